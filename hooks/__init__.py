@@ -1,0 +1,1 @@
+"""The MkDocs glue: runs figures_src, fills placeholders, serves local assets."""

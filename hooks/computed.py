@@ -1,0 +1,125 @@
+"""MkDocs hook: computed values and figures.
+
+on_files:          run the figures_src modules whose inputs changed (hooks/runner.py, in
+                   subprocesses, cached by content hash) and add their SVG/CSV files to the
+                   build as generated files (never written into docs/).
+on_page_markdown:  fill `{{ ... }}` placeholders and check `{% claim %}` blocks
+                   (hooks/placeholders.py); any problem stops the build naming file:line.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from mkdocs.exceptions import PluginError  # noqa: E402
+from mkdocs.structure.files import File  # noqa: E402
+from mkdocs.utils.meta import YAML_RE  # noqa: E402
+
+from hooks import placeholders, runner  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.computed")
+FIGURE_DIR = "figures"
+_results: dict[str, runner.ModuleResult] = {}
+
+
+def on_files(files, config):
+    started = time.perf_counter()
+    try:
+        results, ran = runner.compute()
+    except runner.ComputeError as exc:
+        raise PluginError(str(exc)) from None
+    _results.clear()
+    _results.update(results)
+    if ran:
+        log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
+                 time.perf_counter() - started, len(results) - len(ran))
+    for name, result in results.items():
+        for entry in result.figures.values():
+            for filename in entry["files"].values():
+                files.append(File.generated(config, f"{FIGURE_DIR}/{name}/{filename}",
+                                            abs_src_path=str(result.folder / filename)))
+    return files
+
+
+def page_scope(page) -> dict[str, placeholders.Entry]:
+    """Every value as `module.name`, plus bare names of the modules the page lists."""
+    scope: dict[str, placeholders.Entry] = {}
+    for module, result in _results.items():
+        source = f"figures_src/{module}.py"
+        for key, value in result.values.items():
+            scope[f"{module}.{key}"] = placeholders.Entry(value, source)
+        for key in result.figures:
+            scope[f"{module}.{key}"] = placeholders.Entry(placeholders.FigureRef(f"{module}.{key}"), source)
+    listed = page.meta.get("computed") or []
+    if isinstance(listed, str):
+        listed = [listed]
+    for module in listed:
+        if module not in _results:
+            raise PluginError(f"docs/{page.file.src_uri}: front matter 'computed' names unknown module "
+                              f"'{module}'; known: {', '.join(sorted(_results))}")
+        prefix = module + "."
+        for key, entry in list(scope.items()):
+            if key.startswith(prefix):
+                bare = key[len(prefix):]
+                if bare in scope and scope[bare] is not entry:
+                    raise PluginError(f"docs/{page.file.src_uri}: the name '{bare}' is defined by more "
+                                      f"than one listed module; write it as module.{bare}")
+                scope[bare] = entry
+    return scope
+
+
+def _first_line(page) -> int:
+    path = page.file.abs_src_path
+    if not path:
+        return 1
+    raw = Path(path).read_text(encoding="utf-8-sig")
+    m = YAML_RE.match(raw)
+    return raw[: m.end()].count("\n") + 1 if m else 1
+
+
+def figure_markdown(page, qualified: str, indent: str) -> str:
+    """Light and dark images, a caption, and a collapsible data table with a CSV link."""
+    module, name = qualified.split(".", 1)
+    entry = _results[module].figures[name]
+    base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page.file.src_uri) or ".")
+    alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
+    caption = entry["caption"]
+    title = caption.replace('"', "\u201d")
+    table = runner.decode_values({"t": entry["table"]})["t"]
+    body = table.to_markdown().replace("\n", "\n    ")
+    lines = [
+        f'<figure class="computed-figure" id="fig-{module}-{name}" markdown="span">',
+        f'  ![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
+        f'  ![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
+        f"  <figcaption>{caption}</figcaption>",
+        "</figure>",
+        "",
+        f'??? info "Dane do rysunku: {title}"',
+        "",
+        f"    {body}",
+        "",
+        f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
+        "",
+    ]
+    return lines[0] + "".join("\n" + (indent + line if line else "") for line in lines[1:])
+
+
+def on_page_markdown(markdown, page, config, files):
+    if "{{" not in markdown and "{%" not in markdown:
+        return None
+    try:
+        return placeholders.render(
+            markdown, page_scope(page), where=f"docs/{page.file.src_uri}",
+            first_line=_first_line(page),
+            figure=lambda name, indent: figure_markdown(page, name, indent),
+        )
+    except placeholders.TemplateError as exc:
+        raise PluginError(str(exc)) from None
