@@ -87,7 +87,6 @@ FUNCTIONS: dict[str, Callable] = {
     "argmax": lambda x: int(np.argmax(x)), "argmin": lambda x: int(np.argmin(x)),
     "sorted": lambda x: sorted(np.asarray(x).tolist()), "round": round,
     "all": lambda x: bool(np.all(x)), "any": lambda x: bool(np.any(x)),
-    "figure": FigureRef,
 }
 
 
@@ -141,15 +140,28 @@ class Evaluator:
             return all(values) if isinstance(node.op, ast.And) else any(values)
         if isinstance(node, ast.Compare):
             left = self.visit(node.left)
+            results = []
             for op, right_node in zip(node.ops, node.comparators):
+                if type(op) not in _CMPOPS:
+                    raise TemplateError(f"the comparison '{ast.unparse(node)}' is not supported")
                 right = self.visit(right_node)
-                if type(op) not in _CMPOPS or not _CMPOPS[type(op)](left, right):
-                    return False
+                results.append(_CMPOPS[type(op)](self._num(left), self._num(right)))
                 left = right
-            return True
+            if len(results) == 1:
+                return results[0]
+            if any(isinstance(x, np.ndarray) for x in results):
+                raise TemplateError("chained comparisons work on numbers only; use all(...)")
+            return all(results)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "figure":
+            if len(node.args) != 1 or not isinstance(node.args[0], ast.Constant):
+                raise TemplateError('write a figure as figure("name")')
+            ref = self.lookup(str(node.args[0].value))
+            if not isinstance(ref, FigureRef):
+                raise TemplateError(f"'{node.args[0].value}' is a value, not a figure")
+            return ref
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             if node.func.id not in FUNCTIONS:
-                raise TemplateError(f"unknown function '{node.func.id}'; known: {', '.join(sorted(FUNCTIONS))}")
+                raise TemplateError(f"unknown function '{node.func.id}'; known: figure, {', '.join(sorted(FUNCTIONS))}")
             return FUNCTIONS[node.func.id](*(self.visit(a) for a in node.args))
         raise TemplateError(f"'{ast.unparse(node)}' is not allowed in a placeholder")
 
