@@ -325,7 +325,9 @@ def _placeholder(expr_text: str, scope, *, math: bool, figure, indent: str | Non
     if isinstance(value, Table):
         if indent is None or math:
             raise TemplateError("a table must stand alone on its own line, outside math")
-        return _indent(value.to_markdown(lambda v, spec: _prose_number(v, spec)), indent)
+        name = expr.strip()
+        source = scope[evaluator.used[0]].source
+        return _indent(value.to_markdown(lambda v, spec: _table_cell(v, spec, name, source)), indent)
     if not evaluator.used:
         raise TemplateError("the placeholder names no computed value")
     text = format_value(value, filt, args, math=math)
@@ -338,8 +340,11 @@ def _placeholder(expr_text: str, scope, *, math: bool, figure, indent: str | Non
     return f'<span class="num" title="{title}" data-exact="{html.escape(exact)}">{text}</span>'
 
 
-def _prose_number(value, spec: str | None) -> str:
-    return nf.fmt_spec(value, spec)
+def _table_cell(value, spec: str | None, table: str, source: str) -> str:
+    text = nf.fmt_spec(value, spec)
+    exact = repr(float(value))
+    title = html.escape(f"{table}: {exact} (obliczone w {source})", quote=True)
+    return f'<span class="num" title="{title}" data-exact="{exact}">{text}</span>'
 
 
 def _indent(block: str, indent: str) -> str:

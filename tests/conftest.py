@@ -1,10 +1,22 @@
-"""Shared pytest fixtures. Keep this file small; topic-specific helpers live in the test files."""
+"""Shared pytest fixtures. Helpers for building live in tests/helpers.py."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import REPO, mkdocs_build
 
 
 @pytest.fixture
 def rng() -> np.random.Generator:
     """A seeded generator, fresh for every test (never a global seed)."""
     return np.random.default_rng(20240612)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """A fresh strict build of the real site (computations come from the shared cache)."""
+    site = tmp_path_factory.mktemp("site")
+    proc = mkdocs_build(REPO, site)
+    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
+    return site

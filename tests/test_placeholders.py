@@ -74,7 +74,8 @@ def test_other_filters():
 
 def test_table_renders_as_markdown_on_its_own_line():
     out = r("Tabela:\n\n  {{ tab }}\n")
-    assert "  | token | p |\n  | :--- | ---: |\n  | cat | 20,0% |\n  | chases | 30,0% |" in out
+    assert "  | token | p |\n  | :--- | ---: |\n  | cat | <span class=\"num\"" in out
+    assert 'data-exact="0.3">30,0%</span> |' in out
 
 
 def test_figure_reference_calls_the_renderer_with_indent():

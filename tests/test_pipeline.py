@@ -1,0 +1,260 @@
+"""The build pipeline on a small project of its own: values, figures, errors, staleness, serve.
+
+Each test builds a tiny site (one page, one figures module, a one-function attn_core) with
+the real hooks/ and figures_src helpers, so failures point at the pipeline, not at articles.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, mkdocs_build
+
+MKDOCS_YML = """\
+site_name: Demo
+strict: true
+validation:
+  links: {not_found: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}
+theme: {name: material, language: pl, font: false}
+markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, {pymdownx.arithmatex: {generic: true}}]
+hooks: [hooks/computed.py]
+watch: [attn_core, figures_src]
+nav: [index.md, inne.md]
+"""
+
+DEMO = '''\
+"""Demo module. Page: docs/index.md. Values: weight, pair, table. Figures: bars."""
+import numpy as np
+from attn_core import scale
+from figures_src._api import Plot, Table, figure, values
+from figures_src._plot import bar_chart, new_figure
+
+WEIGHTS = np.array([0.35434369377420455, 0.6456563062257954])
+
+
+@values
+def numbers():
+    return {"weight": WEIGHTS[1] * scale(), "pair": WEIGHTS * scale(),
+            "table": Table(["token", "p"], [["cat", WEIGHTS[0]], ["chases", WEIGHTS[1]]], [None, "pct:1"])}
+
+
+@figure
+def bars(style):
+    fig, ax = new_figure(style, size=(3, 2))
+    bar_chart(ax, ["cat", "chases"], WEIGHTS * scale(), style=style)
+    return Plot(fig=fig, alt="Dwa słupki: cat i chases", caption="Wagi",
+                table=Table(["token", "waga"], [["cat", WEIGHTS[0]], ["chases", WEIGHTS[1]]]))
+'''
+
+PAGE = """\
+---
+computed: [demo]
+---
+# Demo
+
+Waga wynosi {{ weight | dec(2) }}, w LaTeX-u \\\\( w = {{ weight | dec(3) }} \\\\).
+
+{% claim weight > pair[0] %}Waga „chases” jest większa niż „cat”.{% endclaim %}
+
+{{ table }}
+
+{{ figure("bars") }}
+"""
+
+
+def make_project(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "figures_src").mkdir()
+    (root / "attn_core").mkdir()
+    shutil.copytree(REPO / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("__init__.py", "_api.py", "_numfmt.py", "_plot.py"):
+        shutil.copy(REPO / "figures_src" / name, root / "figures_src" / name)
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    (root / "attn_core" / "__init__.py").write_text("def scale():\n    return 1.0\n")
+    (root / "figures_src" / "demo.py").write_text(DEMO)
+    (root / "mkdocs.yml").write_text(MKDOCS_YML)
+    (root / "docs" / "index.md").write_text(PAGE)
+    (root / "docs" / "inne.md").write_text("# Inna strona\n\nZwykły tekst bez obliczeń.\n")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    return make_project(tmp_path / "proj")
+
+
+def build_ok(project: Path, site: Path) -> subprocess.CompletedProcess:
+    proc = mkdocs_build(project, site)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_values_figures_and_tables_reach_the_page(project, tmp_path):
+    site = tmp_path / "site"
+    build_ok(project, site)
+    html = (site / "index.html").read_text()
+    assert re.search(r'<span class="num" title="weight = 0\.6456563062257954 \(obliczone w '
+                     r'figures_src/demo\.py\)" data-exact="0\.6456563062257954">0,65</span>', html)
+    assert r"w = 0{,}646" in html
+    assert "Waga „chases” jest większa niż „cat”." in html
+    assert re.search(r'<td style="text-align: left;">cat</td>\s*<td style="text-align: right;">'
+                     r'<span class="num" title="table: 0.35434369377420455 [^"]*" '
+                     r'data-exact="0.35434369377420455">35,4%</span></td>', html)
+    for name in ("bars-light.svg", "bars-dark.svg", "bars.csv"):
+        assert (site / "figures" / "demo" / name).exists(), name
+    assert 'src="figures/demo/bars-light.svg#only-light"' in html
+    assert 'alt="Dwa słupki: cat i chases"' in html
+    assert "<details" in html and 'href="figures/demo/bars.csv"' in html
+    csv = (site / "figures" / "demo" / "bars.csv").read_text()
+    assert csv == "token,waga\ncat,0.35434369377420455\nchases,0.6456563062257954\n"
+    assert not list((project / "docs").rglob("*.svg")), "generated files must not land in docs/"
+
+
+def test_svgs_are_deterministic_and_keep_text(project, tmp_path):
+    build_ok(project, tmp_path / "a")
+    shutil.rmtree(project / ".cache")
+    build_ok(project, tmp_path / "b")
+    for name in ("bars-light.svg", "bars-dark.svg"):
+        a = (tmp_path / "a" / "figures" / "demo" / name).read_bytes()
+        b = (tmp_path / "b" / "figures" / "demo" / name).read_bytes()
+        assert a == b, name
+        assert b"<text" in a and b"chases" in a and b"<dc:date>" not in a
+    assert (tmp_path / "a" / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
+
+
+def test_editing_a_module_reruns_only_that_module(project, tmp_path):
+    build_ok(project, tmp_path / "a")
+    (project / "figures_src" / "other.py").write_text(
+        "from figures_src._api import values\n\n@values\ndef v():\n    return {'x': 1.0}\n")
+    proc = build_ok(project, tmp_path / "b")
+    assert "ran other" in proc.stderr and "ran demo" not in proc.stderr
+    (project / "docs" / "index.md").write_text(PAGE + "\nDopisek.\n")
+    proc = build_ok(project, tmp_path / "c")
+    assert "ran " not in proc.stderr, "a Markdown-only edit must not re-run computations"
+    demo = project / "figures_src" / "demo.py"
+    demo.write_text(demo.read_text().replace("0.6456563062257954])", "0.9])"))
+    proc = build_ok(project, tmp_path / "d")
+    assert "ran demo" in proc.stderr and "other" not in proc.stderr.split("ran ")[1].split(" in ")[0]
+    assert ">0,90</span>" in (tmp_path / "d" / "index.html").read_text()
+
+
+def test_changing_attn_core_changes_the_page(project, tmp_path):
+    build_ok(project, tmp_path / "a")
+    (project / "attn_core" / "__init__.py").write_text("def scale():\n    return 0.5\n")
+    build_ok(project, tmp_path / "b")
+    assert ">0,32</span>" in (tmp_path / "b" / "index.html").read_text()  # 0.6457 * 0.5
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda p: p.replace("{{ table }}", "Nieznana {{ wieght }}."),
+     r"docs/index\.md:10: \{\{ wieght \}\}: unknown value 'wieght'; known: .*weight"),
+    (lambda p: p.replace("weight > pair[0]", "weight < pair[0]"),
+     r"docs/index\.md:8: false claim: „Waga „chases” jest większa niż „cat”\.” — the condition "
+     r"'weight < pair\[0\]' does not hold \(weight = 0\.6456563062257954; pair = \[0\.35"),
+    (lambda p: p.replace('figure("bars")', 'figure("brak")'),
+     r"docs/index\.md:12: .*unknown value 'brak'"),
+    (lambda p: p + "\n[link](nie-ma.md)\n", r"nie-ma\.md.*not found|not found.*nie-ma\.md"),
+    (lambda p: p + "\n![obraz](figures/demo/brak.svg)\n", r"brak\.svg"),
+    (lambda p: p + "\n[kotwica](inne.md#nie-ma-takiej)\n", r"nie-ma-takiej"),
+])
+def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, expected):
+    page = project / "docs" / "index.md"
+    page.write_text(edit(page.read_text()))
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode != 0
+    assert re.search(expected, proc.stderr), proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda s: s.replace("bar_chart(ax", "1 / 0\n    bar_chart(ax"),
+     r"figures_src/demo\.py failed:\nin figures_src\.demo\.bars\(style='light'\):\nTraceback.*"
+     r"ZeroDivisionError"),
+    (lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),
+     r"docs/index\.md:6: \{\{ weight \| dec\(2\) \}\}: cannot show this value with 'dec': "
+     r"the value is NaN"),
+    (lambda s: s.replace("import numpy as np", "import numpy as np\nimport no_such_module"),
+     r"in figures_src\.demo \(import\).*ModuleNotFoundError: No module named 'no_such_module'"),
+])
+def test_module_errors_stop_the_build_naming_module_and_function(project, tmp_path, edit, expected):
+    demo = project / "figures_src" / "demo.py"
+    demo.write_text(edit(demo.read_text()))
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode != 0
+    assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+def _wait_for(predicate, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return True
+        except OSError:
+            pass
+        time.sleep(0.3)
+    return False
+
+
+def test_serve_reloads_changed_attn_core_and_survives_errors(project):
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+    try:
+        assert _wait_for(lambda: ">0,65</span>" in _get(url)), "server did not start"
+        core = project / "attn_core" / "__init__.py"
+        core.write_text("def scale():\n    return 0.5\n")
+        assert _wait_for(lambda: ">0,32</span>" in _get(url)), "edit of attn_core was not picked up"
+        core.write_text("def scale():\n    return float('nan')\n")
+        time.sleep(4)
+        assert server.poll() is None, "a failing rebuild must not kill the server"
+        core.write_text("def scale():\n    return 2.0\n")
+        assert _wait_for(lambda: ">1,29</span>" in _get(url)), "server did not recover"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        output = server.communicate(timeout=20)[0]
+    assert "the value is NaN" in output
+
+
+def test_make_docs_keeps_the_last_good_site_when_a_build_fails(tmp_path):
+    project = make_project(tmp_path / "proj")
+    shutil.copy(REPO / "Makefile", project / "Makefile")
+    (project / ".venv").symlink_to(REPO / ".venv")
+    env = dict(os.environ, MAKEFLAGS="")
+    good = subprocess.run(["make", "-o", ".venv/.installed", "docs"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert good.returncode == 0, good.stderr
+    before = (project / "site" / "index.html").read_bytes()
+    page = project / "docs" / "index.md"
+    page.write_text(page.read_text() + "\n{{ nieznana }}\n")
+    bad = subprocess.run(["make", "-o", ".venv/.installed", "docs"], cwd=project, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0
+    assert "unknown value 'nieznana'" in bad.stderr and "site/ was left as it was" in bad.stderr
+    assert (project / "site" / "index.html").read_bytes() == before
+    assert not (project / ".site.tmp").exists()
