@@ -1,5 +1,6 @@
 # Anatomia LLM — every target sets up what it needs. `make help` lists them.
 SHELL := /bin/bash
+export NO_MKDOCS_2_WARNING := 1
 .DEFAULT_GOAL := help
 
 PYTHON ?= python3
