@@ -40,7 +40,7 @@ bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
 	$(PY) -m bench.attention_bench
 
 bench-docs: $(STAMP) ## build times (cold, warm, Markdown edit, module edit) and page weights
-	$(PY) -m bench.docs_bench
+	$(PY) tests/bench/docs.py
 
 lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/package.json
 	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet uv

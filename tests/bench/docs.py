@@ -1,0 +1,228 @@
+"""`make bench-docs`: how long builds take, as ratios to a plain build, and what pages weigh.
+
+All builds run in one copy of the project, in this run, so the ratios compare like with like:
+
+- plain:     the same pages as ordinary Markdown (placeholders already expanded, figures and
+             KaTeX as static files), built by mkdocs-material with no hooks — the baseline;
+- cold:      our build with an empty computation cache (every figures_src module runs);
+- warm:      our build again, nothing changed;
+- md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
+             shows the edit;
+- module edit: one figures_src module edited; our build; which modules re-ran.
+
+Then the transfer size of each page (HTML + everything it loads) measured in headless
+Chromium when it is installed (otherwise a static count of the HTML, CSS, JS and images).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE.parents[2]))
+
+from helpers import copy_project  # noqa: E402
+
+PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/",
+         "/llm/anatomia/", "/jak-dodac-wartosc/"]
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_MKDOCS_2_WARNING": "1"}
+
+
+def build(project: Path, site: Path, config: str = "mkdocs.yml") -> tuple[float, str]:
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config,
+                           "--site-dir", str(site)], cwd=project, env=ENV, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if proc.returncode:
+        raise SystemExit(f"build failed:\n{proc.stderr[-4000:]}")
+    return elapsed, proc.stderr
+
+
+def median_build(project: Path, site: Path, config: str = "mkdocs.yml", repeat: int = 3) -> float:
+    return statistics.median(build(project, site, config)[0] for _ in range(repeat))
+
+
+def make_plain(project: Path, site: Path) -> str:
+    """Write docs_plain/: every page with placeholders expanded, figures/KaTeX as files."""
+    sys.path.insert(0, str(project))
+    plain = project / "docs_plain"
+    shutil.copytree(project / "docs", plain)
+    for src in (site / "figures", site / "assets" / "katex"):
+        shutil.copytree(src, plain / src.relative_to(site))
+    for nb in site.glob("laby/*.ipynb"):
+        shutil.copy(nb, plain / "laby" / nb.name)
+    code = f"""
+import sys; sys.path.insert(0, {str(project)!r})
+from pathlib import Path
+from mkdocs.config import load_config
+from mkdocs.structure.files import File
+import hooks.computed as c
+from hooks import runner
+from mkdocs.utils.meta import get_data
+c._results.update(runner.compute(root=Path({str(project)!r}))[0])
+class Page:
+    pass
+for path in Path({str(plain)!r}).rglob('*.md'):
+    text = path.read_text()
+    body, meta = get_data(text)
+    if '{{{{' not in body and '{{%' not in body:
+        continue
+    page = Page(); page.meta = meta
+    page.file = type('F', (), {{'src_uri': str(path.relative_to({str(plain)!r})), 'abs_src_path': None}})()
+    head = text[: len(text) - len(body)]
+    path.write_text(head + c.on_page_markdown(body, page, None, None))
+"""
+    subprocess.run([sys.executable, "-c", code], cwd=project, env=ENV, check=True)
+    config = (project / "mkdocs.yml").read_text()
+    config = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", config)
+    config = config.replace("\nwatch:\n", "\ndocs_dir: docs_plain\nwatch:\n")
+    (project / "mkdocs-plain.yml").write_text(config)
+    return "mkdocs-plain.yml"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_md_edit_seconds(project: Path, repeat: int = 3) -> list[float]:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+                              cwd=project, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    url = f"http://127.0.0.1:{port}/jak-dodac-wartosc/"
+    times = []
+    try:
+        wait_for(url, "Jak dodać", 300)
+        page = project / "docs" / "jak-dodac-wartosc.md"
+        original = page.read_text()
+        for i in range(repeat):
+            marker = f"Znacznik pomiaru {i} {time.time_ns()}"
+            started = time.perf_counter()
+            page.write_text(original + f"\n{marker}\n")
+            wait_for(url, marker, 120)
+            times.append(time.perf_counter() - started)
+            time.sleep(1.0)
+        page.write_text(original)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    return times
+
+
+def wait_for(url: str, text: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if text in r.read().decode():
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {text!r} at {url}")
+
+
+def page_weights(site: Path) -> dict[str, int]:
+    chromium = shutil.which("chromium")
+    if chromium:
+        try:
+            return browser_weights(site, chromium)
+        except Exception as exc:  # noqa: BLE001 - fall back to the static count
+            print(f"(browser measurement failed: {exc}; static count instead)")
+    return static_weights(site)
+
+
+def browser_weights(site: Path, chromium: str) -> dict[str, int]:
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        for path in PAGES:
+            context = browser.new_context()
+            page = context.new_page()
+            sizes: list[int] = []
+            page.on("response", lambda r: sizes.append(len(r.body())) if r.ok else None)
+            page.goto(base + path, wait_until="networkidle")
+            out[path] = sum(sizes)
+            context.close()
+        browser.close()
+    httpd.shutdown()
+    return out
+
+
+def static_weights(site: Path) -> dict[str, int]:
+    out = {}
+    for path in PAGES:
+        html_file = site / path.strip("/") / "index.html" if path != "/" else site / "index.html"
+        html = html_file.read_text()
+        total = len(html.encode())
+        for ref in re.findall(r'(?:src|href)="([^"#?]+\.(?:js|css|svg|png|woff2))', html):
+            target = (html_file.parent / ref).resolve()
+            if target.exists():
+                total += target.stat().st_size
+        out[path] = total
+    return out
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        project = copy_project(tmp / "proj")
+        shutil.rmtree(project / ".cache", ignore_errors=True)
+        site = tmp / "site"
+        cold, _ = build(project, site)
+        warm = median_build(project, site)
+        plain_config = make_plain(project, site)
+        plain = median_build(project, tmp / "plain-site", plain_config)
+        md_edits = serve_md_edit_seconds(project)
+        module = project / "figures_src" / "quadratic_cost.py"
+        module.write_text(module.read_text() + "\n# edited by the benchmark\n")
+        edit_time, log = build(project, site)
+        ran = re.findall(r"figures_src: ran ([^\n]*?) in ", log)
+        weights = page_weights(site)
+
+    print(f"{'build':<34}{'seconds':>9}{'× plain':>10}")
+    print(f"{'plain mkdocs-material (baseline)':<34}{plain:>9.2f}{1:>10.2f}")
+    for label, value in [("cold (empty cache)", cold), ("warm (nothing changed)", warm),
+                         ("one figures_src module edited", edit_time)]:
+        print(f"{label:<34}{value:>9.2f}{value / plain:>10.2f}")
+    md = statistics.median(md_edits)
+    print(f"{'Markdown edit under serve (median)':<34}{md:>9.2f}{md / plain:>10.2f}"
+          f"   runs: {', '.join(f'{t:.2f}' for t in md_edits)}")
+    print(f"modules re-run after editing quadratic_cost.py: {ran[0] if ran else '(none)'}")
+    print()
+    print(f"{'page':<32}{'transfer (KiB)':>15}")
+    for path, size in weights.items():
+        print(f"{path:<32}{size / 1024:>15.1f}")
+
+
+if __name__ == "__main__":
+    main()

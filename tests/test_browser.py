@@ -1,0 +1,111 @@
+"""Browser smoke test in headless Chromium: math typeset, figures load in both themes, offline.
+
+Serves a fresh build on 127.0.0.1 and fails on any request to another host. Needs Debian's
+chromium (.ci/run installs it); without it the tests are skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+def open_page(browser, url: str, scheme: str):
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    outside: list[str] = []
+    failed: list[str] = []
+
+    def route(r):
+        host = urlparse(r.request.url).hostname
+        if r.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("requestfailed", lambda req: failed.append(req.url))
+    page.on("response", lambda res: failed.append(res.url) if res.status >= 400 else None)
+    page.goto(url, wait_until="networkidle")
+    return context, page, outside, failed
+
+
+PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/",
+         "/llm/anatomia/", "/jak-dodac-wartosc/"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_page_is_offline_typeset_and_its_figures_load(browser, server, path, scheme):
+    context, page, outside, failed = open_page(browser, server + path, scheme)
+    try:
+        assert outside == [], f"requests left 127.0.0.1: {outside}"
+        assert failed == [], f"failed requests: {failed}"
+        raw = page.evaluate("""() => [...document.querySelectorAll('.arithmatex')]
+            .filter(el => !el.querySelector('.katex')).map(el => el.textContent.slice(0, 80))""")
+        assert raw == [], f"math left untypeset: {raw}"
+        assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
+        want = "only-dark" if scheme == "dark" else "only-light"
+        images = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
+            .filter(img => img.src.includes('#' + want))
+            .map(img => { img.loading = 'eager'; return img.src; })""", want)
+        page.wait_for_load_state("networkidle")
+        broken = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
+            .filter(img => img.src.includes('#' + want) && img.offsetParent !== null)
+            .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)""", want)
+        assert broken == [], f"images that did not load: {broken}"
+        hidden = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
+            .filter(img => img.src.includes('#' + want) && img.offsetParent === null).length""", want)
+        assert hidden == 0, f"{hidden} {want} images are hidden in the {scheme} scheme"
+        if images:
+            other = "only-light" if scheme == "dark" else "only-dark"
+            shown_other = page.evaluate("""(o) => [...document.querySelectorAll('article img')]
+                .filter(img => img.src.includes('#' + o) && img.offsetParent !== null).length""", other)
+            assert shown_other == 0, f"{other} images are visible in the {scheme} scheme"
+    finally:
+        context.close()
+
+
+def test_math_pages_really_have_math(browser, server):
+    context, page, _, _ = open_page(browser, server + "/krok-po-kroku/", "light")
+    try:
+        assert page.evaluate("document.querySelectorAll('.katex').length") > 10
+    finally:
+        context.close()

@@ -1,0 +1,58 @@
+"""The whole site: the URL contract, offline assets, and byte-identical rebuilds."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from helpers import copy_project, mkdocs_build
+
+URLS = ["index.html", "krok-po-kroku/index.html", "posty/index.html",
+        "posty/llm-mechanizm-uwagi/index.html", "laby/lab-3/index.html",
+        "llm/anatomia/index.html", "jak-dodac-wartosc/index.html"]
+
+
+def test_site_map_urls_exist(built_site):
+    for url in URLS:
+        assert (built_site / url).is_file(), url
+    explorer = (built_site / "llm/anatomia/index.html").read_text()
+    assert 'id="uwaga"' in explorer
+
+
+def test_home_lists_the_articles_and_says_numbers_are_computed(built_site):
+    home = (built_site / "index.html").read_text()
+    for href in ("krok-po-kroku/", "posty/llm-mechanizm-uwagi/", "laby/lab-3/", "llm/anatomia/#uwaga",
+                 "jak-dodac-wartosc/"):
+        assert f'href="{href}"' in home, href
+    assert "Każda liczba jest policzona" in home
+
+
+def test_no_page_loads_anything_from_another_host(built_site):
+    pattern = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
+    for page in built_site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        hits = [m.group(0) for m in pattern.finditer(text)]
+        assert not hits, f"{page.relative_to(built_site)} loads from another host: {hits[:3]}"
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+    css = (built_site / "assets/katex/katex.min.css").read_text()
+    assert "url(fonts/KaTeX_Main-Regular.woff2)" in css
+    assert (built_site / "assets/katex/fonts/KaTeX_Main-Regular.woff2").exists()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    skip = {"sitemap.xml", "sitemap.xml.gz"}
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name not in skip}
+
+
+def test_two_clean_builds_are_byte_identical(built_site, tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache", ignore_errors=True)  # recompute everything from scratch
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first, second = _tree(built_site), _tree(tmp_path / "site")
+    assert sorted(first) == sorted(second)
+    differing = [name for name in first if first[name] != second[name]]
+    assert differing == [], f"files differ between clean builds: {differing[:10]}"
+    assert any(name.endswith(".svg") for name in first)
