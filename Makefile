@@ -37,7 +37,7 @@ test: $(STAMP) ## run the whole test suite
 	$(VENV)/bin/pytest
 
 bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
-	$(PY) -m bench.attention_bench
+	$(PY) tests/bench/attention.py
 
 bench-docs: $(STAMP) ## build times (cold, warm, Markdown edit, module edit) and page weights
 	$(PY) tests/bench/docs.py

@@ -1,0 +1,126 @@
+# Shapes: s = samples, n = tokens (keys), d_k = query/key width, D = number of d_k values.
+"""Monte Carlo experiments behind the 1/sqrt(d_k) argument: dot-product variance, saturation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attn_core._checks import as_float_array, as_real_array, check_positive_int
+from attn_core.induction import InductionResult, induction_toy
+from attn_core.softmax import softmax
+
+__all__ = ["SaturationStats", "dot_product_variance", "softmax_saturation", "softmax_jacobian",
+           "InductionResult", "induction_toy"]
+
+_CHUNK_ELEMENTS = 1 << 21    # random numbers drawn per chunk, bounds memory for large d_k
+
+
+@dataclass(frozen=True, eq=False)
+class SaturationStats:
+    """Sample averages of softmax(q . k_j [/ sqrt(d_k)]) over j, one entry per d_k.
+
+    d_k (D,) ints; max_weight (D,) mean largest weight; entropy (D,) mean entropy in nats
+    (log n = uniform, 0 = one-hot); jacobian_norm (D,) mean Frobenius norm of
+    diag(p) - p p^T (0 = no gradient flows); scaled: whether scores were divided by sqrt(d_k).
+    """
+
+    d_k: np.ndarray
+    max_weight: np.ndarray
+    entropy: np.ndarray
+    jacobian_norm: np.ndarray
+    scaled: bool
+
+
+def _check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"rng must be a numpy Generator (np.random.default_rng(SEED)), got {type(rng).__name__}"
+        )
+    return rng
+
+
+def _check_d_k_values(d_k_values) -> np.ndarray:
+    d = np.atleast_1d(as_real_array(d_k_values, "d_k_values"))
+    if d.ndim != 1 or d.size == 0 or not np.issubdtype(d.dtype, np.integer) or np.any(d <= 0):
+        raise ValueError(f"d_k_values must be a non-empty 1-D list of positive ints, got {d!r}")
+    return d.astype(np.int64)
+
+
+def dot_product_variance(rng: np.random.Generator, d_k_values, n_samples: int) -> np.ndarray:
+    """Monte Carlo Var(q . k) for q, k ~ N(0, I_{d_k}), one estimate per d_k.
+
+    q . k = sum_i q_i k_i has mean 0 and variance d_k; the estimate is the unbiased sample
+    variance (ddof=1) of n_samples dot products. d_k_values (D,) -> (D,) float64.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (variance vs d_k figure), docs/laby/lab-3.
+    """
+    rng = _check_rng(rng)
+    d_k_values = _check_d_k_values(d_k_values)
+    n_samples = check_positive_int(n_samples, "n_samples")
+    if n_samples < 2:
+        raise ValueError(f"n_samples must be >= 2 for a sample variance, got {n_samples}")
+    variances = np.empty(len(d_k_values))                            # (D,)
+    for idx, d_k in enumerate(d_k_values):
+        dots = np.empty(n_samples)                                   # (s,)
+        chunk = max(1, _CHUNK_ELEMENTS // int(d_k))
+        for s0 in range(0, n_samples, chunk):
+            s1 = min(n_samples, s0 + chunk)
+            q = rng.standard_normal((s1 - s0, d_k))                  # (s, d_k)
+            k = rng.standard_normal((s1 - s0, d_k))                  # (s, d_k)
+            dots[s0:s1] = np.einsum("sd,sd->s", q, k)                # (s, d_k) -> (s,)
+        variances[idx] = dots.var(ddof=1)
+    return variances
+
+
+def softmax_jacobian(p: np.ndarray) -> np.ndarray:
+    """Jacobian of softmax at its output p: J = diag(p) - p p^T, i.e. p_i (δ_ij - p_j).
+
+    p (..., n), a probability vector (non-negative, sums to 1) -> (..., n, n), symmetric.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (saturation: vanishing gradients).
+    """
+    p = as_float_array(p, "p", min_ndim=1)
+    tol = np.sqrt(np.finfo(p.dtype).eps) * p.shape[-1]
+    if np.any(p < 0) or np.any(np.abs(p.sum(axis=-1) - 1) > tol):
+        raise ValueError(f"p (shape {p.shape}) must be non-negative with entries summing to 1")
+    diag = p[..., :, None] * np.eye(p.shape[-1], dtype=p.dtype)      # (..., n, n)
+    return diag - p[..., :, None] * p[..., None, :]                  # (..., n, n)
+
+
+def _saturation_of(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-sample largest weight, entropy (nats) and ||diag(p) - p p^T||_F of p (s, n)."""
+    log_p = np.log(np.where(p > 0, p, 1.0))                          # (s, n); 0 log 0 = 0
+    entropy = -np.sum(p * log_p, axis=-1)                            # (s,)
+    jac = softmax_jacobian(p)                                        # (s, n, n)
+    return p.max(axis=-1), entropy, np.sqrt(np.sum(jac**2, axis=(-2, -1)))
+
+
+def softmax_saturation(rng: np.random.Generator, d_k_values, n_tokens: int, n_samples: int,
+                       scaled: bool) -> SaturationStats:
+    """How peaked softmax(q . k_j / c) gets as d_k grows, with c = sqrt(d_k) or c = 1.
+
+    For each d_k draw n_samples queries q ~ N(0, I) and n_tokens keys k_j ~ N(0, I) per query,
+    take p = softmax(scores) and average max_j p_j, the entropy -sum p log p and the Frobenius
+    norm of the softmax Jacobian diag(p) - p p^T. Unscaled scores have standard deviation
+    sqrt(d_k), so p tends to one-hot and the Jacobian to 0; scaled scores keep unit variance.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (saturation figure), docs/laby/lab-3.
+    """
+    rng = _check_rng(rng)
+    d_k_values = _check_d_k_values(d_k_values)
+    n_tokens = check_positive_int(n_tokens, "n_tokens")
+    n_samples = check_positive_int(n_samples, "n_samples")
+    stats = np.zeros((3, len(d_k_values)))                           # (max, entropy, jac) x D
+    for idx, d_k in enumerate(d_k_values):
+        chunk = max(1, _CHUNK_ELEMENTS // int(d_k * n_tokens + n_tokens * n_tokens))
+        for s0 in range(0, n_samples, chunk):
+            s = min(n_samples, s0 + chunk) - s0
+            q = rng.standard_normal((s, d_k))                        # (s, d_k)
+            k = rng.standard_normal((s, n_tokens, d_k))              # (s, n, d_k)
+            scores = np.einsum("sd,snd->sn", q, k)                   # (s, n)
+            if scaled:
+                scores /= np.sqrt(d_k)
+            for row, values in enumerate(_saturation_of(softmax(scores))):
+                stats[row, idx] += values.sum()
+    stats /= n_samples
+    return SaturationStats(d_k=d_k_values, max_weight=stats[0], entropy=stats[1],
+                           jacobian_norm=stats[2], scaled=bool(scaled))
