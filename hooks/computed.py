@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -82,7 +83,10 @@ def _first_line(page) -> int:
         return 1
     raw = Path(path).read_text(encoding="utf-8-sig")
     m = YAML_RE.match(raw)
-    return raw[: m.end()].count("\n") + 1 if m else 1
+    if not m:
+        return 1
+    rest = raw[m.end():]  # MkDocs also drops the blank lines after the front matter
+    return raw[: m.end()].count("\n") + len(rest) - len(rest.lstrip("\n")) + 1
 
 
 def figure_markdown(page, qualified: str, indent: str) -> str:
@@ -94,22 +98,23 @@ def figure_markdown(page, qualified: str, indent: str) -> str:
     caption = entry["caption"]
     title = caption.replace('"', "\u201d")
     table = runner.decode_values({"t": entry["table"]})["t"]
-    body = table.to_markdown().replace("\n", "\n    ")
-    lines = [
-        f'<figure class="computed-figure" id="fig-{module}-{name}" markdown="span">',
-        f'  ![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
-        f'  ![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
-        f"  <figcaption>{caption}</figcaption>",
-        "</figure>",
+    block = "\n".join([
+        f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
+        f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
+        "",
+        "/// caption",
+        f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",
+        caption,
+        "///",
         "",
         f'??? info "Dane do rysunku: {title}"',
         "",
-        f"    {body}",
+        textwrap.indent(table.to_markdown(), "    "),
         "",
         f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
         "",
-    ]
-    return lines[0] + "".join("\n" + (indent + line if line else "") for line in lines[1:])
+    ])
+    return textwrap.indent(block, indent).removeprefix(indent)
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -27,7 +27,7 @@ strict: true
 validation:
   links: {not_found: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}
 theme: {name: material, language: pl, font: false}
-markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, {pymdownx.arithmatex: {generic: true}}]
+markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, pymdownx.blocks.caption, {pymdownx.arithmatex: {generic: true}}]
 hooks: [hooks/computed.py]
 watch: [attn_core, figures_src]
 nav: [index.md, inne.md]
@@ -258,3 +258,15 @@ def test_make_docs_keeps_the_last_good_site_when_a_build_fails(tmp_path):
     assert "unknown value 'nieznana'" in bad.stderr and "site/ was left as it was" in bad.stderr
     assert (project / "site" / "index.html").read_bytes() == before
     assert not (project / ".site.tmp").exists()
+
+
+def test_figure_inside_a_collapsible_block_keeps_its_table(project, tmp_path):
+    page = project / "docs" / "index.md"
+    page.write_text(page.read_text().replace('{{ figure("bars") }}',
+                                             '??? note "Dla dociekliwych"\n\n    {{ figure("bars") }}'))
+    build_ok(project, tmp_path / "site")
+    html = (tmp_path / "site" / "index.html").read_text()
+    block = html[html.index("Dla dociekliwych"):]
+    assert "<table>" in block and "| chases |" not in block
+    assert '<figure class="computed-figure" id="fig-demo-bars">' in block
+    assert "<figcaption>" in block

@@ -1,0 +1,296 @@
+"""MHA / GQA / MQA head sharing and KV-cache sizes of the Llama 2, Llama 3 and Llama 3.1 models.
+
+Page: docs/posty/posts/llm-mechanizm-uwagi.md (sections "Kwadratowy koszt…" / KV-cache and
+"Nowoczesne warianty…" / MQA, GQA).
+
+Inputs (data, with their sources): `MODELS` (configurations from the models' Hugging Face
+config.json files and the torchtune model builders; context lengths from Meta's model cards),
+`BYTES_PER_VALUE` = 2 (16-bit values), `BATCH` = 1, the diagram's `DIAGRAM_HEADS` = 8 query
+heads with `DIAGRAM_KV_HEADS` = (8, 2, 1) KV heads, and `GQA_UPTRAIN_FRACTION` (Ainslie et al.).
+
+Values (all byte counts are plain integers; show them with `bytes(n)`, GiB = 2^30 bytes):
+- tables: `kv_cache_table` (per model: layers, query heads, KV heads, kind of attention,
+  context, KV-cache per token and at full context), `kv_variants_table` (each model at full
+  context as MHA / as released / as MQA), `config_source`, `config_source_pl` (str);
+- `kv_bytes_per_value`, `llama_head_dim`, `diagram_heads`, `diagram_gqa_kv_heads`,
+  `diagram_gqa_group_size`, `gqa_uptrain_fraction`;
+- Llama 2 7B: `llama2_7b_layers`, `llama2_7b_heads`, `llama2_7b_kv_heads`,
+  `llama2_7b_kv_per_token`, `llama2_7b_kv_full`, `llama2_context`;
+- Llama 2 13B: `llama2_13b_kv_per_token`, `llama2_13b_kv_full`;
+- Llama 2 70B: `llama2_70b_layers`, `llama2_70b_heads`, `llama2_70b_kv_heads`,
+  `llama2_70b_kv_per_token`, `llama2_70b_kv_per_token_mha`, `llama2_70b_kv_per_token_mqa`,
+  `llama2_70b_kv_full`, `llama2_70b_kv_full_mha`, `llama2_70b_mha_gqa_ratio`;
+- Llama 3 / 3.1: `llama3_kv_heads`, `llama3_context`, `llama31_context`, `llama31_context_k`
+  (the context in units of 1024 tokens, "128K"),
+  `llama3_8b_kv_per_token`, `llama3_8b_kv_full`, `llama31_8b_kv_full`,
+  `llama31_405b_layers`, `llama31_405b_heads`, `llama31_405b_kv_per_token`,
+  `llama31_405b_kv_full`, `llama31_405b_kv_full_mha`, `llama31_405b_kv_full_mqa`,
+  `llama31_405b_mha_gqa_ratio`.
+Figures: `gqa_grouping` (which query heads share which KV head: MHA / GQA / MQA),
+`kv_cache_sizes` (KV-cache at full context, each model as MHA / as released / as MQA).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import matplotlib
+import matplotlib.ticker
+import numpy as np
+
+from attn_core import kv_cache_bytes, kv_cache_bytes_per_token, kv_group_of_heads
+from figures_src._api import Plot, Table, figure, values
+from figures_src._numfmt import fmt_bytes, fmt_int
+from figures_src._plot import new_figure
+
+CONFIG_SOURCE = ("Hugging Face config.json / torchtune builders; "
+                 "context lengths: Meta model cards")
+CONFIG_SOURCE_PL = ("pliki config.json z Hugging Face i buildery modeli torchtune; "
+                    "długości kontekstu: karty modeli Meta")
+BYTES_PER_VALUE = 2  # 16-bit values (bf16 / fp16)
+BATCH = 1
+
+# "an uptraining recipe costing about 5% of pre-training compute": Ainslie et al. (2023),
+# GQA, arXiv:2305.13245, abstract ("5% of original pre-training compute").
+GQA_UPTRAIN_FRACTION = 0.05
+
+DIAGRAM_HEADS = 8
+DIAGRAM_KV_HEADS = (8, 2, 1)  # MHA, GQA, MQA
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """One model's attention configuration; head_dim = hidden / heads."""
+
+    name: str
+    layers: int
+    heads: int
+    kv_heads: int
+    hidden: int
+    context: int
+
+    @property
+    def head_dim(self) -> int:
+        if self.hidden % self.heads:
+            raise ValueError(f"{self.name}: hidden={self.hidden} is not divisible by "
+                             f"heads={self.heads}")
+        return self.hidden // self.heads
+
+
+# Source: CONFIG_SOURCE (Hugging Face config.json files and torchtune model builders;
+# context lengths from Meta's model cards). Llama 2 7B and 13B do not use GQA; among the
+# released Llama 2 models only 70B does (34B, planned with GQA, was never released).
+MODELS = (
+    ModelConfig("Llama 2 7B", layers=32, heads=32, kv_heads=32, hidden=4096, context=4096),
+    ModelConfig("Llama 2 13B", layers=40, heads=40, kv_heads=40, hidden=5120, context=4096),
+    ModelConfig("Llama 2 70B", layers=80, heads=64, kv_heads=8, hidden=8192, context=4096),
+    ModelConfig("Llama 3 8B", layers=32, heads=32, kv_heads=8, hidden=4096, context=8192),
+    ModelConfig("Llama 3 70B", layers=80, heads=64, kv_heads=8, hidden=8192, context=8192),
+    ModelConfig("Llama 3.1 8B", layers=32, heads=32, kv_heads=8, hidden=4096, context=131072),
+    ModelConfig("Llama 3.1 70B", layers=80, heads=64, kv_heads=8, hidden=8192, context=131072),
+    ModelConfig("Llama 3.1 405B", layers=126, heads=128, kv_heads=8, hidden=16384,
+                context=131072),
+)
+_BY_NAME = {m.name: m for m in MODELS}
+
+
+def attention_kind(heads: int, kv_heads: int) -> str:
+    """'MHA' (one KV head per query head), 'MQA' (one KV head) or 'GQA' (in between)."""
+    if kv_heads == heads:
+        return "MHA"
+    if kv_heads == 1:
+        return "MQA"
+    return "GQA"
+
+
+def per_token(model: ModelConfig, kv_heads: int | None = None) -> int:
+    """KV-cache bytes per token of `model` (with `kv_heads` KV heads; default: as released)."""
+    kv = model.kv_heads if kv_heads is None else kv_heads
+    return int(kv_cache_bytes_per_token(model.layers, kv, model.head_dim,
+                                        bytes_per_value=BYTES_PER_VALUE))
+
+
+def full_context(model: ModelConfig, kv_heads: int | None = None) -> int:
+    """KV-cache bytes of `model` for one sequence (BATCH) at its full context length."""
+    kv = model.kv_heads if kv_heads is None else kv_heads
+    return int(kv_cache_bytes(model.layers, kv, model.head_dim, model.context,
+                              bytes_per_value=BYTES_PER_VALUE, batch=BATCH))
+
+
+def variants(model: ModelConfig) -> dict[str, int]:
+    """Full-context KV-cache of the same model as MHA (kv = heads), as released, and as MQA."""
+    return {"MHA": full_context(model, model.heads), "released": full_context(model),
+            "MQA": full_context(model, 1)}
+
+
+@values
+def kv_cache() -> dict:
+    l2_7b, l2_13b, l2_70b = (_BY_NAME[n] for n in ("Llama 2 7B", "Llama 2 13B", "Llama 2 70B"))
+    l3_8b, l31_8b, l31_405b = (_BY_NAME[n] for n in ("Llama 3 8B", "Llama 3.1 8B",
+                                                     "Llama 3.1 405B"))
+    head_dims = {m.head_dim for m in MODELS}
+    if len(head_dims) != 1:
+        raise ValueError(f"expected one head_dim for all models, got {sorted(head_dims)}")
+    llama3_kv = {m.kv_heads for m in MODELS if m.name.startswith("Llama 3")}
+    if len(llama3_kv) != 1:
+        raise ValueError(f"expected one KV-head count for Llama 3 / 3.1, got {sorted(llama3_kv)}")
+    llama31_ctx = {m.context for m in MODELS if m.name.startswith("Llama 3.1")}
+    return {
+        "config_source": CONFIG_SOURCE,
+        "config_source_pl": CONFIG_SOURCE_PL,
+        "kv_bytes_per_value": BYTES_PER_VALUE,
+        "llama_head_dim": head_dims.pop(),
+        "diagram_heads": DIAGRAM_HEADS,
+        "diagram_gqa_kv_heads": DIAGRAM_KV_HEADS[1],
+        "diagram_gqa_group_size": DIAGRAM_HEADS // DIAGRAM_KV_HEADS[1],
+        "gqa_uptrain_fraction": GQA_UPTRAIN_FRACTION,
+        "llama2_context": l2_7b.context,
+        "llama2_7b_layers": l2_7b.layers,
+        "llama2_7b_heads": l2_7b.heads,
+        "llama2_7b_kv_heads": l2_7b.kv_heads,
+        "llama2_7b_kv_per_token": per_token(l2_7b),
+        "llama2_7b_kv_full": full_context(l2_7b),
+        "llama2_13b_kv_per_token": per_token(l2_13b),
+        "llama2_13b_kv_full": full_context(l2_13b),
+        "llama2_70b_layers": l2_70b.layers,
+        "llama2_70b_heads": l2_70b.heads,
+        "llama2_70b_kv_heads": l2_70b.kv_heads,
+        "llama2_70b_kv_per_token": per_token(l2_70b),
+        "llama2_70b_kv_per_token_mha": per_token(l2_70b, l2_70b.heads),
+        "llama2_70b_kv_per_token_mqa": per_token(l2_70b, 1),
+        "llama2_70b_kv_full": full_context(l2_70b),
+        "llama2_70b_kv_full_mha": full_context(l2_70b, l2_70b.heads),
+        "llama2_70b_mha_gqa_ratio": per_token(l2_70b, l2_70b.heads) / per_token(l2_70b),
+        "llama3_kv_heads": llama3_kv.pop(),
+        "llama3_context": l3_8b.context,
+        "llama31_context": (llama31_ctx := llama31_ctx.pop()),
+        "llama31_context_k": llama31_ctx // 1024,
+        "llama3_8b_kv_per_token": per_token(l3_8b),
+        "llama3_8b_kv_full": full_context(l3_8b),
+        "llama31_8b_kv_full": full_context(l31_8b),
+        "llama31_405b_layers": l31_405b.layers,
+        "llama31_405b_heads": l31_405b.heads,
+        "llama31_405b_kv_per_token": per_token(l31_405b),
+        "llama31_405b_kv_full": full_context(l31_405b),
+        "llama31_405b_kv_full_mha": full_context(l31_405b, l31_405b.heads),
+        "llama31_405b_kv_full_mqa": full_context(l31_405b, 1),
+        "llama31_405b_mha_gqa_ratio": (full_context(l31_405b, l31_405b.heads)
+                                       / full_context(l31_405b)),
+        "kv_cache_table": Table(
+            header=["model", "warstwy", "głowy Q", "głowy KV", "uwaga", "kontekst (tokeny)",
+                    "KV-cache na token", "KV-cache przy pełnym kontekście"],
+            rows=[[m.name, m.layers, m.heads, m.kv_heads, attention_kind(m.heads, m.kv_heads),
+                   m.context, per_token(m), full_context(m)] for m in MODELS],
+            formats=[None, "int", "int", "int", None, "int", "bytes:0", "bytes:2"]),
+        "kv_variants_table": _variants_table(),
+    }
+
+
+def _variants_table() -> Table:
+    rows = []
+    for m in MODELS:
+        v = variants(m)
+        rows.append([m.name, m.context, v["MHA"],
+                     f"{attention_kind(m.heads, m.kv_heads)}, {m.kv_heads} KV", v["released"],
+                     v["MQA"]])
+    return Table(header=["model", "kontekst (tokeny)", "jako MHA (głowy KV = głowy Q)",
+                         "wydany wariant", "KV-cache wydanego wariantu", "jako MQA (1 głowa KV)"],
+                 rows=rows, formats=[None, "int", "bytes:2", None, "bytes:2", "bytes:2"])
+
+
+@functools.cache
+def _groups() -> tuple[tuple[int, ...], ...]:
+    """kv_group_of_heads for each diagram variant, as tuples (cached, hashable)."""
+    return tuple(tuple(int(g) for g in kv_group_of_heads(DIAGRAM_HEADS, kv))
+                 for kv in DIAGRAM_KV_HEADS)
+
+
+@figure
+def gqa_grouping(style) -> Plot:
+    """Three panels: query heads (top row) connected to the KV head each one reads (bottom)."""
+    titles = ("MHA", "GQA", "MQA")
+    fig, axes = new_figure(style, size=(7.2, 2.7), ncols=3)
+    colours = matplotlib.colormaps["tab10"]
+    for ax, title, n_kv, groups in zip(axes, titles, DIAGRAM_KV_HEADS, _groups()):
+        q_x = np.arange(DIAGRAM_HEADS, dtype=float)
+        kv_x = np.array([q_x[np.asarray(groups) == g].mean() for g in range(n_kv)])
+        for i, g in enumerate(groups):
+            ax.plot([q_x[i], kv_x[g]], [1.0, 0.0], color=colours(g % 10), linewidth=1.4,
+                    zorder=1)
+        ax.scatter(q_x, np.ones_like(q_x), s=110, marker="o", zorder=2,
+                   color=[colours(g % 10) for g in groups], edgecolors=style.fg, linewidths=0.6)
+        ax.scatter(kv_x, np.zeros_like(kv_x), s=170, marker="s", zorder=2,
+                   color=[colours(g % 10) for g in range(n_kv)], edgecolors=style.fg,
+                   linewidths=0.6)
+        ax.set_title(f"{title}: {DIAGRAM_HEADS} Q, {n_kv} KV")
+        ax.set_xlim(-0.7, DIAGRAM_HEADS - 0.3)
+        ax.set_ylim(-0.45, 1.45)
+        ax.set_xticks([])
+        ax.set_yticks([0, 1], labels=["głowy K/V", "głowy Q"])
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+    for ax in axes[1:]:
+        ax.set_yticklabels([])
+    header = ["głowa zapytań"] + [f"{t}: głowa K/V ({kv} KV)" for t, kv in
+                                  zip(titles, DIAGRAM_KV_HEADS)]
+    rows = [[f"Q{i + 1}"] + [g[i] + 1 for g in _groups()] for i in range(DIAGRAM_HEADS)]
+    mha, gqa, mqa = DIAGRAM_KV_HEADS
+    return Plot(
+        fig=fig,
+        alt=(f"Trzy schematy po {DIAGRAM_HEADS} głów zapytań (kółka u góry) połączonych liniami "
+             f"z głowami kluczy i wartości (kwadraty u dołu). MHA: każda głowa zapytań ma własną "
+             f"głowę K/V ({mha} par). GQA: głowy zapytań tworzą {gqa} grupy po "
+             f"{DIAGRAM_HEADS // gqa}, każda grupa czyta jedną głowę K/V. MQA: wszystkie "
+             f"{DIAGRAM_HEADS} głów zapytań czyta {mqa} wspólną głowę K/V."),
+        caption=(f"Kto z kim dzieli klucze i wartości: {DIAGRAM_HEADS} głów zapytań przy "
+                 f"{mha}, {gqa} i {mqa} głowach K/V (przydział z kv_group_of_heads)."),
+        table=Table(header=header, rows=rows, formats=[None, "int", "int", "int"]),
+    )
+
+
+@figure
+def kv_cache_sizes(style) -> Plot:
+    """Horizontal bars (log scale): full-context KV-cache of each model as MHA / released / MQA."""
+    fig, ax = new_figure(style, size=(6.8, 5.4))
+    names = [m.name for m in MODELS]
+    data = [variants(m) for m in MODELS]
+    series = (("MHA", "jako MHA", style.muted),
+              ("released", "wydany wariant", style.accent),
+              ("MQA", "jako MQA", style.accent2))
+    y = np.arange(len(MODELS), dtype=float)
+    height = 0.26
+    gib = 2.0**30
+    for k, (key, label, colour) in enumerate(series):
+        sizes = np.array([d[key] for d in data], dtype=float)
+        pos = y + (k - 1) * height
+        ax.barh(pos, sizes / gib, height=height, color=colour, label=label)
+        if key == "released":
+            for p, s in zip(pos, sizes):
+                ax.annotate(fmt_bytes(s, 2), (s / gib, p), xytext=(3, 0),
+                            textcoords="offset points", va="center", fontsize=8,
+                            color=style.fg)
+    ax.set_xscale("log", base=2)
+    ax.set_yticks(y, labels=[f"{m.name}\n({fmt_int(m.context)} tok.)" for m in MODELS])
+    ax.invert_yaxis()
+    ax.set_xlabel("KV-cache przy pełnym kontekście (skala logarytmiczna;\n"
+                  "MiB = 2²⁰ B, GiB = 2³⁰ B, TiB = 2⁴⁰ B)")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _pos: fmt_bytes(v * gib, 2)))
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8)
+    rows = [[m.name, m.context, d["MHA"], d["released"], d["MQA"]] for m, d in zip(MODELS, data)]
+    largest = max(zip(names, (d["released"] for d in data)), key=lambda t: t[1])
+    return Plot(
+        fig=fig,
+        alt=(f"Poziome słupki w skali logarytmicznej: pamięć KV-cache przy pełnym kontekście "
+             f"dla {len(MODELS)} modeli Llama, w trzech wariantach: jako MHA, w wersji "
+             f"wydanej i jako MQA. Największy bufor w wersji wydanej ma {largest[0]}: "
+             f"{fmt_bytes(largest[1], 2)}. Wartości w tabeli danych."),
+        caption=(f"KV-cache jednej sekwencji przy pełnym kontekście, wartości "
+                 f"{8 * BYTES_PER_VALUE}-bitowe, batch {BATCH}; konfiguracje: {CONFIG_SOURCE_PL}."),
+        table=Table(header=["model", "kontekst (tokeny)", "jako MHA", "wydany wariant",
+                            "jako MQA"],
+                    rows=rows, formats=[None, "int", "bytes:2", "bytes:2", "bytes:2"]),
+    )

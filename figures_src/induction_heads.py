@@ -1,0 +1,161 @@
+"""An induction-head toy: [A][B] ... [A] -> [B] with a hand-built two-layer circuit.
+
+Page: docs/posty/posts/llm-mechanizm-uwagi.md (section "Co naprawdę robią głowy uwagi",
+induction heads, Olsson et al. 2022).
+
+Inputs: `WORDS` (a Polish token sequence whose last token repeats an earlier one: A = "Pan",
+B = "Tadeusz"), `VOCAB` (its distinct words, in order of first appearance).
+
+Values: `induction_sentence` (the sequence as text), `induction_n_tokens`, `induction_a`,
+`induction_b` (the expected continuation: the token that followed the earlier A),
+`induction_a_position`, `induction_b_position` (1-based), `induction_predicted` (word),
+`induction_predicted_id`, `induction_expected_id`, `prev_head_min_weight` (smallest weight a
+query puts on the token just before it, positions 2..T, previous-token head),
+`prev_head_leak` (the largest total weight any such query puts elsewhere),
+`induction_top_key`, `induction_top_position` (1-based), `induction_top_weight` (the key the
+last query weights most in the induction head, and its weight), `induction_top_leak` (the
+total weight the last query puts on all other keys), `induction_logit_gap` (logit of
+the prediction minus the next-best logit), `induction_logit_table` (token, logit, sorted).
+Figures: `previous_token_head`, `induction_head` (attention patterns, rows = query,
+columns = key), `induction_prediction` (logits over the vocabulary at the last position).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from attn_core import future_mask, induction_toy
+from figures_src._api import Plot, Table, figure, values
+from figures_src._numfmt import fmt_dec
+from figures_src._plot import bar_chart, heatmap, new_figure
+
+WORDS = ("Pan", "Tadeusz", "wrócił", "do", "Soplicowa", "i", "Pan")
+VOCAB = tuple(dict.fromkeys(WORDS))
+
+
+def token_ids(words=WORDS, vocab=VOCAB) -> np.ndarray:
+    """Ids of `words` in `vocab`: (T,) ints."""
+    return np.array([vocab.index(w) for w in words])
+
+
+def expected_next(words=WORDS) -> tuple[int, str]:
+    """(0-based position, word) of the token that followed the last word's earlier occurrence."""
+    last = words[-1]
+    earlier = [i for i, w in enumerate(words[:-1]) if w == last]
+    if not earlier:
+        raise ValueError(f"the last token {last!r} does not occur earlier in {words}")
+    pos = earlier[-1] + 1
+    return pos, words[pos]
+
+
+@functools.cache
+def toy():
+    return induction_toy(token_ids(), len(VOCAB))
+
+
+def _labels() -> list[str]:
+    """Tick labels: the word with its 1-based position, since A occurs twice."""
+    return [f"{w} ({i + 1})" for i, w in enumerate(WORDS)]
+
+
+@values
+def induction() -> dict:
+    result = toy()
+    b_pos, b_word = expected_next()
+    prev = np.asarray(result.prev_token_weights)
+    ind = np.asarray(result.induction_weights)
+    last_row = ind[-1]
+    top = int(np.argmax(last_row))
+    logits = np.asarray(result.logits, dtype=float)
+    order = np.argsort(logits)[::-1]
+    predicted = int(result.predicted)
+    return {
+        "induction_sentence": " ".join(WORDS),
+        "induction_n_tokens": len(WORDS),
+        "induction_a": WORDS[-1],
+        "induction_b": b_word,
+        "induction_a_position": WORDS.index(WORDS[-1]) + 1,
+        "induction_b_position": b_pos + 1,
+        "induction_predicted": VOCAB[predicted],
+        "induction_predicted_id": predicted,
+        "induction_expected_id": VOCAB.index(b_word),
+        "prev_head_min_weight": float(min(prev[i, i - 1] for i in range(1, len(WORDS)))),
+        "prev_head_leak": float(max(np.delete(prev[i, : i + 1], i - 1).sum()
+                                    for i in range(1, len(WORDS)))),
+        "induction_top_key": WORDS[top],
+        "induction_top_position": top + 1,
+        "induction_top_weight": float(last_row[top]),
+        "induction_top_leak": float(np.delete(last_row, top).sum()),
+        "induction_logit_gap": float(logits[order[0]] - logits[order[1]]),
+        "induction_logit_table": Table(header=["token", "logit"],
+                                  rows=[[VOCAB[i], float(logits[i])] for i in order],
+                                  formats=[None, "dec:2"]),
+    }
+
+
+def _pattern_figure(style, matrix, title: str, what: str) -> Plot:
+    labels = _labels()
+    t = len(WORDS)
+    fig, ax = new_figure(style, size=(5.6, 4.6))
+    heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style, decimals=2,
+            blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title,
+            xlabel="klucz (na który token patrzymy)", ylabel="zapytanie (token, który patrzy)")
+    ax.tick_params(axis="x", labelrotation=45)
+    rows = [[labels[i]] + [float(matrix[i, j]) for j in range(t)] for i in range(t)]
+    strongest = [f"{labels[i]} → {labels[int(np.argmax(matrix[i]))]}" if matrix[i].max() > 0.9
+                 else f"{labels[i]}: waga rozłożona (najwyżej {fmt_dec(matrix[i].max(), 2)})"
+                 for i in range(t)]
+    return Plot(
+        fig=fig,
+        alt=(f"Mapa ciepła {t}×{t}: {what} Wiersze to zapytania, kolumny to klucze; pola nad "
+             f"przekątną (przyszłość) są zablokowane maską. Najsilniejsza waga w każdym "
+             f"wierszu: " + "; ".join(strongest) + "."),
+        caption=f"{title}: wagi uwagi w zdaniu „{' '.join(WORDS)}”.",
+        table=Table(header=["zapytanie \\ klucz"] + labels, rows=rows,
+                    formats=[None] + ["dec:2"] * t),
+    )
+
+
+@figure
+def previous_token_head(style) -> Plot:
+    """Layer 1: each token attends to the token just before it."""
+    return _pattern_figure(
+        style, np.asarray(toy().prev_token_weights), "Głowa poprzedniego tokenu (warstwa 1)",
+        "każdy token patrzy na token tuż przed sobą (pierwszy, nie mając poprzednika, na "
+        "siebie).")
+
+
+@figure
+def induction_head(style) -> Plot:
+    """Layer 2: the last A attends to the token that followed the earlier A."""
+    b_pos, b_word = expected_next()
+    return _pattern_figure(
+        style, np.asarray(toy().induction_weights), "Głowa indukcyjna (warstwa 2)",
+        f"ostatni token „{WORDS[-1]}” patrzy na „{b_word}” (pozycja {b_pos + 1}), czyli na "
+        f"token, który nastąpił po wcześniejszym „{WORDS[-1]}”.")
+
+
+@figure
+def induction_prediction(style) -> Plot:
+    """Logits over the vocabulary at the last position; the predicted token highlighted."""
+    result = toy()
+    logits = np.asarray(result.logits, dtype=float)
+    predicted = int(result.predicted)
+    fig, ax = new_figure(style, size=(5.2, 3.0))
+    bar_chart(ax, list(VOCAB), logits, style=style, decimals=2, highlight=predicted,
+              ylabel="logit")
+    if logits.min() < 0:
+        ax.set_ylim(min(logits.min() * 1.18, 0), max(logits.max() * 1.18, 1e-12))
+    ax.tick_params(axis="x", labelrotation=30)
+    return Plot(
+        fig=fig,
+        alt=(f"Wykres słupkowy logitów dla {len(VOCAB)} słów słownika na ostatniej pozycji "
+             f"zdania. Najwyższy słupek ma „{VOCAB[predicted]}” "
+             f"(logit {fmt_dec(logits[predicted], 2)})."),
+        caption=(f"Co obwód przewiduje po ostatnim „{WORDS[-1]}”: logity słownika, "
+                 "wyróżniony zwycięzca."),
+        table=Table(header=["token", "logit"], rows=[[w, float(x)] for w, x in zip(VOCAB, logits)],
+                    formats=[None, "dec:2"]),
+    )

