@@ -29,7 +29,9 @@ def test_home_lists_the_articles_and_says_numbers_are_computed(built_site):
 
 
 def test_no_page_loads_anything_from_another_host(built_site):
-    pattern = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
+    # Elements that make the browser fetch something (a canonical link is not fetched).
+    pattern = re.compile(r'<(?:script|img|iframe|source|link(?![^>]*rel="(?:canonical|alternate)"))'
+                         r'\b[^>]*(?:src|href)="(?:https?:)?//', re.I)
     for page in built_site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         hits = [m.group(0) for m in pattern.finditer(text)]
@@ -56,3 +58,10 @@ def test_two_clean_builds_are_byte_identical(built_site, tmp_path):
     differing = [name for name in first if first[name] != second[name]]
     assert differing == [], f"files differ between clean builds: {differing[:10]}"
     assert any(name.endswith(".svg") for name in first)
+
+
+def test_heading_anchors_are_readable(built_site):
+    for page in built_site.rglob("index.html"):
+        ids = re.findall(r'<h[1-6] id="([^"]*)"', page.read_text(encoding="utf-8"))
+        bad = [i for i in ids if i.startswith("-") or i.endswith("-") or "%" in i]
+        assert not bad, f"{page.relative_to(built_site)}: unreadable anchors {bad}"
