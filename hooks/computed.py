@@ -118,7 +118,7 @@ def figure_markdown(page, qualified: str, indent: str) -> str:
 
 
 def on_page_markdown(markdown, page, config, files):
-    if "{{" not in markdown and "{%" not in markdown:
+    if not page.file.src_uri.endswith(".md") or ("{{" not in markdown and "{%" not in markdown):
         return None
     try:
         return placeholders.render(

@@ -9,15 +9,23 @@ on_files:        execute each notebook (jupytext -> nbformat -> nbclient, kernel
                  file's bytes, can never serve old outputs. A failing cell raises PluginError
                  with file:line, the cell number, its source and the error. Also adds the
                  download `<name>.ipynb` (no outputs, runs without the repo) next to the page.
-on_pre_page:     math in Markdown cells comes out as `pymdownx.arithmatex` (generic) does it,
-                 `\\(...\\)` / `\\[...\\]` in `span.arithmatex`, so the site's KaTeX renders it.
-on_page_content: drops the ~590 KB of JupyterLab CSS that mkdocs-jupyter inlines (the site's
-                 docs/stylesheets/lab.css styles notebook pages instead), uses Material's
-                 permalink class, and adds the download button under the title.
+on_pre_page:     points mkdocs-jupyter's NotebookFile wrapper at the executed copy too.
+on_page_markdown: wraps the page's render so that math in Markdown cells comes out as
+                 `pymdownx.arithmatex` (generic) writes it, `\\(...\\)` / `\\[...\\]` in
+                 `span.arithmatex`, for the site's KaTeX (nbconvert would write bare `$...$`).
+on_page_content: keeps only the notebook (drops the ~590 KB of JupyterLab CSS, MathJax and
+                 Mermaid loaders that mkdocs-jupyter inlines; docs/stylesheets/lab.css styles
+                 notebook pages instead), turns code cells into Material code blocks, and
+                 adds the download button under the title (result cached per executed copy).
+on_post_build:   drops cache entries that this build did not use.
+Figures: an image output needs alt text, given by the code that shows it:
+`display(fig, metadata={"alt": "..."})`; it becomes an <img> with that alt text.
 
-Cell tags understood in the notebook source:
-  `solution`  consecutive cells with the same `summary` metadata form one collapsible block
-              on the page (raw HTML <details> cells around them); collapsed in the download.
+Cell tags understood in the notebook source (metadata on the `# %%` line stays ASCII, since
+jupytext writes other characters as \\u escapes):
+  `solution`  consecutive cells with the same `exercise=N` form one collapsible block
+              "Rozwiązanie ćwiczenia N" on the page (raw HTML <details> cells around them);
+              collapsed in the download.
   `inputs`    a cell that only imports from figures_src: in the download it is replaced by
               the same names written out literally (values taken from the executed kernel).
   `repo-only` a cell that needs the project (e.g. the attn_core cross-check): in the
@@ -65,7 +73,7 @@ REPO_ONLY_NOTE = (
     "projektu tej biblioteki nie ma, więc w pobranym notatniku komórkę pominięto.*"
 )
 
-_pages: dict[str, dict] = {}           # src_uri -> {"key", "download"}
+_pages: dict[str, dict] = {}           # src_uri -> {"key", "page", "download"}
 _used: set[str] = set()                # cache keys used by this build
 
 
@@ -112,15 +120,29 @@ def _indent(text: str) -> str:
 
 
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
-    """'docs/laby/lab-3.py:120: cell 17 failed' + the cell source + the error and traceback."""
-    lines = cell_lines(source)
-    line = f":{lines[index]}" if len(lines) == len(nb.cells) and index < len(lines) else ""
-    cell = nb.cells[index]
+    """'docs/laby/lab-3.py:473: notebook cell 13 of 35 failed: NameError: ...', the cell's
+    source numbered with the file's own lines (the failing one marked) and the traceback."""
+    starts = cell_lines(source)
+    first = starts[index] if len(starts) == len(nb.cells) else None
     ename = getattr(error, "ename", type(error).__name__)
     evalue = getattr(error, "evalue", str(error))
-    message = [f"{where}{line}: notebook cell {index + 1} of {len(nb.cells)} failed: {ename}: {evalue}",
-               "  cell source:", _indent(cell.source)]
     traceback = _ANSI.sub("", getattr(error, "traceback", "") or "")
+    # nbclient repeats the cell source above its traceback; keep only the traceback.
+    traceback = traceback.rsplit("-" * 18 + "\n", 1)[-1].strip("\n")
+    failing = re.search(r"^Cell In\[\d+\], line (\d+)", traceback, re.MULTILINE)
+    offset = int(failing.group(1)) - 1 if failing else None
+    if first is None:
+        location = where
+    elif offset is None:
+        location = f"{where}:{first}"
+    else:
+        location = f"{where}:{first + offset}"
+    message = [f"{location}: notebook cell {index + 1} of {len(nb.cells)} failed: {ename}: {evalue}",
+               "  cell source" + (f" (from line {first}):" if first else ":")]
+    for n, line in enumerate(nb.cells[index].source.splitlines()):
+        mark = ">" if n == offset else " "
+        number = f"{first + n:4d}" if first else f"{n + 1:4d}"
+        message.append(f"  {mark}{number} | {line}")
     if traceback.strip():
         message += ["  traceback:", _indent(traceback)]
     return "\n".join(message)
@@ -137,18 +159,20 @@ print(_json.dumps({_name: _literal(globals()[_name]) for _name in %r}))
 """
 
 
-def input_names(nb) -> list[str]:
-    """Names imported by `inputs` cells (only `from figures_src... import` is allowed there)."""
+def imported_names(cell, where: str = "notebook") -> list[str]:
+    """Names an `inputs` cell imports; such a cell may only do `from figures_src... import`."""
     names: list[str] = []
-    for index, cell in enumerate(nb.cells):
-        if "inputs" not in cell.metadata.get("tags", []):
-            continue
-        for node in ast.parse(cell.source).body:
-            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("figures_src")):
-                raise PluginError(f"notebook cell {index + 1} is tagged 'inputs' but does more than "
-                                  f"'from figures_src... import ...': {ast.unparse(node)!r}")
-            names += [alias.asname or alias.name for alias in node.names]
+    for node in ast.parse(cell.source).body:
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("figures_src")):
+            raise PluginError(f"{where}: cell {cell.id} is tagged 'inputs' but does more than "
+                              f"'from figures_src... import ...': {ast.unparse(node)!r}")
+        names += [alias.asname or alias.name for alias in node.names]
     return names
+
+
+def input_names(nb, where: str = "notebook") -> list[str]:
+    return [name for cell in nb.cells if "inputs" in cell.metadata.get("tags", [])
+            for name in imported_names(cell, where)]
 
 
 def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
@@ -156,7 +180,7 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, DeadKernelError
 
-    names = input_names(nb)
+    names = input_names(nb, where)
     probe = nbformat.v4.new_code_cell(_PROBE % (names,), id="inputs-probe")
     nb.cells.append(probe)
     state = {"index": 0}
@@ -174,7 +198,7 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
         try:
             client.execute(env=env, stderr=kernel_log)
-        except (CellControlSignal, DeadKernelError, TimeoutError) as exc:
+        except (CellControlSignal, DeadKernelError) as exc:
             index = state["index"]
             nb.cells.pop()
             if index >= len(nb.cells):
@@ -184,6 +208,11 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
                 kernel_log.seek(0)
                 exc.traceback = kernel_log.read()[-3000:]
             raise PluginError(failure_message(where, source, nb, index, exc)) from None
+        except Exception as exc:   # the kernel did not start or stopped answering
+            kernel_log.seek(0)
+            raise PluginError(f"{where}: kernel '{KERNEL}' ({sys.executable}) could not run the "
+                              f"notebook: {type(exc).__name__}: {exc}\n  kernel log:\n"
+                              f"{_indent(kernel_log.read()[-3000:])}") from None
     nb.cells.pop()
     printed = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
     return json.loads(printed) if names else {}
@@ -192,9 +221,11 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
 # --- the two copies we publish ----------------------------------------------------------
 
 def _solution_summary(cell) -> str | None:
-    if "solution" in cell.metadata.get("tags", []):
-        return cell.metadata.get("summary", "Rozwiązanie")
-    return None
+    """'Rozwiązanie ćwiczenia 3' for a `solution` cell with `exercise=3`; None for other cells."""
+    if "solution" not in cell.metadata.get("tags", []):
+        return None
+    exercise = cell.metadata.get("exercise")
+    return "Rozwiązanie" if exercise is None else f"Rozwiązanie ćwiczenia {exercise}"
 
 
 def _raw_html(text: str, cell_id: str):
@@ -205,10 +236,14 @@ _SVG_PROLOGUE = re.compile(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?<
                            re.DOTALL)
 
 
+_SVG_FONTS = re.compile(r"font-family: ('[^']+')(?:, [^;\"]+)?")
+
+
 def figure_html(data: dict, alt: str) -> str:
     """An <img> with alt text for an image output (nbconvert's own has no alt text)."""
     if "image/svg+xml" in data:
         svg = _SVG_PROLOGUE.sub("", data["image/svg+xml"])
+        svg = _SVG_FONTS.sub(r"font-family: \1, sans-serif", svg)   # one font, not twelve
         src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
     else:
         src = "data:image/png;base64," + "".join(data["image/png"].split())
@@ -227,10 +262,10 @@ def page_notebook(executed, key: str, where: str):
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "image/svg+xml" in data or "image/png" in data:
-                alt = cell.metadata.get("alt", "").strip()
+                alt = str(output.get("metadata", {}).get("alt", "")).strip()
                 if not alt:
                     raise PluginError(f"{where}: notebook cell {index + 1} draws a figure but has no "
-                                      "alt text; add alt=\"...\" to its '# %%' line")
+                                      "alt text; show it with display(fig, metadata={'alt': '...'})")
                 output["data"] = {"text/html": figure_html(data, alt)}
                 output["metadata"] = {}
         summary = _solution_summary(cell)
@@ -259,7 +294,7 @@ def download_notebook(executed, literals: dict[str, str], where: str):
         if "inputs" in tags:
             lines = [f"# Dane wejściowe laboratorium (w projekcie: {', '.join(_modules(cell))}),",
                      "# wpisane tu przy budowie strony, żeby notatnik działał bez repozytorium."]
-            lines += [f"{name} = {literals[name]}" for name in input_names(_single(cell))]
+            lines += [f"{name} = {literals[name]}" for name in imported_names(cell, where)]
             cell.source = "\n".join(lines)
         elif "repo-only" in tags:
             cell = nbformat.v4.new_markdown_cell(REPO_ONLY_NOTE, id=cell.id)
@@ -280,25 +315,23 @@ def download_notebook(executed, literals: dict[str, str], where: str):
     return nb
 
 
-def _single(cell):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [cell]
-    return nb
-
-
 def _modules(cell) -> list[str]:
     tree = ast.parse(cell.source)
     return sorted({node.module.replace(".", "/") + ".py" for node in tree.body
                    if isinstance(node, ast.ImportFrom) and node.module})
 
 
-def _write(path: Path, nb) -> None:
-    """Atomic write, so a concurrent build never reads half a notebook."""
+def _write_text(path: Path, text: str) -> None:
+    """Atomic write, so a concurrent build never reads half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(nbformat.writes(nb) + "\n")
+        out.write(text)
     os.replace(tmp, path)
+
+
+def _write(path: Path, nb) -> None:
+    _write_text(path, nbformat.writes(nb) + "\n")
 
 
 def build_notebook(source: Path, where: str, cache_dir: Path = CACHE_DIR,
@@ -396,13 +429,16 @@ def slim_notebook_html(html_text: str, download_href: str, download_name: str) -
     """
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(html_text, "html.parser")
+    start = html_text.find('<div class="jupyter-wrapper">')   # skip parsing ~600 KB of CSS/JS
+    soup = BeautifulSoup(html_text[max(start, 0):], "html.parser")
     wrapper = soup.select_one("div.jupyter-wrapper")
     if wrapper is None:
         raise PluginError("mkdocs-jupyter produced no div.jupyter-wrapper (did its template change?)")
     for node in wrapper.select(".zeroclipboard-container, .clipboard-copy-txt, .celltoolbar, "
                                ".jp-Collapser, .jp-InputPrompt, .jp-OutputPrompt"):
         node.decompose()
+    for output in wrapper.select(".jp-OutputArea-output.highlight"):
+        output["class"] = [c for c in output["class"] if c != "highlight"]
     for block in wrapper.select("div.highlight-ipynb"):
         block["class"] = ["highlight"]
     for pre in wrapper.select("div.highlight > pre"):
@@ -432,17 +468,24 @@ def on_page_content(html_text, page, config, files):
     if info is None:
         return html_text
     download = files.get_file_from_path(info["download"])
+    href = get_relative_url(download.url, page.url)
+    # Parsing the page takes ~0.3 s; keep the result next to the executed notebook.
+    digest = hashlib.sha256(f"{href}\0{html_text}".encode()).hexdigest()[:16]
+    cached = CACHE_DIR / f"{info['key']}.{digest}.html"
+    if cached.exists():
+        return cached.read_text(encoding="utf-8")
     try:
-        return slim_notebook_html(html_text, get_relative_url(download.url, page.url),
-                                  posixpath.basename(info["download"]))
+        slim = slim_notebook_html(html_text, href, posixpath.basename(info["download"]))
     except PluginError as exc:
         raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
+    _write_text(cached, slim)
+    return slim
 
 
 def on_post_build(config):
     """Keep one executed copy per notebook: drop cache entries this build did not use."""
     if not CACHE_DIR.is_dir():
         return
-    for path in CACHE_DIR.glob("*.ipynb"):
-        if path.name.split(".", 1)[0] not in _used:
+    for path in CACHE_DIR.iterdir():
+        if path.is_file() and not path.name.startswith(".") and path.name.split(".", 1)[0] not in _used:
             path.unlink(missing_ok=True)

@@ -1,0 +1,965 @@
+/* Interactive attention explorer for docs/llm/anatomia.md (section #uwaga).
+ *
+ * Plain JavaScript: no libraries, no network. The starting states (presets) come from
+ * figures_src/explorer.py at build time, embedded in the page by the engine's json filter as
+ *   <script id="explorer-presets">window.attentionExplorerData = {"presets": [...], "limits": {...}};</script>
+ * (an executable script, not type="application/json": Material's instant navigation re-creates
+ * every inline script of the new page without its type and id, which would run the JSON as code
+ * and lose it; an assignment survives that and works the same without instant navigation).
+ * The explorer builds its controls and SVG views inside every element with
+ * [data-attention-explorer] and recomputes, on each change,
+ *   weights = softmax(Q K^T * scale + M),  output = weights V,
+ *   Q = X W_Q, K = X W_K, V = X W_V,  scale = (1/sqrt(d_k) or 1) / T,
+ * the same formula as attn_core.scaled_dot_product_attention (M = -inf above the diagonal
+ * when the causal mask is on).
+ * Numbers are shown with the site's policy (figures_src/_numfmt.py): decimal comma, half-up
+ * rounding from the shortest decimal representation, U+2212 minus, no sign on zero.
+ * Text typed by the reader (token names) only ever reaches the page through textContent,
+ * option text and setAttribute, never as HTML.
+ */
+(function () {
+  "use strict";
+
+  if (window.attentionExplorer && window.attentionExplorer.loaded) {
+    window.attentionExplorer.initAll();
+    return;
+  }
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  var MINUS = "\u2212";
+  var NARROW_NBSP = "\u202f";
+  var SUBSCRIPT = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089";
+  var instances = [];
+  var uid = 0;
+
+  /* ---------------------------------------------------------------------------------------
+   * Number format: a mirror of figures_src/_numfmt.py (fmt_dec, fmt_pct, fmt_vec).
+   * ------------------------------------------------------------------------------------- */
+
+  // Shortest round-trip decimal of |x| (what Python's repr gives): x = 0.DIGITS * 10^point.
+  function decimalDigits(x) {
+    var m = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(Math.abs(x)));
+    if (!m) throw new Error("cannot read the decimal digits of " + String(x));
+    var digits = m[1] + (m[2] || "");
+    var point = m[1].length + (m[3] ? parseInt(m[3], 10) : 0);
+    var lead = /^0*/.exec(digits)[0].length;
+    if (lead === digits.length) return { digits: "", point: 0 };
+    digits = digits.slice(lead).replace(/0+$/, "");
+    return { digits: digits, point: point - lead };
+  }
+
+  // Half-up rounding of x to `decimals` places; returns the sign and the digit strings.
+  function roundHalfUp(x, decimals) {
+    var d = decimalDigits(x);
+    var keep = d.point + decimals; // digits kept: value * 10^decimals as an integer
+    var kept = [];
+    if (keep >= 0) {
+      for (var i = 0; i < keep; i++) kept.push(i < d.digits.length ? +d.digits[i] : 0);
+      var next = keep < d.digits.length ? +d.digits[keep] : 0;
+      if (next >= 5) {
+        var j = kept.length - 1;
+        while (j >= 0 && kept[j] === 9) { kept[j] = 0; j--; }
+        if (j >= 0) kept[j] += 1; else kept.unshift(1);
+      }
+    }
+    var text = kept.join("").replace(/^0+/, "");
+    while (text.length < decimals + 1) text = "0" + text;
+    var whole = text.slice(0, text.length - decimals);
+    var frac = text.slice(text.length - decimals);
+    var zero = !/[1-9]/.test(text);
+    return { negative: x < 0 && !zero, whole: whole, frac: frac };
+  }
+
+  function group(digits) {
+    if (digits.length < 5) return digits;
+    var head = digits.length % 3 || 3;
+    var parts = [digits.slice(0, head)];
+    for (var i = head; i < digits.length; i += 3) parts.push(digits.slice(i, i + 3));
+    return parts.join(NARROW_NBSP);
+  }
+
+  function checkNumber(x, allowInf) {
+    if (typeof x !== "number") throw new TypeError("expected a number, got " + typeof x);
+    if (Number.isNaN(x)) throw new RangeError("the value is NaN (not a number); refusing to show it");
+    if (!Number.isFinite(x) && !allowInf) {
+      throw new RangeError("the value is infinite; only vectors and matrices may show infinity");
+    }
+  }
+
+  /** fmtDec(0.3543) -> "0,35"; fmtDec(-1.5, 0) -> "−2"; -Infinity -> "−∞" with allowInf. */
+  function fmtDec(x, decimals, allowInf) {
+    if (decimals === undefined) decimals = 2;
+    checkNumber(x, allowInf);
+    if (!Number.isFinite(x)) return x < 0 ? MINUS + "\u221e" : "\u221e";
+    var r = roundHalfUp(x, decimals);
+    var out = group(r.whole) + (r.frac ? "," + r.frac : "");
+    return r.negative ? MINUS + out : out;
+  }
+
+  /** fmtPct(0.3543) -> "35,4%": x * 100 computed exactly in decimal, then fmtDec. */
+  function fmtPct(x, decimals) {
+    if (decimals === undefined) decimals = 1;
+    checkNumber(x, false);
+    var d = decimalDigits(x);
+    var hundred = d.digits ? Number((x < 0 ? "-" : "") + "0." + d.digits + "e" + (d.point + 2)) : 0;
+    return fmtDec(hundred, decimals) + "%";
+  }
+
+  /** fmtVec([0.35, 0.65]) -> "[0,35; 0,65]". */
+  function fmtVec(xs, decimals) {
+    return "[" + xs.map(function (x) { return fmtDec(x, decimals, true); }).join("; ") + "]";
+  }
+
+  /* ---------------------------------------------------------------------------------------
+   * The maths: softmax(Q K^T * scale + M) V, as in attn_core.
+   * ------------------------------------------------------------------------------------- */
+
+  function matmul(a, b) { // (n, m) @ (m, p) -> (n, p)
+    return a.map(function (row) {
+      return b[0].map(function (_, j) {
+        var s = 0;
+        for (var c = 0; c < row.length; c++) s += row[c] * b[c][j];
+        return s;
+      });
+    });
+  }
+
+  function dot(a, b) {
+    var s = 0;
+    for (var c = 0; c < a.length; c++) s += a[c] * b[c];
+    return s;
+  }
+
+  function softmaxRow(row) { // entries equal to -Infinity (blocked) get exactly 0
+    var max = -Infinity;
+    row.forEach(function (x) { if (x > max) max = x; });
+    var e = row.map(function (x) { return Math.exp(x - max); });
+    var sum = e.reduce(function (a, b) { return a + b; }, 0);
+    return e.map(function (x) { return x / sum; });
+  }
+
+  /** Everything the views show, from the reader's state. */
+  function compute(st) {
+    var x = st.sentence.map(function (id) { return st.vocab[id].vec.slice(); }); // (T, d)
+    var q = matmul(x, st.wq); // (T, d_k)
+    var k = matmul(x, st.wk); // (T, d_k)
+    var v = matmul(x, st.wv); // (T, d_v)
+    var dK = st.wq[0].length;
+    var scale = (st.useScale ? 1 / Math.sqrt(dK) : 1) / st.temperature;
+    var scores = q.map(function (qi) { return k.map(function (kj) { return dot(qi, kj); }); });
+    var blocked = scores.map(function (r, i) {
+      return r.map(function (_, j) { return st.causal && j > i; });
+    });
+    var scaled = scores.map(function (r) { return r.map(function (s) { return s * scale; }); });
+    var masked = scaled.map(function (r, i) {
+      return r.map(function (s, j) { return blocked[i][j] ? -Infinity : s; });
+    });
+    var weights = masked.map(softmaxRow); // (T, T), rows sum to 1
+    var output = weights.map(function (w) { // (T, d_v)
+      return v[0].map(function (_, c) {
+        var s = 0;
+        for (var j = 0; j < w.length; j++) s += w[j] * v[j][c];
+        return s;
+      });
+    });
+    return {
+      tokens: st.sentence.map(function (id) { return st.vocab[id].token; }),
+      x: x, q: q, k: k, v: v, dK: dK, scale: scale, scores: scores, scaled: scaled,
+      masked: masked, blocked: blocked, weights: weights, output: output,
+    };
+  }
+
+  /* ---------------------------------------------------------------------------------------
+   * DOM helpers: text goes in through textContent only.
+   * ------------------------------------------------------------------------------------- */
+
+  function h(tag, attrs, children) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    append(node, children);
+    return node;
+  }
+
+  function s(tag, attrs, children) {
+    var node = document.createElementNS(SVG_NS, tag);
+    setAttrs(node, attrs);
+    append(node, children);
+    return node;
+  }
+
+  function setAttrs(node, attrs) {
+    if (!attrs) return;
+    Object.keys(attrs).forEach(function (key) {
+      var value = attrs[key];
+      if (value === null || value === undefined || value === false) return;
+      if (key === "text") node.textContent = String(value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    });
+  }
+
+  function append(node, children) {
+    if (children === undefined || children === null) return;
+    (Array.isArray(children) ? children : [children]).forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function sub(n) {
+    return String(n).split("").map(function (ch) { return SUBSCRIPT[+ch]; }).join("");
+  }
+
+  function shorten(text, n) {
+    return text.length > n ? text.slice(0, n - 1) + "\u2026" : text;
+  }
+
+  function quoted(token) {
+    return "\u201e" + token + "\u201d";
+  }
+
+  function clone(value) {
+    return JSON.parse(JSON.stringify(value));
+  }
+
+  function parseNumber(text) { // accepts a decimal comma too
+    var t = String(text).trim().replace(",", ".").replace(MINUS, "-");
+    if (!/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return NaN;
+    return Number(t);
+  }
+
+  function isIdentity(m) {
+    return m.every(function (row, i) {
+      return row.length === m.length && row.every(function (x, j) { return x === (i === j ? 1 : 0); });
+    });
+  }
+
+  /* ---------------------------------------------------------------------------------------
+   * One explorer instance.
+   * ------------------------------------------------------------------------------------- */
+
+  function Explorer(root, config) {
+    this.root = root;
+    this.presets = config.presets;
+    this.limits = config.limits;
+    this.id = "attn-x-" + (++uid);
+    this.dragging = null;
+    this.frozenRange = null;
+    this.build();
+    this.loadPreset(0);
+  }
+
+  Explorer.prototype.loadPreset = function (index) {
+    var p = this.presets[index];
+    this.presetIndex = index;
+    this.st = {
+      vocab: p.vocab.map(function (w) { return { token: w.token, vec: w.embedding.slice() }; }),
+      sentence: p.sentence.slice(),
+      wq: clone(p.w_q), wk: clone(p.w_k), wv: clone(p.w_v),
+      causal: !!p.causal, useScale: !!p.scale, temperature: p.temperature,
+      query: p.query,
+    };
+    this.ui.preset.value = String(index);
+    this.ui.presetInfo.textContent = p.description;
+    this.ui.message.textContent = "";
+    this.update();
+  };
+
+  Explorer.prototype.build = function () {
+    var self = this;
+    var L = this.limits;
+    var id = this.id;
+    var ui = (this.ui = {});
+    clear(this.root);
+
+    // Starting point.
+    ui.preset = h("select", { id: id + "-preset" });
+    this.presets.forEach(function (p, i) {
+      ui.preset.appendChild(h("option", { value: i, text: p.name }));
+    });
+    ui.preset.addEventListener("change", function () { self.loadPreset(+ui.preset.value); });
+    ui.reset = h("button", { type: "button", class: "md-button attn-x__small", text: "Przywróć ustawienia przykładu" });
+    ui.reset.addEventListener("click", function () { self.loadPreset(self.presetIndex); });
+    ui.presetInfo = h("p", { class: "attn-x__info", id: id + "-preset-info" });
+    ui.preset.setAttribute("aria-describedby", id + "-preset-info");
+    var start = h("fieldset", { class: "attn-x__group" }, [
+      h("legend", { text: "Punkt wyjścia" }),
+      h("div", { class: "attn-x__row" }, [
+        h("label", { for: id + "-preset", text: "Przykład startowy" }), ui.preset, ui.reset,
+      ]),
+      ui.presetInfo,
+    ]);
+
+    // The computation.
+    ui.causal = h("input", { type: "checkbox", id: id + "-causal" });
+    ui.causal.addEventListener("change", function () { self.st.causal = ui.causal.checked; self.update(); });
+    ui.scale = h("input", { type: "checkbox", id: id + "-scale" });
+    ui.scale.addEventListener("change", function () { self.st.useScale = ui.scale.checked; self.update(); });
+    ui.scaleLabel = h("label", { for: id + "-scale" });
+    var T = L.temperature;
+    ui.tempRange = h("input", { type: "range", id: id + "-temp-range", min: T.min, max: T.max, step: T.step,
+      "aria-describedby": id + "-scale-info" });
+    ui.tempNumber = h("input", { type: "number", id: id + "-temp", min: T.min, max: T.max, step: T.step,
+      inputmode: "decimal", class: "attn-x__num", "aria-describedby": id + "-scale-info" });
+    function onTemperature(ev) {
+      var t = parseNumber(ev.target.value);
+      if (!(t >= T.min && t <= T.max)) {
+        self.ui.message.textContent = "Temperatura musi leżeć między " + fmtDec(T.min, 1) + " a " + fmtDec(T.max, 1) + ".";
+        return;
+      }
+      self.ui.message.textContent = "";
+      self.st.temperature = t;
+      self.update(ev.target);
+    }
+    ui.tempRange.addEventListener("input", onTemperature);
+    ui.tempNumber.addEventListener("input", onTemperature);
+    ui.tempNumber.addEventListener("change", function () { // leaving an invalid entry restores it
+      if (parseNumber(ui.tempNumber.value) !== self.st.temperature) {
+        ui.tempNumber.value = String(self.st.temperature);
+        self.ui.message.textContent = "";
+      }
+    });
+    ui.scaleInfo = h("p", { class: "attn-x__info", id: id + "-scale-info", "aria-live": "polite" });
+    ui.query = h("select", { id: id + "-query" });
+    ui.query.addEventListener("change", function () { self.st.query = +ui.query.value; self.update(); });
+    var maths = h("fieldset", { class: "attn-x__group" }, [
+      h("legend", { text: "Obliczenie" }),
+      h("div", { class: "attn-x__row" }, [
+        ui.causal, h("label", { for: id + "-causal", text: "Maska przyczynowa: token widzi tylko siebie i wcześniejsze pozycje" }),
+      ]),
+      h("div", { class: "attn-x__row" }, [ui.scale, ui.scaleLabel]),
+      h("div", { class: "attn-x__row" }, [
+        h("label", { for: id + "-temp-range", text: "Temperatura T (suwak)" }), ui.tempRange,
+        h("label", { for: id + "-temp", class: "attn-x__sr", text: "Temperatura T (liczba)" }), ui.tempNumber,
+      ]),
+      ui.scaleInfo,
+      h("div", { class: "attn-x__row" }, [
+        h("label", { for: id + "-query", text: "Zapytanie (token, który patrzy)" }), ui.query,
+      ]),
+    ]);
+
+    // The sentence.
+    ui.sentenceList = h("ol", { class: "attn-x__sentence", start: 0 });
+    ui.addPosition = h("button", { type: "button", class: "md-button attn-x__small", text: "Dodaj pozycję" });
+    ui.addPosition.addEventListener("click", function () {
+      if (self.st.sentence.length >= L.max_tokens) return;
+      self.st.sentence.push(self.st.sentence[self.st.sentence.length - 1]);
+      self.update();
+      var selects = ui.sentenceList.querySelectorAll("select");
+      selects[selects.length - 1].focus();
+    });
+    var sentence = h("fieldset", { class: "attn-x__group" }, [
+      h("legend", { text: "Zdanie (tokeny ze słownika)" }),
+      ui.sentenceList,
+      ui.addPosition,
+    ]);
+
+    // The vocabulary and its embeddings.
+    ui.vocabBody = h("tbody");
+    ui.newWord = h("input", { type: "text", id: id + "-new-word", maxlength: L.max_token_chars,
+      autocomplete: "off", spellcheck: "false" });
+    ui.addWord = h("button", { type: "button", class: "md-button attn-x__small", text: "Dodaj słowo do słownika i zdania" });
+    ui.addWord.addEventListener("click", function () { self.addWord(); });
+    ui.newWord.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter") { ev.preventDefault(); self.addWord(); }
+    });
+    var vocab = h("fieldset", { class: "attn-x__group" }, [
+      h("legend", { text: "Słownik i embeddingi 2-D" }),
+      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (punkt z fokusem przesuwają też strzałki; z Shiftem dalej)." }),
+      h("table", { class: "attn-x__vocab" }, [
+        h("thead", null, h("tr", null, [
+          h("th", { scope: "col", text: "token" }),
+          h("th", { scope: "col", text: "wymiar 1" }),
+          h("th", { scope: "col", text: "wymiar 2" }),
+        ])),
+        ui.vocabBody,
+      ]),
+      h("div", { class: "attn-x__row" }, [
+        h("label", { for: id + "-new-word", text: "Nowe słowo" }), ui.newWord, ui.addWord,
+      ]),
+    ]);
+
+    ui.message = h("p", { class: "attn-x__message", role: "status", "aria-live": "polite" });
+
+    // The views.
+    ui.plane = s("svg", { class: "attn-x__plane", role: "group", "aria-labelledby": id + "-plane-cap" });
+    ui.plane.addEventListener("pointermove", function (ev) { self.drag(ev); });
+    ui.plane.addEventListener("pointerup", function (ev) { self.endDrag(ev); });
+    ui.plane.addEventListener("pointercancel", function (ev) { self.endDrag(ev); });
+    ui.heat = s("svg", { class: "attn-x__heat", role: "img", "data-testid": "heatmap" });
+    ui.bars = s("svg", { class: "attn-x__bars", role: "img" });
+    ui.summary = h("p", { class: "attn-x__summary", "aria-live": "polite" });
+    ui.numbers = h("div", { class: "attn-x__numbers" });
+    var views = h("div", { class: "attn-x__views" }, [
+      h("figure", { class: "attn-x__figure" }, [
+        ui.plane,
+        h("figcaption", { id: id + "-plane-cap", text: "Płaszczyzna embeddingów: kółka to wejścia (tokeny), romby to wyjścia uwagi, każdy połączony przerywaną linią ze swoim wejściem; wypełniony i podpisany romb to wyjście wybranego zapytania. Ciągłe linie prowadzą od zapytania do kluczy, które widzi: im grubsza, tym większa waga." }),
+      ]),
+      h("figure", { class: "attn-x__figure" }, [
+        ui.heat,
+        h("figcaption", { text: "Wagi uwagi: wiersze to zapytania (kto patrzy), kolumny to klucze (na kogo patrzy); pola zakreskowane są zablokowane przez maskę. Kliknięcie wiersza wybiera zapytanie." }),
+      ]),
+      h("figure", { class: "attn-x__figure" }, [
+        ui.bars,
+        h("figcaption", { text: "Wagi wybranego zapytania: jak rozkłada ono uwagę na klucze (suma wynosi 1)." }),
+      ]),
+    ]);
+
+    this.root.appendChild(h("div", { class: "attn-x__controls" }, [start, maths, sentence, vocab]));
+    this.root.appendChild(ui.message);
+    this.root.appendChild(ui.summary);
+    this.root.appendChild(views);
+    this.root.appendChild(h("details", { class: "attn-x__details", open: true }, [
+      h("summary", { text: "Liczby" }), ui.numbers,
+    ]));
+  };
+
+  Explorer.prototype.addWord = function () {
+    var L = this.limits;
+    var token = this.ui.newWord.value;
+    if (!token.trim()) { this.ui.message.textContent = "Wpisz nazwę nowego tokenu."; return; }
+    if (this.st.vocab.length >= L.max_vocab) {
+      this.ui.message.textContent = "Słownik ma już " + L.max_vocab + " słów.";
+      return;
+    }
+    this.st.vocab.push({ token: token, vec: L.new_word_embedding.slice() });
+    var note = "Dodano " + quoted(token) + " do słownika";
+    if (this.st.sentence.length < L.max_tokens) {
+      this.st.sentence.push(this.st.vocab.length - 1);
+      note += " i na koniec zdania";
+    }
+    this.ui.newWord.value = "";
+    this.ui.message.textContent = note + ".";
+    this.update();
+  };
+
+  /** Re-synchronise controls with the state (keeping the elements, so focus stays) and redraw. */
+  Explorer.prototype.update = function (source) {
+    var st = this.st;
+    st.query = Math.max(0, Math.min(st.query, st.sentence.length - 1));
+    this.result = compute(st);
+    this.syncControls(source);
+    this.renderSummary();
+    this.renderPlane();
+    this.renderHeatmap();
+    this.renderBars();
+    this.renderNumbers();
+  };
+
+  Explorer.prototype.syncControls = function (source) {
+    var st = this.st;
+    var ui = this.ui;
+    var L = this.limits;
+    var r = this.result;
+    ui.causal.checked = st.causal;
+    ui.scale.checked = st.useScale;
+    ui.scaleLabel.textContent = "Dziel oceny przez \u221ad_k (d_k = " + r.dK + ")";
+    if (source !== ui.tempRange) ui.tempRange.value = String(st.temperature);
+    if (source !== ui.tempNumber) ui.tempNumber.value = String(st.temperature);
+    ui.scaleInfo.textContent = "Oceny QK\u1d40 mnożymy przez " +
+      (st.useScale ? "1/\u221a" + r.dK : "1") + " \u00b7 1/T = " + fmtDec(r.scale, 3) + ". " +
+      (isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
+        ? "W_Q, W_K i W_V są macierzami jednostkowymi, więc Q = K = V = X."
+        : "Q = X W_Q, K = X W_K, V = X W_V (macierze z przykładu).");
+
+    // Query picker: one option per position.
+    syncOptions(ui.query, r.tokens.map(function (t, i) { return "pozycja " + i + ": " + t; }));
+    ui.query.value = String(st.query);
+
+    // Sentence: one select per position.
+    var rows = ui.sentenceList.children;
+    while (rows.length > st.sentence.length) ui.sentenceList.removeChild(ui.sentenceList.lastChild);
+    while (rows.length < st.sentence.length) ui.sentenceList.appendChild(this.sentenceRow(rows.length));
+    var vocabNames = st.vocab.map(function (w) { return w.token; });
+    Array.prototype.forEach.call(rows, function (li, i) {
+      var select = li.querySelector("select");
+      syncOptions(select, vocabNames);
+      select.value = String(st.sentence[i]);
+      li.querySelector("button").disabled = st.sentence.length <= 1;
+    });
+    ui.addPosition.disabled = st.sentence.length >= L.max_tokens;
+    ui.addWord.disabled = st.vocab.length >= L.max_vocab;
+
+    // Vocabulary rows: a text input and two number inputs per word.
+    var vrows = ui.vocabBody.children;
+    while (vrows.length > st.vocab.length) ui.vocabBody.removeChild(ui.vocabBody.lastChild);
+    while (vrows.length < st.vocab.length) ui.vocabBody.appendChild(this.vocabRow(vrows.length));
+    Array.prototype.forEach.call(vrows, function (tr, k) {
+      var inputs = tr.querySelectorAll("input");
+      var word = st.vocab[k];
+      if (inputs[0] !== source && inputs[0].value !== word.token) inputs[0].value = word.token;
+      for (var c = 0; c < 2; c++) {
+        var input = inputs[c + 1];
+        if (input !== source && parseNumber(input.value) !== word.vec[c]) input.value = String(word.vec[c]);
+        input.setAttribute("aria-label", "Token " + word.token + ": wymiar " + (c + 1));
+      }
+      tr.classList.toggle("attn-x__unused", st.sentence.indexOf(k) < 0);
+    });
+  };
+
+  function syncOptions(select, labels) {
+    while (select.options.length > labels.length) select.removeChild(select.lastChild);
+    while (select.options.length < labels.length) {
+      select.appendChild(h("option", { value: select.options.length }));
+    }
+    labels.forEach(function (text, i) {
+      if (select.options[i].textContent !== text) select.options[i].textContent = text;
+    });
+  }
+
+  Explorer.prototype.sentenceRow = function (i) {
+    var self = this;
+    var id = this.id + "-pos-" + i;
+    var select = h("select", { id: id });
+    select.addEventListener("change", function () {
+      self.st.sentence[i] = +select.value;
+      self.update();
+    });
+    var remove = h("button", { type: "button", class: "attn-x__remove", text: "\u00d7",
+      "aria-label": "Usuń pozycję " + i, title: "Usuń pozycję " + i });
+    remove.addEventListener("click", function () {
+      if (self.st.sentence.length <= 1) return;
+      self.st.sentence.splice(i, 1);
+      self.update();
+      var selects = self.ui.sentenceList.querySelectorAll("select");
+      selects[Math.min(i, selects.length - 1)].focus();
+    });
+    return h("li", null, [h("label", { for: id, text: "Pozycja " + i }), select, remove]);
+  };
+
+  Explorer.prototype.vocabRow = function (k) {
+    var self = this;
+    var L = this.limits;
+    var id = this.id + "-word-" + k;
+    var name = h("input", { type: "text", id: id, maxlength: L.max_token_chars, autocomplete: "off",
+      spellcheck: "false", "aria-label": "Nazwa tokenu " + k + " w słowniku" });
+    name.addEventListener("input", function () {
+      self.st.vocab[k].token = name.value;
+      self.update(name);
+    });
+    var coords = [0, 1].map(function (c) {
+      var input = h("input", { type: "number", class: "attn-x__num", id: id + "-" + c, inputmode: "decimal",
+        min: L.coord.min, max: L.coord.max, step: L.coord.step });
+      input.addEventListener("input", function () {
+        var v = parseNumber(input.value);
+        if (!(v >= L.coord.min && v <= L.coord.max)) {
+          self.ui.message.textContent = "Współrzędna musi być liczbą od " + fmtDec(L.coord.min, 0) +
+            " do " + fmtDec(L.coord.max, 0) + ".";
+          input.setAttribute("aria-invalid", "true");
+          return;
+        }
+        input.removeAttribute("aria-invalid");
+        self.ui.message.textContent = "";
+        self.st.vocab[k].vec[c] = v;
+        self.update(input);
+      });
+      input.addEventListener("change", function () { // leaving an invalid entry restores it
+        var current = self.st.vocab[k].vec[c];
+        if (parseNumber(input.value) !== current) {
+          input.value = String(current);
+          input.removeAttribute("aria-invalid");
+          self.ui.message.textContent = "";
+        }
+      });
+      return input;
+    });
+    return h("tr", null, [h("td", null, name), h("td", null, coords[0]), h("td", null, coords[1])]);
+  };
+
+  /* ------------------------------- views ------------------------------- */
+
+  Explorer.prototype.renderSummary = function () {
+    var r = this.result;
+    var i = this.st.query;
+    var w = r.weights[i];
+    var top = Math.max.apply(null, w);
+    var best = [];
+    w.forEach(function (x, j) { if (top - x <= 1e-12) best.push(j); });
+    var names = best.map(function (j) { return quoted(r.tokens[j]) + " (pozycja " + j + ")"; });
+    this.ui.summary.textContent = "Zapytanie " + quoted(r.tokens[i]) + " (pozycja " + i + ") patrzy " +
+      (best.length === 1 ? "najmocniej na " + names[0] : "jednakowo mocno na " + names.join(", ")) +
+      ", z wagą " + fmtDec(top) + ". Jego wyjście to " + fmtVec(r.output[i]) +
+      ", a wejście " + fmtVec(r.x[i]) + ".";
+  };
+
+  Explorer.prototype.planeRange = function () {
+    if (this.frozenRange) return this.frozenRange;
+    var m = 1;
+    this.st.vocab.forEach(function (w) { w.vec.forEach(function (x) { m = Math.max(m, Math.abs(x)); }); });
+    this.result.output.forEach(function (y) { y.forEach(function (x) { m = Math.max(m, Math.abs(x)); }); });
+    return Math.ceil((m + 0.25) * 2) / 2;
+  };
+
+  // Put `label` next to the point (x, y) where it covers no box in `taken` (first free spot).
+  function placeLabel(label, x, y, chars, size, taken) {
+    var w = chars * size * 0.58, hgt = size;
+    var spots = [[9, -6, "start"], [9, 16, "start"], [-9, -6, "end"], [-9, 16, "end"],
+      [0, -11, "middle"], [0, 22, "middle"], [14, 5, "start"], [-14, 5, "end"]];
+    var chosen = null;
+    for (var n = 0; n < spots.length && !chosen; n++) {
+      var sp = spots[n];
+      var x0 = sp[2] === "start" ? x + sp[0] : sp[2] === "end" ? x + sp[0] - w : x - w / 2;
+      var box = [x0, y + sp[1] - hgt, x0 + w, y + sp[1]];
+      var free = taken.every(function (b) {
+        return box[2] <= b[0] || box[0] >= b[2] || box[3] <= b[1] || box[1] >= b[3];
+      });
+      if (free) chosen = { spot: sp, box: box };
+    }
+    if (!chosen) chosen = { spot: spots[0], box: [x + 9, y - 6 - hgt, x + 9 + w, y - 6] };
+    taken.push(chosen.box);
+    label.setAttribute("x", x + chosen.spot[0]);
+    label.setAttribute("y", y + chosen.spot[1] - 2);
+    label.setAttribute("text-anchor", chosen.spot[2]);
+  }
+
+  Explorer.prototype.renderPlane = function () {
+    var self = this;
+    var svg = this.ui.plane;
+    var st = this.st;
+    var r = this.result;
+    var L = this.limits;
+    var R = this.planeRange();
+    var size = 320, pad = 28, span = size - 2 * pad;
+    var px = function (x) { return pad + ((x + R) / (2 * R)) * span; };
+    var py = function (y) { return pad + ((R - y) / (2 * R)) * span; };
+    this.toData = function (sx, sy) {
+      return [((sx - pad) / span) * 2 * R - R, R - ((sy - pad) / span) * 2 * R];
+    };
+    var active = document.activeElement;
+    var focusedWord = active && svg.contains(active) ? active.getAttribute("data-word") : null;
+    clear(svg);
+    svg.setAttribute("viewBox", "0 0 " + size + " " + size);
+
+    var grid = s("g", { class: "attn-x__grid" });
+    var stepGrid = R <= 3 ? 0.5 : 1;
+    for (var t = -Math.floor(R / stepGrid) * stepGrid; t <= R + 1e-9; t += stepGrid) {
+      var major = Math.abs(t) < 1e-9;
+      grid.appendChild(s("line", { x1: px(t), x2: px(t), y1: py(-R), y2: py(R), class: major ? "attn-x__axis" : "" }));
+      grid.appendChild(s("line", { y1: py(t), y2: py(t), x1: px(-R), x2: px(R), class: major ? "attn-x__axis" : "" }));
+      var tickStep = R > 5 ? 2 : 1;
+      if (Math.abs(t / tickStep - Math.round(t / tickStep)) < 1e-9 && !major) {
+        grid.appendChild(s("text", { x: px(t), y: py(0) + 12, class: "attn-x__tick", "text-anchor": "middle", text: fmtDec(t, 0) }));
+        grid.appendChild(s("text", { x: px(0) - 4, y: py(t) + 3, class: "attn-x__tick", "text-anchor": "end", text: fmtDec(t, 0) }));
+      }
+    }
+    grid.appendChild(s("text", { x: px(R), y: py(0) - 5, class: "attn-x__tick", "text-anchor": "end", text: "wymiar 1" }));
+    grid.appendChild(s("text", { x: px(0) + 5, y: py(R) + 10, class: "attn-x__tick", text: "wymiar 2" }));
+    svg.appendChild(grid);
+    // Boxes labels must not cover: axis names, input points, output diamonds.
+    var taken = [[px(R) - 42, py(0) - 14, px(R), py(0) - 2], [px(0) + 3, py(R), px(0) + 48, py(R) + 12]];
+    st.vocab.forEach(function (w) { taken.push([px(w.vec[0]) - 8, py(w.vec[1]) - 8, px(w.vec[0]) + 8, py(w.vec[1]) + 8]); });
+    r.output.forEach(function (y) { taken.push([px(y[0]) - 7, py(y[1]) - 7, px(y[0]) + 7, py(y[1]) + 7]); });
+
+    // Lines from the chosen query's input to every key it may see; width follows the weight.
+    var qi = st.query;
+    var links = s("g", { class: "attn-x__links" });
+    r.weights[qi].forEach(function (w, j) {
+      if (r.blocked[qi][j] || j === qi) return;
+      links.appendChild(s("line", { x1: px(r.x[qi][0]), y1: py(r.x[qi][1]), x2: px(r.x[j][0]), y2: py(r.x[j][1]),
+        "stroke-width": 0.5 + 7 * w }));
+    });
+    svg.appendChild(links);
+
+    // Outputs y_i, with a dashed line from each input to its output.
+    var outs = s("g", { class: "attn-x__outputs" });
+    var outLabels = [];
+    r.output.forEach(function (y, i) {
+      var chosen = i === qi;
+      outs.appendChild(s("line", { x1: px(r.x[i][0]), y1: py(r.x[i][1]), x2: px(y[0]), y2: py(y[1]),
+        class: "attn-x__move" + (chosen ? " attn-x__chosen" : "") }));
+      var d = 6;
+      var cx = px(y[0]), cy = py(y[1]);
+      outs.appendChild(s("path", {
+        d: "M" + cx + " " + (cy - d) + "L" + (cx + d) + " " + cy + "L" + cx + " " + (cy + d) + "L" + (cx - d) + " " + cy + "Z",
+        class: "attn-x__out" + (chosen ? " attn-x__chosen" : ""),
+      }, s("title", { text: "y" + sub(i) + " (wyjście dla " + r.tokens[i] + "): " + fmtVec(y) })));
+      if (chosen) { // only the chosen query's output is named: close outputs stay readable
+        var label = s("text", { class: "attn-x__outlabel", text: "y" + sub(i) });
+        outs.appendChild(label);
+        outLabels.push([label, cx, cy, 2, 11]);
+      }
+    });
+
+    // Input points: one per vocabulary word (words not in the sentence are faded).
+    var points = s("g", { class: "attn-x__points" });
+    var pointLabels = [], fadedLabels = [];
+    st.vocab.forEach(function (word, k) {
+      var used = st.sentence.indexOf(k) >= 0;
+      var isQuery = st.sentence[qi] === k;
+      var text = shorten(word.token, 14);
+      var label = s("text", { text: text });
+      var g = s("g", {
+        class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
+        tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
+        "aria-label": "Punkt tokenu " + word.token + ": " + fmtVec(word.vec) +
+          ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z Shiftem o " + fmtDec(L.coord.big_step, 1) + ".",
+      }, [s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);
+      (used ? pointLabels : fadedLabels).push([label, px(word.vec[0]), py(word.vec[1]), text.length, 11]);
+      g.addEventListener("pointerdown", function (ev) { self.startDrag(ev, k); });
+      g.addEventListener("keydown", function (ev) { self.keyMove(ev, k); });
+      points.appendChild(g);
+    });
+    svg.appendChild(points);
+    svg.appendChild(outs); // on top, so an output that sits on its input stays visible
+    pointLabels.concat(outLabels, fadedLabels).forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[3], item[4], taken);
+    });
+    if (focusedWord !== null) {
+      var again = svg.querySelector('[data-word="' + focusedWord + '"]');
+      if (again) again.focus({ preventScroll: true });
+    }
+  };
+
+  Explorer.prototype.moveWord = function (k, x, y) {
+    var L = this.limits.coord;
+    var snap = function (v) {
+      v = Math.round(v / L.step) * L.step;
+      v = Math.min(L.max, Math.max(L.min, v));
+      return Number(v.toFixed(6)); // 0.30000000000000004 -> 0.3
+    };
+    this.st.vocab[k].vec = [snap(x), snap(y)];
+    this.update();
+  };
+
+  Explorer.prototype.keyMove = function (ev, k) {
+    var step = ev.shiftKey ? this.limits.coord.big_step : this.limits.coord.step;
+    var d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[ev.key];
+    if (!d) return;
+    ev.preventDefault();
+    var v = this.st.vocab[k].vec;
+    this.moveWord(k, v[0] + d[0], v[1] + d[1]);
+  };
+
+  Explorer.prototype.startDrag = function (ev, k) {
+    if (ev.button !== 0) return;
+    ev.preventDefault();
+    this.dragging = { word: k, pointer: ev.pointerId };
+    this.frozenRange = this.planeRange();
+    this.ui.plane.setPointerCapture(ev.pointerId);
+    this.drag(ev);
+  };
+
+  Explorer.prototype.drag = function (ev) {
+    if (!this.dragging || ev.pointerId !== this.dragging.pointer) return;
+    var svg = this.ui.plane;
+    var pt = svg.createSVGPoint();
+    pt.x = ev.clientX;
+    pt.y = ev.clientY;
+    var p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    var xy = this.toData(p.x, p.y);
+    this.moveWord(this.dragging.word, xy[0], xy[1]);
+  };
+
+  Explorer.prototype.endDrag = function (ev) {
+    if (!this.dragging || ev.pointerId !== this.dragging.pointer) return;
+    this.dragging = null;
+    this.frozenRange = null;
+    this.update();
+  };
+
+  Explorer.prototype.renderHeatmap = function () {
+    var self = this;
+    var svg = this.ui.heat;
+    var r = this.result;
+    var n = r.tokens.length;
+    var cell = 52, left = 92, top = 40;
+    var width = left + n * cell + 4, height = top + n * cell + 4;
+    clear(svg);
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("data-weights", JSON.stringify(r.weights));
+    svg.setAttribute("data-blocked", JSON.stringify(r.blocked));
+    svg.setAttribute("aria-label", "Mapa wag uwagi " + n + " na " + n + "; wybrane zapytanie: " +
+      r.tokens[this.st.query] + ". Te same liczby są w tabeli „Wagi” poniżej.");
+    var hatchId = this.id + "-hatch";
+    svg.appendChild(s("defs", null, s("pattern", { id: hatchId, width: 6, height: 6,
+      patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+      s("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "attn-x__hatchline" }))));
+    svg.appendChild(s("text", { x: left + (n * cell) / 2, y: 11, "text-anchor": "middle", class: "attn-x__axislabel",
+      text: "klucz (na kogo patrzy)" }));
+    r.tokens.forEach(function (t, j) {
+      svg.appendChild(s("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
+        class: "attn-x__label" }, [s("title", { text: t }), document.createTextNode(shorten(t, 7))]));
+    });
+    r.weights.forEach(function (row, i) {
+      var chosen = i === self.st.query;
+      var g = s("g", { class: "attn-x__heatrow" + (chosen ? " attn-x__chosen" : "") });
+      g.appendChild(s("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end",
+        class: "attn-x__label" }, [s("title", { text: r.tokens[i] }), document.createTextNode(shorten(r.tokens[i], 11))]));
+      row.forEach(function (w, j) {
+        var blocked = r.blocked[i][j];
+        var x = left + j * cell, y = top + i * cell;
+        var tip = "zapytanie " + r.tokens[i] + " \u2192 klucz " + r.tokens[j] + ": " +
+          (blocked ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4));
+        g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
+          class: "attn-x__cellbg" }));
+        if (blocked) {
+          g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
+            fill: "url(#" + hatchId + ")", class: "attn-x__blocked", "data-blocked": "true" },
+            s("title", { text: tip })));
+        } else {
+          g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
+            class: "attn-x__cell", "fill-opacity": Math.max(0.02, w) }, s("title", { text: tip })));
+        }
+        g.appendChild(s("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
+          class: "attn-x__cellnum" + (!blocked && w > 0.55 ? " attn-x__ink" : ""),
+          text: blocked ? "\u00d7" : fmtDec(w) }));
+      });
+      g.appendChild(s("rect", { x: left + 1, y: top + i * cell + 1, width: n * cell - 2, height: cell - 2,
+        class: "attn-x__rowframe" }));
+      g.addEventListener("click", function () { self.st.query = i; self.update(); });
+      svg.appendChild(g);
+    });
+  };
+
+  Explorer.prototype.renderBars = function () {
+    var svg = this.ui.bars;
+    var r = this.result;
+    var i = this.st.query;
+    var n = r.tokens.length;
+    var rowH = 26, left = 92, barMax = 170, width = left + barMax + 58, top = 22;
+    var height = top + n * rowH + 6;
+    clear(svg);
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("aria-label", "Wagi zapytania " + r.tokens[i] + ": " + r.weights[i].map(function (w, j) {
+      return r.tokens[j] + " " + (r.blocked[i][j] ? "zablokowane" : fmtDec(w));
+    }).join(", "));
+    svg.appendChild(s("text", { x: 0, y: 13, class: "attn-x__axislabel",
+      text: "Zapytanie " + quoted(shorten(r.tokens[i], 16)) + " (pozycja " + i + ")" }));
+    r.weights[i].forEach(function (w, j) {
+      var y = top + j * rowH;
+      svg.appendChild(s("text", { x: left - 6, y: y + rowH / 2 + 4, "text-anchor": "end", class: "attn-x__label" },
+        [s("title", { text: r.tokens[j] }), document.createTextNode(shorten(r.tokens[j], 11))]));
+      if (r.blocked[i][j]) {
+        svg.appendChild(s("rect", { x: left, y: y + 4, width: barMax, height: rowH - 8, class: "attn-x__blockedbar" }));
+        svg.appendChild(s("text", { x: left + 6, y: y + rowH / 2 + 4, class: "attn-x__tick", text: "zablokowane przez maskę" }));
+      } else {
+        svg.appendChild(s("rect", { x: left, y: y + 4, width: Math.max(1, barMax * w), height: rowH - 8,
+          class: "attn-x__bar" + (j === i ? " attn-x__self" : "") }));
+        svg.appendChild(s("text", { x: left + barMax * w + 5, y: y + rowH / 2 + 4, class: "attn-x__label",
+          text: fmtDec(w) }));
+      }
+    });
+  };
+
+  Explorer.prototype.renderNumbers = function () {
+    var r = this.result;
+    var box = this.ui.numbers;
+    clear(box);
+    var tokens = r.tokens;
+    var query = this.st.query;
+    function matrix(caption, m, decimals, extra, shadeMasked) {
+      var head = [h("th", { scope: "col", text: "zapytanie \\ klucz" })].concat(tokens.map(function (t) {
+        return h("th", { scope: "col", text: t });
+      }));
+      if (extra) head.push(h("th", { scope: "col", text: extra.title }));
+      return h("table", { class: "attn-x__matrix" }, [
+        h("caption", { text: caption }),
+        h("thead", null, h("tr", null, head)),
+        h("tbody", null, m.map(function (row, i) {
+          var cells = [h("th", { scope: "row", text: tokens[i] })].concat(row.map(function (x, j) {
+            return h("td", { class: shadeMasked && r.blocked[i][j] ? "attn-x__masked" : null, text: fmtDec(x, decimals, true) });
+          }));
+          if (extra) cells.push(h("td", { text: extra.cell(i) }));
+          return h("tr", { class: i === query ? "attn-x__chosen" : null }, cells);
+        })),
+      ]);
+    }
+    box.appendChild(matrix("Oceny QK\u1d40", r.scores, 2));
+    box.appendChild(matrix("Oceny po skalowaniu (\u00d7 " + fmtDec(r.scale, 3) + ")" +
+      (this.st.causal ? " i masce" : ""), r.masked, 2, null, true));
+    box.appendChild(matrix("Wagi (softmax każdego wiersza)", r.weights, 2, {
+      title: "suma wiersza",
+      cell: function (i) { return fmtDec(r.weights[i].reduce(function (a, b) { return a + b; }, 0), 2); },
+    }, true));
+    box.appendChild(h("table", { class: "attn-x__matrix" }, [
+      h("caption", { text: "Wejście x i wyjście y = \u03a3 waga \u00b7 v dla każdej pozycji" }),
+      h("thead", null, h("tr", null, [
+        h("th", { scope: "col", text: "pozycja" }), h("th", { scope: "col", text: "token" }),
+        h("th", { scope: "col", text: "wejście x" }), h("th", { scope: "col", text: "wyjście y" }),
+      ])),
+      h("tbody", null, tokens.map(function (t, i) {
+        return h("tr", null, [
+          h("th", { scope: "row", text: "y" + sub(i) }), h("td", { text: t }),
+          h("td", { text: fmtVec(r.x[i]) }), h("td", { text: fmtVec(r.output[i]) }),
+        ]);
+      })),
+    ]));
+  };
+
+  /** A JSON-safe snapshot of one explorer (tests read it; -Infinity becomes null). */
+  Explorer.prototype.snapshot = function () {
+    var st = this.st;
+    var r = this.result;
+    return clone({
+      preset: this.presets[this.presetIndex].id,
+      tokens: r.tokens, vocab: st.vocab, sentence: st.sentence,
+      embeddings: r.x, w_q: st.wq, w_k: st.wk, w_v: st.wv,
+      causal: st.causal, use_scale: st.useScale, temperature: st.temperature, d_k: r.dK,
+      scale: r.scale, query: st.query, scores: r.scores,
+      masked: r.masked.map(function (row) { return row.map(function (x) { return Number.isFinite(x) ? x : null; }); }),
+      blocked: r.blocked, weights: r.weights, output: r.output,
+    });
+  };
+
+  /* ---------------------------------------------------------------------------------------
+   * Start-up: works with Material's instant navigation (document$) and without it.
+   * ------------------------------------------------------------------------------------- */
+
+  function readConfig() {
+    var config = window.attentionExplorerData;
+    if (!config || !config.presets || !config.presets.length) {
+      throw new Error("brak danych przykładów (window.attentionExplorerData)");
+    }
+    return config;
+  }
+
+  function initAll() {
+    instances = instances.filter(function (ex) { return document.body.contains(ex.root); });
+    document.querySelectorAll("[data-attention-explorer]").forEach(function (root) {
+      if (root.getAttribute("data-ready") === "true") return;
+      root.setAttribute("data-ready", "true");
+      try {
+        instances.push(new Explorer(root, readConfig()));
+      } catch (err) {
+        clear(root);
+        root.appendChild(h("p", { class: "attn-x__message", text: "Nie udało się uruchomić eksploratora: " + err.message }));
+        root.setAttribute("data-error", err.message);
+        throw err;
+      }
+    });
+  }
+
+  function instance(i) {
+    var ex = instances[i || 0];
+    if (!ex) throw new Error("no attention explorer on this page");
+    return ex;
+  }
+
+  window.attentionExplorer = {
+    loaded: true,
+    initAll: initAll,
+    fmtDec: fmtDec,
+    fmtPct: fmtPct,
+    fmtVec: fmtVec,
+    compute: compute,
+    /** Full-precision state and results of explorer `i` (default 0). */
+    state: function (i) { return instance(i).snapshot(); },
+    presets: function (i) { return clone(instance(i).presets); },
+    loadPreset: function (index, i) { instance(i).loadPreset(index); },
+  };
+
+  function start() {
+    initAll(); // idempotent: an explorer already built is marked data-ready
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe(function () { initAll(); }); // each instant-navigation page
+    }
+  }
+
+  // Loaded from the page body, this runs before Material's bundle defines document$:
+  // wait for DOMContentLoaded, by which time it exists (or instant navigation is off).
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,913 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Laboratorium 3: mechanizm uwagi w NumPy
+#
+# To laboratorium jest notatnikiem Jupytera, który strona uruchamia przy każdej budowie:
+# wszystkie wyniki poniżej — macierze, liczby i wykresy — pochodzą z wykonanego kodu.
+# Notatnik możesz pobrać jako plik `.ipynb` i uruchomić u siebie; wystarczy Python
+# z bibliotekami NumPy i matplotlib.
+#
+# Pierwowzorem jest laboratorium napisane w PyTorch. Tutaj te same operacje wykonujemy w NumPy,
+# na małych macierzach, a oryginalny kod PyTorch pokazujemy w zwijanych ramkach jako
+# odniesienie — nie jest on uruchamiany.
+#
+# ## Czego nauczysz się w tej części?
+#
+# - odróżniać ID tokenu od przypisanego mu wektora embeddingu;
+# - wyjaśniać, w jaki sposób model może brać pod uwagę pozycję tokenu;
+# - opisywać, jaką rolę grają zapytania (Q), klucze (K) i wartości (V);
+# - wyznaczać wymiary macierzy $QK^\top$;
+# - obliczać wagi i wynik *scaled dot-product attention*;
+# - nakładać maskę przyczynową, tak aby żadna pozycja nie korzystała z późniejszych tokenów;
+# - sprawdzać, czy każdy wiersz wag sumuje się do 1 z dokładnością numeryczną;
+# - wyjaśniać, dlaczego same wagi uwagi nie są pełnym wyjaśnieniem odpowiedzi modelu.
+#
+# Nie musisz jeszcze znać wszystkich sposobów kodowania pozycji ani szczegółów architektury
+# konkretnych modeli. Informację o pozycji dodamy w najprostszy możliwy sposób, a wszystkie
+# macierze będą na tyle małe, że każdą da się wypisać i sprawdzić ręcznie.
+#
+# ## Jak będziemy pracować?
+#
+# - **Krok 1** — ID tokenu, embedding i pozycja.
+# - **Krok 2** — Q, K i V oraz ich wymiary.
+# - **Krok 3** — obliczanie wag i wyniku mechanizmu uwagi.
+# - **Krok 4** — maska przyczynowa.
+# - **Krok 5** — eksperyment z przeciekiem informacji z przyszłości.
+# - **Krok 6** — rezultat pracy.
+#
+# ## Zanim zaczniesz
+#
+# Wymyśl trzy tokeny i nadaj każdemu prosty wektor o dwóch współrzędnych. Policz na kartce
+# iloczyn skalarny dwóch z tych wektorów. Dokładnie tę operację wykonamy później dla każdej
+# pary zapytanie–klucz.
+#
+# Przy każdym działaniu zapisuj kształty: $X$: `[n, d_model]`, $Q, K$: `[n, d_k]`,
+# $V$: `[n, d_v]`, $QK^\top$: `[n, n]`. Gdy wymiary są wypisane jawnie, większość typowych
+# nieporozumień znika sama.
+#
+# Pierwsza komórka importuje biblioteki i ustawia sposób wypisywania liczb; druga wczytuje
+# dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+
+# %config InlineBackend.figure_formats = ["svg"]
+plt.rcParams["svg.fonttype"] = "none"   # napisy w SVG jako tekst
+plt.rcParams["svg.hashsalt"] = "lab-3"  # ten sam wykres -> te same bajty
+np.set_printoptions(precision=3, suppress=True)
+
+# %% tags=["inputs"]
+# Dane wejściowe: w projekcie zapisane raz, w figures_src/lab3.py.
+# (W pobranym notatniku ta komórka podaje te same wartości wprost.)
+from figures_src.lab3 import (
+    D_K, D_MODEL, D_V, EXERCISE_4_THIRD_ROW, FLOAT32_BYTES, INPUT_IDS,
+    LEAK_A, LEAK_B, LONG_SEQ_LEN, MAX_SEQ_LEN, SEED_EMBEDDINGS,
+    SEED_PROJECTIONS, TOY_X, VOCAB_SIZE,
+)
+
+# %% [markdown]
+# ## Krok 1. ID tokenu nie niesie użytecznej geometrii
+#
+# Identyfikator tokenu to po prostu numer wiersza w słowniku. Token o ID 900 nie jest
+# „dziewięć razy większy” od tokenu o ID 100 i nie leży od niego „dalej” w żadnym sensownym
+# znaczeniu. Warstwa embeddingu działa jak tablica: dla każdego ID odczytuje jeden wiersz
+# macierzy $E$. W prawdziwym modelu wartości tej macierzy są parametrami uczonymi podczas
+# treningu.
+#
+# Jedna sekwencja długości $n$ daje macierz $X \in \mathbb{R}^{n \times d_\text{model}}$:
+# każdy jej wiersz to wektor przypisany jednemu ID. Liczba $d_\text{model}$ mówi, ile
+# współrzędnych ma wektor reprezentujący pojedynczy token — na przykład przy
+# $d_\text{model} = 4$ embedding jest elementem $\mathbb{R}^4$. Kolumny macierzy to składowe
+# wektorów, ale żadna z nich nie ma z góry nadanego znaczenia: nie zakładamy, że jedna
+# kolumna koduje na przykład emocje, a inna liczbę mnogą.
+#
+# W kodzie zwykle dochodzi jeszcze wymiar batcha $B$, czyli liczba sekwencji przetwarzanych
+# razem; wynik ma wtedy kształt `[B, n, d_model]`. U nas $B = 1$. We wzorach dalej wymiar
+# batcha pomijamy, żeby skupić się na tym, co dzieje się wewnątrz jednej sekwencji.
+#
+# Tabelę $E$ wypełniamy liczbami z rozkładu normalnego $\mathcal{N}(0, 1)$ — tak samo
+# inicjalizuje ją `nn.Embedding` w PyTorch. Generator NumPy z tym samym ziarnem co w oryginale
+# losuje jednak inne liczby niż PyTorch, więc same wartości różnią się od tamtego przebiegu.
+
+# %%
+rng = np.random.default_rng(SEED_EMBEDDINGS)
+
+E = rng.standard_normal((VOCAB_SIZE, D_MODEL))  # E: [V, d_model]
+input_ids = INPUT_IDS[None, :]                  # [B=1, n]
+x = E[input_ids]                # [B, n, d_model]: wiersz E dla każdego ID
+
+first_id = input_ids[0, 0]
+print("E:", E.shape)
+print("input_ids:", input_ids.shape, input_ids)
+print("x:", x.shape)
+print("x[0] - jedna sekwencja:", x[0].shape)
+print(f"x[0, 0] to E[{first_id}]:", np.array_equal(x[0, 0], E[first_id]))
+
+assert input_ids[0, 2] == first_id      # pierwsze i trzecie ID są równe
+print("powtórzone ID daje ten sam wektor:",
+      np.array_equal(x[0, 0], x[0, 2]))
+
+# %% [markdown]
+# <details class="example">
+# <summary>Ten sam krok w PyTorch (kod oryginalnego laboratorium; odniesienie, nie jest uruchamiany)</summary>
+#
+# ```python
+# import torch
+# from torch import nn
+#
+# torch.manual_seed(7)
+# vocab_size = 12
+# d_model = 4
+#
+# embedding = nn.Embedding(vocab_size, d_model)   # E: [12, 4]
+# input_ids = torch.tensor([[2, 5, 2, 9]])       # [B=1, n=4]
+# x = embedding(input_ids)                       # [1, 4, 4]
+#
+# print("E:", embedding.weight.shape)
+# print("input_ids:", input_ids.shape)
+# print("x:", x.shape)
+# print("x[0] - jedna sekwencja:", x[0].shape)
+# print("x[0, 0] to E[2]:", torch.equal(x[0, 0], embedding.weight[2]))
+# print("powtórzone ID daje ten sam wektor:",
+#       torch.equal(x[0, 0], x[0, 2]))
+# ```
+#
+# </details>
+#
+# Wartości $E$ są tu losowe, bo warstwy embeddingu nie trenujemy. Kod pokazuje więc samo
+# wybieranie wierszy macierzy, a nie wyuczone podobieństwo między tokenami. Oba wystąpienia
+# tego samego ID dostają na tym etapie identyczny wektor; ich reprezentacje mogą się rozejść
+# dopiero później, gdy model uwzględni pozycję i kontekst.
+#
+# Embedding tokenu to co innego niż wektor reprezentujący cały fragment tekstu. Tutaj każde ID
+# w sekwencji dostaje własny wektor. Jak z takich wektorów zbudować jedną reprezentację całego
+# fragmentu i porównywać nią teksty, pokażą kolejne laboratoria.
+#
+# ### Skąd model bierze informację o pozycji?
+#
+# Tabela embeddingów tokenów wybiera wektor wyłącznie na podstawie ID, więc dwa wystąpienia
+# tego samego ID dostają na tym etapie ten sam wektor. Żeby odróżnić ich miejsca w sekwencji,
+# użyjemy drugiej tabeli — indeksowanej nie numerem tokenu, lecz numerem pozycji.
+#
+# Tabela pozycji ma kształt `[max_seq_len, d_model]`: jeden wektor dla pozycji 0, kolejny dla
+# pozycji 1 i tak dalej. Pierwszy wymiar mówi, ile pozycji da się w ten sposób obsłużyć
+# bezpośrednio, drugi — jak długi jest każdy wektor pozycji. To inny rozmiar niż w tabeli
+# embeddingów tokenów, która ma po jednym wierszu na każde ID ze słownika.
+#
+# Jeśli wejście ma pięć tokenów, bierzemy z tabeli wiersze dla pozycji 0, 1, 2, 3 i 4.
+# Powstaje macierz $P$ o kształcie `[5, d_model]`, którą dodajemy do macierzy embeddingów
+# tokenów $X$ o tym samym kształcie. Pozostałe wiersze nadal należą do tabeli — po prostu ta
+# sekwencja ich nie potrzebuje.
+#
+# Oznaczmy przez $E_\text{pos}$ całą tabelę pozycji, a przez $P$ tylko wiersze wybrane dla
+# bieżącej sekwencji. W naszym wejściu pierwsze i trzecie ID są takie same: pierwsze
+# wystąpienie dostanie wektor tokenu powiększony o wektor pozycji 0, drugie — ten sam wektor
+# tokenu powiększony o wektor pozycji 2.
+
+# %%
+# Korzystamy z rng, input_ids i x z poprzedniej komórki (E_pos losuje ten sam generator).
+E_pos = rng.standard_normal((MAX_SEQ_LEN, D_MODEL))  # [max_seq_len, d_model]
+
+n = input_ids.shape[1]                   # długość sekwencji
+positions = np.arange(n)[None, :]        # [1, n]: pozycje 0, 1, ..., n-1
+position_vectors = E_pos[positions]      # P: [1, n, d_model]
+x_with_position = x + position_vectors   # H = X + P: [1, n, d_model]
+
+print("cała tabela pozycji:", E_pos.shape)
+print("wybrane pozycje:", positions)
+print("P dla tej sekwencji:", position_vectors.shape)
+print("X:", x.shape)
+print("H = X + P:", x_with_position.shape)
+
+print("przed dodaniem pozycji wektory powtórzonego ID są identyczne:",
+      np.array_equal(x[0, 0], x[0, 2]))
+print("po dodaniu pozycji reprezentacje się różnią:",
+      not np.allclose(x_with_position[0, 0], x_with_position[0, 2]))
+
+# %% [markdown]
+# <details class="example">
+# <summary>Ten sam krok w PyTorch (odniesienie, nie jest uruchamiany)</summary>
+#
+# ```python
+# # Korzystamy z input_ids, x, nn i d_model z poprzedniego fragmentu.
+# max_seq_len = 32
+# position_embedding = nn.Embedding(max_seq_len, d_model)
+#
+# n = input_ids.shape[1]                         # w przykładzie n = 4
+# positions = torch.arange(n).unsqueeze(0)      # [[0, 1, 2, 3]]
+# position_vectors = position_embedding(positions)
+# x_with_position = x + position_vectors
+#
+# print("cała tabela pozycji:", position_embedding.weight.shape)  # [32, 4]
+# print("wybrane pozycje:", positions)
+# print("P dla tej sekwencji:", position_vectors.shape)           # [1, 4, 4]
+# print("X:", x.shape)                                             # [1, 4, 4]
+# print("H = X + P:", x_with_position.shape)                       # [1, 4, 4]
+#
+# print("przed dodaniem pozycji wektory ID 2 są identyczne:",
+#       torch.equal(x[0, 0], x[0, 2]))
+# print("po dodaniu pozycji reprezentacje się różnią:",
+#       not torch.allclose(x_with_position[0, 0], x_with_position[0, 2]))
+# ```
+#
+# </details>
+#
+# Dodatkowa jedynka na początku kształtów $X$, $P$ i $H$ to wymiar batcha. Tabela `E_pos` ma
+# nadal wszystkie swoje wiersze, choć w tym wywołaniu korzystamy tylko z pierwszych $n$.
+# U nas jej wartości są losowe i nikt ich nie trenuje; gdy taka tabela jest uczoną częścią
+# modelu, jej wartości zmieniają się podczas treningu.
+#
+# W tej prostej implementacji `max_seq_len` ogranicza liczbę pozycji, dla których w ogóle
+# możemy odczytać wektor z tabeli. Nie każdy model ma jednak taką tabelę: informację o pozycji
+# można też dodać stałym kodowaniem sinusoidalnym albo mechanizmem rotacyjnym (RoPE). Czymś
+# zupełnie innym jest maska przyczynowa — ona nie koduje pozycji, tylko ustala, z których
+# wcześniejszych pozycji wolno korzystać przy obliczaniu uwagi (ang. *attention*).
+#
+# ## Krok 2. Q, K i V: trzy projekcje tej samej reprezentacji
+#
+# Po dodaniu pozycji mamy macierz $H$ z jednym wektorem na każdy token sekwencji. Jeśli ten
+# sam token występuje dwa razy, zajmuje dwie różne pozycje, więc każde wystąpienie ma własny
+# wiersz. Z każdego wiersza liczymy trzy projekcje liniowe, za pomocą macierzy $W_Q$, $W_K$
+# i $W_V$:
+#
+# $$Q = H W_Q, \qquad K = H W_K, \qquad V = H W_V.$$
+#
+# Macierze $W_Q$, $W_K$ i $W_V$ są parametrami modelu, uczonymi podczas treningu. Natomiast
+# $Q$, $K$ i $V$ to wyniki obliczeń dla bieżącej sekwencji: inne wejście $H$ daje inne $Q$,
+# $K$ i $V$.
+#
+# Zapytania (*query*, $Q$) porównujemy z kluczami (*key*, $K$): dla pozycji $i$ liczymy, jak
+# bardzo jej zapytanie $q_i$ pasuje do klucza $k_j$ każdej pozycji $j$. Wartości (*value*,
+# $V$) to wektory, które na końcu połączymy w wynik. Waga przypisana pozycji $j$ mówi, przez
+# jaki współczynnik pomnożymy jej wektor $v_j$ — a to, ile ten składnik naprawdę wniesie,
+# zależy też od samego wektora.
+#
+# Można więc myśleć o $Q$ i $K$ jako o części, która ustala, *skąd* pobrać więcej informacji,
+# a o $V$ jako o części, która określa, *jaka* informacja zostanie przekazana. To pomocna
+# intuicja, a nie dosłowne pytania, etykiety czy osobne bazy danych. W następnym kroku
+# zobaczymy, jak oceny dopasowania zamieniają się w wagi.
+#
+# Wzory pomijają ewentualne wyrazy wolne (*bias*) projekcji. Zapytania i klucze muszą mieć tę
+# samą długość $d_k$, bo inaczej nie dałoby się policzyć ich iloczynów skalarnych. Wektory
+# wartości mogą mieć inną długość, $d_v$.
+#
+# | Obiekt | Kształt dla jednej sekwencji | Rola |
+# | --- | --- | --- |
+# | $X$ | $n \times d_\text{model}$ | embeddingi tokenów |
+# | $P$ | $n \times d_\text{model}$ | wektory pozycji wybrane dla sekwencji |
+# | $H = X + P$ | $n \times d_\text{model}$ | wejście do trzech projekcji |
+# | $W_Q$, $W_K$ | $d_\text{model} \times d_k$ | parametry projekcji zapytań i kluczy |
+# | $W_V$ | $d_\text{model} \times d_v$ | parametry projekcji wartości |
+# | $Q$, $K$ | $n \times d_k$ | zapytania i klucze obliczone dla bieżącej sekwencji |
+# | $V$ | $n \times d_v$ | wartości obliczone dla bieżącej sekwencji |
+# | $QK^\top$ | $n \times n$ | surowe oceny dopasowania wszystkich par pozycji |
+#
+# ### Sprawdź trzy projekcje w kodzie
+#
+# Bierzemy `x_with_position` z poprzedniej komórki. Ma kształt `[1, n, d_model]`: jedną
+# sekwencję, $n$ pozycji i $d_\text{model}$ składowych. Wybieramy tę jedyną sekwencję i
+# pracujemy na macierzy $H$ o kształcie `[n, d_model]`. Macierze projekcji są losowe — niczego
+# tu nie trenujemy.
+
+# %%
+h = x_with_position[0]                    # H: [n, d_model]
+n, d_model = h.shape
+d_k, d_v = D_K, D_V
+
+rng_proj = np.random.default_rng(SEED_PROJECTIONS)
+w_q = rng_proj.standard_normal((d_model, d_k))   # W_Q: [d_model, d_k]
+w_k = rng_proj.standard_normal((d_model, d_k))   # W_K: [d_model, d_k]
+w_v = rng_proj.standard_normal((d_model, d_v))   # W_V: [d_model, d_v]
+
+q = h @ w_q                               # Q: [n, d_k]
+k = h @ w_k                               # K: [n, d_k]
+v = h @ w_v                               # V: [n, d_v]
+
+print("H:", h.shape)
+print("W_Q, W_K, W_V:", w_q.shape, w_k.shape, w_v.shape)
+print("Q, K, V:", q.shape, k.shape, v.shape)
+print("QKᵀ:", (q @ k.T).shape)
+
+print("Pierwsza pozycja:")
+print("q[0]:", q[0])
+print("k[0]:", k[0])
+print("v[0]:", v[0])
+
+# %% [markdown]
+# <details class="example">
+# <summary>Ten sam krok w PyTorch (odniesienie, nie jest uruchamiany)</summary>
+#
+# ```python
+# import torch
+#
+# h = x_with_position[0]                 # [n=4, d_model=4]
+# n, d_model = h.shape
+# d_k, d_v = 2, 3
+#
+# torch.manual_seed(11)
+# w_q = torch.randn(d_model, d_k)        # [4, 2]
+# w_k = torch.randn(d_model, d_k)        # [4, 2]
+# w_v = torch.randn(d_model, d_v)        # [4, 3]
+#
+# q = h @ w_q                            # [4, 2]
+# k = h @ w_k                            # [4, 2]
+# v = h @ w_v                            # [4, 3]
+#
+# print("H:", tuple(h.shape))
+# print("W_Q, W_K, W_V:",
+#       tuple(w_q.shape), tuple(w_k.shape), tuple(w_v.shape))
+# print("Q, K, V:",
+#       tuple(q.shape), tuple(k.shape), tuple(v.shape))
+# print("QKᵀ:", tuple((q @ k.T).shape))
+#
+# print("Pierwsza pozycja:")
+# print("q[0]:", q[0])
+# print("k[0]:", k[0])
+# print("v[0]:", v[0])
+# ```
+#
+# </details>
+#
+# Zauważ, że dla tej samej pierwszej pozycji dostajemy trzy osobne wektory: `q[0]`, `k[0]`
+# i `v[0]`. Wszystkie powstały z tego samego `h[0]`, ale każdy przez inną macierz projekcji.
+# Dwa pierwsze mają długość $d_k$, trzeci — $d_v$. W kolejnym ćwiczeniu uprościmy dane do
+# $Q = K = V = X$, żeby łatwo prześledzić samo obliczenie uwagi.
+#
+# W macierzy $QK^\top$ wiersz $i$ odpowiada pozycji tokenu, *dla którego* liczymy wynik, a
+# kolumna $j$ — pozycji tokenu, *z którego* można pobrać informację. Na tym etapie macierz
+# zawiera surowe oceny dla wszystkich par $(i, j)$; dopiero maska przyczynowa zablokuje
+# pozycje $j > i$. Spośród pozycji, które zostaną, nie wybieramy automatycznie jednej
+# „najlepszej”: każda może wnieść część informacji do wyniku.
+#
+# **Przykład.** Sekwencja ma cztery tokeny na pozycjach 0, 1, 2 i 3. Licząc wynik dla tokenu
+# na pozycji $i = 2$, model może uwzględnić tokeny z pozycji $j = 0, 1, 2$, ale nie z
+# pozycji $j = 3$. Jeśli po masce i softmaksie wagi w tym wierszu wynoszą $a_{20}$, $a_{21}$
+# i $a_{22}$ (są nieujemne i sumują się do 1), wynikiem jest ważona suma
+# $a_{20} v_0 + a_{21} v_1 + a_{22} v_2$. Token z pozycji 3 ma w tym obliczeniu wagę zero.
+#
+# Tabela kształtów, jak wcześniej, pomija wymiar batcha. Dla batcha wielkości $B$
+# otrzymalibyśmy $Q, K$: `[B, n, d_k]`, $V$: `[B, n, d_v]` i $QK^\top$: `[B, n, n]`. Opisujemy
+# jedną głowę uwagi; przy wielu głowach każda ma własne macierze projekcji.
+#
+# ## Krok 3. Mechanizm uwagi oparty na skalowanym iloczynie skalarnym
+#
+# Mamy już $Q$, $K$ i $V$. Teraz dla każdej pozycji chcemy ustalić, w jakim stopniu
+# uwzględnić informacje z pozostałych pozycji. Robi to mechanizm uwagi (ang. *attention*);
+# omawiana tu wersja nazywa się *scaled dot-product attention*. Najpierw porównuje zapytania
+# z kluczami za pomocą iloczynów skalarnych, potem łączy wektory wartości:
+#
+# $$\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
+#
+# Wzór najłatwiej czytać jako trzy kolejne macierze: $S = QK^\top / \sqrt{d_k}$ zawiera oceny
+# dopasowania, $A = \operatorname{softmax}(S)$ — wagi, a $Y = AV$ — wektory wynikowe.
+#
+# 1. **Porównanie.** Mnożymy $Q$ przez $K^\top$. Element $(i, j)$ wyniku to iloczyn skalarny
+#    zapytania $q_i$ i klucza $k_j$. Powstaje macierz `[n, n]`: jeden wiersz na każdą pozycję,
+#    dla której liczymy wynik, i jedna kolumna na każdą pozycję, z której można pobrać
+#    informację.
+# 2. **Skalowanie.** Każdą ocenę dzielimy przez tę samą liczbę $\sqrt{d_k}$, gdzie $d_k$ to
+#    długość wektorów zapytań i kluczy. Kształt się nie zmienia: nadal `[n, n]`. Wiersze nie
+#    muszą jeszcze sumować się do 1 — to wciąż oceny dopasowania, nie wagi.
+# 3. **Wagi.** Do każdego wiersza ocen osobno stosujemy softmax. Dostajemy macierz $A$
+#    o kształcie `[n, n]`; element $A[i, j]$ to waga pozycji $j$ przy obliczaniu wyniku dla
+#    pozycji $i$. Wagi w każdym wierszu są nieujemne i sumują się do 1.
+# 4. **Wynik.** Mnożymy $A$ (`[n, n]`) przez $V$ (`[n, d_v]`) i dostajemy $Y$ o kształcie
+#    `[n, d_v]`: nowy wektor długości $d_v$ dla każdej pozycji w sekwencji.
+#
+# Co dokładnie oznacza ostatni krok? Dla ustalonej pozycji $i$ bierzemy wagi $A[i, 0], A[i, 1],
+# \dots, A[i, n-1]$ i liczymy ważoną sumę wektorów $v_0, v_1, \dots, v_{n-1}$:
+#
+# $$y_i = \sum_{j=0}^{n-1} A[i, j]\, v_j .$$
+#
+# Wynik ma $d_v$ składowych, a każdą z nich liczymy jako osobną sumę po pozycjach $j$, z tymi
+# samymi wagami $A[i, j]$. W kroku 4 maska przyczynowa sprawi, że w wyniku dla pozycji $i$
+# zostaną tylko wartości z pozycji $j \le i$.
+#
+# ### Dlaczego dzielimy akurat przez pierwiastek z d_k?
+#
+# Iloczyn skalarny to suma $d_k$ iloczynów składowych. Im większe $d_k$, tym większy bywa
+# rozrzut takich sum. Duże różnice między ocenami sprawiają, że softmax daje wagi bardzo
+# bliskie 0 albo 1, a to może utrudniać uczenie. Dzielenie przez $\sqrt{d_k}$ utrzymuje oceny
+# w porównywalnej skali niezależnie od długości wektorów.
+#
+# <details class="info">
+# <summary>Skąd bierze się pierwiastek?</summary>
+#
+# Przyjmijmy uproszczony model: składniki $q_m k_m$ sumowane w iloczynie skalarnym są
+# niezależne, mają średnią 0 i wariancję 1. Wariancja sumy $d_k$ takich składników wynosi
+# wtedy $d_k$, a jej odchylenie standardowe — $\sqrt{d_k}$:
+#
+# $$\operatorname{Var}(q \cdot k) = \sum_{m=1}^{d_k} \operatorname{Var}(q_m k_m) = d_k, \qquad \sigma(q \cdot k) = \sqrt{d_k}.$$
+#
+# Dlatego dzielimy przez pierwiastek, a nie przez samo $d_k$: po takim podzieleniu oceny mają
+# odchylenie standardowe 1. To uzasadnienie skali użytej we wzorze, a nie gwarancja, że
+# każde rzeczywiste zapytanie i klucz spełniają te założenia.
+#
+# </details>
+#
+# Jeśli pamiętasz temperaturę z poprzedniego laboratorium, skojarzenie jest trafne:
+# $\operatorname{softmax}(z / T)$ i $\operatorname{softmax}(QK^\top / \sqrt{d_k})$ w podobny
+# sposób zmieniają różnice między liczbami podawanymi do softmaksu. Tutaj odpowiednikiem $z$
+# są oceny dopasowania pozycji, a $\sqrt{d_k}$ jest czynnikiem skali wynikającym z wymiaru
+# kluczy. Nie jest to jednak temperatura losowania następnego tokenu: mechanizm uwagi liczy
+# wagi deterministycznie.
+#
+# Macierze ocen i wag mają po $n \times n$ elementów, więc dwa razy dłuższa sekwencja oznacza
+# cztery razy więcej elementów. Policzmy, ile pamięci zajmuje jedna taka macierz dla długiej
+# sekwencji, zapisana w formacie float32:
+
+# %%
+n_long = LONG_SEQ_LEN
+elements = n_long * n_long                  # jedna macierz [n, n]
+size_bytes = elements * FLOAT32_BYTES       # float32: 4 bajty na liczbę
+
+print(f"n = {n_long}: {elements} elementów,",
+      f"{size_bytes / 2**20:g} MiB w float32")
+print("dwa razy dłuższa sekwencja:",
+      (2 * n_long) ** 2 // elements, "razy więcej elementów")
+
+# %% [markdown]
+# Tyle zajmuje macierz w prostej implementacji, którą za chwilę napiszemy. Istnieją
+# wydajniejsze sposoby obliczania dokładnie tego samego wyniku bez przechowywania całej
+# macierzy wag naraz (na przykład FlashAttention, opisany we
+# [wpisie o mechanizmie uwagi](../../posty/llm-mechanizm-uwagi/)).
+#
+# Wagi uwagi określają udział poszczególnych pozycji w łączeniu wektorów $V$. **Nie są**
+# prawdopodobieństwami kolejnych tokenów ze słownika.
+#
+# ### Zbuduj mechanizm uwagi na małej macierzy
+#
+# W poprzednim ćwiczeniu zobaczyliśmy, jak powstają osobne projekcje $Q$, $K$ i $V$. Teraz
+# zaczynamy nowy, niezależny przykład z trzema prostymi wektorami `TOY_X` i przyjmujemy
+# $Q = K = V$ = `toy_x`, żeby całe obliczenie dało się łatwo sprawdzić ręcznie. Wartości
+# i wymiary są więc inne niż w ćwiczeniu z projekcjami. Softmax piszemy sami, w wersji
+# odpornej na przepełnienie: odjęcie maksimum wiersza nie zmienia wyniku, a chroni `exp`
+# przed zbyt dużymi argumentami.
+
+# %%
+def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Softmax wzdłuż osi `axis`; wynik ma kształt `z`."""
+    z = z - z.max(axis=axis, keepdims=True)  # ten sam wynik, bez przepełnień
+    e = np.exp(z)                            # exp(-inf) = 0: pole zablokowane
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+toy_x = np.array(TOY_X)                       # [n=3, d=2]
+q = k = v = toy_x
+
+raw_scores = q @ k.T                          # QKᵀ: [n, n]
+scores = raw_scores / np.sqrt(q.shape[-1])    # S = QKᵀ / √d_k: [n, n]
+weights = softmax(scores, axis=-1)            # A = softmax(S): [n, n]
+result = weights @ v                          # Y = AV: [n, d]
+
+print("oceny przed skalowaniem:\n", raw_scores)
+print("oceny po skalowaniu:\n", scores)
+print("wagi po softmax:\n", weights)
+print("suma każdego wiersza wag:", weights.sum(axis=-1))
+print("wektory wynikowe:\n", result)
+
+# %% [markdown]
+# <details class="example">
+# <summary>Ten sam krok w PyTorch (odniesienie, nie jest uruchamiany)</summary>
+#
+# ```python
+# import math
+# import torch
+#
+# toy_x = torch.tensor([
+#     [1.0, 0.0],
+#     [0.0, 1.0],
+#     [1.0, 1.0],
+# ])                                            # [n=3, d=2]
+#
+# q = k = v = toy_x
+#
+# raw_scores = q @ k.T                         # [3, 3]
+# scores = raw_scores / math.sqrt(q.shape[-1]) # [3, 3]
+# weights = torch.softmax(scores, dim=-1)      # [3, 3]
+# result = weights @ v                         # [3, 2]
+#
+# torch.set_printoptions(precision=3, sci_mode=False)
+# print("oceny przed skalowaniem:\n", raw_scores)
+# print("oceny po skalowaniu:\n", scores)
+# print("wagi po softmax:\n", weights)
+# print("suma każdego wiersza wag:", weights.sum(dim=-1))
+# print("wektory wynikowe:\n", result)
+# ```
+#
+# </details>
+#
+# Jak czytać wynik? Wiersz `weights[1]` zawiera trzy wagi użyte do obliczenia `result[1]`.
+# Pierwsza mnoży cały wektor `v[0]`, druga cały wektor `v[1]`, a trzecia cały wektor `v[2]`.
+# Wektory $V$ mają tu po dwie składowe, więc `result[1]` również ma dwie. W tej wersji nie ma
+# jeszcze maski przyczynowej, dlatego pozycja 1 korzysta także z późniejszej pozycji 2.
+#
+# ### Ćwiczenia
+#
+# 1. Policz ręcznie wartość `scores[0, 2]`. Nie zapomnij o podzieleniu iloczynu skalarnego
+#    przez $\sqrt{d_k}$.
+# 2. Odczytaj `weights[1]` i zapisz `result[1]` jako sumę trzech ważonych wektorów $V$.
+# 3. Porównaj `weights[0]` z wynikiem `softmax(raw_scores[0])`. Czy skalowanie zmieniło sumę
+#    wag, czy ich proporcje?
+# 4. Zmień trzeci wektor na `EXERCISE_4_THIRD_ROW` i powtórz obliczenia. Jak zmieniły się
+#    wagi przypisane trzeciej pozycji w dwóch pierwszych wierszach?
+# 5. Sprawdź asercją, że każdy wiersz macierzy `weights` sumuje się do 1.
+#
+# Rozwiązania są schowane w zwijanych ramkach — zajrzyj do nich dopiero po własnej próbie.
+
+# %% [markdown] tags=["solution"] exercise=1
+# Dla `scores[0, 2]` porównujemy zapytanie `q[0]` z kluczem `k[2]`: mnożymy ich współrzędne
+# parami, sumujemy i dzielimy przez $\sqrt{d_k}$. Wynik nadal nie jest wagą i nie musi leżeć
+# między 0 a 1 — waga powstaje dopiero wtedy, gdy softmax obejmie cały wiersz ocen.
+
+# %% tags=["solution"] exercise=1
+d_toy = q.shape[-1]                      # d_k w tym przykładzie
+dot_02 = q[0] @ k[2]                     # iloczyn skalarny q_0 · k_2
+scaled_02 = dot_02 / np.sqrt(d_toy)
+terms = " + ".join(f"{a:g}·{b:g}" for a, b in zip(q[0], k[2]))
+print("q[0] =", q[0], "  k[2] =", k[2])
+print(f"q[0]·k[2] = {terms} = {dot_02:g}")
+print(f"scores[0, 2] = {dot_02:g} / √{d_toy} ≈ {scaled_02:.3f}")
+
+np.testing.assert_allclose(scores[0, 2], scaled_02, rtol=1e-15)
+
+# %% [markdown] tags=["solution"] exercise=2
+# Wynik dla pozycji 1 to suma wektorów wartości pomnożonych przez wagi z wiersza 1:
+# $y_1 = A[1, 0]\, v_0 + A[1, 1]\, v_1 + A[1, 2]\, v_2$. Komórka poniżej wypisuje każdy
+# składnik osobno i sprawdza, że ich suma to `result[1]`.
+
+# %% tags=["solution"] exercise=2
+parts = weights[1][:, None] * v          # [n, d]: wiersz j to A[1, j]·v_j
+print("weights[1] =", weights[1])
+for j in range(len(v)):
+    print(f"A[1, {j}]·v[{j}] = {weights[1, j]:.3f}·{v[j]} = {parts[j]}")
+print("suma składników:", parts.sum(axis=0), "  result[1]:", result[1])
+
+np.testing.assert_allclose(parts.sum(axis=0), result[1], rtol=1e-12)
+
+# %% [markdown] tags=["solution"] exercise=3
+# Suma się nie zmieniła: softmax zawsze zwraca wiersz o sumie 1, ze skalowaniem czy bez.
+# Zmieniły się proporcje. Dzielenie przez $\sqrt{d_k} > 1$ zmniejsza różnice między ocenami,
+# więc wagi po skalowaniu są bardziej wyrównane — największa z nich jest mniejsza niż bez
+# skalowania (ostatnia linijka komórki sprawdza to asercją).
+
+# %% tags=["solution"] exercise=3
+unscaled_0 = softmax(raw_scores[0])
+print("ze skalowaniem: ", weights[0], " suma:", weights[0].sum())
+print("bez skalowania: ", unscaled_0, " suma:", unscaled_0.sum())
+
+sums = [weights[0].sum(), unscaled_0.sum()]
+np.testing.assert_allclose(sums, [1.0, 1.0], rtol=1e-12)  # suma bez zmian
+assert weights[0].max() < unscaled_0.max()     # skalowanie wyrównało wagi
+
+# %% [markdown] tags=["solution"] exercise=4
+# Nowy trzeci wektor wskazuje w przeciwną stronę niż dwa pierwsze, więc iloczyny skalarne
+# $q_0 \cdot k_2$ i $q_1 \cdot k_2$ stają się ujemne. Oceny trzeciej pozycji w dwóch
+# pierwszych wierszach spadają, a razem z nimi jej wagi — resztę wagi przejmują pozostałe
+# pozycje, bo wiersz nadal sumuje się do 1.
+
+# %% tags=["solution"] exercise=4
+x_changed = toy_x.copy()
+x_changed[2] = EXERCISE_4_THIRD_ROW      # [n, d] z nowym trzecim wektorem
+scores_changed = x_changed @ x_changed.T / np.sqrt(d_toy)   # [n, n]
+weights_changed = softmax(scores_changed, axis=-1)          # [n, n]
+
+print("nowy trzeci wektor:", x_changed[2])
+print("q_0·k_2 i q_1·k_2 teraz:", x_changed[:2] @ x_changed[2])
+print("waga pozycji 2 w wierszach 0 i 1, przed:", weights[:2, 2])
+print("waga pozycji 2 w wierszach 0 i 1, po:   ", weights_changed[:2, 2])
+
+assert np.all(x_changed[:2] @ x_changed[2] < 0)
+assert np.all(weights_changed[:2, 2] < weights[:2, 2])
+
+# %% [markdown] tags=["solution"] exercise=5
+# Porównujemy sumy wierszy z jedynkami z jawnie podaną tolerancją. Dokładnej równości nie
+# wymagamy: w arytmetyce zmiennoprzecinkowej suma może odbiegać od 1 o błąd zaokrągleń.
+# Komórka wypisuje, jak duże jest to odchylenie w naszym przykładzie.
+
+# %% tags=["solution"] exercise=5
+row_sums = weights.sum(axis=-1)                       # [n]
+np.testing.assert_allclose(row_sums, 1.0, rtol=0, atol=1e-12)
+print("sumy wierszy:", row_sums)
+print("największe odchylenie od 1:", np.abs(row_sums - 1).max())
+
+# %% [markdown]
+# ## Krok 4. Maska przyczynowa: bez podglądania późniejszych tokenów
+#
+# W modelu, który generuje tekst, reprezentacja pozycji $i$ może korzystać z tokenu na tej
+# pozycji i z tokenów wcześniejszych. Nie może korzystać z tokenów na pozycjach $j > i$, bo
+# przy przewidywaniu następnego tokenu nie byłyby one jeszcze znane. Ma to znaczenie także
+# podczas uczenia: choć wiele pozycji sekwencji przetwarzamy naraz, obliczenie dla każdej
+# z nich musi przestrzegać tej samej zasady.
+#
+# Maskę nakładamy na macierz `scores` przed softmaksem: oceny odpowiadające pozycjom
+# z przyszłości zastępujemy przez $-\infty$. Po softmaksie ich wagi wynoszą 0, a wagi
+# dozwolonych pozycji nadal sumują się do 1. Dzięki temu w wierszu $i$ biorą udział tylko
+# kolumny $j \le i$.
+#
+# Przykład: dla pozycji $i = 1$ można użyć wartości $v_0$ i $v_1$, ale nie $v_2$. Dla pozycji
+# $i = 0$ jedyną dozwoloną wartością jest $v_0$, więc jej waga wyniesie 1.
+
+# %%
+# Kontynuacja poprzedniego przykładu: korzystamy z q, v i scores.
+n_toy = q.shape[0]
+
+# True oznacza tutaj pozycję z przyszłości (j > i), którą blokujemy.
+future = np.triu(np.ones((n_toy, n_toy), dtype=bool), k=1)  # [n, n]
+
+masked_scores = np.where(future, -np.inf, scores)  # [n, n]
+causal_weights = softmax(masked_scores, axis=-1)   # [n, n]
+causal_context = causal_weights @ v                # [n, d]
+
+print("pozycje zablokowane przez maskę:\n", future)
+print("oceny po nałożeniu maski:\n", masked_scores)
+print("wagi z maską przyczynową:\n", causal_weights)
+print("wynik uwagi:\n", causal_context)
+
+row_sums = causal_weights.sum(axis=-1)
+np.testing.assert_allclose(row_sums, 1.0, rtol=0, atol=1e-12)  # wiersze: 1
+assert np.all(causal_weights[future] == 0)   # przyszłość: waga równa 0
+
+# %% [markdown]
+# <details class="example">
+# <summary>Ten sam krok w PyTorch (odniesienie, nie jest uruchamiany)</summary>
+#
+# ```python
+# # Kontynuacja poprzedniego przykładu: korzystamy z q, v i scores.
+# n = q.shape[0]
+#
+# # True oznacza tutaj pozycję przyszłą, którą chcemy zablokować.
+# future = torch.triu(
+#     torch.ones(n, n, dtype=torch.bool),
+#     diagonal=1,
+# )
+#
+# masked_scores = scores.masked_fill(future, float("-inf"))
+# causal_weights = torch.softmax(masked_scores, dim=-1)
+# causal_context = causal_weights @ v
+#
+# print("pozycje zablokowane przez maskę:\n", future)
+# print("wyniki po nałożeniu maski:\n", masked_scores)
+# print("wagi causal:\n", causal_weights)
+# print("wynik attention:\n", causal_context)
+#
+# assert torch.allclose(causal_weights.sum(dim=-1), torch.ones(n))
+# assert torch.all(causal_weights[future] == 0)
+# ```
+#
+# </details>
+#
+# `np.triu(..., k=1)` zostawia wartości `True` tylko nad główną przekątną, czyli tam, gdzie
+# $j > i$; w macierzy `future` oznaczają one pozycje do zablokowania. `np.where` wstawia
+# w tych miejscach $-\infty$ zamiast oceny (w PyTorch robi to `masked_fill`). Ponieważ
+# $\exp(-\infty) = 0$, po softmaksie te pozycje mają wagę 0, a pozostałe wagi w wierszu
+# sumują się do 1. Maska decyduje więc, z których pozycji wolno korzystać, a softmax rozdziela
+# wagę między pozycje dozwolone.
+#
+# Obie macierze wag najłatwiej porównać na mapach ciepła. Wiersz $i$ to pozycja, dla której
+# liczymy wynik, kolumna $j$ — pozycja, z której pobieramy informację; pola zablokowane przez
+# maskę są zakreskowane.
+
+# %%
+from IPython.display import display
+
+
+def polish(value, _position=None) -> str:
+    """Liczba z przecinkiem dziesiętnym, jak w polskim tekście."""
+    return f"{value:.2f}".replace(".", ",")
+
+
+def plot_weights(ax, w: np.ndarray, title: str, blocked=None):
+    """Mapa wag [n, n]: wiersz i liczy wynik, kolumna j jest czytana."""
+    blocked = np.zeros(w.shape, dtype=bool) if blocked is None else blocked
+    image = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=1.0)
+    for i, j in np.ndindex(*w.shape):
+        if blocked[i, j]:                # pole zablokowane: szare, kreskowane
+            ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1,
+                                       facecolor="0.85", edgecolor="0.55",
+                                       hatch="///", linewidth=0))
+        dark = w[i, j] < 0.6 and not blocked[i, j]
+        ax.text(j, i, polish(w[i, j]), ha="center", va="center",
+                color="white" if dark else "black")
+    ax.set_xticks(range(w.shape[1]))
+    ax.set_yticks(range(w.shape[0]))
+    ax.set_xlabel("j — pozycja, z której pobieramy informację")
+    ax.set_ylabel("i — pozycja, dla której liczymy wynik")
+    ax.set_title(title)
+    return image
+
+
+fig, axes = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
+plot_weights(axes[0], weights, "Przed nałożeniem maski")
+image = plot_weights(axes[1], causal_weights,
+                     "Po nałożeniu maski przyczynowej", blocked=future)
+fig.colorbar(image, ax=axes, shrink=0.8, label="waga A[i, j]",
+             format=plt.FuncFormatter(polish))
+alt = (  # opis rysunku dla czytników ekranu
+    "Dwie mapy ciepła wag uwagi dla trzech pozycji. Wiersz i to pozycja, "
+    "dla której liczymy wynik, kolumna j to pozycja, z której pobieramy "
+    "informację; w każdym polu wypisana jest waga. Po lewej wagi bez maski:"
+    " każda pozycja czyta ze wszystkich trzech. Po prawej wagi z maską "
+    "przyczynową: pola nad przekątną (j > i) są zakreskowane na szaro i "
+    "mają wagę zero, a pozycja 0 całą wagę przypisuje samej sobie."
+)
+display(fig, metadata={"alt": alt})
+plt.close(fig)
+
+# %% [markdown]
+# ## Krok 5. Wykryj przeciek przyszłości
+#
+# Porównaj dwie sekwencje, które mają ten sam pierwszy wektor, ale różne wektory dalej.
+# Z maską wynik dla pozycji 0 powinien być w obu przypadkach taki sam. Bez maski może się
+# zmienić, bo pierwszy wektor zostanie wtedy połączony także z informacją z późniejszych
+# pozycji.
+
+# %%
+def attention_output(x: np.ndarray, causal: bool) -> np.ndarray:
+    """Uwaga dla Q = K = V = x: [n, d] -> [n, d]; causal blokuje j > i."""
+    scores = x @ x.T / np.sqrt(x.shape[-1])                 # [n, n]
+
+    if causal:
+        n = x.shape[0]
+        future = np.triu(np.ones((n, n), dtype=bool), k=1)  # [n, n]
+        scores = np.where(future, -np.inf, scores)
+
+    weights = softmax(scores, axis=-1)                      # [n, n]
+    return weights @ x                                      # [n, d]
+
+
+a, b = LEAK_A, LEAK_B                    # [n, d]; ten sam pierwszy wektor
+assert np.array_equal(a[0], b[0])
+
+causal_a = attention_output(a, causal=True)[0]
+causal_b = attention_output(b, causal=True)[0]
+unmasked_a = attention_output(a, causal=False)[0]
+unmasked_b = attention_output(b, causal=False)[0]
+
+print("z maską:  ", causal_a, causal_b)
+print("bez maski:", unmasked_a, unmasked_b)
+
+# Z maską przyszłość niczego nie zmienia, a pozycja 0 widzi tylko siebie:
+np.testing.assert_allclose(causal_a, causal_b, rtol=0, atol=1e-12)
+np.testing.assert_allclose(causal_a, a[0], rtol=0, atol=1e-12)
+# Bez maski wynik pozycji 0 zależy od późniejszych wektorów: przeciek.
+assert np.abs(unmasked_a - unmasked_b).max() > 1e-3
+
+# %% [markdown]
+# <details class="example">
+# <summary>Ten sam krok w PyTorch (odniesienie, nie jest uruchamiany)</summary>
+#
+# ```python
+# def attention_output(x: torch.Tensor, causal: bool) -> torch.Tensor:
+#     scores = x @ x.T / math.sqrt(x.shape[-1])
+#
+#     if causal:
+#         n = x.shape[0]
+#         future = torch.triu(
+#             torch.ones(n, n, dtype=torch.bool, device=x.device),
+#             diagonal=1,
+#         )
+#         scores = scores.masked_fill(future, float("-inf"))
+#
+#     weights = torch.softmax(scores, dim=-1)
+#     return weights @ x
+#
+#
+# a = torch.tensor([[1., 0.], [0., 1.], [1., 1.]])
+# b = torch.tensor([[1., 0.], [8., 8.], [-7., 2.]])
+#
+# causal_a = attention_output(a, causal=True)[0]
+# causal_b = attention_output(b, causal=True)[0]
+# unmasked_a = attention_output(a, causal=False)[0]
+# unmasked_b = attention_output(b, causal=False)[0]
+#
+# print("z maską:", causal_a, causal_b)
+# print("bez maski:", unmasked_a, unmasked_b)
+#
+# assert torch.allclose(causal_a, causal_b)
+# assert not torch.allclose(unmasked_a, unmasked_b)
+# ```
+#
+# </details>
+#
+# Z maską wynik dla pozycji 0 jest zawsze równy pierwszemu wektorowi sekwencji: pierwsza
+# pozycja może korzystać tylko z własnej wartości, która dostaje całą wagę (sprawdza to druga
+# asercja). Bez maski jej wynik zależy także od wektorów na pozycjach 1 i 2 — i właśnie ta
+# zależność zdradza przeciek informacji z przyszłości.
+#
+# ## Co pokazują wagi uwagi, a czego nie wyjaśniają?
+#
+# Mapa wag pozwala sprawdzić, jaki udział w wyniku dla pozycji $i$ mają wektory $V$
+# z poszczególnych pozycji $j$. Przydaje się więc do obejrzenia, jak działa konkretna głowa
+# uwagi w konkretnej warstwie. Wysoka waga nie oznacza jednak automatycznie, że odpowiadający
+# jej token miał największy wpływ na końcową odpowiedź modelu.
+#
+# Waga mówi, jak mocno mnożymy wektor $v_j$, ale nie mówi, co ten wektor zawiera. Dalszy wynik
+# zależy również od innych pozycji, głów i warstw oraz od kolejnych przekształceń. Same
+# wektory $V$ są obliczane dla bieżącego wejścia za pomocą uczonej macierzy projekcji $W_V$.
+#
+# Prosty przykład: wkład pozycji $j$ do wyniku pozycji $i$ to wektor $A[i, j]\, v_j$, a jego
+# długość wynosi $A[i, j]\, \lVert v_j \rVert$. Pozycja może więc dostać największą wagę
+# w wierszu, a mimo to wnieść niewiele, jeśli jej wektor $v_j$ jest bliski zeru. Sama waga nie
+# wystarcza do oceny, ile informacji przekazano — a tym bardziej do wyjaśnienia końcowej
+# predykcji całego modelu.
+#
+# Nie wyciągaj z pojedynczej mapy ciepła wniosku: „model przypisał temu słowu wysoką wagę, więc
+# to ono spowodowało odpowiedź”. Mapa pokazuje wagi na jednym etapie obliczeń. Żeby sprawdzić
+# wpływ tokenu na predykcję, potrzeba dodatkowej analizy, na przykład porównania wyników po
+# kontrolowanej zmianie wejścia — tak jak w eksperymencie z przeciekiem, gdzie zmienialiśmy
+# późniejsze wektory i patrzyliśmy, czy wynik pozycji 0 się zmieni.
+#
+# <div class="admonition tip">
+# <p class="admonition-title">Praca z AI</p>
+#
+# Możesz poprosić asystenta AI o kod rysujący mapy ciepła wag przed nałożeniem maski i po jej
+# nałożeniu — takie jak w kroku 4. Podpisy osi sprawdź jednak sam: wiersz $i$ oznacza
+# pozycję, dla której liczymy wynik, a kolumna $j$ — pozycję, z której pobieramy informację.
+#
+# **Ćwiczenie 6.** Wskaż pola wyzerowane przez maskę i wyjaśnij, dlaczego w naszej
+# implementacji to wiersze, a nie kolumny, sumują się do 1.
+#
+# </div>
+
+# %% [markdown] tags=["solution"] exercise=6
+# Maska zeruje pola nad przekątną, czyli te, w których $j > i$ — na mapie po prawej są
+# zakreskowane. Wiersze sumują się do 1, bo softmax liczymy osobno dla każdego wiersza
+# (`axis=-1`): wiersz $i$ rozdziela całą „uwagę” pozycji $i$ między pozycje, z których wolno
+# jej czytać. Kolumna $j$ mówi natomiast, jak mocno z pozycji $j$ korzystają różne pozycje,
+# i nic nie wymusza, żeby te liczby sumowały się do 1. Komórka poniżej wypisuje jedne i drugie
+# sumy.
+
+# %% tags=["solution"] exercise=6
+blocked_cells = [(int(i), int(j)) for i, j in np.argwhere(future)]
+print("pola wyzerowane przez maskę (i, j):", blocked_cells)
+print("sumy wierszy:  ", causal_weights.sum(axis=1))
+print("sumy kolumn:   ", causal_weights.sum(axis=0))
+
+assert not np.allclose(causal_weights.sum(axis=0), 1.0)
+
+# %% [markdown]
+# ## Krok 6. Rezultat pracy
+#
+# Po tym laboratorium masz w notatniku cały tor obliczeń jednej głowy uwagi:
+#
+# - tabelę embeddingów $E$, z której ID tokenów wybierają wiersze, i tabelę pozycji
+#   $E_\text{pos}$, dzięki której powtórzony token dostaje różne reprezentacje $H = X + P$;
+# - projekcje $Q = HW_Q$, $K = HW_K$, $V = HW_V$ z wypisanymi kształtami;
+# - *scaled dot-product attention* policzony krok po kroku: oceny, skalowanie przez
+#   $\sqrt{d_k}$, softmax w wierszach i ważoną sumę wektorów $V$;
+# - maskę przyczynową z asercjami: wiersze sumują się do 1, a pola z przyszłości mają wagę 0;
+# - eksperyment, który wykrywa przeciek informacji z przyszłości, i mapy ciepła wag przed
+#   maską i po niej.
+#
+# Na koniec jeszcze jedna kontrola. Pozostałe strony tego serwisu liczą uwagę biblioteką
+# `attn_core`; ostatnia komórka sprawdza, że ręcznie napisany kod z tego notatnika daje
+# dokładnie te same macierze, więc laboratorium i reszta serwisu nie mogą się rozjechać.
+
+# %% tags=["repo-only"]
+from attn_core import (attention_matrix_bytes, embedding_lookup, future_mask,
+                       learned_positions, scaled_dot_product_attention)
+
+
+def library_attention(x, causal=False):
+    """Q = K = V = x w attn_core; maska jako macierz bool (True = blokada)."""
+    mask = future_mask(len(x)) if causal else None
+    return scaled_dot_product_attention(x, x, x, mask=mask)
+
+
+toy, toy_causal = library_attention(TOY_X), library_attention(TOY_X, True)
+checks = {  # nazwa: (wynik z tego notatnika, wynik attn_core)
+    "embeddingi X": (x[0], embedding_lookup(E, INPUT_IDS)),
+    "pozycje P": (position_vectors[0], learned_positions(E_pos, n)),
+    "oceny QKᵀ": (raw_scores, toy.scores),
+    "oceny po skalowaniu": (scores, toy.scaled),
+    "wagi": (weights, toy.weights),
+    "wynik": (result, toy.output),
+    "maska": (future, future_mask(len(TOY_X))),
+    "wagi z maską": (causal_weights, toy_causal.weights),
+    "wynik z maską": (causal_context, toy_causal.output),
+    "przeciek, A z maską": (causal_a, library_attention(a, True).output[0]),
+    "przeciek, B z maską": (causal_b, library_attention(b, True).output[0]),
+    "przeciek, A bez maski": (unmasked_a, library_attention(a).output[0]),
+    "przeciek, B bez maski": (unmasked_b, library_attention(b).output[0]),
+    "bajty macierzy n × n": (
+        size_bytes, attention_matrix_bytes(n_long, FLOAT32_BYTES)),
+}
+for name, (ours, library) in checks.items():
+    np.testing.assert_allclose(ours, library, rtol=1e-12, atol=1e-15,
+                               err_msg=name)
+    print(f"{name}: zgodne")

@@ -1,0 +1,394 @@
+"""The attention explorer on /llm/anatomia/#uwaga: presets, maths, mask, editing, safety, keyboard.
+
+The first tests read figures_src/explorer.py and the built page. The browser tests drive the
+Debian Chromium at /usr/bin/chromium with playwright (never `playwright install`): a fresh
+strict build is served by http.server on 127.0.0.1, and every request to any other host is
+aborted and fails the test, so the page is checked to work offline. The weights the page
+computes are compared with attn_core.scaled_dot_product_attention.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import json
+import re
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+from attn_core import future_mask, scaled_dot_product_attention, tiny_decoder
+from figures_src import explorer
+from figures_src._numfmt import fmt_dec, fmt_pct, fmt_vec
+from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
+from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
+from helpers import copy_project, mkdocs_build
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+PAGE = "llm/anatomia/index.html"
+TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
+XSS = "<img src=x onerror=window.__xss=1>"
+
+
+# --- the presets, in Python ---------------------------------------------------------------
+
+def by_id(pid: str) -> dict:
+    return next(p for p in explorer.presets() if p["id"] == pid)
+
+
+def preset_x(p: dict) -> np.ndarray:
+    return np.array([p["vocab"][i]["embedding"] for i in p["sentence"]])
+
+
+def test_presets_come_from_the_shared_inputs():
+    worked = by_id("krok-po-kroku")
+    assert [w["token"] for w in worked["vocab"]] == VOCAB
+    assert worked["sentence"] == list(SENTENCE_IDS)
+    np.testing.assert_array_equal(np.array([w["embedding"] for w in worked["vocab"]]), W_VOCAB.T)
+    for key, w in (("w_q", W_Q), ("w_k", W_K), ("w_v", W_V)):
+        np.testing.assert_array_equal(np.array(worked[key]), w)
+    assert worked["causal"] and worked["scale"] and worked["temperature"] == 1.0
+    for pid, x in (("lab3-toy", TOY_X), ("lab3-leak-a", LEAK_A), ("lab3-leak-b", LEAK_B)):
+        np.testing.assert_array_equal(preset_x(by_id(pid)), x)
+    assert by_id("lab3-toy")["causal"] is False  # the lab's first exercise has no mask
+    explorer.check_presets(explorer.presets())
+
+
+def test_starting_preset_matches_the_worked_example():
+    trace = tiny_decoder(SENTENCE_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=True)
+    att = explorer.preset_attention(by_id("krok-po-kroku"))
+    np.testing.assert_allclose(att.weights, trace.attention.weights, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(att.output, trace.attention.output, rtol=0, atol=1e-15)
+
+
+def test_check_presets_rejects_an_embedding_out_of_range():
+    bad = dict(by_id("lab3-toy"), vocab=[{"token": "x", "embedding": [99.0, 0.0]}], sentence=[0])
+    with pytest.raises(ValueError, match="outside the range"):
+        explorer.check_presets([bad])
+
+
+# --- the built page -----------------------------------------------------------------------
+
+def test_page_embeds_the_presets_and_loads_only_local_files(built_site):
+    site = built_site
+    soup = BeautifulSoup((site / PAGE).read_text(encoding="utf-8"), "html.parser")
+    heading = soup.find(id="uwaga")
+    assert heading is not None and heading.name == "h2" and heading.get_text().startswith("Uwaga")
+    code = soup.find("script", id="explorer-presets").string.strip()
+    prefix = "window.attentionExplorerData = "
+    assert code.startswith(prefix) and code.endswith(";")
+    embedded = json.loads(code[len(prefix):-1])
+    assert embedded == json.loads(json.dumps({"presets": list(explorer.presets()),
+                                              "limits": explorer.LIMITS}))
+    assert soup.select_one("[data-attention-explorer]") is not None
+    assert "JavaScript" in soup.find("noscript").get_text()
+    page_dir = (site / PAGE).parent
+    local = [s["src"] for s in soup.find_all("script", src=True)]
+    local += [link["href"] for link in soup.find_all("link", rel="stylesheet")]
+    assert "../../javascripts/explorer.js" in local and "../../stylesheets/explorer.css" in local
+    for ref in local:
+        assert not urlsplit(ref).scheme and not ref.startswith("//"), f"remote asset {ref}"
+        assert (page_dir / urlsplit(ref).path).resolve().is_file(), f"missing asset {ref}"
+    script = (site / "javascripts/explorer.js").read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
+                 "http://", "https://", "fetch(", "XMLHttpRequest", "import("):
+        if sink == "http://":  # the SVG namespace is a name, not a request
+            assert script.count(sink) == script.count("http://www.w3.org/2000/svg"), sink
+        else:
+            assert sink not in script, f"explorer.js uses {sink}"
+
+
+# --- the browser --------------------------------------------------------------------------
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest's output clean
+        pass
+
+
+@contextlib.contextmanager
+def serving(directory: Path, port: int = 0):
+    """Serve `directory` over HTTP on 127.0.0.1; yields the base URL (no trailing slash)."""
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(directory)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    """The fresh build, served on a free port of 127.0.0.1."""
+    with serving(built_site) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium; CI does): "
+                    "the explorer's browser tests need a real browser")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@contextlib.contextmanager
+def offline_page(browser, base: str):
+    """A new page that may load only from `base`; leaving it, page errors and console errors
+    or warnings fail the test when the block ends."""
+    context = browser.new_context(service_workers="block")
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith(base + "/"):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    pg = context.new_page()
+    pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}")
+          if m.type in ("error", "warning") else None)
+    try:
+        yield pg
+    finally:
+        context.close()
+    assert not outside, f"the page tried to leave 127.0.0.1: {outside}"
+    assert not errors, "\n".join(errors)
+
+
+READY = "() => window.attentionExplorer && document.querySelector('[data-weights]')"
+
+
+@pytest.fixture
+def page(browser, server):
+    """The explorer page, offline (see offline_page), ready to use."""
+    with offline_page(browser, server) as pg:
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        yield pg
+
+
+def state(pg) -> dict:
+    return pg.evaluate("() => window.attentionExplorer.state()")
+
+
+def heatmap_weights(pg) -> np.ndarray:
+    return np.array(json.loads(pg.get_attribute("[data-weights]", "data-weights")))
+
+
+def expected(st: dict):
+    """attn_core on the page's own inputs (embeddings, W matrices, mask, scale, T)."""
+    x = np.array(st["embeddings"])                                   # (T, d)
+    q, k, v = x @ np.array(st["w_q"]), x @ np.array(st["w_k"]), x @ np.array(st["w_v"])
+    d_k = q.shape[-1]
+    scale = (1 / np.sqrt(d_k) if st["use_scale"] else 1.0) / st["temperature"]
+    mask = future_mask(len(x)) if st["causal"] else None
+    return scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
+
+
+def assert_matches_attn_core(pg) -> dict:
+    st = state(pg)
+    ref = expected(st)
+    weights = np.array(st["weights"])
+    assert np.max(np.abs(weights - ref.weights)) < TOL
+    assert np.max(np.abs(np.array(st["output"]) - ref.output)) < TOL
+    assert np.max(np.abs(np.array(st["scores"]) - ref.scores)) < TOL
+    assert st["scale"] == pytest.approx(ref.scale, rel=1e-15)
+    np.testing.assert_array_equal(heatmap_weights(pg), weights)
+    return st
+
+
+def test_weights_match_attn_core_for_every_preset(page):
+    chooser = page.get_by_label("Przykład startowy")
+    for index, preset in enumerate(explorer.presets()):
+        chooser.select_option(str(index))
+        st = assert_matches_attn_core(page)
+        assert st["preset"] == preset["id"]
+        np.testing.assert_array_equal(np.array(st["embeddings"]), preset_x(preset))
+        assert st["causal"] == preset["causal"] and st["query"] == preset["query"]
+    # the same with the 1/sqrt(d_k) scale off and with a temperature
+    chooser.select_option("0")
+    page.get_by_label("Dziel oceny przez").uncheck()
+    assert state(page)["use_scale"] is False
+    assert_matches_attn_core(page)
+    page.get_by_label("Temperatura T (liczba)").fill("0.3")
+    assert state(page)["temperature"] == 0.3
+    assert_matches_attn_core(page)
+    page.get_by_label("Dziel oceny przez").check()
+    page.get_by_label("Temperatura T (liczba)").fill("2.5")
+    st = assert_matches_attn_core(page)
+    assert st["use_scale"] and st["temperature"] == 2.5
+
+
+def test_mask_blocks_future_cells_and_rows_still_sum_to_one(page):
+    mask_box = page.get_by_label("Maska przyczynowa")
+    n = len(state(page)["tokens"])
+    future = future_mask(n)
+    for causal in (True, False, True):
+        mask_box.set_checked(causal)
+        st = assert_matches_attn_core(page)
+        w = np.array(st["weights"])
+        assert st["causal"] is causal
+        assert np.array_equal(np.array(st["blocked"]), future & causal)
+        if causal:
+            assert np.all(w[future] == 0.0)            # exactly 0, not just small
+        else:
+            assert np.all(w[future] > 0)
+        assert np.max(np.abs(w.sum(axis=1) - 1)) < 1e-12
+        blocked_cells = page.locator("[data-weights] [data-blocked=true]").count()
+        assert blocked_cells == (int(future.sum()) if causal else 0)
+
+
+def test_editing_an_embedding_changes_the_heatmap(page):
+    before = heatmap_weights(page)
+    page.get_by_label("Token cat: wymiar 2").fill("0.7")
+    st = assert_matches_attn_core(page)
+    assert st["embeddings"][0] == [1.0, 0.7]
+    after = heatmap_weights(page)
+    assert not np.allclose(before, after)
+    # keyboard on the plane: the focused point moves by one step per arrow key
+    point = page.locator('[data-word="2"]')  # "mouse"
+    point.focus()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Shift+ArrowRight")
+    st = assert_matches_attn_core(page)
+    assert st["embeddings"][2] == [1.3, 0.1]
+    assert page.evaluate("() => document.activeElement.getAttribute('data-word')") == "2"
+    # dragging the point with the mouse moves it too
+    box = page.locator('[data-word="1"] circle').bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(cx, cy)
+    page.mouse.down()
+    page.mouse.move(cx + 40, cy + 30, steps=4)
+    page.mouse.up()
+    st = assert_matches_attn_core(page)
+    dragged = st["embeddings"][1]
+    assert dragged[0] > 0.2 and dragged[1] < 1.0
+
+
+def test_typed_token_is_text_not_html(page):
+    page.get_by_label("Nowe słowo").fill(XSS)
+    page.get_by_role("button", name="Dodaj słowo do słownika i zdania").click()
+    page.get_by_label("Nazwa tokenu 0 w słowniku").fill(XSS)
+    page.wait_for_timeout(300)  # time for an injected <img> to fail loading and fire onerror
+    assert page.evaluate("() => window.__xss") is None
+    assert page.locator("img[src=x], [onerror]").count() == 0
+    assert page.locator(".attn-x img").count() == 0
+    st = assert_matches_attn_core(page)
+    assert st["tokens"] == [XSS, "chases", "mouse", XSS]
+    labels = page.locator("[data-weights] title").all_text_contents()
+    assert XSS in labels
+    assert XSS in page.locator(".attn-x__numbers").inner_text()
+
+
+def test_controls_are_labelled_and_reachable_by_keyboard(page):
+    unlabelled = page.evaluate("""() => [...document.querySelectorAll(
+        '.attn-x input, .attn-x select, .attn-x button')].filter(c =>
+        !(c.labels && c.labels.length) && !c.getAttribute('aria-label') &&
+        !c.getAttribute('aria-labelledby') && !c.textContent.trim()).map(c => c.outerHTML)""")
+    assert unlabelled == []
+    page.evaluate("() => document.querySelector('#uwaga a').focus()")
+    reached = []
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("""() => {
+            const e = document.activeElement;
+            if (!e.closest('.attn-x')) return null;
+            return e.getAttribute('data-word') !== null ? 'point' : (e.type || e.tagName);
+        }"""))
+    kinds = set(reached) - {None}
+    assert {"select-one", "checkbox", "range", "number", "text", "button", "point"} <= kinds
+    # Space toggles the focused mask checkbox; Enter in "Nowe słowo" adds the word
+    mask_box = page.get_by_label("Maska przyczynowa")
+    mask_box.focus()
+    page.keyboard.press("Space")
+    assert state(page)["causal"] is False
+    page.get_by_label("Nowe słowo").focus()
+    page.keyboard.type("pies")
+    page.keyboard.press("Enter")
+    assert state(page)["tokens"][-1] == "pies"
+    # the query can be changed from the keyboard
+    query = page.get_by_label("Zapytanie (token, który patrzy)")
+    query.focus()
+    page.keyboard.press("Home")
+    assert state(page)["query"] == 0
+
+
+SAMPLES = [0.0, -0.0, 0.125, 2.675, 1.005, 0.045, -0.005, -0.004, 0.35, 0.6443, 0.5, 1.5, 2.5,
+           -2.5, 1e-7, 5e-324, 0.1 + 0.2, 1 / 3, 2 / 3, 0.39540796003687273, 9.995, -9.995,
+           99999.995, 12345.5, 1234.5, 123456.789, -1234567.891, 1e21, 0.9999, -0.99995]
+
+
+def test_number_format_mirrors_python(page):
+    got = page.evaluate(
+        "(xs) => xs.map(x => [0, 1, 2, 3, 4].map(n => window.attentionExplorer.fmtDec(x, n)))",
+        SAMPLES)
+    want = [[fmt_dec(x, n) for n in range(5)] for x in SAMPLES]
+    assert got == want
+    pct = page.evaluate("(xs) => xs.map(x => window.attentionExplorer.fmtPct(x, 1))", SAMPLES)
+    assert pct == [fmt_pct(x, 1) for x in SAMPLES]
+    inf = page.evaluate("() => [window.attentionExplorer.fmtDec(-Infinity, 2, true),"
+                        " window.attentionExplorer.fmtVec([0.125, -Infinity, -0.001])]")
+    assert inf == [fmt_dec(-np.inf, 2, allow_inf=True), fmt_vec([0.125, -np.inf, -0.001])]
+    with pytest.raises(Exception, match="NaN"):
+        page.evaluate("() => window.attentionExplorer.fmtDec(NaN)")
+    # the numbers drawn in the heatmap are the page's weights in the site's format
+    st = state(page)
+    cells = page.locator("[data-weights] .attn-x__cellnum").all_text_contents()
+    shown = [fmt_dec(w) if not b else "\u00d7"
+             for row, brow in zip(st["weights"], st["blocked"]) for w, b in zip(row, brow)]
+    assert cells == shown
+
+
+def test_explorer_survives_instant_navigation(browser, tmp_path):
+    """With Material's navigation.instant on, pages are swapped without a reload and inline
+    scripts re-created; the explorer must still start, once, on every visit."""
+    with socket.socket() as sock:  # a free port: instant navigation needs site_url to match
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    project = copy_project(tmp_path / "project")
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    config = re.sub(r"(?m)^site_url:.*\n", "", config)  # Material's sitemap needs the real URL
+    config = f"site_url: http://127.0.0.1:{port}/\n" + config
+    config, found = re.subn(r"(?m)^(  features:\n)", r"\1    - navigation.instant\n", config)
+    assert found == 1, "mkdocs.yml has no theme 'features:' list to add navigation.instant to"
+    (project / "mkdocs.yml").write_text(config, encoding="utf-8")
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode == 0, proc.stderr
+    with serving(tmp_path / "site", port) as base, offline_page(browser, base) as pg:
+        pg.goto(f"{base}/")
+        pg.wait_for_load_state("networkidle")  # Material reads sitemap.xml before it intercepts
+        pg.evaluate("() => { window.__sameDocument = true; }")
+        pg.locator('a[href$="llm/anatomia/#uwaga"]').first.click()
+        pg.wait_for_function(READY)
+        assert pg.evaluate("() => window.__sameDocument") is True  # no full reload happened
+        assert_matches_attn_core(pg)
+        pg.locator('article a[href$="krok-po-kroku/"]').first.click()
+        pg.wait_for_url("**/krok-po-kroku/")
+        pg.go_back()
+        pg.wait_for_function(READY)
+        assert pg.evaluate("() => window.__sameDocument") is True
+        assert pg.locator("[data-attention-explorer]").count() == 1
+        assert pg.get_by_label("Przykład startowy").count() == 1  # built once, not twice
+        assert_matches_attn_core(pg)

@@ -1,0 +1,355 @@
+"""Lab 3: the notebook page is executed at build time, light, and agrees with attn_core.
+
+Page tests read the strict build of the real site (`built_site`). The hook tests run
+hooks/notebooks.py on small projects in tmp_path; builds of a broken copy use the real
+venv's mkdocs (tests/helpers.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+from numpy.testing import assert_allclose
+
+from attn_core import future_mask, scaled_dot_product_attention
+from figures_src import lab3
+from helpers import REPO, copy_project, mkdocs_build
+
+PAGE = "laby/lab-3/index.html"
+SOURCE = REPO / "docs" / "laby" / "lab-3.py"
+NUMBER = re.compile(r"-?\d+\.\d*(?:e-?\d+)?|-inf")
+PRINT_TOL = 5e-4 + 1e-12   # np.set_printoptions(precision=3): half a unit in the last place
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def page(built_site) -> BeautifulSoup:
+    return BeautifulSoup((built_site / PAGE).read_text(encoding="utf-8"), "html.parser")
+
+
+def outputs(page: BeautifulSoup) -> list[str]:
+    """The text every code cell printed, in page order."""
+    return [pre.get_text() for pre in page.select(".jupyter-wrapper .jp-OutputArea-output pre")]
+
+
+def printed_block(page: BeautifulSoup, label: str) -> str:
+    """The lines printed after `label` up to the next label (a line not starting with ' ' or '[')."""
+    for text in outputs(page):
+        if label in text:
+            rest = text.split(label, 1)[1]
+            lines = rest.splitlines()
+            block = [lines[0]]
+            for line in lines[1:]:
+                if line and not line.startswith((" ", "[")):
+                    break
+                block.append(line)
+            return "\n".join(block)
+    raise AssertionError(f"no cell printed {label!r}")
+
+
+def printed_matrix(page: BeautifulSoup, label: str) -> np.ndarray:
+    rows = [[float(x) for x in NUMBER.findall(line)]
+            for line in printed_block(page, label).splitlines() if NUMBER.search(line)]
+    return np.array(rows)
+
+
+def toy(mask=None):
+    return scaled_dot_product_attention(lab3.TOY_X, lab3.TOY_X, lab3.TOY_X, mask=mask)
+
+
+# --- the inputs module --------------------------------------------------------------------
+
+def test_lab3_inputs_are_read_only_and_shaped_as_the_lab_says():
+    assert lab3.TOY_X.shape == lab3.LEAK_A.shape == lab3.LEAK_B.shape == (3, 2)
+    assert_allclose(lab3.LEAK_A[0], lab3.LEAK_B[0])           # same first vector
+    assert np.abs(lab3.LEAK_A[1:] - lab3.LEAK_B[1:]).max() > 0  # different future
+    assert lab3.INPUT_IDS[0] == lab3.INPUT_IDS[2]               # a repeated token id
+    assert lab3.INPUT_IDS.max() < lab3.VOCAB_SIZE
+    assert len(lab3.INPUT_IDS) <= lab3.MAX_SEQ_LEN
+    for array in (lab3.TOY_X, lab3.LEAK_A, lab3.LEAK_B, lab3.INPUT_IDS, lab3.EXERCISE_4_THIRD_ROW):
+        with pytest.raises(ValueError):
+            array[0] = 0
+
+
+def test_lab3_values_publish_the_inputs():
+    values = lab3.inputs()
+    assert_allclose(values["toy_x"], lab3.TOY_X)
+    assert values["d_k"] == lab3.D_K and values["long_seq_len"] == lab3.LONG_SEQ_LEN
+
+
+# --- the notebook source ------------------------------------------------------------------
+
+def test_notebook_source_is_canonical_percent_format_and_runs_no_torch():
+    import jupytext
+
+    text = SOURCE.read_text(encoding="utf-8")
+    assert "format_name: percent" in text
+    # Saving through jupytext (e.g. from Jupyter) must not rewrite the file: no diff noise.
+    assert jupytext.writes(jupytext.reads(text, fmt="py:percent"), fmt="py:percent") == text
+    nb = jupytext.read(SOURCE)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert not any("torch" in source for source in code), "PyTorch is a reference, never executed"
+    assert any("default_rng(SEED_EMBEDDINGS)" in source for source in code)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert markdown.count("```python") >= 6 and "import torch" in markdown
+    assert "outputs" not in text and "execution_count" not in text   # no stored outputs
+
+
+# --- the built page -----------------------------------------------------------------------
+
+def test_page_shows_the_executed_weights_which_equal_attn_core(page):
+    assert_allclose(printed_matrix(page, "oceny przed skalowaniem:"), toy().scores, atol=PRINT_TOL)
+    assert_allclose(printed_matrix(page, "oceny po skalowaniu:"), toy().scaled, atol=PRINT_TOL)
+    assert_allclose(printed_matrix(page, "wagi po softmax:"), toy().weights, atol=PRINT_TOL)
+    assert_allclose(printed_matrix(page, "wektory wynikowe:"), toy().output, atol=PRINT_TOL)
+
+
+def test_page_shows_masked_weights_zero_above_the_diagonal(page):
+    causal = toy(future_mask(3))
+    printed = printed_matrix(page, "wagi z maską przyczynową:")
+    assert_allclose(printed, causal.weights, atol=PRINT_TOL)
+    assert np.all(printed[future_mask(3)] == 0)
+    assert_allclose(printed.sum(axis=1), 1.0, atol=3 * PRINT_TOL)
+    masked_scores = printed_matrix(page, "oceny po nałożeniu maski:")
+    assert np.all(np.isneginf(masked_scores[future_mask(3)]))
+
+
+def test_page_shows_the_leak_experiment_outcome(page):
+    def first_row(x, causal):
+        return scaled_dot_product_attention(x, x, x, mask=future_mask(3) if causal else None).output[0]
+
+    masked = [float(v) for v in NUMBER.findall(printed_block(page, "z maską:").splitlines()[0])]
+    unmasked = [float(v) for v in NUMBER.findall(printed_block(page, "bez maski:").splitlines()[0])]
+    assert_allclose(masked[:2], first_row(lab3.LEAK_A, True), atol=PRINT_TOL)
+    assert_allclose(masked[2:], first_row(lab3.LEAK_B, True), atol=PRINT_TOL)
+    assert_allclose(unmasked[:2], first_row(lab3.LEAK_A, False), atol=PRINT_TOL)
+    assert_allclose(unmasked[2:], first_row(lab3.LEAK_B, False), atol=PRINT_TOL)
+    assert masked[:2] == masked[2:] and unmasked[:2] != unmasked[2:]
+
+
+def test_page_cross_checks_every_matrix_against_attn_core(page):
+    check = next(text for text in outputs(page) if "zgodne" in text)
+    lines = check.strip().splitlines()
+    assert len(lines) >= 10 and all(line.endswith(": zgodne") for line in lines)
+
+
+def test_each_exercise_has_a_collapsed_solution_with_printed_numbers(page):
+    solutions = page.select(".jupyter-wrapper details.success")
+    summaries = [d.summary.get_text(strip=True) for d in solutions]
+    assert summaries == [f"Rozwiązanie ćwiczenia {n}" for n in range(1, 7)]
+    assert all(not d.has_attr("open") for d in solutions)
+    first = next(d for d in solutions if d.summary.get_text(strip=True).endswith(" 1"))
+    printed = first.select_one(".jp-OutputArea-output pre").get_text()
+    assert f"≈ {toy().scaled[0, 2]:.3f}" in printed          # the number comes from the code
+
+
+def test_heatmaps_before_and_after_the_mask_have_labelled_axes(page):
+    (img,) = page.select(".jupyter-wrapper img.lab-figure")
+    assert "mapy ciepła" in img["alt"] and len(img["alt"]) > 80
+    src = img["src"]
+    assert src.startswith("data:image/svg+xml;base64,")
+    svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
+    for title in ("Przed nałożeniem maski", "Po nałożeniu maski przyczynowej"):
+        assert svg.count(title) == 1, title
+    for axis in ("i — pozycja, dla której liczymy wynik", "j — pozycja, z której pobieramy informację"):
+        assert svg.count(axis) == 2, axis                        # both panels
+    labels = re.findall(r">([^<>]*\d[^<>]*)</text>", svg)
+    assert "0,50" in labels and not any("." in label for label in labels)   # decimal comma
+
+
+def test_pytorch_reference_is_shown_beside_the_numpy_code(page):
+    references = [d for d in page.select(".jupyter-wrapper details.example")
+                  if "PyTorch" in d.summary.get_text()]
+    assert len(references) == 6
+    assert all("torch" in d.select_one(".highlight code").get_text() for d in references)
+
+
+def test_math_in_markdown_cells_is_left_for_katex_like_arithmatex(page):
+    cells = page.select(".jupyter-wrapper .jp-RenderedMarkdown")
+    spans = [s for cell in cells for s in cell.select("span.arithmatex")]
+    assert len(spans) > 50
+    assert all(re.fullmatch(r"\\\(.*\\\)|\\\[.*\\\]", s.get_text(), re.DOTALL) for s in spans)
+    for cell in cells:
+        for node in cell.find_all(string=True):
+            if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
+                continue
+            assert "$" not in node, f"unrendered math: {node!r}"
+
+
+def test_page_is_light_no_jupyterlab_css_or_foreign_scripts(built_site, page):
+    size = (built_site / PAGE).stat().st_size
+    assert size < 300 * 1024, f"the lab page weighs {size / 1024:.0f} KiB"
+    article = page.select_one("article")
+    assert article.find("style") is None and article.find("script") is None
+    assert ".jp-" not in article.get_text()
+    assert not article.select(".clipboard-copy-txt, .celltoolbar, .jp-InputPrompt")
+    code_blocks = article.select(".jp-CodeCell div.highlight > pre > code")
+    assert len(code_blocks) >= 15                                 # Material code blocks
+    assert article.select_one("h1 + p.lab-download a.md-button")
+
+
+def test_links_on_the_lab_page_resolve(built_site, page):
+    base = (built_site / PAGE).parent
+    hrefs = [a["href"] for a in page.select(".jupyter-wrapper a[href]")]
+    assert any(href.startswith("../../posty/") for href in hrefs)
+    for href in hrefs:
+        path, _, anchor = href.partition("#")
+        if not path:
+            assert page.find(id=anchor), href
+            continue
+        assert "://" not in path, href
+        target = (base / path).resolve()
+        assert (target / "index.html" if path.endswith("/") else target).is_file(), href
+
+
+def test_download_link_serves_a_valid_standalone_notebook(built_site, page):
+    link = page.select_one("a.md-button[download]")
+    target = (built_site / PAGE).parent / link["href"]
+    assert target.resolve() == (built_site / "laby" / "lab-3.ipynb").resolve()
+    nb = nbformat.read(target, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.outputs == [] and c.execution_count is None for c in code)
+    assert not any("figures_src" in c.source.split("#")[0] or "attn_core" in c.source for c in code)
+    (inputs,) = [c for c in code if "inputs" in c.metadata.get("tags", [])]
+    namespace = {"np": np}
+    exec(inputs.source, namespace)
+    for name in ("TOY_X", "LEAK_A", "LEAK_B", "INPUT_IDS", "EXERCISE_4_THIRD_ROW"):
+        assert_allclose(namespace[name], getattr(lab3, name), rtol=0, atol=0)
+    for name in ("D_K", "D_V", "D_MODEL", "VOCAB_SIZE", "MAX_SEQ_LEN", "SEED_EMBEDDINGS"):
+        assert namespace[name] == getattr(lab3, name)
+    solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    assert solutions and all(c.metadata["jupyter"]["source_hidden"] for c in solutions)
+
+
+def test_downloaded_notebook_runs_outside_the_repo(built_site, tmp_path):
+    notebook = tmp_path / "lab-3.ipynb"
+    shutil.copy(built_site / "laby" / "lab-3.ipynb", notebook)
+    script = ("import nbformat, sys; from nbclient import NotebookClient; "
+              "nb = nbformat.read(sys.argv[1], as_version=4); "
+              "NotebookClient(nb, kernel_name='python3', timeout=120, "
+              "resources={'metadata': {'path': sys.argv[2]}}).execute(); print('ran')")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
+    proc = subprocess.run([sys.executable, "-c", script, str(notebook), str(tmp_path)], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "ran" in proc.stdout, proc.stderr[-3000:]
+
+
+# --- the hook -----------------------------------------------------------------------------
+
+def test_a_failing_cell_fails_the_build_naming_file_line_cell_and_error(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache" / "notebooks", ignore_errors=True)
+    source = project / "docs" / "laby" / "lab-3.py"
+    text = source.read_text(encoding="utf-8")
+    good = "\nweights = softmax(scores, axis=-1)"            # the toy example's cell
+    assert text.count(good) == 1
+    source.write_text(text.replace(good, "\nweights = softmax(scores_typo, axis=-1)"),
+                      encoding="utf-8")
+    line = text[: text.index(good)].count("\n") + 2
+    proc = mkdocs_build(project, tmp_path / "site", timeout=300)
+    assert proc.returncode != 0
+    log = proc.stdout + proc.stderr
+    assert re.search(rf"docs/laby/lab-3\.py:{line}: notebook cell \d+ of \d+ failed: "
+                     r"NameError: name 'scores_typo' is not defined", log), log[-3000:]
+    assert re.search(rf">\s*{line} \| weights = softmax\(scores_typo, axis=-1\)", log)
+    assert not (tmp_path / "site" / "laby").exists()
+
+
+@pytest.fixture
+def mini_project(tmp_path) -> Path:
+    """A project with a three-cell notebook, its own attn_core and figures_src."""
+    root = tmp_path / "mini"
+    (root / "docs" / "laby").mkdir(parents=True)
+    (root / "attn_core").mkdir()
+    (root / "figures_src").mkdir()
+    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
+    (root / "figures_src" / "__init__.py").write_text("")
+    (root / "figures_src" / "mini.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
+    (root / "requirements.lock").write_text("numpy\n")
+    (root / "docs" / "index.md").write_text("# Start\n")
+    (root / "docs" / "laby" / "mini.py").write_text(
+        '# %% [markdown]\n# # Mini\n#\n# Wynik: $x$.\n\n'
+        '# %% tags=["inputs"]\nfrom figures_src.mini import X\n\n'
+        '# %% tags=["solution"] exercise=1\nimport attn_core\nprint(X * attn_core.SCALE)\n\n'
+        '# %% tags=["repo-only"]\nimport attn_core\n')
+    return root
+
+
+def run_hook(root: Path, cache: Path) -> tuple[str, float | None]:
+    from hooks import notebooks
+
+    key, page, download, elapsed = notebooks.build_notebook(
+        root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache, root=root)
+    return key, elapsed
+
+
+def test_cache_key_follows_the_notebook_attn_core_figures_src_and_lock(mini_project):
+    from hooks.notebooks import cache_key
+
+    source = mini_project / "docs" / "laby" / "mini.py"
+    keys = {cache_key(source, mini_project)}
+    (mini_project / "docs" / "index.md").write_text("# Start, edited\n")   # another page: no effect
+    assert cache_key(source, mini_project) in keys
+    for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("figures_src/mini.py", "X = 1\n"),
+                       ("requirements.lock", "numpy==2\n"), ("docs/laby/mini.py", "# %%\n1\n")]:
+        (mini_project / path).write_text(text)
+        key = cache_key(source, mini_project)
+        assert key not in keys, path
+        keys.add(key)
+
+
+def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini_project, tmp_path):
+    cache = tmp_path / "cache"
+    first, elapsed = run_hook(mini_project, cache)
+    assert elapsed is not None
+    again, elapsed = run_hook(mini_project, cache)
+    assert again == first and elapsed is None                       # cached: not executed
+    (mini_project / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
+    changed, elapsed = run_hook(mini_project, cache)
+    assert changed != first and elapsed is not None
+    page = nbformat.read(cache / f"{changed}.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
+    assert "[[3. 6.]]" in printed                                    # the new attn_core ran
+
+
+def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
+    cache = tmp_path / "cache"
+    key, _ = run_hook(mini_project, cache)
+    page = nbformat.read(cache / f"{key}.ipynb", as_version=4)
+    kinds = [(c.cell_type, c.source) for c in page.cells]
+    assert kinds[2] == ("raw", '<details class="success">\n<summary>Rozwiązanie ćwiczenia 1</summary>')
+    assert kinds[4] == ("raw", "</details>")
+    download = nbformat.read(cache / f"{key}.download.ipynb", as_version=4)
+    nbformat.validate(download)
+    assert "X = np.array([[1.0, 2.0]])" in download.cells[1].source
+    assert download.cells[2].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+    assert download.cells[3].cell_type == "markdown" and "attn_core" in download.cells[3].source
+    assert [c.id for c in download.cells] == [f"cell-{i}" for i in range(4)]   # stable ids
+
+
+def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_project, tmp_path):
+    from mkdocs.exceptions import PluginError
+
+    source = mini_project / "docs" / "laby" / "mini.py"
+    svg = 'SVG("<svg xmlns=\\"http://www.w3.org/2000/svg\\"/>")'
+    source.write_text(source.read_text() + f'\n# %%\nfrom IPython.display import SVG, display\n'
+                      f'display({svg}, metadata={{"alt": "Pusty rysunek"}})\n')
+    key, _ = run_hook(mini_project, tmp_path / "cache")
+    page = nbformat.read(tmp_path / "cache" / f"{key}.ipynb", as_version=4)
+    assert '<img class="lab-figure" alt="Pusty rysunek"' in page.cells[-1].outputs[0].data["text/html"]
+    source.write_text(source.read_text() + f"\n# %%\n{svg}\n")
+    with pytest.raises(PluginError, match=r"notebook cell 6 draws a figure but has no alt text"):
+        run_hook(mini_project, tmp_path / "cache")
