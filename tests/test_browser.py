@@ -34,6 +34,7 @@ def server(built_site):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
+    httpd.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -83,10 +84,13 @@ def test_page_is_offline_typeset_and_its_figures_load(browser, server, path, sch
         assert raw == [], f"math left untypeset: {raw}"
         assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
         want = "only-dark" if scheme == "dark" else "only-light"
-        images = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
-            .filter(img => img.src.includes('#' + want))
-            .map(img => { img.loading = 'eager'; return img.src; })""", want)
-        page.wait_for_load_state("networkidle")
+        images = page.evaluate("""async (want) => {
+            const imgs = [...document.querySelectorAll('article img')].filter(i => i.src.includes('#' + want));
+            imgs.forEach(img => { img.loading = 'eager'; });
+            await Promise.all(imgs.map(img => img.complete ? null :
+                new Promise(done => { img.addEventListener('load', done); img.addEventListener('error', done); })));
+            return imgs.map(img => img.src);
+        }""", want)
         broken = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
             .filter(img => img.src.includes('#' + want) && img.offsetParent !== null)
             .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)""", want)
