@@ -3,7 +3,7 @@
 on_files:        execute each notebook (jupytext -> nbformat -> nbclient, kernel `python3` of this
                  interpreter, cwd = the repo root so `import attn_core` works), unless
                  `.cache/notebooks/<key>.ipynb` exists; the key hashes the notebook, attn_core,
-                 figures_src, requirements.lock, the Python version and this file. The page's
+                 the figures_src modules it imports, requirements.lock, the Python version and this file. The page's
                  File is pointed at the executed copy, which mkdocs-jupyter renders as is
                  (`execute: false`, `include: ["*.ipynb"]`), so its own cache, keyed on that
                  file's bytes, can never serve old outputs. A failing cell raises PluginError
@@ -57,12 +57,17 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from hooks import runner  # noqa: E402
+
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
-ROOT = Path(__file__).resolve().parents[1]
 CACHE_DIR = ROOT / ".cache" / "notebooks"
 NOTEBOOK_DIR = "laby/"                 # docs/laby/*.py are notebook pages
-KEY_SOURCES = ("attn_core/**/*.py", "figures_src/*.py", "requirements.lock")
+KEY_SOURCES = ("attn_core/**/*.py", "requirements.lock")
 KERNEL = "python3"
 CELL_TIMEOUT = 180                     # seconds per cell
 STARTUP_TIMEOUT = 120                  # seconds for the kernel to come up
@@ -90,6 +95,8 @@ def cache_key(source: Path, root: Path = ROOT) -> str:
     paths = [source, Path(__file__).resolve()]
     for pattern in KEY_SOURCES:
         paths += sorted(root.glob(pattern))
+    for module in sorted(runner.imported_siblings(source)):  # and what those modules import
+        paths += runner.dependency_files(module, root)
     for path in paths:
         name = path.relative_to(root) if path.is_relative_to(root) else path.name
         digest.update(str(name).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -55,7 +55,8 @@ def module_names(root: Path = ROOT) -> list[str]:
     return sorted(p.stem for p in (root / PACKAGE).glob("*.py") if not p.stem.startswith("_"))
 
 
-def _imported_siblings(path: Path) -> set[str]:
+def imported_siblings(path: Path) -> set[str]:
+    """Names of the figures_src modules that the Python file at `path` imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -81,7 +82,7 @@ def dependency_files(name: str, root: Path = ROOT) -> list[Path]:
         if current in seen or not path.exists():
             continue
         seen[current] = path
-        todo.extend(_imported_siblings(path))
+        todo.extend(imported_siblings(path))
     return [seen[k] for k in sorted(seen)] + [root / PACKAGE / "__init__.py"]
 
 

@@ -303,6 +303,8 @@ def test_cache_key_follows_the_notebook_attn_core_figures_src_and_lock(mini_proj
     keys = {cache_key(source, mini_project)}
     (mini_project / "docs" / "index.md").write_text("# Start, edited\n")   # another page: no effect
     assert cache_key(source, mini_project) in keys
+    (mini_project / "figures_src" / "other.py").write_text("Y = 2\n")      # a module it does not import
+    assert cache_key(source, mini_project) in keys
     for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("figures_src/mini.py", "X = 1\n"),
                        ("requirements.lock", "numpy==2\n"), ("docs/laby/mini.py", "# %%\n1\n")]:
         (mini_project / path).write_text(text)

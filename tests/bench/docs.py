@@ -61,8 +61,13 @@ def make_plain(project: Path, site: Path) -> str:
     shutil.copytree(project / "docs", plain)
     for src in (site / "figures", site / "assets" / "katex"):
         shutil.copytree(src, plain / src.relative_to(site))
-    for nb in site.glob("laby/*.ipynb"):
-        shutil.copy(nb, plain / "laby" / nb.name)
+    # The lab as the executed notebook our hook hands to mkdocs-jupyter (newest cache entry).
+    executed = max((p for p in (project / ".cache" / "notebooks").glob("*.ipynb") if p.name.count(".") == 1),
+                   key=lambda p: p.stat().st_mtime)
+    (plain / "laby" / "lab-3.py").unlink()
+    shutil.copy(executed, plain / "laby" / "lab-3.ipynb")
+    for md in plain.rglob("*.md"):
+        md.write_text(md.read_text().replace("lab-3.py", "lab-3.ipynb"))
     code = f"""
 import sys; sys.path.insert(0, {str(project)!r})
 from pathlib import Path
@@ -87,7 +92,7 @@ for path in Path({str(plain)!r}).rglob('*.md'):
     subprocess.run([sys.executable, "-c", code], cwd=project, env=ENV, check=True)
     config = (project / "mkdocs.yml").read_text()
     config = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", config)
-    config = config.replace("\nwatch:\n", "\ndocs_dir: docs_plain\nwatch:\n")
+    config = config.replace("\nwatch:\n", "\ndocs_dir: docs_plain\nwatch:\n").replace("lab-3.py", "lab-3.ipynb")
     (project / "mkdocs-plain.yml").write_text(config)
     return "mkdocs-plain.yml"
 
