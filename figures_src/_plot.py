@@ -14,9 +14,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import functools  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
+from matplotlib.ticker import (  # noqa: E402
+    FormatStrFormatter,
+    LogFormatter,
+    PercentFormatter,
+    ScalarFormatter,
+    StrMethodFormatter,
+)
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from figures_src._numfmt import fmt_dec  # noqa: E402
@@ -71,6 +80,36 @@ def new_figure(style: Style, size: tuple[float, float] = (5.0, 3.5), ncols: int 
     """A figure with `ncols` axes in the given style; returns (fig, ax) or (fig, axes)."""
     fig, axes = plt.subplots(1, ncols, figsize=size, layout="constrained", **kw)
     return fig, axes
+
+
+_NUMERIC_FORMATTERS = (ScalarFormatter, FormatStrFormatter, StrMethodFormatter, PercentFormatter,
+                       LogFormatter)
+
+
+def _comma(text: str) -> str:
+    return text.replace(".", "{,}") if text.startswith("$") else text.replace(".", ",")
+
+
+@functools.cache
+def _comma_class(cls: type) -> type:
+    """A subclass of the tick formatter `cls` whose labels use the decimal comma."""
+    return type(f"Comma{cls.__name__}", (cls,), {
+        "__call__": lambda self, x, pos=None: _comma(cls.__call__(self, x, pos)),
+        "get_offset": lambda self: _comma(cls.get_offset(self)),
+    })
+
+
+def use_decimal_comma(fig) -> None:
+    """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5).
+
+    Called by the runner before each figure is saved, so figure code never has to remember it;
+    text tick labels (token names) are left alone.
+    """
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for fmt in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(fmt, _NUMERIC_FORMATTERS) and not type(fmt).__name__.startswith("Comma"):
+                    fmt.__class__ = _comma_class(type(fmt))
 
 
 def _text_colour(rgba) -> str:

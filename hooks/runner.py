@@ -257,7 +257,7 @@ def run_worker(module_name: str, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     from figures_src._api import Plot
-    from figures_src._plot import STYLES
+    from figures_src._plot import STYLES, use_decimal_comma
 
     short = module_name.split(".")[-1]
     current = f"{module_name} (import)"
@@ -287,6 +287,7 @@ def run_worker(module_name: str, out: Path) -> None:
                     if not isinstance(plot, Plot):
                         raise TypeError(f"@figure function must return a Plot, got {type(plot).__name__}")
                     filename = f"{name}-{style.name}.svg"
+                    use_decimal_comma(plot.fig)
                     _save_svg(plot.fig, out / filename, f"{short}.{name}.{style.name}")
                     plt.close(plot.fig)
                 entry["files"][style.name] = filename

@@ -130,6 +130,8 @@ def test_svgs_are_deterministic_and_keep_text(project, tmp_path):
         b = (tmp_path / "b" / "figures" / "demo" / name).read_bytes()
         assert a == b, name
         assert b"<text" in a and b"chases" in a and b"<dc:date>" not in a
+        ticks = re.findall(r">\s*([0-9\u2212.,]+)\s*</text>", a.decode())
+        assert "0,2" in ticks and not any("." in t for t in ticks), ticks
     assert (tmp_path / "a" / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
 
 
