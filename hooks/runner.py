@@ -14,6 +14,7 @@ Run one module by hand (prints its values, writes its figures to a temporary fol
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -57,7 +58,15 @@ def module_names(root: Path = ROOT) -> list[str]:
 
 def imported_siblings(path: Path) -> set[str]:
     """Names of the figures_src modules that the Python file at `path` imports."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    stat = path.stat()
+    return _imports(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _imports(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    # Keyed on the file's modification time and size: parsed again only when it changed,
+    # which keeps a rebuild under `mkdocs serve` from re-parsing every module.
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
@@ -69,7 +78,7 @@ def imported_siblings(path: Path) -> set[str]:
             for alias in node.names:
                 if alias.name.startswith(PACKAGE + "."):
                     found.add(alias.name.split(".")[1])
-    return found
+    return frozenset(found)
 
 
 def dependency_files(name: str, root: Path = ROOT) -> list[Path]:
