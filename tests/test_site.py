@@ -65,3 +65,12 @@ def test_heading_anchors_are_readable(built_site):
         ids = re.findall(r'<h[1-6] id="([^"]*)"', page.read_text(encoding="utf-8"))
         bad = [i for i in ids if i.startswith("-") or i.endswith("-") or "%" in i]
         assert not bad, f"{page.relative_to(built_site)}: unreadable anchors {bad}"
+
+
+def test_blog_index_shows_the_post_with_date_and_tags_page_lists_it(built_site):
+    index = (built_site / "posty/index.html").read_text()
+    assert 'href="llm-mechanizm-uwagi/"' in index and "12 czerwca 2026" in index
+    tags = (built_site / "posty/tagi/index.html").read_text()
+    for tag in ("transformer", "llm", "deep-dive"):
+        assert f'<span class="md-tag">{tag}</span>' in tags
+    assert tags.count('href="../llm-mechanizm-uwagi/"') >= 3
