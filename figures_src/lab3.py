@@ -4,7 +4,7 @@ Page: docs/laby/lab-3.py (an executed notebook: it imports these names and compu
 everything from them; hooks/notebooks.py writes them out literally into the downloadable
 notebook). Other modules import TOY_X, LEAK_A and LEAK_B instead of re-typing them.
 Values: lab3.toy_x, lab3.leak_a, lab3.leak_b, lab3.d_model, lab3.d_k, lab3.d_v,
-lab3.vocab_size, lab3.max_seq_len, lab3.long_seq_len. Figures: none (the notebook draws its own).
+lab3.vocab_size, lab3.max_seq_len, lab3.long_seq_len, lab3.weak_value_scale. Figures: none (the notebook draws its own).
 
 Source of the inputs: the lab "Modele językowe (LLM Basics) – Lab 3" (PyTorch). The seeds
 are the lab's `torch.manual_seed` values; NumPy's generator draws different numbers from
@@ -59,6 +59,12 @@ LEAK_B = _frozen([
     [-7.0, 2.0],
 ])
 
+# "What attention weights do not explain": the value vector of the position with the largest
+# weight is shrunk by this factor while its weight stays the same (an illustration chosen for
+# the page; the source lab describes it in words: a weight of 0.8 on a value vector near zero).
+WEAK_VALUE_SCALE = 0.05
+
+
 @values
 def inputs() -> dict:
     """The lab's inputs, for pages that quote them (the lab computes its results itself)."""
@@ -72,4 +78,5 @@ def inputs() -> dict:
         "vocab_size": VOCAB_SIZE,
         "max_seq_len": MAX_SEQ_LEN,
         "long_seq_len": LONG_SEQ_LEN,
+        "weak_value_scale": WEAK_VALUE_SCALE,
     }

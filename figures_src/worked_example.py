@@ -5,7 +5,7 @@ Inputs (defined here only; other modules import them): VOCAB, W_VOCAB, SENTENCE_
 W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
 Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, sqrt_d_k,
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
-weights_enc, weights_unscaled, exp_masked, attn_out, change, ffn_out, h_last, logits,
+weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out, h_last, logits,
 exp_logits, probs, top_id, top_token, top_prob, qkv_identity, last_row_same, vocab_table,
 prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k, bert_d_model.
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
@@ -59,6 +59,10 @@ W_FFN = _frozen([
 BASE_D_MODEL, BASE_HEADS = 512, 8
 # BERT-base (Devlin et al. 2019, section 3: H = 768) and GPT-2 small (Radford et al. 2019, table 2).
 BERT_D_MODEL = 768
+
+# The softmax paragraph multiplies the scaled scores by this factor to show how larger score
+# differences sharpen the distribution (an illustration chosen for the page, not a model value).
+SHARPEN_FACTOR = 10
 
 # The numbers printed by the source article "Mechanizm attention krok po kroku — przykład
 # obliczeniowy" (seed 000_c028d74c44707e49 of this project), copied as printed, dot as the
@@ -136,6 +140,8 @@ def worked_example() -> dict:
         "weights": att.weights,
         "weights_enc": enc.attention.weights,
         "weights_unscaled": unscaled,
+        "sharpen_factor": SHARPEN_FACTOR,
+        "weights_sharp": softmax(SHARPEN_FACTOR * att.scaled + causal_mask(t)),
         "last_row_same": int(np.array_equal(att.weights[-1], enc.attention.weights[-1])),
         "attn_out": att.output,
         "change": att.output - dec.embeddings,
@@ -315,7 +321,8 @@ def embedding_plane(style) -> Plot:
                     color=style.muted)
     ax.scatter(emb[:, 0], emb[:, 1], s=48, facecolors="none", edgecolors=style.accent,
                linewidths=1.6, label="embedding E (przed uwagą)", zorder=3)
-    ax.scatter(out[:, 0], out[:, 1], s=48, color=style.accent2,
+    # Smaller than the rings, so that a token attention did not move (cat) shows both markers.
+    ax.scatter(out[:, 0], out[:, 1], s=22, color=style.accent2,
                label="wyjście uwagi (po uwadze)", zorder=4)
     for tok, a, b in zip(tokens, emb, out):
         if not np.allclose(a, b):

@@ -138,6 +138,25 @@ def test_page_shows_the_leak_experiment_outcome(page):
     assert masked[:2] == masked[2:] and unmasked[:2] != unmasked[2:]
 
 
+def test_page_shows_the_largest_weight_with_the_smallest_contribution(page):
+    row = toy(future_mask(3)).weights[-1]                 # the last row sees every position
+    j_top = int(np.argmax(row))
+    values = np.array(lab3.TOY_X)
+    values[j_top] *= lab3.WEAK_VALUE_SCALE
+    sizes = row * np.linalg.norm(values, axis=1)          # |A[i, j] v_j|
+    assert int(np.argmin(sizes)) == j_top and np.sort(row)[-2] < row[j_top]
+    printed = NUMBER.findall(printed_block(page, "długości wkładów A[i, j]·v_j:").splitlines()[0])
+    assert_allclose([float(x) for x in printed], sizes, atol=PRINT_TOL)
+    assert f"pozycja {j_top} ma największą wagę i najmniejszy wkład: True" in "\n".join(outputs(page))
+
+
+def test_page_shows_the_size_of_one_long_attention_matrix(page):
+    elements = lab3.LONG_SEQ_LEN ** 2
+    text = next(t for t in outputs(page) if "elementów," in t)
+    assert f"{elements:,}".replace(",", " ") in text
+    assert f"{elements * lab3.FLOAT32_BYTES / 2**20:g} MiB w float32" in text
+
+
 def test_page_cross_checks_every_matrix_against_attn_core(page):
     check = next(text for text in outputs(page) if "zgodne" in text)
     lines = check.strip().splitlines()
@@ -228,7 +247,8 @@ def test_download_link_serves_a_valid_standalone_notebook(built_site, page):
     exec(inputs.source, namespace)
     for name in ("TOY_X", "LEAK_A", "LEAK_B", "INPUT_IDS", "EXERCISE_4_THIRD_ROW"):
         assert_allclose(namespace[name], getattr(lab3, name), rtol=0, atol=0)
-    for name in ("D_K", "D_V", "D_MODEL", "VOCAB_SIZE", "MAX_SEQ_LEN", "SEED_EMBEDDINGS"):
+    for name in ("D_K", "D_V", "D_MODEL", "VOCAB_SIZE", "MAX_SEQ_LEN", "SEED_EMBEDDINGS",
+                 "WEAK_VALUE_SCALE"):
         assert namespace[name] == getattr(lab3, name)
     solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert solutions and all(c.metadata["jupyter"]["source_hidden"] for c in solutions)

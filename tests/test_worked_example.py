@@ -49,6 +49,7 @@ def expected() -> dict[str, np.ndarray]:
         "masked": dec.attention.masked, "mask": causal_mask(t),
         "weights": dec.attention.weights, "weights_enc": enc.attention.weights,
         "weights_unscaled": softmax(dec.attention.scores + causal_mask(t)),
+        "weights_sharp": softmax(we.SHARPEN_FACTOR * dec.attention.scaled + causal_mask(t)),
         "attn_out": dec.attention.output, "change": dec.attention.output - dec.embeddings,
         "ffn_out": dec.ffn_out, "h_last": dec.last_hidden, "logits": dec.logits,
         "probs": dec.probs, "top_prob": dec.probs.max(), "exp_logits": np.exp(dec.logits),
@@ -67,9 +68,13 @@ def bmatrices(latex: str) -> list[list[list[str]]]:
 
 
 def display_math(soup: BeautifulSoup, start: str) -> str:
-    """The one display-math block of the page whose LaTeX starts with `start`."""
-    found = [d.get_text() for d in soup.select("div.arithmatex")
-             if d.get_text().strip().removeprefix(r"\[").strip().startswith(start)]
+    """The one display-math block of the page whose LaTeX starts with `start` (inside
+    `\\begin{aligned}` if the block is split into lines)."""
+    def body(d) -> str:
+        tex = d.get_text().strip().removeprefix(r"\[").strip()
+        return tex.removeprefix(r"\begin{aligned}").strip()
+
+    found = [d.get_text() for d in soup.select("div.arithmatex") if body(d).startswith(start)]
     assert len(found) == 1, f"expected one display block starting {start!r}, found {len(found)}"
     return found[0]
 
@@ -78,11 +83,17 @@ def last_matrix(soup: BeautifulSoup, start: str) -> list[list[str]]:
     return bmatrices(display_math(soup, start))[-1]
 
 
+def is_figure_data(table) -> bool:
+    """A figure's data table sits in the collapsible block "Dane do rysunku: …"."""
+    details = table.find_parent("details")
+    return bool(details and details.summary.get_text(strip=True).startswith("Dane do rysunku"))
+
+
 def table_with_header(soup: BeautifulSoup, first: str, *, in_figure: bool = False):
     """Rows (lists of cell texts) of the page table whose first header cell is `first`."""
     for table in soup.select("article table"):
         head = [th.get_text(strip=True) for th in table.select("thead th")]
-        if head and head[0] == first and bool(table.find_parent("details")) == in_figure:
+        if head and head[0] == first and is_figure_data(table) == in_figure:
             return head, [[td.get_text(strip=True) for td in tr.select("td")]
                           for tr in table.select("tbody tr")]
     raise AssertionError(f"no table with first header cell {first!r}")
@@ -142,7 +153,10 @@ def test_inputs_are_written_down_once():
 
 def test_page_source_types_no_computed_numbers():
     text = PAGE_SRC.read_text(encoding="utf-8")
-    text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|`[^`]*`|\(https?://[^)]*\)", "", text, flags=re.DOTALL)
+    # arXiv identifiers (arXiv:1706.03762) and section numbers (§3.2.2) in the references are
+    # citations, not numbers.
+    text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|`[^`]*`|\(https?://[^)]*\)|arXiv:\S+|§\S+", "", text,
+                  flags=re.DOTALL)
     assert re.findall(r"(?<![{\d])\d+[.,]\d+", text) == []  # A_{1,0} is an index, not a number
 
 
@@ -153,7 +167,9 @@ def test_sentences_that_read_numbers_are_claims():
     for phrase in ["na siebie patrzy mocniej", "najwięcej uwagi poświęca cat", "bez zmian",
                    "„zwierzęcość” wzrosła", "„akcja” spadła", "pojawiła się składowa „akcji”",
                    "najbardziej prawdopodobnym następnym tokenem jest chases",
-                   "Ostatni wiersz jest w obu wariantach identyczny", "macierzami jednostkowymi"]:
+                   "Ostatni wiersz jest w obu wariantach identyczny", "macierzami jednostkowymi",
+                   "wszystkie trzy wyniki są równe", "waga cat jest tylko",
+                   "rozkład wyraźnie by się wyostrzył", "bez niego chases patrzyłby na siebie"]:
         assert phrase in claims, phrase
 
 
@@ -179,6 +195,7 @@ def test_inputs_shown_as_defined(page):
 
 
 @pytest.mark.parametrize(("start", "name", "decimals"), [
+    ("Q = E W_Q = K = E W_K = V = E W_V =", "Q", 1),
     ("QK^T =", "scores", 2),
     (r"\frac{QK^T}{\sqrt{ 2 }} =", "scaled", 2),
     (r"\frac{QK^T}{\sqrt{ 2 }} + M", "masked", 2),
@@ -186,11 +203,24 @@ def test_inputs_shown_as_defined(page):
     (r"\text{Attention}(Q, K, V) = A V", "attn_out", 2),
     (r"\text{FFN}(AV)", "ffn_out", 2),
     (r"h_{\text{mouse}} =", "h_last", 2),
-    (r"\text{logits} =", "logits", 3),
+    (r"\text{logits} &=", "logits", 3),
     (r"P = \text{softmax}", "probs", 2),
 ])
 def test_displayed_matrices_equal_attn_core(page, start, name, decimals):
     assert last_matrix(page, start) == matrix_text(expected()[name], decimals)
+
+
+def test_q_k_v_are_shown_once_because_they_are_equal(page):
+    e = expected()
+    assert np.array_equal(e["Q"], e["K"]) and np.array_equal(e["K"], e["V"])
+    assert len(bmatrices(display_math(page, "Q = E W_Q ="))) == 1
+
+
+def test_sharpened_scores_concentrate_the_weights():
+    sharp, weights = expected()["weights_sharp"], expected()["weights"]
+    assert we.SHARPEN_FACTOR > 1
+    assert sharp[2].max() > weights[2].max() and sharp[2].min() < weights[2].min()
+    assert_allclose(sharp.sum(axis=1), 1.0, rtol=1e-15)
 
 
 def test_mask_and_operands_are_shown(page):
@@ -327,7 +357,7 @@ def test_changed_ffn_weights_change_the_page(tmp_path, page):
     new = decoder(w_ffn=w_ffn)
     assert last_matrix(changed, r"h_{\text{mouse}} =") == matrix_text(new.last_hidden, 2)
     assert last_matrix(changed, r"P = \text{softmax}") == matrix_text(new.probs, 2)
-    assert last_matrix(changed, r"\text{logits} =") != last_matrix(page, r"\text{logits} =")
+    assert last_matrix(changed, r"\text{logits} &=") != last_matrix(page, r"\text{logits} &=")
     _, rows = table_with_header(changed, "wielkość")
     assert ["W_FFN[1][1]", "0,5", fmt_dec(0.6, 4), fmt_dec(0.5 - 0.6, 4)] in rows
 

@@ -68,6 +68,7 @@ import matplotlib.pyplot as plt
 # %config InlineBackend.figure_formats = ["svg"]
 plt.rcParams["svg.fonttype"] = "none"   # napisy w SVG jako tekst
 plt.rcParams["svg.hashsalt"] = "lab-3"  # ten sam wykres -> te same bajty
+plt.rcParams["font.size"] = 11          # czytelne napisy na stronie
 np.set_printoptions(precision=3, suppress=True)
 
 # %% tags=["inputs"]
@@ -76,7 +77,7 @@ np.set_printoptions(precision=3, suppress=True)
 from figures_src.lab3 import (
     D_K, D_MODEL, D_V, EXERCISE_4_THIRD_ROW, FLOAT32_BYTES, INPUT_IDS,
     LEAK_A, LEAK_B, LONG_SEQ_LEN, MAX_SEQ_LEN, SEED_EMBEDDINGS,
-    SEED_PROJECTIONS, TOY_X, VOCAB_SIZE,
+    SEED_PROJECTIONS, TOY_X, VOCAB_SIZE, WEAK_VALUE_SCALE,
 )
 
 # %% [markdown]
@@ -397,7 +398,7 @@ print("v[0]:", v[0])
 # samymi wagami $A[i, j]$. W kroku 4 maska przyczynowa sprawi, że w wyniku dla pozycji $i$
 # zostaną tylko wartości z pozycji $j \le i$.
 #
-# ### Dlaczego dzielimy akurat przez pierwiastek z d_k?
+# ### Dlaczego dzielimy przez pierwiastek z wymiaru kluczy?
 #
 # Iloczyn skalarny to suma $d_k$ iloczynów składowych. Im większe $d_k$, tym większy bywa
 # rozrzut takich sum. Duże różnice między ocenami sprawiają, że softmax daje wagi bardzo
@@ -435,7 +436,7 @@ n_long = LONG_SEQ_LEN
 elements = n_long * n_long                  # jedna macierz [n, n]
 size_bytes = elements * FLOAT32_BYTES       # float32: 4 bajty na liczbę
 
-print(f"n = {n_long}: {elements} elementów,",
+print(f"n = {n_long}:", f"{elements:,}".replace(",", " "), "elementów,",
       f"{size_bytes / 2**20:g} MiB w float32")
 print("dwa razy dłuższa sekwencja:",
       (2 * n_long) ** 2 // elements, "razy więcej elementów")
@@ -474,6 +475,7 @@ scores = raw_scores / np.sqrt(q.shape[-1])    # S = QKᵀ / √d_k: [n, n]
 weights = softmax(scores, axis=-1)            # A = softmax(S): [n, n]
 result = weights @ v                          # Y = AV: [n, d]
 
+print("toy_x (czyli Q, K i V):\n", toy_x)
 print("oceny przed skalowaniem:\n", raw_scores)
 print("oceny po skalowaniu:\n", scores)
 print("wagi po softmax:\n", weights)
@@ -523,10 +525,15 @@ print("wektory wynikowe:\n", result)
 # 2. Odczytaj `weights[1]` i zapisz `result[1]` jako sumę trzech ważonych wektorów $V$.
 # 3. Porównaj `weights[0]` z wynikiem `softmax(raw_scores[0])`. Czy skalowanie zmieniło sumę
 #    wag, czy ich proporcje?
-# 4. Zmień trzeci wektor na `EXERCISE_4_THIRD_ROW` i powtórz obliczenia. Jak zmieniły się
-#    wagi przypisane trzeciej pozycji w dwóch pierwszych wierszach?
+# 4. Zmień trzeci wektor na `EXERCISE_4_THIRD_ROW` (jego wartość wypisuje komórka poniżej)
+#    i powtórz obliczenia. Jak zmieniły się wagi przypisane trzeciej pozycji w dwóch
+#    pierwszych wierszach?
 # 5. Sprawdź asercją, że każdy wiersz macierzy `weights` sumuje się do 1.
-#
+
+# %%
+print("EXERCISE_4_THIRD_ROW =", EXERCISE_4_THIRD_ROW)  # do ćwiczenia 4
+
+# %% [markdown]
 # Rozwiązania są schowane w zwijanych ramkach — zajrzyj do nich dopiero po własnej próbie.
 
 # %% [markdown] tags=["solution"] exercise=1
@@ -752,6 +759,8 @@ def attention_output(x: np.ndarray, causal: bool) -> np.ndarray:
 
 a, b = LEAK_A, LEAK_B                    # [n, d]; ten sam pierwszy wektor
 assert np.array_equal(a[0], b[0])
+print("sekwencja A:\n", a)
+print("sekwencja B:\n", b)
 
 causal_a = attention_output(a, causal=True)[0]
 causal_b = attention_output(b, causal=True)[0]
@@ -822,9 +831,33 @@ assert np.abs(unmasked_a - unmasked_b).max() > 1e-3
 #
 # Prosty przykład: wkład pozycji $j$ do wyniku pozycji $i$ to wektor $A[i, j]\, v_j$, a jego
 # długość wynosi $A[i, j]\, \lVert v_j \rVert$. Pozycja może więc dostać największą wagę
-# w wierszu, a mimo to wnieść niewiele, jeśli jej wektor $v_j$ jest bliski zeru. Sama waga nie
-# wystarcza do oceny, ile informacji przekazano — a tym bardziej do wyjaśnienia końcowej
-# predykcji całego modelu.
+# w wierszu, a mimo to wnieść niewiele, jeśli jej wektor $v_j$ jest bliski zeru. Sprawdźmy to
+# na wagach z maską z kroku 4. W ostatnim wierszu najwięcej wagi dostaje sama pozycja 2.
+# Zostawmy te wagi bez zmian, ale zmniejszmy jej wektor wartości `WEAK_VALUE_SCALE` razy —
+# w prawdziwym modelu $V = HW_V$ liczy się inną macierzą niż klucze, więc waga i wektor
+# wartości mogą być od siebie niezależne.
+
+# %%
+i_last = n_toy - 1                     # ostatni wiersz widzi wszystko
+w_row = causal_weights[i_last]         # [n]: wagi A[i, j] z kroku 4
+j_top = int(np.argmax(w_row))          # pozycja z największą wagą
+
+v_weak = toy_x.copy()                  # [n, d]: wektory wartości
+v_weak[j_top] *= WEAK_VALUE_SCALE      # ta sama waga, krótki v_j
+contributions = w_row[:, None] * v_weak          # [n, d]: A[i, j]·v_j
+sizes = np.linalg.norm(contributions, axis=1)    # [n]: długości wkładów
+
+print(f"wagi A[{i_last}, j]:              ", w_row)
+print("długości wektorów v_j:       ", np.linalg.norm(v_weak, axis=1))
+print("długości wkładów A[i, j]·v_j:", sizes)
+print(f"pozycja {j_top} ma największą wagę i najmniejszy wkład:",
+      bool(np.argmin(sizes) == j_top))
+
+assert np.argmin(sizes) == j_top       # największa waga, najmniejszy wkład
+
+# %% [markdown]
+# Pozycja z największą wagą wnosi tu najmniejszy wkład. Sama waga nie wystarcza więc do oceny,
+# ile informacji przekazano — a tym bardziej do wyjaśnienia końcowej predykcji całego modelu.
 #
 # Nie wyciągaj z pojedynczej mapy ciepła wniosku: „model przypisał temu słowu wysoką wagę, więc
 # to ono spowodowało odpowiedź”. Mapa pokazuje wagi na jednym etapie obliczeń. Żeby sprawdzić
@@ -872,7 +905,9 @@ assert not np.allclose(causal_weights.sum(axis=0), 1.0)
 #   $\sqrt{d_k}$, softmax w wierszach i ważoną sumę wektorów $V$;
 # - maskę przyczynową z asercjami: wiersze sumują się do 1, a pola z przyszłości mają wagę 0;
 # - eksperyment, który wykrywa przeciek informacji z przyszłości, i mapy ciepła wag przed
-#   maską i po niej.
+#   maską i po niej;
+# - przykład, w którym pozycja z największą wagą wnosi najmniejszy wkład — powód, dla którego
+#   same wagi nie wyjaśniają odpowiedzi modelu.
 #
 # Na koniec jeszcze jedna kontrola. Pozostałe strony tego serwisu liczą uwagę biblioteką
 # `attn_core`; ostatnia komórka sprawdza, że ręcznie napisany kod z tego notatnika daje
