@@ -74,3 +74,12 @@ def test_blog_index_shows_the_post_with_date_and_tags_page_lists_it(built_site):
     for tag in ("transformer", "llm", "deep-dive"):
         assert f'<span class="md-tag">{tag}</span>' in tags
     assert tags.count('href="../llm-mechanizm-uwagi/"') >= 3
+
+
+def test_contributor_page_shows_the_formatter_at_work(built_site):
+    from figures_src._numfmt import fmt_dec, fmt_sci
+
+    page = (built_site / "jak-dodac-wartosc/index.html").read_text()
+    for shown in (fmt_dec(2.675, 2), fmt_dec(0.125, 2), fmt_sci(2.220446049250313e-16, 1)):
+        assert f'<td style="text-align: left;">{shown}</td>' in page, shown
+    assert "<code>2{,}68</code>" in page

@@ -1,0 +1,34 @@
+"""The number policy shown on the contributor page, produced by the formatter itself.
+
+Page: docs/jak-dodac-wartosc.md. Values: format_examples (a Table: a value at full precision,
+the filter, the text in prose and in LaTeX). The inputs are fixed examples chosen to show each
+rule (half-up rounding, a rounded zero, digit grouping, percent, scientific notation, bytes).
+"""
+
+from figures_src import _numfmt as nf
+from figures_src._api import Table, values
+
+EXAMPLES = [  # (value, filter as written on a page, formatter, decimals)
+    (0.125, "dec(2)", nf.fmt_dec, 2),
+    (2.675, "dec(2)", nf.fmt_dec, 2),
+    (0.6442750066982158, "dec(2)", nf.fmt_dec, 2),
+    (-1.5, "dec(1)", nf.fmt_dec, 1),
+    (-0.001, "dec(2)", nf.fmt_dec, 2),
+    (0.3543436937742045, "pct(1)", nf.fmt_pct, 1),
+    (2.220446049250313e-16, "sci(1)", nf.fmt_sci, 1),
+    (131072, "int", nf.fmt_int, None),
+    (4096, "int", nf.fmt_int, None),
+    (67108864, "bytes(1)", nf.fmt_bytes, 1),
+]
+
+
+def _show(fmt, value, decimals, math: bool) -> str:
+    return fmt(value, math=math) if decimals is None else fmt(value, decimals, math=math)
+
+
+@values
+def policy():
+    rows = [[f"`{value!r}`", f"`{name}`", _show(fmt, value, n, False), f"`{_show(fmt, value, n, True)}`"]
+            for value, name, fmt, n in EXAMPLES]
+    return {"format_examples": Table(["wartość (pełna precyzja)", "filtr", "w tekście", "we wzorze (LaTeX)"],
+                                     rows)}
