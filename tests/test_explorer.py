@@ -10,13 +10,9 @@ computes are compared with attn_core.scaled_dot_product_attention.
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import json
 import re
 import socket
-import threading
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -28,12 +24,8 @@ from figures_src import explorer
 from figures_src._numfmt import fmt_dec, fmt_pct, fmt_vec
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
-from helpers import copy_project, mkdocs_build
+from helpers import CHROMIUM, chromium, copy_project, mkdocs_build, serving
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 PAGE = "llm/anatomia/index.html"
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
 XSS = "<img src=x onerror=window.__xss=1>"
@@ -109,26 +101,6 @@ def test_page_embeds_the_presets_and_loads_only_local_files(built_site):
 
 # --- the browser --------------------------------------------------------------------------
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest's output clean
-        pass
-
-
-@contextlib.contextmanager
-def serving(directory: Path, port: int = 0):
-    """Serve `directory` over HTTP on 127.0.0.1; yields the base URL (no trailing slash)."""
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(directory)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
-
 @pytest.fixture(scope="module")
 def server(built_site):
     """The fresh build, served on a free port of 127.0.0.1."""
@@ -141,12 +113,8 @@ def browser():
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium; CI does): "
                     "the explorer's browser tests need a real browser")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @contextlib.contextmanager

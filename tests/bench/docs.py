@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parents[2]))
 
-from helpers import copy_project  # noqa: E402
+from helpers import CHROMIUM, chromium, copy_project, serving  # noqa: E402
 
 PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/",
          "/llm/anatomia/", "/jak-dodac-wartosc/"]
@@ -142,34 +142,17 @@ def wait_for(url: str, text: str, timeout: float) -> None:
 
 
 def page_weights(site: Path) -> dict[str, int]:
-    chromium = shutil.which("chromium")
-    if chromium:
+    if CHROMIUM.exists():
         try:
-            return browser_weights(site, chromium)
+            return browser_weights(site)
         except Exception as exc:  # noqa: BLE001 - fall back to the static count
             print(f"(browser measurement failed: {exc}; static count instead)")
     return static_weights(site)
 
 
-def browser_weights(site: Path, chromium: str) -> dict[str, int]:
-    import functools
-    import http.server
-    import threading
-
-    from playwright.sync_api import sync_playwright
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+def browser_weights(site: Path) -> dict[str, int]:
     out = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=[
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+    with serving(site) as base, chromium() as browser:
         for path in PAGES:
             context = browser.new_context()
             page = context.new_page()
@@ -178,8 +161,6 @@ def browser_weights(site: Path, chromium: str) -> dict[str, int]:
             page.goto(base + path, wait_until="networkidle")
             out[path] = sum(sizes)
             context.close()
-        browser.close()
-    httpd.shutdown()
     return out
 
 
