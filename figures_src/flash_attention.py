@@ -8,14 +8,15 @@ cast to float32; `BLOCK_SIZE` = 64; `BLOCK_SIZES` and `MEMORY_NS` for the figure
 
 Values: `flash_n`, `flash_d`, `flash_block_size`, `flash_diff_float32`, `flash_diff_float64`
 (largest |tiled - plain| in each precision), `flash_eps_float32`, `flash_eps_float64` (machine
-epsilons), `flash_diff_in_eps_float32`, `flash_diff_in_eps_float64` (the differences in units
-of epsilon), `flash_max_abs_output`, `flash_err_plain_float32`, `flash_err_tiled_float32`
-(each float32 result against the float64 plain result), `flash_peak_plain`,
-`flash_peak_tiled` (float32: the n x n matrix of the plain computation vs the largest
-intermediate held by the tiled one), `flash_peak_ratio`, `flash_peak_plain_float64`,
-`flash_peak_tiled_float64`, `flash_output_bytes` (the n x d float32 output both need),
-`flash_diff_causal_float32` (the same comparison with the causal mask),
-`flash2_kernel_speedup`.
+epsilons), `flash_diff_in_eps_float32`, `flash_diff_in_eps_float64` (the differences in units of
+epsilon), `flash_max_abs_output`, `flash_err_plain_float32`, `flash_err_tiled_float32` (each
+float32 result against the float64 plain result), `flash_peak_plain`, `flash_peak_tiled`
+(float32: the n x n matrix of the plain computation vs the largest intermediate held by the
+tiled one), `flash_peak_ratio`, `flash_peak_tiled_spread` (max - min of the tiled peak over
+`MEMORY_NS`: 0, it depends on the block size only), `flash_memory_ns` (the n of the memory
+figure), `flash_peak_plain_float64`, `flash_peak_tiled_float64`, `flash_output_bytes` (the n x d
+float32 output both need), `flash_diff_causal_float32` (the same comparison with the causal
+mask), `flash2_kernel_speedup`.
 Figures: `flash_difference` (|tiled - plain| vs block size, float32 and float64),
 `flash_memory` (peak intermediate memory of plain vs tiled attention, and the output, vs n).
 """
@@ -91,6 +92,12 @@ def _peaks(n: int, dtype_name: str) -> tuple[int, int]:
     return int(naive_attention_peak_bytes(n, D, dtype.itemsize)), int(stats.peak_bytes)
 
 
+def _tiled_peak_spread() -> int:
+    """max - min of the tiled peak (float32) over MEMORY_NS: 0 when it does not depend on n."""
+    tiled = [_peaks(n, "float32")[1] for n in MEMORY_NS]
+    return max(tiled) - min(tiled)
+
+
 @values
 def flash() -> dict:
     exact = _plain("float64")
@@ -115,6 +122,8 @@ def flash() -> dict:
         "flash_peak_plain": peak_plain,
         "flash_peak_tiled": peak_tiled,
         "flash_peak_ratio": peak_plain / peak_tiled,
+        "flash_peak_tiled_spread": _tiled_peak_spread(),
+        "flash_memory_ns": np.array(MEMORY_NS),
         "flash_output_bytes": N * D * np.dtype(np.float32).itemsize,
         "flash_peak_plain_float64": peak_plain64,
         "flash_peak_tiled_float64": peak_tiled64,
@@ -151,7 +160,9 @@ def flash_difference(style) -> Plot:
     ax.set_ylabel("największa różnica bezwzględna")
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=7, loc="center right")
+    top = max(float(np.max(series["float32"])), float(np.finfo(np.float32).eps))
+    ax.set_ylim(top=10 ** np.ceil(np.log10(top) + 0.5))   # a labelled decade above the data
+    ax.legend(fontsize=8, loc="center right")
     zeros = [f"{name}, blok {b}" for name in series for b, v in zip(BLOCK_SIZES, series[name])
              if v == 0]
     zero_note = (" Różnica równa dokładnie zero (nie da się jej pokazać na osi logarytmicznej): "

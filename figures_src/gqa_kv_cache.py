@@ -9,8 +9,9 @@ config.json files and the torchtune model builders; context lengths from Meta's 
 heads with `DIAGRAM_KV_HEADS` = (8, 2, 1) KV heads, and `GQA_UPTRAIN_FRACTION` (Ainslie et al.).
 
 Values (all byte counts are plain integers; show them with `bytes(n)`, GiB = 2^30 bytes):
-- tables: `kv_cache_table` (per model: layers, query heads, KV heads, kind of attention,
-  context, KV-cache per token and at full context), `kv_variants_table` (each model at full
+- tables: `kv_cache_table` (per model: layers, query/KV heads with the kind of attention,
+  e.g. "64/8 (GQA)", context, KV-cache per token and at full context; six columns, as many
+  as fit the content width next to the sidebars), `kv_variants_table` (each model at full
   context as MHA / as released / as MQA), `config_source`, `config_source_pl` (str);
 - `kv_bytes_per_value`, `llama_head_dim`, `diagram_heads`, `diagram_gqa_kv_heads`,
   `diagram_gqa_group_size`, `gqa_uptrain_fraction`;
@@ -104,6 +105,12 @@ def attention_kind(heads: int, kv_heads: int) -> str:
     return "GQA"
 
 
+def heads_label(model: ModelConfig) -> str:
+    """Query heads / KV heads and the kind of attention, e.g. '64/8 (GQA)'."""
+    return (f"{fmt_int(model.heads)}/{fmt_int(model.kv_heads)} "
+            f"({attention_kind(model.heads, model.kv_heads)})")
+
+
 def per_token(model: ModelConfig, kv_heads: int | None = None) -> int:
     """KV-cache bytes per token of `model` (with `kv_heads` KV heads; default: as released)."""
     kv = model.kv_heads if kv_heads is None else kv_heads
@@ -178,11 +185,10 @@ def kv_cache() -> dict:
         "llama31_405b_mha_gqa_ratio": (full_context(l31_405b, l31_405b.heads)
                                        / full_context(l31_405b)),
         "kv_cache_table": Table(
-            header=["model", "warstwy", "głowy Q", "głowy KV", "uwaga", "kontekst (tokeny)",
-                    "KV-cache na token", "KV-cache przy pełnym kontekście"],
-            rows=[[m.name, m.layers, m.heads, m.kv_heads, attention_kind(m.heads, m.kv_heads),
-                   m.context, per_token(m), full_context(m)] for m in MODELS],
-            formats=[None, "int", "int", "int", None, "int", "bytes:0", "bytes:2"]),
+            header=["model", "warstwy", "głowy Q/KV", "kontekst", "na token", "cały kontekst"],
+            rows=[[m.name, m.layers, heads_label(m), m.context, per_token(m), full_context(m)]
+                  for m in MODELS],
+            formats=[None, "int", None, "int", "bytes:0", "bytes:2"]),
         "kv_variants_table": _variants_table(),
     }
 
@@ -245,7 +251,7 @@ def gqa_grouping(style) -> Plot:
              f"{DIAGRAM_HEADS // gqa}, każda grupa czyta jedną głowę K/V. MQA: wszystkie "
              f"{DIAGRAM_HEADS} głów zapytań czyta {mqa} wspólną głowę K/V."),
         caption=(f"Kto z kim dzieli klucze i wartości: {DIAGRAM_HEADS} głów zapytań przy "
-                 f"{mha}, {gqa} i {mqa} głowach K/V (przydział z kv_group_of_heads)."),
+                 f"{mha}, {gqa} i {mqa} głowach K/V."),
         table=Table(header=header, rows=rows, formats=[None, "int", "int", "int"]),
     )
 

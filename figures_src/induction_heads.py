@@ -10,12 +10,13 @@ Values: `induction_sentence` (the sequence as text), `induction_n_tokens`, `indu
 `induction_b` (the expected continuation: the token that followed the earlier A),
 `induction_a_position`, `induction_b_position` (1-based), `induction_predicted` (word),
 `induction_predicted_id`, `induction_expected_id`, `prev_head_min_weight` (smallest weight a
-query puts on the token just before it, positions 2..T, previous-token head),
-`prev_head_leak` (the largest total weight any such query puts elsewhere),
-`induction_top_key`, `induction_top_position` (1-based), `induction_top_weight` (the key the
-last query weights most in the induction head, and its weight), `induction_top_leak` (the
-total weight the last query puts on all other keys), `induction_logit_gap` (logit of
-the prediction minus the next-best logit), `induction_logit_table` (token, logit, sorted).
+query puts on the token just before it, positions 2..T, previous-token head), `prev_head_leak`
+(the largest total weight any such query puts elsewhere), `induction_top_key`,
+`induction_top_position` (1-based), `induction_top_weight` (the key the last query weights most
+in the induction head, and its weight), `induction_top_leak` (the total weight the last query
+puts on all other keys), `induction_unmatched_spread` (how unevenly a query seen for the first
+time spreads its weight over positions 2..i: 0 = evenly), `induction_logit_gap` (logit of the
+prediction minus the next-best logit), `induction_logit_table` (token, logit, sorted).
 Figures: `previous_token_head`, `induction_head` (attention patterns, rows = query,
 columns = key), `induction_prediction` (logits over the vocabulary at the last position).
 """
@@ -55,6 +56,17 @@ def toy():
     return induction_toy(token_ids(), len(VOCAB))
 
 
+def first_occurrences(words=WORDS) -> list[int]:
+    """0-based positions i >= 1 whose token has not occurred before: nothing to match."""
+    return [i for i in range(1, len(words)) if words[i] not in words[:i]]
+
+
+def _unmatched_spread(weights: np.ndarray) -> float:
+    """Largest spread (max - min) of the induction-head weights a first-occurrence query puts
+    on the keys it may match, positions 2..i (position 1 has no previous token); 0 = even."""
+    return float(max(np.ptp(weights[i, 1:i + 1]) for i in first_occurrences()))
+
+
 def _labels() -> list[str]:
     """Tick labels: the word with its 1-based position, since A occurs twice."""
     return [f"{w} ({i + 1})" for i, w in enumerate(WORDS)]
@@ -88,6 +100,7 @@ def induction() -> dict:
         "induction_top_position": top + 1,
         "induction_top_weight": float(last_row[top]),
         "induction_top_leak": float(np.delete(last_row, top).sum()),
+        "induction_unmatched_spread": _unmatched_spread(ind),
         "induction_logit_gap": float(logits[order[0]] - logits[order[1]]),
         "induction_logit_table": Table(header=["token", "logit"],
                                   rows=[[VOCAB[i], float(logits[i])] for i in order],
@@ -102,7 +115,7 @@ def _pattern_figure(style, matrix, title: str, what: str) -> Plot:
     heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style, decimals=2,
             blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title,
             xlabel="klucz (na który token patrzymy)", ylabel="zapytanie (token, który patrzy)")
-    ax.tick_params(axis="x", labelrotation=45)
+    ax.tick_params(axis="x", labelrotation=45, rotation_mode="xtick")
     rows = [[labels[i]] + [float(matrix[i, j]) for j in range(t)] for i in range(t)]
     strongest = [f"{labels[i]} → {labels[int(np.argmax(matrix[i]))]}" if matrix[i].max() > 0.9
                  else f"{labels[i]}: waga rozłożona (najwyżej {fmt_dec(matrix[i].max(), 2)})"
@@ -148,7 +161,7 @@ def induction_prediction(style) -> Plot:
               ylabel="logit")
     if logits.min() < 0:
         ax.set_ylim(min(logits.min() * 1.18, 0), max(logits.max() * 1.18, 1e-12))
-    ax.tick_params(axis="x", labelrotation=30)
+    ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
     return Plot(
         fig=fig,
         alt=(f"Wykres słupkowy logitów dla {len(VOCAB)} słów słownika na ostatniej pozycji "

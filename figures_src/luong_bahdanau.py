@@ -17,7 +17,8 @@ Values:
   `luong_dot_weights`, `luong_general_weights`, `luong_concat_weights` (S,) (softmax);
 - `luong_general_query` (d,) = h_t^T W_a; `luong_concat_pair` (2d,) = [h_t; h̄_3] and
   `luong_concat_hidden` (d_a,) = tanh(W_a [h_t; h̄_3]) for the last source word;
-- `luong_table` (Table: word, score and weight of each function);
+- `luong_table` (Table: a row per function with its scores, then its weights; a column per
+  source word);
 - `bahdanau_source`, `bahdanau_target` (lists of str), `bahdanau_weights` (T, S) alignment,
   `bahdanau_context` (T, d_h) context vectors, `bahdanau_article_max` (largest weight of "a").
 Figures: `luong_weights` (weights of the three score functions), `bahdanau_alignment` (heatmap).
@@ -101,11 +102,11 @@ def luong_values() -> dict:
     r = _luong()
     last = len(LUONG_SOURCE) - 1
     pair = np.concatenate([LUONG_H_T, LUONG_H_S[last]])                         # (2d,)
-    rows = [[word] + [x for name in LUONG_NAMES
-                      for x in (r["scores"][name][j], r["weights"][name][j])]
-            for j, word in enumerate(LUONG_SOURCE)]
-    header = ["słowo źródłowe"] + [f"{label} {kind}" for label in LUONG_NAMES
-                                    for kind in ("wynik", "waga")]
+    # One row per function and quantity, one column per source word: narrow enough for the
+    # collapsible block (Material gives every header cell a minimum width of 5rem).
+    rows = [[f"{name}: {label}", *r[key][name]] for name in LUONG_NAMES
+            for key, label in (("scores", "wynik"), ("weights", "waga"))]
+    header = ["funkcja oceny", *LUONG_SOURCE]
     return {
         "luong_source": list(LUONG_SOURCE),
         "luong_target_word": LUONG_TARGET_WORD,
@@ -120,7 +121,7 @@ def luong_values() -> dict:
         "luong_concat_pair": pair,
         "luong_concat_hidden": np.tanh(LUONG_W_CONCAT @ pair),                   # (d_a,)
         "luong_table": Table(header=header, rows=rows,
-                             formats=[None] + ["dec:2"] * (2 * len(LUONG_NAMES))),
+                             formats=[None] + ["dec:2"] * len(LUONG_SOURCE)),
     }
 
 
@@ -165,7 +166,7 @@ def luong_weights(style) -> Plot:
              "słupki – wagi uwagi według funkcji oceny dot, general i concat Luonga. We "
              "wszystkich trzech wariantach najwyższy słupek ma słowo „kota”, ale wagi różnią "
              "się między wariantami."),
-        caption="Wagi uwagi trzech funkcji oceny Luonga dla tych samych stanów h_t i h̄_s.",
+        caption="Wagi uwagi trzech funkcji oceny Luonga dla tych samych stanów hₜ i h̄ₛ.",
         table=Table(header=["funkcja oceny"] + LUONG_SOURCE, rows=rows,
                     formats=[None] + ["dec:2"] * n),
     )

@@ -80,11 +80,11 @@ def mask_matrix(style) -> Plot:
     heatmap(ax, causal_mask(n), row_labels=TOKENS, col_labels=TOKENS, style=style, decimals=0,
             blocked=blocked, vmin=-1.0, vmax=1.0,
             xlabel="j: token, na który patrzymy", ylabel="i: token, który patrzy")
-    ax.tick_params(axis="x", labelrotation=30)
+    ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
     rows = [[TOKENS[i]] + ["−∞" if blocked[i, j] else "0" for j in range(n)] for i in range(n)]
     return Plot(
         fig=fig,
-        alt=("Macierz maski przyczynowej 4 na 4 dla zdania „Na autostradzie stoi korek”: na "
+        alt=(f"Macierz maski przyczynowej {n} na {n} dla zdania „{' '.join(TOKENS)}”: na "
              "przekątnej i pod nią zera, nad przekątną zakreskowane pola z minus "
              "nieskończonością. Dozwolone pola tworzą dolny trójkąt."),
         caption="Maska przyczynowa M: 0, gdy j ≤ i, i −∞ dla przyszłości, gdy j > i.",
@@ -98,9 +98,9 @@ def mask_effect(style) -> Plot:
     masked, full = _attention()
     n = len(TOKENS)
     blocked = future_mask(n)
-    fig, axes = new_figure(style, size=(9.6, 4.2), ncols=3)
+    fig, axes = new_figure(style, size=(8.0, 3.7), ncols=3)
     panels = [
-        (masked.scaled, None, "wyniki QKᵀ/√d_k", None, None),
+        (masked.scaled, None, r"wyniki $QK^{\top}$/√$d_k$", None, None),
         (masked.masked, blocked, "wyniki + M", None, None),
         (masked.weights, blocked, "wagi = softmax(wyniki + M)", 0.0, 1.0),
     ]
@@ -108,23 +108,24 @@ def mask_effect(style) -> Plot:
     hi = float(masked.scaled.max())
     for k, (ax, (matrix, cells, title, vmin, vmax)) in enumerate(zip(axes, panels)):
         heatmap(ax, matrix, row_labels=TOKENS, col_labels=TOKENS, style=style, decimals=2,
-                blocked=cells, title=title, vmin=lo if vmin is None else vmin,
+                blocked=cells, vmin=lo if vmin is None else vmin,
                 vmax=hi if vmax is None else vmax, xlabel="klucz",
                 ylabel="zapytanie" if k == 0 else "")
-        ax.tick_params(axis="x", labelrotation=30)
+        ax.set_title(title, fontsize=10)
+        ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
         if k:
             ax.tick_params(axis="y", labelleft=False)
-    rows = ([["wyniki QKᵀ/√d_k", TOKENS[i], *masked.scaled[i]] for i in range(n)]
+    rows = ([["wyniki QKᵀ/√dₖ", TOKENS[i], *masked.scaled[i]] for i in range(n)]
             + [["wagi z maską", TOKENS[i], *masked.weights[i]] for i in range(n)]
             + [["wagi bez maski", TOKENS[i], *full.weights[i]] for i in range(n)])
     return Plot(
         fig=fig,
-        alt=("Trzy mapy cieplne 4 na 4 dla zdania „Na autostradzie stoi korek”. Pierwsza: "
+        alt=(f"Trzy mapy cieplne {n} na {n} dla zdania „{' '.join(TOKENS)}”. Pierwsza: "
              "skalowane wyniki zapytanie–klucz, dodatnie i ujemne we wszystkich polach. Druga: "
              "te same wyniki po dodaniu maski; pola nad przekątną są zakreskowane i mają minus "
              "nieskończoność. Trzecia: wagi po softmaksie; nad przekątną same zera, pierwszy "
              "wiersz ma całą wagę na pierwszym tokenie, każdy wiersz sumuje się do jedności."),
-        caption=(f"Wyniki, wyniki z maską i wagi dla czterech tokenów (losowe q i k, d_k = {D_K}); "
+        caption=(f"Wyniki, wyniki z maską i wagi dla {n} tokenów (losowe q i k, dₖ = {D_K}); "
                  "tabela zawiera też wagi bez maski."),
         table=Table(header=["macierz", "zapytanie"] + TOKENS, rows=rows,
                     formats=[None, None] + ["dec:2"] * n),

@@ -133,7 +133,8 @@ def head_split(style) -> Plot:
     ax.set_ylim(-0.6, 0.6)
     ax.set_yticks([])
     ax.set_xticks(np.arange(0, d_model + 1, d_k))
-    ax.set_xlabel(f"wymiar wektora tokenu (d_model = {d_model}); każda głowa: d_k = {d_k}")
+    ax.set_xlabel(f"wymiar wektora tokenu ($d_{{\\mathrm{{model}}}} = {d_model}$); "
+                  f"każda głowa: $d_k = {d_k}$")
     ax.spines[["top", "right", "left"]].set_visible(False)
     rows = [[f"głowa {i + 1}", int(cols[0]), int(cols[-1]), len(cols)]
             for i, cols in enumerate(columns)]
@@ -143,8 +144,8 @@ def head_split(style) -> Plot:
              f"odcinków po {d_k} wymiarów, podpisanych od „głowa 1” do „głowa {h}”; "
              f"podziałka co {d_k}."),
         caption=(f"Bazowy Transformer: d_model = {d_model} dzielone na h = {h} głów po "
-                 f"d_k = {d_k} wymiarów (Vaswani i in. 2017, §3.2.2)."),
-        table=Table(header=["głowa", "pierwszy wymiar", "ostatni wymiar", "szerokość d_k"],
+                 f"dₖ = {d_k} wymiarów (Vaswani i in. 2017, §3.2.2)."),
+        table=Table(header=["głowa", "pierwszy wymiar", "ostatni wymiar", "szerokość dₖ"],
                     rows=rows, formats=[None, "int", "int", "int"]),
     )
 
@@ -157,8 +158,8 @@ def head_weights(style) -> Plot:
         heatmap(ax, result.weights[i], row_labels=TOKENS, col_labels=TOKENS, style=style,
                 decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}",
                 xlabel="klucz" if i >= 2 else "", ylabel="zapytanie" if i % 2 == 0 else "")
-        ax.tick_params(axis="x", labelrotation=35)
-    rows = [[f"głowa {i + 1}", TOKENS[r], *result.weights[i, r]]
+        ax.tick_params(axis="x", labelrotation=35, rotation_mode="xtick")
+    rows = [[f"głowa {i + 1}: {TOKENS[r]}", *result.weights[i, r]]
             for i in range(TOY_HEADS) for r in range(len(TOKENS))]
     return Plot(
         fig=fig,
@@ -167,7 +168,7 @@ def head_weights(style) -> Plot:
              "najwyższe wagi leżą w różnych miejscach, a ten sam token w różnych głowach patrzy "
              "najmocniej na różne słowa."),
         caption=(f"Wagi uwagi {TOY_HEADS} głów zabawkowego modelu (d_model = {TOY_D_MODEL}, "
-                 f"d_k = {TOY_D_MODEL // TOY_HEADS}, losowe projekcje, bez maski)."),
-        table=Table(header=["głowa", "zapytanie"] + TOKENS, rows=rows,
-                    formats=[None, None] + ["dec:2"] * len(TOKENS)),
+                 f"dₖ = {TOY_D_MODEL // TOY_HEADS}, losowe projekcje, bez maski)."),
+        table=Table(header=["głowa: zapytanie"] + TOKENS, rows=rows,
+                    formats=[None] + ["dec:2"] * len(TOKENS)),
     )

@@ -7,11 +7,12 @@ Inputs: `BYTES_PER_VALUE` = 4 (float32), one head (`HEADS` = 1), `N_EXAMPLE` = 4
 `N_LONG` = 131072 (the Llama 3.1 context), `D_K` = 64 (the base Transformer's head size, for the
 linear reference line), `N_GRID` (the sequence lengths of the figure).
 
-Values: `matrix_n` (4096), `matrix_bytes_per_value` (4), `matrix_entries` (n^2),
-`matrix_bytes` (4096^2 x 4 B = 64 MiB), `matrix_doubling_ratio` (memory at 2n / memory at n
-= 4), `matrix_tenfold_ratio` (10n / n = 100), `matrix_loglog_slope` (fitted slope of log bytes
-vs log n = 2), `matrix_n_long`, `matrix_bytes_long`, `q_width` (64), `q_bytes` (n x 64 x 4 B,
-one head's Q), `matrix_cost_table` (n, entries, bytes).
+Values: `matrix_n` (4096), `matrix_bytes_per_value` (4), `matrix_entries` (n^2), `matrix_bytes`
+(4096^2 x 4 B = 64 MiB), `matrix_doubling_ratio` (memory at 2n / memory at n = 4),
+`matrix_tenfold_ratio` (10n / n = 100), `matrix_loglog_slope` (fitted slope of log bytes vs log
+n = 2), `q_loglog_slope` (the same for one head's Q, n x 64: 1), `matrix_n_long`,
+`matrix_bytes_long`, `q_width` (64), `q_bytes` (n x 64 x 4 B, one head's Q), `matrix_cost_table`
+(n, entries, bytes).
 Figures: `attention_matrix_memory` (log-log: the n x n matrix against the linear n x d_k).
 """
 
@@ -43,7 +44,9 @@ def matrix_bytes(n: int) -> int:
 def quadratic() -> dict:
     grid = np.array(N_GRID, dtype=float)
     memory = np.array([matrix_bytes(n) for n in N_GRID], dtype=float)
+    q_memory = grid * D_K * BYTES_PER_VALUE
     slope = float(np.polyfit(np.log2(grid), np.log2(memory), 1)[0])
+    q_slope = float(np.polyfit(np.log2(grid), np.log2(q_memory), 1)[0])
     return {
         "matrix_n": N_EXAMPLE,
         "matrix_bytes_per_value": BYTES_PER_VALUE,
@@ -52,6 +55,7 @@ def quadratic() -> dict:
         "matrix_doubling_ratio": matrix_bytes(2 * N_EXAMPLE) / matrix_bytes(N_EXAMPLE),
         "matrix_tenfold_ratio": matrix_bytes(10 * N_EXAMPLE) / matrix_bytes(N_EXAMPLE),
         "matrix_loglog_slope": slope,
+        "q_loglog_slope": q_slope,
         "matrix_n_long": N_LONG,
         "matrix_bytes_long": matrix_bytes(N_LONG),
         "q_width": D_K,

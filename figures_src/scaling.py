@@ -33,10 +33,11 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter
 
 from attn_core import dot_product_variance, softmax_saturation
 from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_int
+from figures_src._numfmt import fmt_dec, fmt_int
 from figures_src._plot import new_figure
 from figures_src.multi_head import TRANSFORMER_BASE
 
@@ -114,36 +115,41 @@ def saturation_values() -> dict:
     return out
 
 
+def _d_k_range() -> str:
+    return f"od {fmt_int(D_K_VALUES[0])} do {fmt_int(D_K_VALUES[-1])}"
+
+
 @figure
 def variance_vs_dk(style) -> Plot:
     variance, _, _ = _experiments()
     d = D_K_VALUES.astype(float)
-    fig, ax = new_figure(style, size=(5.6, 4.0))
-    ax.loglog(d, d, color=style.muted, linewidth=1.2, label="teoria: Var = d_k")
-    ax.loglog(d, variance, "o", color=style.accent, label="zmierzone: Var(q·k)")
+    fig, ax = new_figure(style, size=(5.6, 4.6))
+    ax.loglog(d, d, color=style.muted, linewidth=1.2, label=r"teoria: Var = $d_k$")
+    ax.loglog(d, variance, "o", color=style.accent, label=r"zmierzone: Var$(q \cdot k)$")
     ax.loglog(d, np.ones_like(d), color=style.muted, linewidth=1.0, linestyle=":",
               label="teoria: Var = 1")
-    ax.loglog(d, variance / d, "s", color=style.accent2, label="po podzieleniu przez √d_k")
+    ax.loglog(d, variance / d, "s", color=style.accent2,
+              label=r"po podzieleniu przez √$d_k$")
     ax.loglog(d, 1.0 / d, color=style.muted, linewidth=1.0, linestyle="--",
-              label="teoria: Var = 1/d_k")
+              label=r"teoria: Var = 1/$d_k$")
     ax.loglog(d, variance / d**2, "^", color=style.fg, markersize=5,
-              label="po podzieleniu przez d_k")
+              label=r"po podzieleniu przez $d_k$")
     ax.set_xscale("log", base=2)
-    ax.set_xticks(d, labels=[str(int(x)) for x in d])
-    ax.set_xlabel("wymiar klucza d_k")
+    ax.set_xticks(d, labels=[fmt_int(x) for x in d])
+    ax.set_xlabel(r"wymiar klucza $d_k$")
     ax.set_ylabel("wariancja iloczynu skalarnego")
     ax.grid(True, which="major", linewidth=0.5)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, fontsize=8)
     rows = [[int(k), v, v / k, v / k**2] for k, v in zip(D_K_VALUES, variance)]
     return Plot(
         fig=fig,
         alt=("Wykres w skali logarytmicznej na obu osiach: wariancja iloczynu skalarnego q·k "
-             "losowych wektorów w funkcji wymiaru d_k od 1 do 1024. Zmierzone punkty leżą na "
-             "prostej Var = d_k. Po podzieleniu przez pierwiastek z d_k punkty układają się "
-             "poziomo na wysokości 1, a po podzieleniu przez d_k opadają wzdłuż prostej 1/d_k."),
+             f"losowych wektorów w funkcji wymiaru dₖ {_d_k_range()}. Zmierzone punkty leżą "
+             "na prostej Var = dₖ. Po podzieleniu przez pierwiastek z dₖ punkty układają się "
+             "poziomo na wysokości 1, a po podzieleniu przez dₖ opadają wzdłuż prostej 1/dₖ."),
         caption=(f"Wariancja q·k zmierzona metodą Monte Carlo ({fmt_int(N_SAMPLES)} par wektorów "
-                 "na każde d_k) na tle teorii."),
-        table=Table(header=["d_k", "Var(q·k)", "Var(q·k/√d_k)", "Var(q·k/d_k)"], rows=rows,
+                 "na każde dₖ) na tle teorii."),
+        table=Table(header=["dₖ", "Var(q·k)", "Var(q·k/√dₖ)", "Var(q·k/dₖ)"], rows=rows,
                     formats=["int", "dec:2", "dec:3", "dec:5"]),
     )
 
@@ -152,41 +158,43 @@ def variance_vs_dk(style) -> Plot:
 def saturation_vs_dk(style) -> Plot:
     _, unscaled, scaled = _experiments()
     d = D_K_VALUES.astype(float)
-    fig, axes = new_figure(style, size=(10.0, 3.4), ncols=3)
+    fig, axes = new_figure(style, size=(7.6, 3.3), ncols=3)
     panels = [
         ("największa waga", unscaled.max_weight, scaled.max_weight, 1.0 / N_TOKENS,
-         "1/n (równo)"),
+         "1/n (wagi równe)", 1),
         ("entropia wag [nat]", unscaled.entropy, scaled.entropy, float(np.log(N_TOKENS)),
-         "ln n (równo)"),
-        ("norma jakobianu softmaksu", unscaled.jacobian_norm, scaled.jacobian_norm, None, None),
+         "ln n (wagi równe)", 1),
+        ("norma jakobianu softmaksu", unscaled.jacobian_norm, scaled.jacobian_norm, None, None, 2),
     ]
-    for ax, (title, raw, fixed, ref, ref_label) in zip(axes, panels):
-        ax.plot(d, raw, "o-", color=style.accent2, label="bez skalowania")
-        ax.plot(d, fixed, "s-", color=style.accent, label="z 1/√d_k")
+    ticks = d[::3]
+    for ax, (title, raw, fixed, ref, ref_label, decimals) in zip(axes, panels):
+        ax.plot(d, raw, "o-", color=style.accent2, markersize=4, label="bez skalowania")
+        ax.plot(d, fixed, "s-", color=style.accent, markersize=4,
+                label=r"z 1/√$d_k$")
         if ref is not None:
             ax.axhline(ref, color=style.muted, linestyle=":", linewidth=1.0, label=ref_label)
         ax.set_xscale("log", base=2)
-        ax.set_xticks(d[::2], labels=[str(int(x)) for x in d[::2]])
-        ax.set_xlabel("d_k")
-        ax.set_title(title)
+        ax.set_xticks(ticks, labels=[fmt_int(x) for x in ticks])
+        ax.set_xlabel(r"$d_k$")
+        ax.set_title(title, fontsize=10)
         ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _, n=decimals: fmt_dec(y, n)))
         ax.grid(True, linewidth=0.5)
         ax.spines[["top", "right"]].set_visible(False)
     axes[0].legend(fontsize=8, loc="upper left")
     axes[1].legend(fontsize=8, loc="lower left")
-    rows = [[int(k), unscaled.max_weight[j], scaled.max_weight[j], unscaled.entropy[j],
-             scaled.entropy[j], unscaled.jacobian_norm[j], scaled.jacobian_norm[j]]
-            for j, k in enumerate(D_K_VALUES)]
+    rows = [[int(k), label, stats.max_weight[j], stats.entropy[j], stats.jacobian_norm[j]]
+            for j, k in enumerate(D_K_VALUES)
+            for label, stats in (("bez", unscaled), ("1/√dₖ", scaled))]
     return Plot(
         fig=fig,
-        alt=(f"Trzy wykresy w funkcji d_k (skala logarytmiczna) dla softmaksu nad {N_TOKENS} "
-             "kluczami. Bez skalowania największa waga rośnie w stronę 1, entropia spada do "
-             "zera, a norma jakobianu softmaksu maleje ku zeru. Ze skalowaniem przez "
-             "pierwiastek z d_k wszystkie trzy krzywe pozostają płaskie."),
-        caption=(f"Nasycenie softmaksu nad {N_TOKENS} kluczami bez skalowania i z 1/√d_k "
-                 f"(średnie z {fmt_int(SAT_SAMPLES)} losowych zapytań na każde d_k)."),
-        table=Table(header=["d_k", "maks. waga bez skal.", "maks. waga z 1/√d_k",
-                            "entropia bez skal.", "entropia z 1/√d_k",
-                            "norma jakobianu bez skal.", "norma jakobianu z 1/√d_k"],
-                    rows=rows, formats=["int"] + ["dec:3"] * 6),
+        alt=(f"Trzy wykresy w funkcji dₖ {_d_k_range()} (skala logarytmiczna) dla softmaksu "
+             f"nad {N_TOKENS} kluczami. Bez skalowania największa waga rośnie w stronę 1, "
+             "entropia spada do zera, a norma jakobianu softmaksu maleje ku zeru. Ze "
+             "skalowaniem przez pierwiastek z dₖ wszystkie trzy krzywe pozostają płaskie."),
+        caption=(f"Nasycenie softmaksu nad {N_TOKENS} kluczami bez skalowania i z 1/√dₖ "
+                 f"(średnie z {fmt_int(SAT_SAMPLES)} losowych zapytań na każde dₖ)."),
+        table=Table(header=["dₖ", "skalowanie", "największa waga", "entropia [nat]",
+                            "norma jakobianu"],
+                    rows=rows, formats=["int", None, "dec:3", "dec:3", "dec:3"]),
     )

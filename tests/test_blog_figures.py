@@ -69,13 +69,16 @@ def test_kv_cache_table_recomputed_from_the_formula():
     assert isinstance(table, Table)
     assert len(table.rows) == len(EXPECTED_CONFIGS)
     for row in table.rows:
-        name, layers, heads, kv_heads, kind, context, per_token, full = row
+        name, layers, heads, context, per_token, full = row
         l_, h_, kv_, hidden, ctx = EXPECTED_CONFIGS[name]
         expected = kv_per_token_by_hand(l_, kv_, hidden // h_)
-        assert (layers, heads, kv_heads, context) == (l_, h_, kv_, ctx)
+        assert (layers, context) == (l_, ctx)
+        assert heads == f"{h_}/{kv_} ({'MHA' if kv_ == h_ else 'GQA'})"
         assert per_token == expected
         assert full == expected * ctx  # batch 1
-        assert kind == ("MHA" if kv_ == h_ else "GQA")
+    # Material gives every header cell a minimum width of 5rem (100 px): six columns fit the
+    # content column next to both sidebars, seven already scroll sideways.
+    assert len(table.header) <= 6
 
 
 def test_kv_cache_values_for_the_prose():
@@ -134,6 +137,7 @@ def test_doubling_n_quadruples_the_matrix():
     assert v["matrix_doubling_ratio"] == 4
     assert v["matrix_tenfold_ratio"] == 100
     assert_allclose(v["matrix_loglog_slope"], 2.0, rtol=1e-12)
+    assert_allclose(v["q_loglog_slope"], 1.0, rtol=1e-12)
     assert v["matrix_bytes_long"] == 131072**2 * 4 == 64 * GIB
     for n, entries, size in _values(quadratic_cost)["matrix_cost_table"].rows:
         assert (entries, size) == (n * n, 4 * n * n)
@@ -173,6 +177,11 @@ def test_peak_memory_plain_matrix_vs_tiled_blocks():
     assert v["flash_peak_tiled"] == max(b * b, b * d) * 4
     assert v["flash_peak_ratio"] == v["flash_peak_plain"] / v["flash_peak_tiled"]
     assert v["flash_peak_plain_float64"] == n * n * 8
+    # The tiled buffer does not grow with n: the same peak at every n of the memory figure.
+    assert list(v["flash_memory_ns"]) == list(flash_attention.MEMORY_NS)
+    assert {flash_attention._peaks(m, "float32")[1] for m in flash_attention.MEMORY_NS} == {
+        v["flash_peak_tiled"]}
+    assert v["flash_peak_tiled_spread"] == 0
     assert v["flash_output_bytes"] == n * d * 4
     assert v["flash2_kernel_speedup"] == 2
 
@@ -203,6 +212,18 @@ def test_previous_token_head_looks_one_back():
     assert np.all(np.triu(prev, k=1) == 0)  # causal: nothing above the diagonal
     v = _values(induction_heads)
     assert v["prev_head_min_weight"] > 0.99 and v["prev_head_leak"] < 1e-4
+
+
+def test_first_occurrences_spread_their_attention_evenly():
+    """A token seen for the first time matches nothing: even weights on positions 2..i."""
+    ind = np.asarray(induction_heads.toy().induction_weights)
+    words = induction_heads.WORDS
+    firsts = [i for i in range(1, len(words)) if words[i] not in words[:i]]
+    assert firsts == induction_heads.first_occurrences()
+    for i in firsts:
+        assert_allclose(ind[i, 1:i + 1], 1.0 / i, atol=1e-6)
+        assert ind[i, 0] < 1e-6
+    assert _values(induction_heads)["induction_unmatched_spread"] < 1e-6
 
 
 # --- figures and docstrings ---------------------------------------------------------------------
