@@ -9,7 +9,8 @@ Policy (documented for authors in docs/jak-dodac-wartosc.md):
 - Minus sign: U+2212 in prose, ``-`` in LaTeX. A value that rounds to zero has no sign.
 - Integers of five or more digits are grouped by thousands with a narrow no-break space
   (prose) or ``\\,`` (LaTeX), as Polish typography asks; four-digit numbers are not grouped.
-- Percent: ``35,4%`` / ``35{,}4\\%``. Bytes: IEC units (KiB = 2^10 B, MiB, GiB).
+- Percent: ``35,4%`` / ``35{,}4\\%``. Bytes: IEC units (KiB = 2^10 B, MiB, GiB), with the
+  requested decimals like every other number.
 - NaN is never shown: it raises ``ValueError``. Infinity is shown only inside vectors and
   matrices (masked scores), as ``−∞`` / ``-\\infty``; a scalar infinity raises ``ValueError``.
 """
@@ -116,12 +117,10 @@ _IEC = [("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40)
 
 
 def fmt_bytes(x: float, decimals: int = 1, *, math: bool = False) -> str:
-    """A byte count in IEC units: 67108864 -> '64 MiB'; whole numbers show no decimals."""
+    """A byte count in the largest IEC unit it reaches: 67108864 -> '64,0 MiB' (bytes(0): '64 MiB')."""
     x = _check(x)
     unit, size = next((u, s) for u, s in reversed(_IEC) if abs(x) >= s or s == 1)
-    value = x / size
-    places = 0 if value == int(value) else decimals
-    number = fmt_dec(value, places, math=math)
+    number = fmt_dec(x / size, decimals, math=math)
     return rf"{number}\ \text{{{unit}}}" if math else f"{number}\u00a0{unit}"
 
 

@@ -18,7 +18,8 @@ EXAMPLES = [  # (value, filter as written on a page, formatter, decimals)
     (2.220446049250313e-16, "sci(1)", nf.fmt_sci, 1),
     (131072, "int", nf.fmt_int, None),
     (4096, "int", nf.fmt_int, None),
-    (67108864, "bytes(1)", nf.fmt_bytes, 1),
+    (67108864, "bytes(0)", nf.fmt_bytes, 0),
+    (2684354560, "bytes(2)", nf.fmt_bytes, 2),
 ]
 
 

@@ -63,9 +63,10 @@ def test_percent_sci_int_bytes():
     assert fmt_sci(9.96e-5, 1) == "1,0·10⁻⁴"
     assert fmt_int(131072) == f"131{NARROW_NBSP}072"
     assert fmt_int(4096) == "4096"
-    assert fmt_bytes(4096 * 4096 * 4) == "64\u00a0MiB"
+    assert fmt_bytes(4096 * 4096 * 4, 0) == "64\u00a0MiB"
+    assert fmt_bytes(2 * 2**30, 2) == "2,00\u00a0GiB"  # same places as 2,50 GiB in a column
     assert fmt_bytes(1.5 * 2**30) == "1,5\u00a0GiB"
-    assert fmt_bytes(2**19, math=True) == r"512\ \text{KiB}"
+    assert fmt_bytes(2**19, 0, math=True) == r"512\ \text{KiB}"
     with pytest.raises(ValueError, match="whole number"):
         fmt_int(2.5)
 
