@@ -11,11 +11,13 @@ All builds run in one copy of the project, in this run, so the ratios compare li
 - module edit: one figures_src module edited; our build; which modules re-ran.
 
 Then the transfer size of each page (HTML + everything it loads) measured in headless
-Chromium when it is installed (otherwise a static count of the HTML, CSS, JS and images).
+Chromium when it is installed (otherwise a static count of the HTML, CSS, JS and images),
+as served here (uncompressed) and as a gzip-compressing web server would send it.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shutil
@@ -150,31 +152,32 @@ def page_weights(site: Path) -> dict[str, int]:
     return static_weights(site)
 
 
-def browser_weights(site: Path) -> dict[str, int]:
+def browser_weights(site: Path) -> dict[str, tuple[int, int]]:
+    """(bytes, gzip bytes) of everything a cold browser loads for each page."""
     out = {}
     with serving(site) as base, chromium() as browser:
         for path in PAGES:
             context = browser.new_context()
             page = context.new_page()
-            sizes: list[int] = []
-            page.on("response", lambda r: sizes.append(len(r.body())) if r.ok else None)
+            bodies: list[bytes] = []
+            page.on("response", lambda r: bodies.append(r.body()) if r.ok else None)
             page.goto(base + path, wait_until="networkidle")
-            out[path] = sum(sizes)
+            out[path] = (sum(map(len, bodies)), sum(len(gzip.compress(b, mtime=0)) for b in bodies))
             context.close()
     return out
 
 
-def static_weights(site: Path) -> dict[str, int]:
+def static_weights(site: Path) -> dict[str, tuple[int, int]]:
     out = {}
     for path in PAGES:
         html_file = site / path.strip("/") / "index.html" if path != "/" else site / "index.html"
         html = html_file.read_text()
-        total = len(html.encode())
+        bodies = [html.encode()]
         for ref in re.findall(r'(?:src|href)="([^"#?]+\.(?:js|css|svg|png|woff2))', html):
             target = (html_file.parent / ref).resolve()
             if target.exists():
-                total += target.stat().st_size
-        out[path] = total
+                bodies.append(target.read_bytes())
+        out[path] = (sum(map(len, bodies)), sum(len(gzip.compress(b, mtime=0)) for b in bodies))
     return out
 
 
@@ -205,9 +208,9 @@ def main() -> None:
           f"   runs: {', '.join(f'{t:.2f}' for t in md_edits)}")
     print(f"modules re-run after editing quadratic_cost.py: {ran[0] if ran else '(none)'}")
     print()
-    print(f"{'page':<32}{'transfer (KiB)':>15}")
-    for path, size in weights.items():
-        print(f"{path:<32}{size / 1024:>15.1f}")
+    print(f"{'page':<32}{'transfer (KiB)':>15}{'gzipped (KiB)':>15}")
+    for path, (size, packed) in weights.items():
+        print(f"{path:<32}{size / 1024:>15.1f}{packed / 1024:>15.1f}")
 
 
 if __name__ == "__main__":
