@@ -19,6 +19,7 @@ import functools  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import (  # noqa: E402
     FormatStrFormatter,
     LogFormatter,
@@ -26,7 +27,6 @@ from matplotlib.ticker import (  # noqa: E402
     ScalarFormatter,
     StrMethodFormatter,
 )
-from matplotlib.patches import Rectangle  # noqa: E402
 
 from figures_src._numfmt import fmt_dec  # noqa: E402
 

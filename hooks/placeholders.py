@@ -323,6 +323,8 @@ def _placeholder(expr_text: str, scope, *, math: bool, figure, indent: str | Non
             raise TemplateError("figure(...) must stand alone on its own line")
         return figure(value.name, indent)
     if isinstance(value, Table):
+        if filt is not None:
+            raise TemplateError(f"a table takes no filter (got '{filt}'); its columns carry their formats")
         if indent is None or math:
             raise TemplateError("a table must stand alone on its own line, outside math")
         name = expr.strip()

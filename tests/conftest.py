@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from helpers import REPO, mkdocs_build
 
 

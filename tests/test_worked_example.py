@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
-from helpers import REPO, copy_project, mkdocs_build
 from numpy.testing import assert_allclose
 
 from attn_core import causal_mask, future_mask, softmax, tiny_decoder
@@ -25,6 +24,7 @@ from figures_src import worked_example as we
 from figures_src._api import Plot, Table
 from figures_src._numfmt import fmt_dec, fmt_pct, round_half_up
 from figures_src._plot import LIGHT
+from helpers import REPO, copy_project, mkdocs_build
 
 PAGE_SRC = REPO / "docs" / "krok-po-kroku.md"
 BMATRIX = re.compile(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", re.DOTALL)
