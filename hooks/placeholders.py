@@ -85,7 +85,7 @@ FUNCTIONS: dict[str, Callable] = {
     "min": lambda *a: np.min(a[0]) if len(a) == 1 else min(a),
     "len": len, "sum": lambda x: np.sum(x), "sqrt": _math.sqrt, "exp": _math.exp,
     "argmax": lambda x: int(np.argmax(x)), "argmin": lambda x: int(np.argmin(x)),
-    "sorted": lambda x: sorted(np.asarray(x).tolist()), "round": round,
+    "sorted": lambda x: sorted(np.asarray(x).tolist()),  # no round(): rounding is for display only
     "all": lambda x: bool(np.all(x)), "any": lambda x: bool(np.any(x)),
 }
 
