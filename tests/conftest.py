@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import REPO, mkdocs_build
+from helpers import CHROMIUM, REPO, chromium, mkdocs_build, serving
 
 
 @pytest.fixture
@@ -21,3 +21,19 @@ def built_site(tmp_path_factory) -> Path:
     proc = mkdocs_build(REPO, site)
     assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
     return site
+
+
+@pytest.fixture(scope="module")
+def server(built_site) -> str:
+    """The fresh build served on a free port of 127.0.0.1; the base URL."""
+    with serving(built_site) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium; the browser tests are skipped (with the reason) without it."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium; .ci/run does)")
+    with chromium() as b:
+        yield b

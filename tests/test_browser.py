@@ -10,21 +10,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from helpers import CHROMIUM, chromium, serving
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
-
-
-@pytest.fixture(scope="module")
-def server(built_site):
-    with serving(built_site) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+# `server` and `browser` come from conftest.py (the browser fixture skips without chromium).
 
 
 def open_page(browser, url: str, scheme: str):

@@ -24,7 +24,7 @@ from figures_src import explorer
 from figures_src._numfmt import fmt_dec, fmt_pct, fmt_vec
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
-from helpers import CHROMIUM, chromium, copy_project, mkdocs_build, serving
+from helpers import copy_project, mkdocs_build, serving
 
 PAGE = "llm/anatomia/index.html"
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
@@ -100,22 +100,6 @@ def test_page_embeds_the_presets_and_loads_only_local_files(built_site):
 
 
 # --- the browser --------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def server(built_site):
-    """The fresh build, served on a free port of 127.0.0.1."""
-    with serving(built_site) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium; CI does): "
-                    "the explorer's browser tests need a real browser")
-    with chromium() as b:
-        yield b
-
 
 @contextlib.contextmanager
 def offline_page(browser, base: str):

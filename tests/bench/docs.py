@@ -52,7 +52,7 @@ def build(project: Path, site: Path, config: str = "mkdocs.yml") -> tuple[float,
     return elapsed, proc.stderr
 
 
-def median_build(project: Path, site: Path, config: str = "mkdocs.yml", repeat: int = 3) -> float:
+def median_build(project: Path, site: Path, config: str = "mkdocs.yml", repeat: int = 5) -> float:
     return statistics.median(build(project, site, config)[0] for _ in range(repeat))
 
 
