@@ -91,16 +91,12 @@ def is_notebook(file: File) -> bool:
 
 def cache_key(source: Path, root: Path = ROOT) -> str:
     """SHA-256 over everything that can change what the notebook prints."""
-    digest = hashlib.sha256(sys.version.encode())
     paths = [source, Path(__file__).resolve()]
     for pattern in KEY_SOURCES:
         paths += sorted(root.glob(pattern))
     for module in sorted(runner.imported_siblings(source)):  # and what those modules import
         paths += runner.dependency_files(module, root)
-    for path in paths:
-        name = path.relative_to(root) if path.is_relative_to(root) else path.name
-        digest.update(str(name).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return runner.content_hash(paths, root)
 
 
 # --- reading and executing --------------------------------------------------------------

@@ -101,13 +101,19 @@ def _shared_files(root: Path) -> list[Path]:
     return files + [Path(__file__).resolve()]
 
 
+def content_hash(paths: Iterable[Path], root: Path = ROOT) -> str:
+    """SHA-256 over the Python version and each existing file's name (relative to `root`) and bytes."""
+    digest = hashlib.sha256(sys.version.encode())
+    for path in paths:
+        if path.exists():
+            name = path.relative_to(root) if path.is_relative_to(root) else path.name
+            digest.update(str(name).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def cache_key(name: str, root: Path = ROOT) -> str:
     """SHA-256 over everything that can change what `name` computes."""
-    digest = hashlib.sha256(sys.version.encode())
-    for path in dependency_files(name, root) + _shared_files(root):
-        if path.exists():
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:20]
+    return content_hash(dependency_files(name, root) + _shared_files(root), root)[:20]
 
 
 # --- running (parent side) ------------------------------------------------------------
