@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from figures_src import _numfmt as nf
-from figures_src._api import Table
+from anatomia_engine import numfmt as nf
+from anatomia_engine.kit import Table
 
 TAG = re.compile(r"\{\{(?!\{)(?P<expr>.+?)\}\}|\{%\s*(?P<block>claim|endclaim)\b(?P<cond>.*?)%\}",
                  re.DOTALL)

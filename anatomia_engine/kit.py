@@ -1,6 +1,6 @@
 """What a figures_src module declares: `@values` functions, `@figure` functions, `Plot`, `Table`.
 
-A module is run by hooks/runner.py: every `@values` function returns a dict of named values
+A module is run by anatomia_engine/runner.py: every `@values` function returns a dict of named values
 (numbers, strings, NumPy arrays, `Table`s); every `@figure` function takes a `Style` and
 returns a `Plot`. Names are the dict keys and the figure functions' names.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from figures_src._numfmt import fmt_spec
+from anatomia_engine.numfmt import fmt_spec
 
 KIND = "__computed_kind__"
 

@@ -8,7 +8,7 @@ served stale by an old import.
 
 Run one module by hand (prints its values, writes its figures to a temporary folder):
 
-    .venv/bin/python -m hooks.runner figures_src.worked_example
+    .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def dependency_files(name: str, root: Path = ROOT) -> list[Path]:
 def _shared_files(root: Path) -> list[Path]:
     files = sorted((root / "attn_core").rglob("*.py"))
     files += [root / f for f in LOCK_FILES if (root / f).exists()]
-    return files + [Path(__file__).resolve()]
+    return files + sorted(Path(__file__).resolve().parent.rglob("*.py"))  # the whole engine
 
 
 def content_hash(paths: Iterable[Path], root: Path = ROOT) -> str:
@@ -130,7 +130,7 @@ def _run_subprocess(name: str, key: str, root: Path, cache: Path) -> ModuleResul
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache))
     env = dict(os.environ, PYTHONPATH=str(root), MPLBACKEND="Agg", PYTHONHASHSEED="0")
     proc = subprocess.run(
-        [sys.executable, "-m", "hooks.runner", "--worker", f"{PACKAGE}.{name}", str(work)],
+        [sys.executable, "-m", "anatomia_engine.runner", "--worker", f"{PACKAGE}.{name}", str(work)],
         cwd=root, env=env, capture_output=True, text=True,
     )
     if proc.returncode != 0:
@@ -183,7 +183,7 @@ def encode_value(value):
 
     import numpy as np
 
-    from figures_src._api import Table
+    from anatomia_engine.kit import Table
 
     if isinstance(value, Table):
         rows = [[_plain(c) for c in row] for row in value.rows]
@@ -229,7 +229,7 @@ def _plain(value):
 def decode_values(raw: dict) -> dict:
     import numpy as np
 
-    from figures_src._api import Table
+    from anatomia_engine.kit import Table
 
     out = {}
     for name, item in raw.items():
@@ -246,7 +246,7 @@ def decode_values(raw: dict) -> dict:
 # --- the worker (child side) ----------------------------------------------------------
 
 def _collect(module):
-    from figures_src._api import KIND
+    from anatomia_engine.kit import KIND
 
     functions = [f for f in vars(module).values()
                  if callable(f) and getattr(f, "__module__", None) == module.__name__
@@ -271,8 +271,8 @@ def run_worker(module_name: str, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from figures_src._api import Plot
-    from figures_src._plot import STYLES, use_decimal_comma
+    from anatomia_engine.kit import Plot
+    from anatomia_engine.plot import STYLES, use_decimal_comma
 
     short = module_name.split(".")[-1]
     current = f"{module_name} (import)"
