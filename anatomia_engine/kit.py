@@ -31,6 +31,23 @@ def figure(fn: Callable[..., Plot]) -> Callable[..., Plot]:
 
 
 @dataclass(frozen=True)
+class Value:
+    """A published value with what a reader is told about it (provenance).
+
+    `what` says in Polish what the number is ("waga: chases patrzy na chases"); for an array,
+    `what` may use `{i}`, `{j}` … and `axes` gives the labels of each axis, so the element
+    `weights[1][1]` is described as what.format(i="chases", j="chases").
+    `cite` marks a value quoted from a publication rather than computed ("Dao (2023)"): the page
+    then says where it comes from instead of "obliczone".
+    """
+
+    value: Any
+    what: str | None = None
+    cite: str | None = None
+    axes: Sequence[Sequence[str]] | None = None
+
+
+@dataclass(frozen=True)
 class Table:
     """A table shown on a page (Markdown) and offered as CSV (full precision).
 

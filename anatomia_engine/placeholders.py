@@ -42,6 +42,10 @@ class Entry:
 
     value: object
     source: str  # e.g. "figures_src/worked_example.py"
+    function: str | None = None  # the @values function that returned it
+    what: str | None = None  # what the number is, in Polish (kit.Value)
+    cite: str | None = None  # a publication it is quoted from, if not computed (kit.Value)
+    axes: tuple | None = None  # labels per array axis, for `what` with {i}, {j}
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class ModuleResult:
     folder: Path
     values: dict
     figures: dict
+    meta: dict  # value name -> {"function": ..., "what": ..., "cite": ..., "axes": ...}
 
 
 # --- hashing -------------------------------------------------------------------------
@@ -119,9 +120,10 @@ def cache_key(name: str, root: Path = ROOT) -> str:
 # --- running (parent side) ------------------------------------------------------------
 
 def _load(name: str, key: str, folder: Path) -> ModuleResult:
-    values = decode_values(json.loads((folder / "values.json").read_text(encoding="utf-8")))
+    raw = json.loads((folder / "values.json").read_text(encoding="utf-8"))
     figures = json.loads((folder / "figures.json").read_text(encoding="utf-8"))
-    return ModuleResult(name, key, folder, values, figures)
+    meta = {k: {m: item.get(m) for m in ("function", "what", "cite", "axes")} for k, item in raw.items()}
+    return ModuleResult(name, key, folder, decode_values(raw), figures, meta)
 
 
 def _run_subprocess(name: str, key: str, root: Path, cache: Path) -> ModuleResult:
@@ -271,7 +273,7 @@ def run_worker(module_name: str, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from anatomia_engine.kit import Plot
+    from anatomia_engine.kit import Plot, Value
     from anatomia_engine.plot import STYLES, use_decimal_comma
 
     short = module_name.split(".")[-1]
@@ -288,7 +290,12 @@ def run_worker(module_name: str, out: Path) -> None:
             for key, value in produced.items():
                 if key in values:
                     raise ValueError(f"value name {key!r} is defined twice in {module_name}")
-                values[key] = encode_value(value)
+                meta = {"function": fn.__name__}
+                if isinstance(value, Value):
+                    meta.update(what=value.what, cite=value.cite,
+                                axes=None if value.axes is None else [list(a) for a in value.axes])
+                    value = value.value
+                values[key] = {**encode_value(value), **meta}
         figures: dict = {}
         for fn in figure_fns:
             name = fn.__name__

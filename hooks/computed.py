@@ -51,7 +51,10 @@ def page_scope(page) -> dict[str, placeholders.Entry]:
     for module, result in _results.items():
         source = f"figures_src/{module}.py"
         for key, value in result.values.items():
-            scope[f"{module}.{key}"] = placeholders.Entry(value, source)
+            meta = result.meta.get(key, {})
+            scope[f"{module}.{key}"] = placeholders.Entry(
+                value, source, function=meta.get("function"), what=meta.get("what"), cite=meta.get("cite"),
+                axes=None if meta.get("axes") is None else tuple(tuple(a) for a in meta["axes"]))
         for key in result.figures:
             scope[f"{module}.{key}"] = placeholders.Entry(placeholders.FigureRef(f"{module}.{key}"), source)
     listed = page.meta.get("computed") or []
