@@ -13,11 +13,16 @@ Policy (documented for authors in docs/jak-dodac-wartosc.md):
   requested decimals like every other number.
 - NaN is never shown: it raises ``ValueError``. Infinity is shown only inside vectors and
   matrices (masked scores), as ``−∞`` / ``-\\infty``; a scalar infinity raises ``ValueError``.
+
+``FILTERS`` is the one table of filters: a page's ``{{ x | dec(2) }}`` (prose or math), a
+table column's ``"dec:2"`` and the default format of a value all go through ``apply``.
 """
 
 from __future__ import annotations
 
 import math as _math
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
@@ -30,6 +35,9 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u207
 def _check(x: float, *, allow_inf: bool = False) -> float:
     if isinstance(x, (bool, np.bool_)):
         raise ValueError(f"expected a number, got the boolean {x!r}")
+    if isinstance(x, np.ndarray) and x.ndim > 0:
+        raise ValueError(f"expected a number, got an array of shape {x.shape}; show one element, e.g. "
+                         "name[0][1], or use vec/bmatrix")
     try:
         x = float(x)
     except (TypeError, ValueError):
@@ -56,10 +64,15 @@ def _group(digits: str, math: bool) -> str:
     return sep.join(parts)
 
 
+MAX_DECIMALS = 12
+
+
 def round_half_up(x: float, decimals: int) -> Decimal:
     """Round `x` half-up to `decimals` places, from its shortest decimal representation."""
-    if decimals < 0:
-        raise ValueError(f"decimals={decimals} must be >= 0")
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise ValueError(f"the number of decimal places must be a whole number, got {decimals!r}")
+    if not 0 <= decimals <= MAX_DECIMALS:
+        raise ValueError(f"the number of decimal places must be between 0 and {MAX_DECIMALS}, got {decimals}")
     return Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
@@ -144,20 +157,179 @@ def fmt_bmatrix(x, decimals: int = 2) -> str:
     return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
 
 
+_WORDS = {  # Polish numerals (non-masculine-personal forms) by case: M, D, C, B, N, Ms
+    2: ("dwa", "dwóch", "dwóm", "dwa", "dwoma", "dwóch"),
+    3: ("trzy", "trzech", "trzem", "trzy", "trzema", "trzech"),
+    4: ("cztery", "czterech", "czterem", "cztery", "czterema", "czterech"),
+    5: ("pięć", "pięciu", "pięciu", "pięć", "pięcioma", "pięciu"),
+    6: ("sześć", "sześciu", "sześciu", "sześć", "sześcioma", "sześciu"),
+    7: ("siedem", "siedmiu", "siedmiu", "siedem", "siedmioma", "siedmiu"),
+    8: ("osiem", "ośmiu", "ośmiu", "osiem", "ośmioma", "ośmiu"),
+    9: ("dziewięć", "dziewięciu", "dziewięciu", "dziewięć", "dziewięcioma", "dziewięciu"),
+    10: ("dziesięć", "dziesięciu", "dziesięciu", "dziesięć", "dziesięcioma", "dziesięciu"),
+    11: ("jedenaście", "jedenastu", "jedenastu", "jedenaście", "jedenastoma", "jedenastu"),
+    12: ("dwanaście", "dwunastu", "dwunastu", "dwanaście", "dwunastoma", "dwunastu"),
+    13: ("trzynaście", "trzynastu", "trzynastu", "trzynaście", "trzynastoma", "trzynastu"),
+    14: ("czternaście", "czternastu", "czternastu", "czternaście", "czternastoma", "czternastu"),
+    15: ("piętnaście", "piętnastu", "piętnastu", "piętnaście", "piętnastoma", "piętnastu"),
+    16: ("szesnaście", "szesnastu", "szesnastu", "szesnaście", "szesnastoma", "szesnastu"),
+    17: ("siedemnaście", "siedemnastu", "siedemnastu", "siedemnaście", "siedemnastoma", "siedemnastu"),
+    18: ("osiemnaście", "osiemnastu", "osiemnastu", "osiemnaście", "osiemnastoma", "osiemnastu"),
+    19: ("dziewiętnaście", "dziewiętnastu", "dziewiętnastu", "dziewiętnaście", "dziewiętnastoma",
+         "dziewiętnastu"),
+    20: ("dwadzieścia", "dwudziestu", "dwudziestu", "dwadzieścia", "dwudziestoma", "dwudziestu"),
+}
+CASES = ("mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik")
+
+
+def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
+    """A whole number from 2 to 20 in Polish words, in a grammatical case: 4 -> 'cztery';
+    words("narzędnik") -> 'czterema' ("czterema głowami"). Forms for feminine, neuter and
+    non-personal masculine nouns (so 'dwa', not 'dwie' or 'dwaj')."""
+    x = _check(x)
+    if x != int(x) or int(x) not in _WORDS:
+        raise ValueError(f"words writes whole numbers from 2 to 20 in words, got {x!r}; use int")
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
+    word = _WORDS[int(x)][CASES.index(case)]
+    return rf"\text{{{word}}}" if math else word
+
+
+def fmt_json(x, *, math: bool = False) -> str:
+    """Full precision as JSON (for scripts in a page); `</` is escaped so it cannot end a <script>."""
+    import json
+
+    plain = x.tolist() if isinstance(x, np.ndarray) else x
+    return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
+
+
+def fmt_text(x, *, math: bool = False) -> str:
+    """Any value as plain text (HTML-escaped in prose)."""
+    import html
+
+    return str(x) if math else html.escape(str(x))
+
+
+def fmt_exact(x) -> str:
+    """The value a reader is shown on request: Polish notation, up to 7 significant digits,
+    integers without ',0' (prose only; for the `data-exact` attribute of a number)."""
+    if isinstance(x, np.ndarray) or isinstance(x, (list, tuple)):
+        arr = np.asarray(x, dtype=float)
+        if arr.ndim == 0:
+            return fmt_exact(float(arr))
+        return "[" + "; ".join(fmt_exact(v) for v in arr) + "]"
+    x = _check(x, allow_inf=True)
+    if _math.isinf(x):
+        return _inf(x, False)
+    if x == int(x) and abs(x) < 1e15:
+        return _decimal_text(Decimal(int(x)), False)
+    text = f"{x:.7g}"
+    mantissa, _, exponent = text.partition("e")
+    out = _decimal_text(Decimal(mantissa), False)
+    if exponent:
+        out += "·10" + str(int(exponent)).translate(_SUPERSCRIPT)
+    return out
+
+
+# --- the one table of filters ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Filter:
+    """One way to show a value: `fn(value, *args, math=...)` -> text."""
+
+    name: str
+    fn: Callable[..., str]
+    max_args: int
+    usage: str
+    number: bool = True  # the text is a number (prose wraps it in a span with its provenance)
+    prose: bool = True  # may be used in running text and tables
+    math: bool = True  # may be used inside math
+    column: bool = True  # may be a table column's format
+
+
+def _bmatrix(x, decimals: int = 2, *, math: bool = True) -> str:
+    return fmt_bmatrix(x, decimals)
+
+
+FILTERS: dict[str, Filter] = {f.name: f for f in [
+    Filter("dec", fmt_dec, 1, "dec(n): n places after the comma, e.g. dec(2) -> 0,35"),
+    Filter("pct", fmt_pct, 1, "pct(n): a fraction in percent, e.g. pct(1) -> 35,4%"),
+    Filter("sci", fmt_sci, 1, "sci(n): scientific notation, e.g. sci(1) -> 2,2·10⁻¹⁶"),
+    Filter("int", fmt_int, 0, "int: a whole number, grouped by thousands from five digits"),
+    Filter("bytes", fmt_bytes, 1, "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB"),
+    Filter("words", fmt_words, 1, 'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
+    Filter("vec", fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", column=False),
+    Filter("bmatrix", _bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
+           prose=False, column=False),
+    Filter("json", fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, math=False,
+           column=False),
+    Filter("text", fmt_text, 0, "text: the value as plain text", number=False, column=False),
+]}
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def default_filter(value, *, math: bool) -> str:
+    """The filter used when a placeholder names none: int, dec(2), vec(2)/bmatrix(2), text."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError("a true/false value is not shown; use it in a claim")
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if _is_real(value):
+        return "dec"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, np.ndarray):
+        return "bmatrix" if math or value.ndim == 2 else "vec"
+    raise ValueError(f"a value of type {type(value).__name__} needs a filter")
+
+
+def known() -> str:
+    return ", ".join(FILTERS)
+
+
+def apply(value, name: str | None, args: tuple = (), *, math: bool = False, column: bool = False) -> str:
+    """Show `value` with the filter `name` (None: the default for its type) in prose or math.
+
+    Raises ValueError with a sentence on the fix for an unknown filter, a filter used where it
+    does not work, a wrong number of arguments, or a value the filter cannot show."""
+    if name is None:
+        name = default_filter(value, math=math)
+    f = FILTERS.get(name)
+    if f is None:
+        import difflib
+
+        near = difflib.get_close_matches(name, FILTERS, n=1)
+        hint = f"did you mean '{near[0]}'? " if near else ""
+        raise ValueError(f"unknown filter '{name}'; {hint}known: {known()}")
+    if column and not f.column:
+        raise ValueError(f"'{name}' cannot be a table column's format; use one of "
+                         + ", ".join(n for n, g in FILTERS.items() if g.column))
+    if math and not f.math:
+        raise ValueError(f"'{name}' does not work inside math")
+    if not math and not f.prose:
+        raise ValueError(f"{name} works only inside math, e.g. \\[ E = {{{{ E | {name}(1) }}}} \\]")
+    if len(args) > f.max_args:
+        raise ValueError(f"'{name}' takes at most {f.max_args} argument(s), got {len(args)}: {f.usage}")
+    return f.fn(value, *args, math=math)
+
+
+def parse_spec(spec: str) -> tuple[str, tuple]:
+    """A table column's format: 'dec:2' -> ('dec', (2,)), 'int' -> ('int', ()), 'words:biernik'."""
+    name, _, arg = spec.partition(":")
+    if not arg:
+        return name, ()
+    return name, (int(arg),) if arg.lstrip("-").isdigit() else (arg,)
+
+
 def fmt_spec(x, spec: str | None, *, math: bool = False) -> str:
     """Format by a table-column spec: 'dec:2', 'pct:1', 'sci:1', 'int', 'bytes:1', or None (text)."""
     if spec is None:
         return str(x)
-    name, _, arg = spec.partition(":")
-    n = int(arg) if arg else None
-    if name == "dec":
-        return fmt_dec(x, 2 if n is None else n, math=math)
-    if name == "pct":
-        return fmt_pct(x, 1 if n is None else n, math=math)
-    if name == "sci":
-        return fmt_sci(x, 1 if n is None else n, math=math)
-    if name == "bytes":
-        return fmt_bytes(x, 1 if n is None else n, math=math)
-    if name == "int":
-        return fmt_int(x, math=math)
-    raise ValueError(f"unknown format spec {spec!r}; known: dec:N, pct:N, sci:N, bytes:N, int")
+    name, args = parse_spec(spec)
+    if name not in FILTERS or not FILTERS[name].column:
+        raise ValueError(f"unknown format spec {spec!r}; known: "
+                         + ", ".join(f"{n}:N" if g.max_args else n for n, g in FILTERS.items() if g.column))
+    return apply(x, name, args, math=math, column=True)
