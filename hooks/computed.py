@@ -1,32 +1,86 @@
-"""MkDocs hook: computed values and figures.
+"""MkDocs hook: computed values and figures (a thin adapter over anatomia_engine).
 
+on_config:         under `mkdocs serve`, re-import the engine (anatomia_engine/*) and this hook
+                   when one of their files changed, so an edit shows as it would in `make docs`.
 on_files:          run the figures_src modules whose inputs changed (anatomia_engine/runner.py, in
                    subprocesses, cached by content hash) and add their SVG/CSV files to the
                    build as generated files (never written into docs/).
-on_page_markdown:  fill `{{ ... }}` placeholders and check `{% claim %}` blocks
-                   (anatomia_engine/placeholders.py); any problem stops the build naming file:line.
+on_page_markdown:  check the front matter of every page and fill `{{ ... }}` placeholders and
+                   `{% claim %}` blocks (anatomia_engine/markdown.py, the same code that the
+                   Markdown extension runs under Zensical); any problem stops the build at file:line.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
 import logging
-import posixpath
-import textwrap
+import sys
 import time
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
-from mkdocs.utils.meta import YAML_RE
-
-from anatomia_engine import placeholders, runner
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 log = logging.getLogger("mkdocs.hooks.computed")
-FIGURE_DIR = "figures"
-_results: dict[str, runner.ModuleResult] = {}
+ENGINE = "anatomia_engine"
 
 
-def on_files(files, config):
+def _fingerprint(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(str(path).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _engine_files() -> list[Path]:
+    spec = importlib.util.find_spec(ENGINE)
+    return list(Path(spec.origin).parent.rglob("*.py")) if spec and spec.origin else []
+
+
+def refresh() -> None:
+    """Drop the engine's modules from sys.modules when their files changed since they were
+    imported (mkdocs serve keeps one process), and re-run this hook's own code if it changed."""
+    loaded = sys.modules.get(ENGINE)
+    current = _fingerprint(_engine_files())
+    if loaded is not None and getattr(loaded, "_fingerprint", current) != current:
+        for name in [n for n in sys.modules if n == ENGINE or n.startswith(ENGINE + ".")]:
+            del sys.modules[name]
+        log.info("anatomia_engine changed: reloaded")
+    importlib.import_module(ENGINE)._fingerprint = current
+    me = sys.modules.get(__name__)
+    own = Path(__file__)
+    if me is not None and getattr(me, "_own", None) not in (None, own.read_bytes()):
+        me.__spec__.loader.exec_module(me)  # the event functions below look up their helpers anew
+        log.info("hooks/computed.py changed: reloaded")
+
+
+def _engine():
+    from anatomia_engine import markdown, runner
+
+    return markdown, runner
+
+
+_own = Path(__file__).read_bytes()
+_results: dict = {}
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    refresh()
+    markdown, _ = _engine()
+    markdown.MKDOCS_HOOK_ACTIVE = True
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    return _on_files(files, config)
+
+
+def _on_files(files: Files, config: MkDocsConfig) -> Files:
+    markdown, runner = _engine()
     started = time.perf_counter()
     try:
         results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent)
@@ -40,89 +94,24 @@ def on_files(files, config):
     for name, result in results.items():
         for entry in result.figures.values():
             for filename in entry["files"].values():
-                files.append(File.generated(config, f"{FIGURE_DIR}/{name}/{filename}",
+                files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}",
                                             abs_src_path=str(result.folder / filename)))
     return files
 
 
-def page_scope(page) -> dict[str, placeholders.Entry]:
-    """Every value as `module.name`, plus bare names of the modules the page lists."""
-    scope: dict[str, placeholders.Entry] = {}
-    for module, result in _results.items():
-        source = f"figures_src/{module}.py"
-        for key, value in result.values.items():
-            meta = result.meta.get(key, {})
-            scope[f"{module}.{key}"] = placeholders.Entry(
-                value, source, function=meta.get("function"), what=meta.get("what"), cite=meta.get("cite"),
-                axes=None if meta.get("axes") is None else tuple(tuple(a) for a in meta["axes"]))
-        for key in result.figures:
-            scope[f"{module}.{key}"] = placeholders.Entry(placeholders.FigureRef(f"{module}.{key}"), source)
-    listed = page.meta.get("computed") or []
-    if isinstance(listed, str):
-        listed = [listed]
-    for module in listed:
-        if module not in _results:
-            raise PluginError(f"docs/{page.file.src_uri}: front matter 'computed' names unknown module "
-                              f"'{module}'; known: {', '.join(sorted(_results))}")
-        prefix = module + "."
-        for key, entry in list(scope.items()):
-            if key.startswith(prefix):
-                bare = key[len(prefix):]
-                if bare in scope and scope[bare] is not entry:
-                    raise PluginError(f"docs/{page.file.src_uri}: the name '{bare}' is defined by more "
-                                      f"than one listed module; write it as module.{bare}")
-                scope[bare] = entry
-    return scope
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+    return _on_page_markdown(markdown, page, config, files)
 
 
-def _first_line(page) -> int:
-    path = page.file.abs_src_path
-    if not path:
-        return 1
-    raw = Path(path).read_text(encoding="utf-8-sig")
-    m = YAML_RE.match(raw)
-    if not m:
-        return 1
-    rest = raw[m.end():]  # MkDocs also drops the blank lines after the front matter
-    return raw[: m.end()].count("\n") + len(rest) - len(rest.lstrip("\n")) + 1
-
-
-def figure_markdown(page, qualified: str, indent: str) -> str:
-    """Light and dark images, a caption, and a collapsible data table with a CSV link."""
-    module, name = qualified.split(".", 1)
-    entry = _results[module].figures[name]
-    base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page.file.src_uri) or ".")
-    alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
-    caption = entry["caption"]
-    title = caption.replace('"', "\u201d")
-    table = runner.decode_values({"t": entry["table"]})["t"]
-    block = "\n".join([
-        f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
-        f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
-        "",
-        "/// caption",
-        f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",
-        caption,
-        "///",
-        "",
-        f'??? info "Dane do rysunku: {title}"',
-        "",
-        textwrap.indent(table.to_markdown(), "    "),
-        "",
-        f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
-        "",
-    ])
-    return textwrap.indent(block, indent).removeprefix(indent)
-
-
-def on_page_markdown(markdown, page, config, files):
-    if not page.file.src_uri.endswith(".md") or ("{{" not in markdown and "{%" not in markdown):
+def _on_page_markdown(text: str, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+    if not page.file.src_uri.endswith(".md"):
         return None
+    markdown, _ = _engine()
+    root = Path(config.config_file_path).resolve().parent
+    docs = Path(config.docs_dir).resolve()
+    docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
+    raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
     try:
-        return placeholders.render(
-            markdown, page_scope(page), where=f"docs/{page.file.src_uri}",
-            first_line=_first_line(page),
-            figure=lambda name, indent: figure_markdown(page, name, indent),
-        )
-    except placeholders.TemplateError as exc:
+        return markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results)
+    except markdown.TemplateError as exc:
         raise PluginError(str(exc)) from None

@@ -103,13 +103,14 @@ def test_values_figures_and_tables_reach_the_page(project, tmp_path):
     site = tmp_path / "site"
     build_ok(project, site)
     html = (site / "index.html").read_text()
-    assert re.search(r'<span class="num" title="weight = 0\.6456563062257954 \(obliczone w '
-                     r'figures_src/demo\.py\)" data-exact="0\.6456563062257954">0,65</span>', html)
+    assert ('<span class="num" tabindex="0" data-exact="0,6456563" data-source="figures_src/demo.py" '
+            'data-function="numbers">0,65</span>') in html
     assert r"w = 0{,}646" in html
     assert "Waga „chases” jest większa niż „cat”." in html
     assert re.search(r'<td style="text-align: left;">cat</td>\s*<td style="text-align: right;">'
-                     r'<span class="num" title="table: 0.35434369377420455 [^"]*" '
-                     r'data-exact="0.35434369377420455">35,4%</span></td>', html)
+                     r'<span class="num" tabindex="0" data-exact="0,3543437" data-what="p: cat" '
+                     r'data-source="figures_src/demo.py" data-function="numbers">35,4%</span></td>', html)
+    assert not re.search(r'<span class="num"[^>]*title=', html)
     for name in ("bars-light.svg", "bars-dark.svg", "bars.csv"):
         assert (site / "figures" / "demo" / name).exists(), name
     assert 'src="figures/demo/bars-light.svg#only-light"' in html
@@ -159,7 +160,7 @@ def test_changing_attn_core_changes_the_page(project, tmp_path):
 
 @pytest.mark.parametrize(("edit", "expected"), [
     (lambda p: p.replace("{{ table }}", "Nieznana {{ wieght }}."),
-     r"docs/index\.md:10: \{\{ wieght \}\}: unknown value 'wieght'; known: .*weight"),
+     r"docs/index\.md:10: \{\{ wieght \}\}: unknown value 'wieght'; did you mean 'weight'"),
     (lambda p: p.replace("weight > pair[0]", "weight < pair[0]"),
      r"docs/index\.md:8: false claim: „Waga „chases” jest większa niż „cat”\.” — the condition "
      r"'weight < pair\[0\]' does not hold \(weight = 0\.6456563062257954; pair = \[0\.35"),
