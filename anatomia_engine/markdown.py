@@ -19,6 +19,7 @@ Front matter is validated on every page, with or without placeholders: malformed
 from __future__ import annotations
 
 import base64
+import os
 import posixpath
 import re
 import textwrap
@@ -226,17 +227,20 @@ def _zensical_context(md: Markdown):
     return md.preprocessors["rendering_context"]
 
 
-def _check_zensical_site(config: Mapping) -> None:
-    """Zensical publishes without MkDocs plugins: a notebook page would silently be missing."""
-    plugins = config.get("plugins") or {}
-    if "mkdocs-jupyter" in plugins:
-        docs = Path(config["docs_dir"])
-        docs = docs if docs.is_absolute() else Path(config["root_dir"]) / docs
-        notebooks = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*")
-                           if p.suffix in (".py", ".ipynb"))
-        if notebooks:
-            raise PageError(f"{config['docs_dir']}/{notebooks[0]}: this notebook page needs the MkDocs plugin "
-                            f"mkdocs-jupyter (and hooks/notebooks.py); {NEEDS_MKDOCS}")
+SKIP_NOTEBOOKS = "ANATOMIA_SKIP_NOTEBOOKS"
+
+
+def _check_zensical_site(docs: Path, docs_name: str) -> None:
+    """Zensical runs no MkDocs plugins: a notebook page (docs/**/*.py or *.ipynb, rendered by
+    mkdocs-jupyter and hooks/notebooks.py) would silently be missing from the site."""
+    if os.environ.get(SKIP_NOTEBOOKS) == "1":
+        return
+    notebooks = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*") if p.suffix in (".py", ".ipynb"))
+    if notebooks:
+        raise PageError(f"{docs_name}/{notebooks[0]}:1: this notebook page needs the MkDocs plugin "
+                        f"mkdocs-jupyter and hooks/notebooks.py; {NEEDS_MKDOCS}. To preview the other "
+                        f"pages with Zensical anyway, set {SKIP_NOTEBOOKS}=1 (the notebook page is then "
+                        "not built)")
 
 
 class PlaceholderPreprocessor(Preprocessor):
@@ -251,14 +255,13 @@ class PlaceholderPreprocessor(Preprocessor):
                                 "the page; " + NEEDS_MKDOCS)
             return lines
         config = context.config
-        _check_zensical_site(config)
         root = Path(config["root_dir"]).resolve()
         docs = Path(config["docs_dir"])
         docs = docs if docs.is_absolute() else root / docs
+        docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
+        _check_zensical_site(docs, docs_name)
         uri = Path(context.page.path).as_posix()
-        path = docs / uri
-        page = Page(uri=uri, raw=path.read_text(encoding="utf-8-sig"),
-                    docs_dir=docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs))
+        page = Page(uri=uri, raw=(docs / uri).read_text(encoding="utf-8-sig"), docs_dir=docs_name)
         return render_page(text, page, results_for(root), inline_figures=True).split("\n")
 
 

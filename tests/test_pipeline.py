@@ -245,6 +245,50 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(project):
     assert 2 <= output.count("Building documentation") <= 4, output[-3000:]
 
 
+def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path):
+    """The engine's modules stay imported in the serve process: an edit of the formatter must still
+    reach the served page (the project's own copy of anatomia_engine is the one imported here)."""
+    shutil.copytree(REPO / "anatomia_engine", project / "anatomia_engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text().replace("watch: [attn_core, figures_src]",
+                                                 "watch: [attn_core, figures_src, anatomia_engine]"))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+    try:
+        assert _wait_for(lambda: ">0,65</span>" in _get(url), timeout=120), "server did not start"
+        numfmt = project / "anatomia_engine" / "numfmt.py"
+        source = numfmt.read_text()
+        edited = source.replace('out += ("{,}" if math else ",")', 'out += ("{,}" if math else "\u2396")')
+        assert edited != source
+        numfmt.write_text(edited)
+        shown = _wait_for(lambda: ">0\u239665</span>" in _get(url), timeout=180)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        output = server.communicate(timeout=20)[0]
+    assert shown, "the formatter edit did not show:\n" + output[-3000:]
+    build_ok(project, tmp_path / "site")  # `make docs` shows the same
+    assert ">0\u239665</span>" in (tmp_path / "site" / "index.html").read_text()
+    assert "anatomia_engine changed: reloaded" in output
+
+
+def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
+    other = project / "docs" / "inne.md"
+    other.write_text("---\ncomputed: [no_such_module]\n---\n# Inna\n\nBez obliczeń.\n")
+    proc = mkdocs_build(project, tmp_path / "a")
+    assert proc.returncode != 0
+    assert "docs/inne.md:2: front matter 'computed' names unknown module 'no_such_module'" in proc.stderr
+    other.write_text("---\ntitle: [niedomknięte\n---\n# Inna\n")
+    proc = mkdocs_build(project, tmp_path / "b")
+    assert proc.returncode != 0
+    assert re.search(r"docs/inne\.md:\d+: the front matter is not valid YAML", proc.stderr), proc.stderr[-2000:]
+
+
 def test_make_docs_keeps_the_last_good_site_when_a_build_fails(tmp_path):
     project = make_project(tmp_path / "proj")
     shutil.copy(REPO / "Makefile", project / "Makefile")
