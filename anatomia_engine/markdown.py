@@ -235,7 +235,8 @@ def _check_zensical_site(docs: Path, docs_name: str) -> None:
     mkdocs-jupyter and hooks/notebooks.py) would silently be missing from the site."""
     if os.environ.get(SKIP_NOTEBOOKS) == "1":
         return
-    notebooks = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*") if p.suffix in (".py", ".ipynb"))
+    notebooks = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*")
+                       if p.suffix in (".py", ".ipynb"))
     if notebooks:
         raise PageError(f"{docs_name}/{notebooks[0]}:1: this notebook page needs the MkDocs plugin "
                         f"mkdocs-jupyter and hooks/notebooks.py; {NEEDS_MKDOCS}. To preview the other "

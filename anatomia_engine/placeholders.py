@@ -258,7 +258,7 @@ def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
     if not entry.what:
         return None
     labels = {}
-    for letter, i, axis in zip("ijklmn", index, entry.axes or ()):
+    for letter, i, axis in zip("ijklmn", index, entry.axes or (), strict=False):
         try:
             labels[letter] = axis[i]
         except (IndexError, TypeError):
@@ -444,7 +444,7 @@ def _placeholder(expr_text: str, scope, *, math: bool, figure, indent: str | Non
 def check_table(table: Table, name: str) -> None:
     """Refuse a table with NaN or infinity in any cell, naming the row and the column."""
     for r, row in enumerate(table.rows, start=1):
-        for header, cell in zip(table.header, row):
+        for header, cell in zip(table.header, row, strict=True):
             if _is_number(cell) and not _math.isfinite(float(cell)):
                 raise TemplateError(f"table '{name}', row {r} ({row[0]}), column '{header}': the value is "
                                     f"{float(cell)}; fix the computation in the module (a table never shows "
@@ -495,14 +495,14 @@ def _check_claim(cond: str, sentence: str, scope, fail: Callable[[str], Template
         raise fail(f"claim '{cond}': {exc}") from None
     nan = [n for n in used if _has_nan(scope[n].value)]
     if nan:
-        raise fail(f"claim '{cond}' uses {', '.join(nan)}, which is NaN (not a number): a comparison with NaN "
-                   "is always false; fix the computation in the module")
+        raise fail(f"claim '{cond}' uses {', '.join(nan)}, which is NaN (not a number): a comparison "
+                   "with NaN is always false; fix the computation in the module")
     if isinstance(ok, np.ndarray):
         raise fail(f"claim '{cond}' compares arrays; use all(...) or any(...)")
     if not ok:
         shown = "; ".join(f"{n} = {_short(scope[n].value)}" for n in used)
-        raise fail(f"false claim: \u201e{quoted}\u201d \u2014 the condition '{cond}' does not hold ({shown}); "
-                   "correct the sentence (or the computation)")
+        raise fail(f"false claim: \u201e{quoted}\u201d \u2014 the condition '{cond}' does not hold "
+                   f"({shown}); correct the sentence (or the computation)")
 
 
 def _short(value) -> str:

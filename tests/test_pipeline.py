@@ -264,7 +264,8 @@ def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path)
         assert _wait_for(lambda: ">0,65</span>" in _get(url), timeout=120), "server did not start"
         numfmt = project / "anatomia_engine" / "numfmt.py"
         source = numfmt.read_text()
-        edited = source.replace('out += ("{,}" if math else ",")', 'out += ("{,}" if math else "\u2396")')
+        comma = 'out += ("{,}" if math else ",")'
+        edited = source.replace(comma, comma.replace('","', '"\u2396"'))
         assert edited != source
         numfmt.write_text(edited)
         shown = _wait_for(lambda: ">0\u239665</span>" in _get(url), timeout=180)
@@ -286,7 +287,7 @@ def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
     other.write_text("---\ntitle: [niedomknięte\n---\n# Inna\n")
     proc = mkdocs_build(project, tmp_path / "b")
     assert proc.returncode != 0
-    assert re.search(r"docs/inne\.md:\d+: the front matter is not valid YAML", proc.stderr), proc.stderr[-2000:]
+    assert re.search(r"docs/inne\.md:\d+: the front matter is not valid YAML", proc.stderr), proc.stderr
 
 
 def test_make_docs_keeps_the_last_good_site_when_a_build_fails(tmp_path):
@@ -318,3 +319,95 @@ def test_figure_inside_a_collapsible_block_keeps_its_table(project, tmp_path):
     assert "<table>" in block and "| chases |" not in block
     assert '<figure class="computed-figure" id="fig-demo-bars">' in block
     assert "<figcaption>" in block
+
+
+# --- the same failure classes on a copy of the real project ------------------------------
+
+NAN_MODULE = '''\
+"""A module that lets a NaN through (for the test only)."""
+from anatomia_engine.kit import Table, values
+
+
+@values
+def broken():
+    return {"nan_table": Table(["token", "p"], [["x", float("nan")]]), "nan_value": float("nan")}
+'''
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory) -> Path:
+    from helpers import copy_project
+
+    return copy_project(tmp_path_factory.mktemp("real") / "proj")
+
+
+@pytest.mark.parametrize(("page", "edit", "expected"), [
+    ("krok-po-kroku.md", "Tekst {{ weights[1][1] | dec(weights[1][1]) }}.",
+     r"{line}: \{\{ weights\[1\]\[1\] \| dec\(weights\[1\]\[1\]\) \}\}: cannot show this value with "
+     r"'dec': the number of decimal places must be a whole number"),
+    ("krok-po-kroku.md", "Tekst {{ weights[1][1] / weights[0][1] }}.",
+     r"{line}: .*cannot evaluate 'weights\[1\]\[1\] / weights\[0\]\[1\]': "
+     r"(ZeroDivisionError|FloatingPointError)"),
+    ("krok-po-kroku.md", "Tekst {{ sqrt(weights) }}.",
+     r"{line}: .*cannot evaluate 'sqrt\(weights\)': TypeError"),
+    ("krok-po-kroku.md", "Tekst {{ weights[1][1] | dec(100000) }}.", r"{line}: .*between 0 and 12"),
+    ("krok-po-kroku.md", "Tekst {% claimm weights[0][0] == 1 %}zdanie{% endclaim %}.",
+     r"{line}: unknown tag '\{% claimm weights\[0\]\[0\] == 1 %\}'; did you mean '\{% claim … %\}'"),
+    ("krok-po-kroku.md", "Tekst {{ weights[1][1] } i dalej.", r"{line}: '\{\{' without a matching '\}\}'"),
+    ("krok-po-kroku.md", "Tekst %} i dalej.", r"{line}: '%\}' without a matching '\{%'"),
+    ("krok-po-kroku.md", "Tekst {% claim weights[0][0] == 1 %}zdanie bez końca.\n\nDalszy akapit.",
+     r"{line}: \{% claim %\} is never closed by \{% endclaim %\}"),
+])
+def test_real_pages_stop_the_build_at_file_line(real, tmp_path, page, edit, expected):
+    path = real / "docs" / page
+    original = path.read_text()
+    try:
+        path.write_text(original.rstrip("\n") + "\n\n" + edit + "\n")
+        line = len(original.rstrip("\n").splitlines()) + 2
+        proc = mkdocs_build(real, tmp_path / "site")
+    finally:
+        path.write_text(original)
+    assert proc.returncode != 0
+    pattern = re.escape(f"docs/{page}:") + expected.replace("{line}", str(line))
+    assert re.search(pattern, proc.stderr), proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("---\ncomputed: [no_such_module]\n---\n\n# Strona\n",
+     r"docs/{page}:2: front matter 'computed' names unknown module 'no_such_module'"),
+    ("---\ntitle: [niedomknięte\nhide: x\n---\n\n# Strona\n",
+     r"docs/{page}:\d: the front matter is not valid YAML"),
+    ("---\ncomputed: {worked_example: 1}\n---\n\n# Strona\n",
+     r"docs/{page}:2: 'computed' must list module names"),
+])
+def test_real_front_matter_is_checked_on_a_page_without_placeholders(real, tmp_path, raw, expected):
+    page = "posty/tagi.md"
+    path = real / "docs" / page
+    original = path.read_text()
+    assert "{{" not in original
+    try:
+        path.write_text(raw + original.split("---", 2)[-1] if original.startswith("---") else raw + original)
+        proc = mkdocs_build(real, tmp_path / "site")
+    finally:
+        path.write_text(original)
+    assert proc.returncode != 0
+    assert re.search(expected.replace("{page}", re.escape(page)), proc.stderr), proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    ("{{ broken.nan_table }}", r"nan_table.*(NaN|nan)"),
+    ("{% claim broken.nan_value > 0 %}NaN jest dodatnie.{% endclaim %}", r"nan_value.*(NaN|nan)"),
+])
+def test_real_nan_never_reaches_a_page(real, tmp_path, edit, expected):
+    module = real / "figures_src" / "broken.py"
+    path = real / "docs" / "krok-po-kroku.md"
+    original = path.read_text()
+    try:
+        module.write_text(NAN_MODULE)
+        path.write_text(original.rstrip("\n") + "\n\n" + edit + "\n")
+        proc = mkdocs_build(real, tmp_path / "site")
+    finally:
+        path.write_text(original)
+        module.unlink()
+    assert proc.returncode != 0
+    assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
