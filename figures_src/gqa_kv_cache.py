@@ -14,7 +14,8 @@ Values (all byte counts are plain integers; show them with `bytes(n)`, GiB = 2^3
   as fit the content width next to the sidebars), `kv_variants_table` (each model at full
   context as MHA / as released / as MQA), `config_source`, `config_source_pl` (str);
 - `kv_bytes_per_value`, `llama_head_dim`, `diagram_heads`, `diagram_gqa_kv_heads`,
-  `diagram_gqa_group_size`, `gqa_uptrain_fraction` (quoted: Value with cite);
+  `diagram_gqa_group_size`, the same three in words (`diagram_heads_words`,
+  `diagram_gqa_kv_heads_words`, `diagram_gqa_group_size_words`), `gqa_uptrain_fraction` (quoted: Value with cite);
 - Llama 3.2 1B (`LLAMA32_1B`, not in the table): `llama32_1b_head_dim`, `llama32_1b_heads`,
   `llama32_1b_hidden`;
 - Llama 2 7B: `llama2_7b_layers`, `llama2_7b_heads`, `llama2_7b_kv_heads`,
@@ -60,6 +61,11 @@ GQA_UPTRAIN_FRACTION = 0.05
 
 DIAGRAM_HEADS = 8
 DIAGRAM_KV_HEADS = (8, 2, 1)  # MHA, GQA, MQA
+# Small counts in prose are words: the accusative ("pokazuje osiem głów") and the
+# instrumental ("z dwiema głowami").
+WORDS_ACC = {2: "dwie", 3: "trzy", 4: "cztery", 5: "pięć", 6: "sześć", 7: "siedem", 8: "osiem"}
+WORDS_INSTR = {2: "dwiema", 3: "trzema", 4: "czterema", 5: "pięcioma", 6: "sześcioma",
+               7: "siedmioma", 8: "ośmioma"}
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,9 @@ def kv_cache() -> dict:
         "diagram_heads": DIAGRAM_HEADS,
         "diagram_gqa_kv_heads": DIAGRAM_KV_HEADS[1],
         "diagram_gqa_group_size": DIAGRAM_HEADS // DIAGRAM_KV_HEADS[1],
+        "diagram_heads_words": WORDS_ACC[DIAGRAM_HEADS],
+        "diagram_gqa_kv_heads_words": WORDS_INSTR[DIAGRAM_KV_HEADS[1]],
+        "diagram_gqa_group_size_words": WORDS_ACC[DIAGRAM_HEADS // DIAGRAM_KV_HEADS[1]],
         "gqa_uptrain_fraction": Value(GQA_UPTRAIN_FRACTION, cite="Ainslie i in. (2023)",
                                       what="koszt doszkolenia (uptraining) jako część mocy "
                                            "obliczeniowej pretreningu"),
