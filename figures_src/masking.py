@@ -102,7 +102,7 @@ def mask_effect(style) -> Plot:
     panels = [
         (masked.scaled, None, r"oceny $QK^{\top}$/√$d_k$", None, None),
         (masked.masked, blocked, "oceny + M", None, None),
-        (masked.weights, blocked, "wagi = softmax(oceny + M)", 0.0, 1.0),
+        (masked.weights, blocked, "wagi: softmax", 0.0, 1.0),
     ]
     reach = float(np.abs(masked.scaled).max())      # one symmetric scale for both score panels
     lo, hi = -reach, reach
