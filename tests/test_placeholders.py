@@ -225,3 +225,32 @@ def test_regions_find_math_and_code():
     code, math = regions(text)
     assert [text[a:b] for a, b in code] == ["`c`"]
     assert [text[a:b] for a, b in math] == [r"\(x\)", "$$y$$", r"\begin{align}z\end{align}"]
+
+
+def test_the_markdown_extension_never_publishes_a_placeholder_it_cannot_fill():
+    import markdown
+
+    assert markdown.markdown("tekst", extensions=["anatomia_engine.markdown"]) == "<p>tekst</p>"
+    with pytest.raises(TemplateError, match="placeholders need the MkDocs hook"):
+        markdown.markdown("a {{ x }} b", extensions=["anatomia_engine.markdown"])
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ("---\ntitle: a\ncomputed: [x\n---\n# T\n", "docs/x.md:4: the front matter is not valid YAML"),
+    ("---\ntitle: a\ncomputed: 3\n---\n# T\n", "docs/x.md:3: 'computed' must list module names"),
+    ("---\ntitle: a\n\n# T\n", "docs/x.md:1: the front matter opened by '---' is never closed"),
+    ("---\n- a\n---\n# T\n", "docs/x.md:2: the front matter must be 'key: value' lines"),
+])
+def test_front_matter_errors_name_the_line(raw, message):
+    from anatomia_engine.markdown import front_matter
+
+    with pytest.raises(TemplateError) as info:
+        front_matter(raw, "docs/x.md")
+    assert str(info.value).startswith(message)
+
+
+def test_front_matter_gives_the_first_line_of_the_body():
+    from anatomia_engine.markdown import front_matter
+
+    fm = front_matter("---\ntitle: a\ncomputed: [demo]\n---\n\n\n# T\n", "docs/x.md")
+    assert (fm.first_line, fm.computed, fm.computed_line) == (7, ["demo"], 3)
