@@ -34,9 +34,9 @@ from attn_core import (
     scaled_dot_product_attention,
     tiled_attention,
 )
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_bytes, fmt_int, fmt_sci
-from figures_src._plot import new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_bytes, fmt_int, fmt_sci
+from anatomia_engine.plot import new_figure
 
 SEED = 20220527  # FlashAttention's arXiv submission date
 N = 1024

@@ -41,9 +41,9 @@ import matplotlib.ticker
 import numpy as np
 
 from attn_core import kv_cache_bytes, kv_cache_bytes_per_token, kv_group_of_heads
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_bytes, fmt_int
-from figures_src._plot import new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_bytes, fmt_int
+from anatomia_engine.plot import new_figure
 
 CONFIG_SOURCE = ("Hugging Face config.json / torchtune builders; "
                  "context lengths: Meta model cards")

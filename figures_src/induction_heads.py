@@ -28,9 +28,9 @@ import functools
 import numpy as np
 
 from attn_core import future_mask, induction_toy
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_dec
-from figures_src._plot import bar_chart, heatmap, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_dec
+from anatomia_engine.plot import bar_chart, heatmap, new_figure
 
 WORDS = ("Pan", "Tadeusz", "wrócił", "do", "Soplicowa", "i", "Pan")
 VOCAB = tuple(dict.fromkeys(WORDS))

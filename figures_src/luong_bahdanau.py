@@ -31,9 +31,9 @@ import functools
 import numpy as np
 
 from attn_core import attend, bahdanau_additive, luong_concat, luong_dot, luong_general
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_dec
-from figures_src._plot import heatmap, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_dec
+from anatomia_engine.plot import heatmap, new_figure
 
 SEED = 2014  # the year of Bahdanau, Cho & Bengio
 

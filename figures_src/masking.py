@@ -25,8 +25,8 @@ import functools
 import numpy as np
 
 from attn_core import causal_mask, future_mask, scaled_dot_product_attention
-from figures_src._api import Plot, Table, figure, values
-from figures_src._plot import heatmap, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.plot import heatmap, new_figure
 
 SEED = 1706  # arXiv:1706.03762
 TOKENS = ["Na", "autostradzie", "stoi", "korek"]

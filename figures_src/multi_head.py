@@ -35,8 +35,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from attn_core import multi_head_attention, split_heads
-from figures_src._api import Plot, Table, figure, values
-from figures_src._plot import heatmap, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.plot import heatmap, new_figure
 
 # Vaswani et al. (2017), arXiv:1706.03762: §3.2.2 (d_model, h, d_k, d_v), §3.1 (N), §3.3 (d_ff).
 TRANSFORMER_BASE = {"d_model": 512, "h": 8, "d_k": 64, "d_v": 64, "N": 6, "d_ff": 2048}

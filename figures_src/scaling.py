@@ -36,9 +36,9 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from attn_core import dot_product_variance, softmax_saturation
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_dec, fmt_int
-from figures_src._plot import new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_dec, fmt_int
+from anatomia_engine.plot import new_figure
 from figures_src.multi_head import TRANSFORMER_BASE
 
 SEED = 1762  # footnote 4 of arXiv:1706.03762 makes this argument

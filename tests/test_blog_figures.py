@@ -16,8 +16,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from figures_src import flash_attention, gqa_kv_cache, induction_heads, quadratic_cost
-from figures_src._api import KIND, Plot, Table
-from figures_src._plot import STYLES
+from anatomia_engine.kit import KIND, Plot, Table
+from anatomia_engine.plot import STYLES
 
 MODULES = ("gqa_kv_cache", "quadratic_cost", "flash_attention", "induction_heads")
 KIB, MIB, GIB = 2**10, 2**20, 2**30

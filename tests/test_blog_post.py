@@ -22,10 +22,10 @@ import yaml
 from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose, assert_array_equal
 
-from figures_src import _numfmt as nf
+from anatomia_engine import numfmt as nf
 from figures_src import luong_bahdanau, masking, multi_head, scaling
-from figures_src._api import KIND, Plot, Table
-from figures_src._plot import STYLES
+from anatomia_engine.kit import KIND, Plot, Table
+from anatomia_engine.plot import STYLES
 
 REPO = Path(__file__).resolve().parents[1]
 POST = REPO / "docs" / "posty" / "posts" / "llm-mechanizm-uwagi.md"
@@ -116,7 +116,7 @@ def article(page):
 @pytest.fixture(scope="module")
 def scope():
     """Bare names of the modules in the front matter, as the page sees them."""
-    from hooks.placeholders import Entry
+    from anatomia_engine.placeholders import Entry
 
     out = {}
     for name in ALL_MODULES:
@@ -240,7 +240,7 @@ def test_no_placeholder_survives(article):
 
 def test_every_prose_number_is_a_module_value(article, scope):
     """Each number shown in prose names its expression; recompute it and compare the text."""
-    from hooks.placeholders import Evaluator
+    from anatomia_engine.placeholders import Evaluator
 
     spans = article.select("span.num")
     assert len(spans) > 100
@@ -478,14 +478,14 @@ def test_figure_text_uses_the_decimal_comma(name):
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from figures_src._plot import use_decimal_comma
+    from anatomia_engine.plot import use_decimal_comma
 
     module = importlib.import_module(f"figures_src.{name}")
     for fig_name, fn in figures_of(module).items():
         for style in STYLES:
             with matplotlib.rc_context(style.rc()):
                 plot = fn(style)
-                use_decimal_comma(plot.fig)   # as hooks/runner.py does before saving
+                use_decimal_comma(plot.fig)   # as anatomia_engine/runner.py does before saving
                 plot.fig.canvas.draw()   # tick labels exist only after a draw
                 texts = [t.get_text() for t in plot.fig.findobj(matplotlib.text.Text)]
             plt.close(plot.fig)

@@ -1,6 +1,6 @@
 """Shared plotting helpers: the light and dark styles, a figure factory and the heatmap.
 
-Every figure function receives a `Style`; hooks/runner.py calls it once per style inside
+Every figure function receives a `Style`; anatomia_engine/runner.py calls it once per style inside
 `matplotlib.rc_context(style.rc())` and saves a deterministic SVG.
 Heatmap convention across the site: rows = queries (the token that looks), columns = keys
 (the token looked at); blocked (masked) cells are hatched and grey.
@@ -28,7 +28,7 @@ from matplotlib.ticker import (  # noqa: E402
     StrMethodFormatter,
 )
 
-from figures_src._numfmt import fmt_dec  # noqa: E402
+from anatomia_engine.numfmt import fmt_dec  # noqa: E402
 
 
 @dataclass(frozen=True)
