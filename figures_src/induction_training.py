@@ -18,7 +18,8 @@ Values (prefix `tr_`): the settings (`tr_vocab_size`, `tr_half`, `tr_seq_len`, `
 `tr_min_period`, `tr_random_fraction`, `tr_eval_size`, `tr_n_params`, `tr_examples` (sequences
 seen)), `tr_log_v`; losses at the start and end (`tr_first_start`, `tr_first_end`,
 `tr_rep_start`, `tr_rep_end`), `tr_first_min` (lowest first-half loss after step 0),
-`tr_first_end_gap` (end first-half loss minus log V), `tr_rep_plateau` (repeated-half loss one
+`tr_first_peak`, `tr_first_peak_step` (highest first-half loss from `tr_plateau_step` on, and where),
+`tr_first_end_gap` (end first-half loss minus log V), `tr_rep_before` (repeated-half loss one
 window before the phase change); the phase change: `tr_phase_step` (step where the
 repeated-half loss falls fastest), `tr_phase_slope` (its fall per 100 steps), `tr_plateau_step` (first step with
 the repeated-half loss below log V), `tr_window` (the
@@ -26,14 +27,18 @@ window, in steps); heads: `tr_prev_head`, `tr_ind_head` (1-based numbers of the 
 layer-1 previous-token head and layer-2 induction head), their start and end scores
 (`tr_prev_start`, `tr_prev_end`, `tr_ind_start`, `tr_ind_end`), the steps where they pass
 half-way between the two (`tr_prev_half_step`, `tr_ind_half_step`), `tr_prev_others_end`
-(strongest previous-token score among the other layer-1 heads), `tr_l1_ind_max_end`
+(strongest previous-token score among the other layer-1 heads), `tr_prev_first_half`,
+`tr_prev_second_half` (that head's weight on the previous token for queries in each half), `tr_l1_ind_max_end`
 (strongest induction score among layer-1 heads), `tr_ind_weakest_end` (weakest layer-2 head);
 accuracy (`tr_first_acc_end`, `tr_rep_acc_end`, top-1 on the evaluation batch, `tr_chance`
 = 1/V); the sample sequence (`tr_sample`), the trained and hand-built induction scores on it
-(`tr_sample_trained`, `tr_sample_hand`) and `tr_sample_agree` (share of repeated-half rows
-where both heads weight the same key most); `tr_history` (a Table of the recorded curves).
+(`tr_sample_trained`, `tr_sample_hand`) `tr_sample_agree` (share of repeated-half rows
+where both heads weight the same key most), `tr_sample_on_stripe` (share of those rows whose
+largest trained weight is on the token after the earlier occurrence), `tr_ind_self_first` (mean
+weight the induction head puts on the query itself in the first half, positions 2..L);
+`tr_first_at_plateau`, `tr_rep_at_plateau` (both losses at `tr_plateau_step`); `tr_history` (a Table of the recorded curves).
 Figures: `training_loss_curves`, `training_head_scores`, `trained_previous_token_head`,
-`trained_induction_head`.
+`trained_induction_head`, `hand_built_induction_head` (attn_core.induction_toy on the sample).
 """
 
 from __future__ import annotations
@@ -55,9 +60,9 @@ from attn_core.transformer import (
     next_token_loss,
     previous_token_scores,
 )
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_dec, fmt_int
-from figures_src._plot import heatmap, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_dec, fmt_int
+from anatomia_engine.plot import heatmap, new_figure
 
 VOCAB = tuple("aąbcćdeęfghijklłmnńoóprsśtuwyzźż")
 SAMPLE_SEED = 13
@@ -219,6 +224,22 @@ def strongest_heads(h: History) -> tuple[int, int]:
     return int(np.argmax(h.prev[-1, 0])), int(np.argmax(h.ind[-1, 1]))
 
 
+def previous_token_by_half(s: Settings, h: History, head: int) -> tuple[float, float]:
+    """Mean weight the trained layer-1 `head` puts on the previous token, over queries
+    1..L-1 (first half) and L..2L-1 (repeated half) of the evaluation batch."""
+    w = forward(s.config, h.params, h.eval_tokens).weights(0)[:, head]   # (E, T, T)
+    i = np.arange(1, 2 * s.half)
+    on_prev = w[:, i, i - 1].mean(axis=0)                            # (T-1,)
+    return float(on_prev[: s.half - 1].mean()), float(on_prev[s.half - 1:].mean())
+
+
+def self_weight_first_half(s: Settings, h: History, head: int) -> float:
+    """Mean weight the trained layer-2 `head` puts on the query itself, queries 2..L."""
+    w = forward(s.config, h.params, h.eval_tokens).weights(1)[:, head]   # (E, T, T)
+    i = np.arange(1, s.half)
+    return float(w[:, i, i].mean())
+
+
 @functools.cache
 def sample():
     """The repeated sequence of the heatmaps (distinct letters), the trained model's patterns
@@ -234,11 +255,12 @@ def sample():
 @values
 def training_values() -> dict:
     s, h = SETTINGS, history()
-    k = phase_change(h)
+    k, plateau = phase_change(h), plateau_index(h)
     prev_head, ind_head = strongest_heads(h)
     prev_curve, ind_curve = h.prev[:, 0, prev_head], h.ind[:, 1, ind_head]
     window = max(s.steps // 10, s.every)
     before = max(int(np.searchsorted(h.steps, h.steps[k] - window)), 0)
+    prev_by_half = previous_token_by_half(s, h, prev_head)
     tokens, trace, hand = sample()
     rows = np.arange(s.half, 2 * s.half)                             # repeated-half queries
     trained = trace.weights(1)[0, ind_head]                          # (T, T)
@@ -257,11 +279,14 @@ def training_values() -> dict:
         "tr_first_start": float(h.first[0]), "tr_first_end": float(h.first[-1]),
         "tr_rep_start": float(h.repeated[0]), "tr_rep_end": float(h.repeated[-1]),
         "tr_first_min": float(h.first[1:].min()),
+        "tr_first_peak": float(h.first[plateau:].max()),
+        "tr_first_peak_step": int(h.steps[plateau + int(np.argmax(h.first[plateau:]))]),
         "tr_first_end_gap": float(h.first[-1] - np.log(s.vocab_size)),
-        "tr_rep_plateau": float(h.repeated[before]),
+        "tr_rep_before": float(h.repeated[before]),
         "tr_phase_step": int(h.steps[k]),
         "tr_phase_slope": float(-loss_slopes(h)[k] * 100),
-        "tr_plateau_step": int(h.steps[plateau_index(h)]),
+        "tr_plateau_step": int(h.steps[plateau]),
+        "tr_first_at_plateau": float(h.first[plateau]), "tr_rep_at_plateau": float(h.repeated[plateau]),
         "tr_window": window,
         "tr_prev_head": prev_head + 1, "tr_ind_head": ind_head + 1,
         "tr_prev_start": float(prev_curve[0]), "tr_prev_end": float(prev_curve[-1]),
@@ -269,6 +294,7 @@ def training_values() -> dict:
         "tr_prev_half_step": half_way_step(h.steps, prev_curve),
         "tr_ind_half_step": half_way_step(h.steps, ind_curve),
         "tr_prev_others_end": float(np.delete(h.prev[-1, 0], prev_head).max()),
+        "tr_prev_first_half": float(prev_by_half[0]), "tr_prev_second_half": float(prev_by_half[1]),
         "tr_l1_ind_max_end": float(h.ind[-1, 0].max()),
         "tr_ind_weakest_end": float(h.ind[-1, 1].min()),
         "tr_first_acc_end": float(h.first_acc[-1]), "tr_rep_acc_end": float(h.rep_acc[-1]),
@@ -276,6 +302,8 @@ def training_values() -> dict:
         "tr_sample": " ".join(VOCAB[i] for i in tokens[0]),
         "tr_sample_trained": float(trained_score), "tr_sample_hand": float(hand_score),
         "tr_sample_agree": float(agree),
+        "tr_sample_on_stripe": float(np.mean(np.argmax(trained[rows], axis=1) == rows - s.half + 1)),
+        "tr_ind_self_first": self_weight_first_half(s, h, ind_head),
         "tr_history": history_table(h),
     }
 
@@ -377,52 +405,86 @@ def training_head_scores(style) -> Plot:
     )
 
 
-def _trained_pattern(style, matrix: np.ndarray, title: str, what: str) -> Plot:
-    """Heatmap of one trained head on the sample sequence, the two halves separated."""
+def _trained_pattern(style, matrix: np.ndarray, title: str, what: str,
+                     caption: str = "wagi uwagi wytrenowanej głowy na powtórzonej sekwencji liter") -> Plot:
+    """Heatmap of one head on the sample sequence, the two halves separated."""
     s = SETTINGS
     tokens = sample()[0][0]
     t = tokens.size
     labels = [VOCAB[i] for i in tokens]
     fig, ax = new_figure(style, size=(5.4, 5.0))
-    heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style, annotate=False,
-            blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title)
+    image = heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style,
+                    annotate=False, blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title)
+    fig.colorbar(image, ax=ax, shrink=0.7, label="waga uwagi")
     for line in (ax.axhline, ax.axvline):
         line(s.half - 0.5, color=style.accent2, linewidth=1)
-    rows = np.arange(s.half, t)
-    top = np.argmax(matrix[rows], axis=1)
-    on_stripe = np.mean(top == rows - s.half + 1)
     table_labels = [f"{w} ({i + 1})" for i, w in enumerate(labels)]
     return Plot(
         fig=fig,
         alt=(f"Mapa ciepła {t}×{t} wag uwagi na sekwencji „{' '.join(labels)}”, której druga "
-             f"połowa powtarza pierwszą; wiersze to zapytania, kolumny to klucze, pola nad "
-             f"przekątną są zablokowane maską. {what} W drugiej połowie najsilniejsza waga "
-             f"wiersza leży na tokenie po wcześniejszym wystąpieniu bieżącego w "
-             f"{fmt_dec(on_stripe * 100, 0)}% wierszy."),
-        caption=f"{title}: wagi uwagi wytrenowanej głowy na powtórzonej sekwencji liter.",
+             f"połowa powtarza pierwszą (linie oddzielają połowy); wiersze to zapytania, "
+             f"kolumny to klucze, pola nad przekątną są zablokowane maską. {what}"),
+        caption=f"{title}: {caption}.",
         table=Table(header=["zapytanie \\ klucz"] + table_labels,
                     rows=[[table_labels[i]] + [float(x) for x in matrix[i]] for i in range(t)],
                     formats=[None] + ["dec:2"] * t),
     )
 
 
+def _share_of_rows(matrix: np.ndarray, rows: np.ndarray, offset: int) -> float:
+    """Share of `rows` whose largest weight lies on key row - offset."""
+    return float(np.mean(np.argmax(matrix[rows], axis=1) == rows - offset))
+
+
 @figure
 def trained_previous_token_head(style) -> Plot:
     """The trained layer-1 head with the highest previous-token score."""
+    half = SETTINGS.half
     prev_head, _ = strongest_heads(history())
     matrix = sample()[1].weights(0)[0, prev_head]
+    first = _share_of_rows(matrix, np.arange(1, half), 1)
+    second = _share_of_rows(matrix, np.arange(half, 2 * half), 1)
     return _trained_pattern(
         style, matrix, f"Warstwa 1, głowa {prev_head + 1} po treningu",
-        "Najjaśniejsze pola leżą tuż pod przekątną: token patrzy na swojego poprzednika.")
+        f"Najsilniejsza waga wiersza leży na poprzednim tokenie w {fmt_dec(first * 100, 0)}% "
+        f"wierszy pierwszej połowy (jasna linia tuż pod przekątną) i w "
+        f"{fmt_dec(second * 100, 0)}% wierszy drugiej połowy, gdzie uwaga jest rozmyta na kilka "
+        "ostatnich tokenów.")
 
 
 @figure
 def trained_induction_head(style) -> Plot:
     """The trained layer-2 head with the highest induction score: the off-diagonal stripe."""
+    half = SETTINGS.half
     _, ind_head = strongest_heads(history())
     matrix = sample()[1].weights(1)[0, ind_head]
+    on_stripe = _share_of_rows(matrix, np.arange(half, 2 * half), half - 1)
+    on_self = _share_of_rows(matrix, np.arange(half), 0)
     return _trained_pattern(
         style, matrix, f"Warstwa 2, głowa {ind_head + 1} po treningu",
-        f"W drugiej połowie jasne pola tworzą ukośny pas przesunięty o {SETTINGS.half - 1} "
-        "pozycji w lewo od przekątnej: token patrzy na to, co nastąpiło po jego wcześniejszym "
-        "wystąpieniu.")
+        f"W drugiej połowie jasne pola tworzą ukośny pas przesunięty o {half - 1} pozycji w "
+        f"lewo od przekątnej: najsilniejsza waga wiersza leży na tokenie, który nastąpił po "
+        f"wcześniejszym wystąpieniu bieżącego, w {fmt_dec(on_stripe * 100, 0)}% wierszy. W "
+        f"pierwszej połowie, gdzie nie ma czego dopasować, głowa patrzy na samą siebie w "
+        f"{fmt_dec(on_self * 100, 0)}% wierszy.")
+
+
+@figure
+def hand_built_induction_head(style) -> Plot:
+    """The hand-built induction head of attn_core.induction_toy on the same sample sequence."""
+    half = SETTINGS.half
+    matrix = sample()[2]
+    on_stripe = _share_of_rows(matrix, np.arange(half, 2 * half), half - 1)
+    rows = np.arange(half, 2 * half)
+    weight = matrix[rows, rows - half + 1].min()
+    spread = max(np.ptp(matrix[i, 1:i + 1]) for i in range(2, half))  # first half, keys 2..i
+    first_half = ("waga rozkłada się po równo na dostępne klucze (poza pierwszym)" if spread < 1e-6
+                  else f"waga rozkłada się nierówno (rozrzut do {fmt_dec(spread, 2)})")
+    return _trained_pattern(
+        style, matrix, "Głowa indukcyjna zbudowana ręcznie",
+        f"W drugiej połowie cała waga wiersza leży na ukośnym pasie przesuniętym o {half - 1} "
+        f"pozycji w lewo od przekątnej (najsilniejsza w {fmt_dec(on_stripe * 100, 0)}% wierszy, "
+        f"najmniejsza waga na pasie {fmt_dec(weight, 2)}). W pierwszej połowie, gdzie nie ma "
+        f"czego dopasować, {first_half}.",
+        caption="ręcznie ustawione wagi obwodu z wpisu o mechanizmie uwagi, na tej samej "
+                "sekwencji liter")
