@@ -21,8 +21,8 @@ seen)), `tr_log_v`; losses at the start and end (`tr_first_start`, `tr_first_end
 `tr_first_peak`, `tr_first_peak_step` (highest first-half loss from `tr_plateau_step` on, and where),
 `tr_first_end_gap` (end first-half loss minus log V), `tr_rep_before` (repeated-half loss one
 window before the phase change); the phase change: `tr_phase_step` (step where the
-repeated-half loss falls fastest), `tr_phase_slope` (its fall per 100 steps), `tr_plateau_step` (first step with
-the repeated-half loss below log V), `tr_window` (the
+repeated-half loss falls fastest), `tr_phase_slope` (its fall per 100 steps),
+`tr_plateau_step` (first step with the repeated-half loss below log V), `tr_window` (the
 window, in steps); heads: `tr_prev_head`, `tr_ind_head` (1-based numbers of the strongest
 layer-1 previous-token head and layer-2 induction head), their start and end scores
 (`tr_prev_start`, `tr_prev_end`, `tr_ind_start`, `tr_ind_end`), the steps where they pass
@@ -36,7 +36,8 @@ accuracy (`tr_first_acc_end`, `tr_rep_acc_end`, top-1 on the evaluation batch, `
 where both heads weight the same key most), `tr_sample_on_stripe` (share of those rows whose
 largest trained weight is on the token after the earlier occurrence), `tr_ind_self_first` (mean
 weight the induction head puts on the query itself in the first half, positions 2..L);
-`tr_first_at_plateau`, `tr_rep_at_plateau` (both losses at `tr_plateau_step`); `tr_history` (a Table of the recorded curves).
+`tr_first_at_plateau`, `tr_rep_at_plateau` (both losses at `tr_plateau_step`); `tr_history`
+(a Table of the recorded curves).
 Figures: `training_loss_curves`, `training_head_scores`, `trained_previous_token_head`,
 `trained_induction_head`, `hand_built_induction_head` (attn_core.induction_toy on the sample).
 """
@@ -49,6 +50,9 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_dec, fmt_int
+from anatomia_engine.plot import heatmap, new_figure
 from attn_core import future_mask, induction_toy
 from attn_core.transformer import (
     Adam,
@@ -60,9 +64,6 @@ from attn_core.transformer import (
     next_token_loss,
     previous_token_scores,
 )
-from anatomia_engine.kit import Plot, Table, figure, values
-from anatomia_engine.numfmt import fmt_dec, fmt_int
-from anatomia_engine.plot import heatmap, new_figure
 
 VOCAB = tuple("aąbcćdeęfghijklłmnńoóprsśtuwyzźż")
 SAMPLE_SEED = 13
@@ -77,9 +78,9 @@ class Settings:
     d_model: int = 32
     n_heads: int = 4
     n_layers: int = 2
-    batch: int = 32
+    batch: int = 16
     lr: float = 3e-3
-    steps: int = 1600
+    steps: int = 2000
     every: int = 20               # record the curves every `every` steps
     min_period: int = 3           # training segments repeat with a period min_period..L
     random_fraction: float = 0.3  # share of training sequences with no repetition at all
@@ -167,7 +168,7 @@ def train(s: Settings) -> History:
         if step < s.steps:
             _, grads, _ = next_token_loss(s.config, params, training_batch(rng, s))
             adam.step(params, grads)
-    cols = list(zip(*rows))
+    cols = list(zip(*rows, strict=True))
     return History(steps=np.array(cols[0]), first=np.array(cols[1]), repeated=np.array(cols[2]),
                    first_acc=np.array(cols[3]), rep_acc=np.array(cols[4]),
                    prev=np.array(cols[5]), ind=np.array(cols[6]), params=params,
@@ -314,7 +315,7 @@ def history_table(h: History) -> Table:
     header += [f"poprz. token, w1 g{j + 1}" for j in range(heads)]
     header += [f"indukcja, w2 g{j + 1}" for j in range(heads)]
     rows = [[int(st), float(f), float(r), *map(float, p[0]), *map(float, i[-1])]
-            for st, f, r, p, i in zip(h.steps, h.first, h.repeated, h.prev, h.ind)]
+            for st, f, r, p, i in zip(h.steps, h.first, h.repeated, h.prev, h.ind, strict=True)]
     return Table(header=header, rows=rows, formats=["int", "dec:3", "dec:3"] + ["dec:2"] * 2 * heads)
 
 
@@ -352,7 +353,7 @@ def training_loss_curves(style) -> Plot:
                  "kroków); linia kropkowana: krok, w którym strata na powtórzeniu spada najszybciej."),
         table=Table(header=["krok", "pierwsza połowa", "powtórzenie"],
                     rows=[[int(a), float(b), float(c)] for a, b, c in
-                          zip(h.steps, h.first, h.repeated)],
+                          zip(h.steps, h.first, h.repeated, strict=True)],
                     formats=["int", "dec:3", "dec:3"]),
     )
 
