@@ -201,3 +201,30 @@ def test_the_short_run_is_the_start_of_the_full_run():
     assert np.array_equal(full.steps[at], short.steps)
     assert_allclose(short.repeated, full.repeated[at], rtol=1e-12)
     assert_allclose(short.prev, full.prev[at], rtol=1e-12)
+
+
+# --- in the browser -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_page_in_the_browser_is_offline_typeset_with_its_figures(browser, server, scheme):
+    from test_browser import open_page
+
+    context, page, outside, failed = open_page(browser, server + "/posty/glowy-indukcyjne/", scheme)
+    try:
+        assert outside == [] and failed == [], (outside, failed)
+        assert page.evaluate("document.querySelectorAll('.arithmatex .katex').length") > 5
+        assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
+        want = "only-dark" if scheme == "dark" else "only-light"
+        loaded = page.evaluate("""async (want) => {
+            const imgs = [...document.querySelectorAll('article figure img')]
+                .filter(i => i.src.includes('#' + want));
+            imgs.forEach(img => { img.loading = 'eager'; });
+            await Promise.all(imgs.map(img => img.complete ? null : new Promise(done => {
+                img.addEventListener('load', done); img.addEventListener('error', done); })));
+            return imgs.filter(i => i.offsetParent !== null && i.naturalWidth > 0).length;
+        }""", want)
+        assert loaded == len(FIGURES)
+        page.set_viewport_size({"width": 375, "height": 800})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, "no sideways scroll"
+    finally:
+        context.close()
