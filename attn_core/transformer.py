@@ -74,9 +74,9 @@ class AttnOnlyTrace:
     stream; logits (B, T, V). `weights(l)` is layer l's pattern (B, h, T, T)."""
 
     tokens: np.ndarray
-    layers: list[LayerTrace] = field(default_factory=list)
-    residual: np.ndarray | None = None
-    logits: np.ndarray | None = None
+    layers: list[LayerTrace]
+    residual: np.ndarray
+    logits: np.ndarray
 
     def weights(self, layer: int) -> np.ndarray:
         return self.layers[layer].weights
