@@ -414,9 +414,8 @@ def _trained_pattern(style, matrix: np.ndarray, title: str, what: str,
     t = tokens.size
     labels = [VOCAB[i] for i in tokens]
     fig, ax = new_figure(style, size=(5.4, 5.0))
-    image = heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style,
-                    annotate=False, blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title)
-    fig.colorbar(image, ax=ax, shrink=0.7, label="waga uwagi")
+    heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style, annotate=False,
+            blocked=future_mask(t), title=title, quantity="weights")
     for line in (ax.axhline, ax.axvline):
         line(s.half - 0.5, color=style.accent2, linewidth=1)
     table_labels = [f"{w} ({i + 1})" for i, w in enumerate(labels)]
