@@ -392,7 +392,8 @@ def test_swipe_scrolls_the_page_and_points_drag_on_a_phone(browser, server):
             pg.evaluate("window.scrollBy(0, 40)")
             box = pg.locator(selector).bounding_box()
             x, y = box["x"] + 12, box["y"] + box["height"] - 12
-            assert pg.evaluate("([x, y]) => !document.elementFromPoint(x, y).closest('.attn-x__point')", [x, y])
+            on_point = "([x, y]) => !!document.elementFromPoint(x, y).closest('.attn-x__point')"
+            assert not pg.evaluate(on_point, [x, y])
             before = scroll()
             touch_swipe(pg, cdp, x, y, 0, -200)
             assert scroll() - before > 100, f"a swipe on {selector} did not scroll the page"
@@ -422,7 +423,8 @@ def test_points_have_touch_targets_of_24_px(browser, server, width):
             return Math.min(r.width, r.height); })""")
         assert sizes and min(sizes) >= 24, sizes
         # the whole figure does not capture touch, only the points do
-        assert pg.evaluate("getComputedStyle(document.querySelector('svg.attn-x__plane')).touchAction") == "auto"
-        assert pg.evaluate("getComputedStyle(document.querySelector('.attn-x__point')).touchAction") == "none"
+        touch = "(sel) => getComputedStyle(document.querySelector(sel)).touchAction"
+        assert pg.evaluate(touch, "svg.attn-x__plane") == "auto"
+        assert pg.evaluate(touch, ".attn-x__point") == "none"
     finally:
         context.close()
