@@ -385,6 +385,8 @@ def test_swipe_scrolls_the_page_and_points_drag_on_a_phone(browser, server):
     try:
         pg.goto(f"{server}/llm/anatomia/#uwaga")
         pg.wait_for_function(READY)
+        width = pg.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"the explorer makes the page {width} px wide"
         cdp = context.new_cdp_session(pg)
         scroll = lambda: pg.evaluate("window.scrollY")  # noqa: E731
         for selector in ("svg.attn-x__plane", "svg.attn-x__heat"):
