@@ -20,6 +20,7 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 	@$(PYTHON) .ci/lockcheck.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 

@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from attn_core import future_mask, scaled_dot_product_attention
-from figures_src._api import values
+from anatomia_engine.kit import values
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_K, W_Q, W_V, W_VOCAB
 

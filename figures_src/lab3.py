@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from figures_src._api import values
+from anatomia_engine.kit import values
 
 
 def _frozen(rows, dtype=float) -> np.ndarray:

@@ -5,8 +5,8 @@ the filter, the text in prose and in LaTeX). The inputs are fixed examples chose
 rule (half-up rounding, a rounded zero, digit grouping, percent, scientific notation, bytes).
 """
 
-from figures_src import _numfmt as nf
-from figures_src._api import Table, values
+from anatomia_engine import numfmt as nf
+from anatomia_engine.kit import Table, values
 
 EXAMPLES = [  # (value, filter as written on a page, formatter, decimals)
     (0.125, "dec(2)", nf.fmt_dec, 2),

@@ -22,9 +22,9 @@ import matplotlib.ticker
 import numpy as np
 
 from attn_core import attention_matrix_bytes
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_bytes, fmt_int
-from figures_src._plot import new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_bytes, fmt_int
+from anatomia_engine.plot import new_figure
 
 BYTES_PER_VALUE = 4  # float32
 HEADS = 1

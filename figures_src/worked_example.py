@@ -21,9 +21,9 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from attn_core import causal_mask, future_mask, softmax, tiny_decoder
-from figures_src._api import Plot, Table, figure, values
-from figures_src._numfmt import fmt_dec, fmt_pct, round_half_up
-from figures_src._plot import bar_chart, heatmap, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
+from anatomia_engine.plot import bar_chart, heatmap, new_figure
 
 
 def _frozen(rows) -> np.ndarray:

@@ -1,30 +1,25 @@
 """MkDocs hook: computed values and figures.
 
-on_files:          run the figures_src modules whose inputs changed (hooks/runner.py, in
+on_files:          run the figures_src modules whose inputs changed (anatomia_engine/runner.py, in
                    subprocesses, cached by content hash) and add their SVG/CSV files to the
                    build as generated files (never written into docs/).
 on_page_markdown:  fill `{{ ... }}` placeholders and check `{% claim %}` blocks
-                   (hooks/placeholders.py); any problem stops the build naming file:line.
+                   (anatomia_engine/placeholders.py); any problem stops the build naming file:line.
 """
 
 from __future__ import annotations
 
 import logging
 import posixpath
-import sys
 import textwrap
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+from mkdocs.utils.meta import YAML_RE
 
-from mkdocs.exceptions import PluginError  # noqa: E402
-from mkdocs.structure.files import File  # noqa: E402
-from mkdocs.utils.meta import YAML_RE  # noqa: E402
-
-from hooks import placeholders, runner  # noqa: E402
+from anatomia_engine import placeholders, runner
 
 log = logging.getLogger("mkdocs.hooks.computed")
 FIGURE_DIR = "figures"
@@ -34,7 +29,7 @@ _results: dict[str, runner.ModuleResult] = {}
 def on_files(files, config):
     started = time.perf_counter()
     try:
-        results, ran = runner.compute()
+        results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent)
     except runner.ComputeError as exc:
         raise PluginError(str(exc)) from None
     _results.clear()
@@ -56,7 +51,10 @@ def page_scope(page) -> dict[str, placeholders.Entry]:
     for module, result in _results.items():
         source = f"figures_src/{module}.py"
         for key, value in result.values.items():
-            scope[f"{module}.{key}"] = placeholders.Entry(value, source)
+            meta = result.meta.get(key, {})
+            scope[f"{module}.{key}"] = placeholders.Entry(
+                value, source, function=meta.get("function"), what=meta.get("what"), cite=meta.get("cite"),
+                axes=None if meta.get("axes") is None else tuple(tuple(a) for a in meta["axes"]))
         for key in result.figures:
             scope[f"{module}.{key}"] = placeholders.Entry(placeholders.FigureRef(f"{module}.{key}"), source)
     listed = page.meta.get("computed") or []

@@ -58,10 +58,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from hooks import runner  # noqa: E402
+from anatomia_engine import runner
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 

@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup
 
 from attn_core import future_mask, scaled_dot_product_attention, tiny_decoder
 from figures_src import explorer
-from figures_src._numfmt import fmt_dec, fmt_pct, fmt_vec
+from anatomia_engine.numfmt import fmt_dec, fmt_pct, fmt_vec
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
 from helpers import copy_project, mkdocs_build, serving

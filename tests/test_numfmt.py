@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from figures_src._numfmt import (
+from anatomia_engine.numfmt import (
     MINUS,
     NARROW_NBSP,
     fmt_bmatrix,

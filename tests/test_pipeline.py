@@ -37,8 +37,8 @@ DEMO = '''\
 """Demo module. Page: docs/index.md. Values: weight, pair, table. Figures: bars."""
 import numpy as np
 from attn_core import scale
-from figures_src._api import Plot, Table, figure, values
-from figures_src._plot import bar_chart, new_figure
+from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.plot import bar_chart, new_figure
 
 WEIGHTS = np.array([0.35434369377420455, 0.6456563062257954])
 
@@ -78,8 +78,7 @@ def make_project(root: Path) -> Path:
     (root / "figures_src").mkdir()
     (root / "attn_core").mkdir()
     shutil.copytree(REPO / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("__init__.py", "_api.py", "_numfmt.py", "_plot.py"):
-        shutil.copy(REPO / "figures_src" / name, root / "figures_src" / name)
+    shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
     shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
     (root / "attn_core" / "__init__.py").write_text("def scale():\n    return 1.0\n")
     (root / "figures_src" / "demo.py").write_text(DEMO)
@@ -138,7 +137,7 @@ def test_svgs_are_deterministic_and_keep_text(project, tmp_path):
 def test_editing_a_module_reruns_only_that_module(project, tmp_path):
     build_ok(project, tmp_path / "a")
     (project / "figures_src" / "other.py").write_text(
-        "from figures_src._api import values\n\n@values\ndef v():\n    return {'x': 1.0}\n")
+        "from anatomia_engine.kit import values\n\n@values\ndef v():\n    return {'x': 1.0}\n")
     proc = build_ok(project, tmp_path / "b")
     assert "ran other" in proc.stderr and "ran demo" not in proc.stderr
     (project / "docs" / "index.md").write_text(PAGE + "\nDopisek.\n")

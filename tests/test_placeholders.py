@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from figures_src._api import Table
-from hooks.placeholders import Entry, FigureRef, TemplateError, regions, render
+from anatomia_engine.kit import Table
+from anatomia_engine.placeholders import Entry, FigureRef, TemplateError, regions, render
 
 SRC = "figures_src/demo.py"
 SCOPE = {

@@ -77,7 +77,7 @@ def test_blog_index_shows_the_post_with_date_and_tags_page_lists_it(built_site):
 
 
 def test_contributor_page_shows_the_formatter_at_work(built_site):
-    from figures_src._numfmt import fmt_dec, fmt_sci
+    from anatomia_engine.numfmt import fmt_dec, fmt_sci
 
     page = (built_site / "jak-dodac-wartosc/index.html").read_text()
     for shown in (fmt_dec(2.675, 2), fmt_dec(0.125, 2), fmt_sci(2.220446049250313e-16, 1)):

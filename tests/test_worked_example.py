@@ -21,9 +21,9 @@ from numpy.testing import assert_allclose
 
 from attn_core import causal_mask, future_mask, softmax, tiny_decoder
 from figures_src import worked_example as we
-from figures_src._api import Plot, Table
-from figures_src._numfmt import fmt_dec, fmt_pct, round_half_up
-from figures_src._plot import LIGHT
+from anatomia_engine.kit import Plot, Table
+from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
+from anatomia_engine.plot import LIGHT
 from helpers import REPO, copy_project, mkdocs_build
 
 PAGE_SRC = REPO / "docs" / "krok-po-kroku.md"

@@ -76,7 +76,7 @@ from pathlib import Path
 from mkdocs.config import load_config
 from mkdocs.structure.files import File
 import hooks.computed as c
-from hooks import runner
+from anatomia_engine import runner
 from mkdocs.utils.meta import get_data
 c._results.update(runner.compute(root=Path({str(project)!r}))[0])
 class Page:

@@ -1,6 +1,6 @@
 """What a figures_src module declares: `@values` functions, `@figure` functions, `Plot`, `Table`.
 
-A module is run by hooks/runner.py: every `@values` function returns a dict of named values
+A module is run by anatomia_engine/runner.py: every `@values` function returns a dict of named values
 (numbers, strings, NumPy arrays, `Table`s); every `@figure` function takes a `Style` and
 returns a `Plot`. Names are the dict keys and the figure functions' names.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from figures_src._numfmt import fmt_spec
+from anatomia_engine.numfmt import fmt_spec
 
 KIND = "__computed_kind__"
 
@@ -28,6 +28,23 @@ def figure(fn: Callable[..., Plot]) -> Callable[..., Plot]:
     """Mark `fn(style) -> Plot` as a figure named after the function."""
     setattr(fn, KIND, "figure")
     return fn
+
+
+@dataclass(frozen=True)
+class Value:
+    """A published value with what a reader is told about it (provenance).
+
+    `what` says in Polish what the number is ("waga: chases patrzy na chases"); for an array,
+    `what` may use `{i}`, `{j}` … and `axes` gives the labels of each axis, so the element
+    `weights[1][1]` is described as what.format(i="chases", j="chases").
+    `cite` marks a value quoted from a publication rather than computed ("Dao (2023)"): the page
+    then says where it comes from instead of "obliczone".
+    """
+
+    value: Any
+    what: str | None = None
+    cite: str | None = None
+    axes: Sequence[Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from figures_src import _numfmt as nf
-from figures_src._api import Table
+from anatomia_engine import numfmt as nf
+from anatomia_engine.kit import Table
 
 TAG = re.compile(r"\{\{(?!\{)(?P<expr>.+?)\}\}|\{%\s*(?P<block>claim|endclaim)\b(?P<cond>.*?)%\}",
                  re.DOTALL)
@@ -42,6 +42,10 @@ class Entry:
 
     value: object
     source: str  # e.g. "figures_src/worked_example.py"
+    function: str | None = None  # the @values function that returned it
+    what: str | None = None  # what the number is, in Polish (kit.Value)
+    cite: str | None = None  # a publication it is quoted from, if not computed (kit.Value)
+    axes: tuple | None = None  # labels per array axis, for `what` with {i}, {j}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ served stale by an old import.
 
 Run one module by hand (prints its values, writes its figures to a temporary folder):
 
-    .venv/bin/python -m hooks.runner figures_src.worked_example
+    .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class ModuleResult:
     folder: Path
     values: dict
     figures: dict
+    meta: dict  # value name -> {"function": ..., "what": ..., "cite": ..., "axes": ...}
 
 
 # --- hashing -------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def dependency_files(name: str, root: Path = ROOT) -> list[Path]:
 def _shared_files(root: Path) -> list[Path]:
     files = sorted((root / "attn_core").rglob("*.py"))
     files += [root / f for f in LOCK_FILES if (root / f).exists()]
-    return files + [Path(__file__).resolve()]
+    return files + sorted(Path(__file__).resolve().parent.rglob("*.py"))  # the whole engine
 
 
 def content_hash(paths: Iterable[Path], root: Path = ROOT) -> str:
@@ -119,9 +120,10 @@ def cache_key(name: str, root: Path = ROOT) -> str:
 # --- running (parent side) ------------------------------------------------------------
 
 def _load(name: str, key: str, folder: Path) -> ModuleResult:
-    values = decode_values(json.loads((folder / "values.json").read_text(encoding="utf-8")))
+    raw = json.loads((folder / "values.json").read_text(encoding="utf-8"))
     figures = json.loads((folder / "figures.json").read_text(encoding="utf-8"))
-    return ModuleResult(name, key, folder, values, figures)
+    meta = {k: {m: item.get(m) for m in ("function", "what", "cite", "axes")} for k, item in raw.items()}
+    return ModuleResult(name, key, folder, decode_values(raw), figures, meta)
 
 
 def _run_subprocess(name: str, key: str, root: Path, cache: Path) -> ModuleResult:
@@ -130,7 +132,7 @@ def _run_subprocess(name: str, key: str, root: Path, cache: Path) -> ModuleResul
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache))
     env = dict(os.environ, PYTHONPATH=str(root), MPLBACKEND="Agg", PYTHONHASHSEED="0")
     proc = subprocess.run(
-        [sys.executable, "-m", "hooks.runner", "--worker", f"{PACKAGE}.{name}", str(work)],
+        [sys.executable, "-m", "anatomia_engine.runner", "--worker", f"{PACKAGE}.{name}", str(work)],
         cwd=root, env=env, capture_output=True, text=True,
     )
     if proc.returncode != 0:
@@ -183,7 +185,7 @@ def encode_value(value):
 
     import numpy as np
 
-    from figures_src._api import Table
+    from anatomia_engine.kit import Table
 
     if isinstance(value, Table):
         rows = [[_plain(c) for c in row] for row in value.rows]
@@ -229,7 +231,7 @@ def _plain(value):
 def decode_values(raw: dict) -> dict:
     import numpy as np
 
-    from figures_src._api import Table
+    from anatomia_engine.kit import Table
 
     out = {}
     for name, item in raw.items():
@@ -246,7 +248,7 @@ def decode_values(raw: dict) -> dict:
 # --- the worker (child side) ----------------------------------------------------------
 
 def _collect(module):
-    from figures_src._api import KIND
+    from anatomia_engine.kit import KIND
 
     functions = [f for f in vars(module).values()
                  if callable(f) and getattr(f, "__module__", None) == module.__name__
@@ -271,8 +273,8 @@ def run_worker(module_name: str, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from figures_src._api import Plot
-    from figures_src._plot import STYLES, use_decimal_comma
+    from anatomia_engine.kit import Plot, Value
+    from anatomia_engine.plot import STYLES, use_decimal_comma
 
     short = module_name.split(".")[-1]
     current = f"{module_name} (import)"
@@ -288,7 +290,12 @@ def run_worker(module_name: str, out: Path) -> None:
             for key, value in produced.items():
                 if key in values:
                     raise ValueError(f"value name {key!r} is defined twice in {module_name}")
-                values[key] = encode_value(value)
+                meta = {"function": fn.__name__}
+                if isinstance(value, Value):
+                    meta.update(what=value.what, cite=value.cite,
+                                axes=None if value.axes is None else [list(a) for a in value.axes])
+                    value = value.value
+                values[key] = {**encode_value(value), **meta}
         figures: dict = {}
         for fn in figure_fns:
             name = fn.__name__

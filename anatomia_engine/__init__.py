@@ -1,0 +1,8 @@
+"""The engine behind the pages: computed values and figures, the placeholder language, the runner.
+
+kit          what a figures_src module declares (`@values`, `@figure`, `Plot`, `Table`)
+numfmt       the one number formatter (Polish decimal comma, half-up rounding for display)
+plot         the shared plotting styles (light/dark) and heatmap
+placeholders `{{ expr | filter }}`, `{{ figure("name") }}` and `{% claim %}` in Markdown
+runner       runs figures_src modules in fresh processes, cached by content hash
+"""
