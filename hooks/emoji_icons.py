@@ -16,7 +16,7 @@ from mkdocs.exceptions import PluginError
 ICONS = {
     "🚀": "rocket-launch", "📋": "clipboard-text-outline", "🌅": "weather-sunset-up", "🎯": "bullseye-arrow",
     "👁": "eye-outline", "🧠": "brain", "⏳": "timer-sand", "⚡": "lightning-bolt", "🔍": "magnify",
-    "🌗": "theme-light-dark", "👉": "hand-pointing-right",
+    "🌗": "theme-light-dark", "👉": "hand-pointing-right", "📍": "map-marker", "🔢": "numeric",
 }
 # Pictographs and symbols that fonts draw as emoji; the variation selector U+FE0F goes with them.
 EMOJI_RE = re.compile("([\u231a-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\ufe0f?")
