@@ -32,10 +32,15 @@ def on_pre_build(config):
 
 
 def on_post_page(output, page, config):
-    if page.meta.get("search", {}).get("exclude"):
+    meta = page.meta.get("search") or {}      # Material's front matter: search: {exclude: true, boost: 2}
+    if meta.get("exclude"):
         return output
     title = search_pl.tex_to_text(re.sub(r"<[^>]+>", "", page.title or ""))
-    _docs[page.url] = search_pl.page_docs(page.url, title, output)
+    docs = search_pl.page_docs(page.url, title, output)
+    if "boost" in meta:
+        for doc in docs:
+            doc["boost"] = float(meta["boost"])
+    _docs[page.url] = docs
     return output
 
 
