@@ -99,6 +99,16 @@ def test_page_text_leaves_out_math_source_data_tables_and_code():
     assert text == "Dzielimy przez √d_k. Rozwiązanie Klucze i wartości. Koniec."
 
 
+def test_math_typeset_at_build_time_reads_from_its_tex_annotation():
+    """KaTeX's HTML (hidden from screen readers) is skipped; the TeX annotation becomes text."""
+    html = ('<p>Dzielimy przez <span class="arithmatex"><span class="katex"><span class="katex-mathml">'
+            '<math><semantics><mrow><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></mrow>'
+            '<annotation encoding="application/x-tex">\\sqrt{d_k}</annotation></semantics></math></span>'
+            '<span class="katex-html" aria-hidden="true"><span>√</span><span>dk</span></span></span></span>.</p>')
+    _, sections = search_pl.page_sections(html)
+    assert sections[0].text == ["Dzielimy przez √d_k."]
+
+
 def test_javascript_normaliser_agrees_with_python(built_site):
     """Every word of the built index, and words the site never uses, normalise alike in both."""
     index = load_index(built_site)
