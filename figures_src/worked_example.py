@@ -59,8 +59,8 @@ SOFT_LOOKUP_NARROW = 0.2
 REORDERED_IDS: list[int] = [1, 0, 2]
 
 # The padding mask: a batch of two sentences of different length. The shorter one is padded
-# with a token "<pad>" whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
-PAD_TOKEN = "<pad>"
+# with a token "[PAD]" (as in BERT) whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
+PAD_TOKEN = "[PAD]"
 PAD_EMBEDDING = (0.0, 0.0)
 BATCH_IDS: list[list[int]] = [[0, 1, 2], [2, 1]]   # "cat chases mouse", "mouse chases"
 
@@ -550,7 +550,7 @@ def padding_mask_figure(style) -> Plot:
                     "zakreskowana i ma wagę zero, a wagi prawdziwych tokenów sumują się do 1.",
                 caption="Maska dopełnienia (padding mask) w enkoderze: kolumny tokenów "
                         f"{PAD_TOKEN} dostają wagę 0 w każdym wierszu. Wiersz samego {PAD_TOKEN} "
-                        "liczy się, ale jego wyjście nikt nie czyta.",
+                        "liczy się, ale jego wyjścia nikt nie czyta.",
                 table=Table(header=["zapytanie → klucz", "bez maski", "z maską"], rows=rows,
                             formats=[None, "dec:4", "dec:4"]))
 
