@@ -959,16 +959,18 @@ assert not np.allclose(causal_weights.sum(axis=0), 1.0)
 #    przez różne głowy.
 #
 # Pracujemy na macierzy $H$ z kroku 2 (cztery pozycje, $d_\text{model} = 4$) i dzielimy ją na
-# dwie głowy. Komórka poniżej losuje cztery macierze wag i przygotowuje maskę dla czterech
+# dwie głowy. Komórka poniżej losuje cztery macierze wag `[d_model, d_model]` (ze skalą
+# $1/\sqrt{d_\text{model}}$, żeby oceny nie były zbyt duże) i przygotowuje maskę dla czterech
 # pozycji.
 
 # %%
 rng_heads = np.random.default_rng(SEED_HEADS)
 d_head = d_model // N_HEADS                       # d_k jednej głowy
-w_q_mh = rng_heads.standard_normal((d_model, d_model))   # W_Q: [d_model, d_model]
-w_k_mh = rng_heads.standard_normal((d_model, d_model))   # W_K
-w_v_mh = rng_heads.standard_normal((d_model, d_model))   # W_V
-w_o = rng_heads.standard_normal((d_model, d_model))      # W_O
+init = 1 / np.sqrt(d_model)                       # skala typowej inicjalizacji wag
+w_q_mh = init * rng_heads.standard_normal((d_model, d_model))   # W_Q
+w_k_mh = init * rng_heads.standard_normal((d_model, d_model))   # W_K
+w_v_mh = init * rng_heads.standard_normal((d_model, d_model))   # W_V
+w_o = init * rng_heads.standard_normal((d_model, d_model))      # W_O
 
 n_seq = h.shape[0]
 future_4 = np.triu(np.ones((n_seq, n_seq), dtype=bool), k=1)   # [n, n]: j > i
