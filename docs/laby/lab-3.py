@@ -269,7 +269,7 @@ print("po dodaniu pozycji reprezentacje się różnią:",
 # wiersz. Z każdego wiersza liczymy trzy projekcje liniowe, za pomocą macierzy $W_Q$, $W_K$
 # i $W_V$:
 #
-# $$Q = H W_Q, \qquad K = H W_K, \qquad V = H W_V.$$
+# $$\begin{aligned} Q &= H W_Q, \\ K &= H W_K, \\ V &= H W_V. \end{aligned}$$
 #
 # Macierze $W_Q$, $W_K$ i $W_V$ są parametrami modelu, uczonymi podczas treningu. Natomiast
 # $Q$, $K$ i $V$ to wyniki obliczeń dla bieżącej sekwencji: inne wejście $H$ daje inne $Q$,
@@ -450,7 +450,7 @@ print("suma wag:", a_2.sum())
 # niezależne, mają średnią 0 i wariancję 1. Wariancja sumy $d_k$ takich składników wynosi
 # wtedy $d_k$, a jej odchylenie standardowe — $\sqrt{d_k}$:
 #
-# $$\operatorname{Var}(q \cdot k) = \sum_{m=0}^{d_k-1} \operatorname{Var}(q_m k_m) = d_k, \qquad \sigma(q \cdot k) = \sqrt{d_k}.$$
+# $$\begin{aligned} \operatorname{Var}(q \cdot k) &= \sum_{m=0}^{d_k-1} \operatorname{Var}(q_m k_m) = d_k, \\ \sigma(q \cdot k) &= \sqrt{d_k}. \end{aligned}$$
 #
 # Dlatego dzielimy przez pierwiastek, a nie przez samo $d_k$: po takim podzieleniu oceny mają
 # odchylenie standardowe 1. To uzasadnienie skali użytej we wzorze, a nie gwarancja, że
@@ -726,7 +726,6 @@ assert np.all(causal_weights[future] == 0)   # przyszłość: waga równa 0
 
 # %%
 from IPython.display import display
-from matplotlib import patheffects
 
 
 def polish(value, _position=None) -> str:
@@ -758,17 +757,18 @@ fig, axes = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
 plot_weights(axes[0], weights, "Przed nałożeniem maski")
 image = plot_weights(axes[1], causal_weights,
                      "Po nałożeniu maski przyczynowej", blocked=future)
-fig.colorbar(image, ax=axes, shrink=0.8, label="waga A[i, j]",
-             format=plt.FuncFormatter(polish))
+colorbar = fig.colorbar(image, ax=axes, shrink=0.8, label="waga A[i, j]",
+                        format=plt.FuncFormatter(polish))
+colorbar.ax.yaxis.labelpad = 8           # odstęp podpisu od liczb skali
 
-# Przezroczyste tło i napisy z jasną obwódką: rysunek da się czytać
+# Przezroczyste tło, a napisy na jasnych podkładkach: rysunek da się czytać
 # zarówno na jasnej, jak i na ciemnej stronie (lub w ciemnym motywie Jupytera).
 fig.patch.set_alpha(0.0)
-halo = [patheffects.withStroke(linewidth=3, foreground="white")]
+label_box = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
 for ax in fig.axes:
     for text in [ax.title, ax.xaxis.label, ax.yaxis.label,
                  *ax.get_xticklabels(), *ax.get_yticklabels()]:
-        text.set_path_effects(halo)
+        text.set_bbox(label_box)
 
 alt = (  # opis rysunku dla czytników ekranu
     "Dwie mapy ciepła wag uwagi dla trzech pozycji. Wiersz i to pozycja, "
