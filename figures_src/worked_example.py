@@ -7,9 +7,15 @@ Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, s
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
 weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out, h_last, logits,
 exp_logits, probs, top_id, top_token, top_prob, qkv_identity, last_row_same, vocab_table,
-prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k, bert_d_model.
+prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k,
+bert_d_model (quoted: kit.Value with cite); soft lookup: soft_keys, soft_values, soft_query,
+soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, soft_narrow_pred,
+soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
+order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
+pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
+probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
-next_token_probs.
+next_token_probs, soft_lookup, padding_mask_figure, transformer_block.
 """
 
 from __future__ import annotations
@@ -367,8 +373,8 @@ def scaled_scores(style) -> Plot:
             xlabel=_XLABEL, ylabel=_YLABEL)
     return Plot(fig=fig,
                 alt=f"Mapa ciepła {len(tokens)} na {len(tokens)} z przeskalowanymi ocenami "
-                    "dopasowania QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, na które "
-                    "patrzą; im ciemniejsze pole, tym większy iloczyn skalarny zapytania i klucza.",
+                    "dopasowania QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, "
+                    "na które patrzą; im ciemniejsze pole, tym większy iloczyn skalarny zapytania i klucza.",
                 caption="Przeskalowane oceny QKᵀ/√d_k przed maską. Wiersz: token, który "
                         "patrzy (zapytanie), kolumna: token, na który patrzy (klucz).",
                 table=_matrix_table(dec.attention.scaled, tokens))
