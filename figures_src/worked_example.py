@@ -369,12 +369,13 @@ def scaled_scores(style) -> Plot:
     dec, _ = _traces()
     tokens = _tokens()
     fig, ax = new_figure(style, size=(4.4, 3.6))
-    heatmap(ax, dec.attention.scaled, tokens, tokens, style=style, decimals=2,
+    heatmap(ax, dec.attention.scaled, tokens, tokens, style=style, decimals=2, quantity="scores",
             xlabel=_XLABEL, ylabel=_YLABEL)
     return Plot(fig=fig,
                 alt=f"Mapa ciepła {len(tokens)} na {len(tokens)} z przeskalowanymi ocenami "
                     "dopasowania QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, "
-                    "na które patrzą; im ciemniejsze pole, tym większy iloczyn skalarny zapytania i klucza.",
+                    "na które patrzą; w każdym polu wypisana jest ocena, a jej kolor odczytuje się z "
+                    "paska obok (skala ocen dopasowania z zerem pośrodku, wspólna dla witryny).",
                 caption="Przeskalowane oceny QKᵀ/√d_k przed maską. Wiersz: token, który "
                         "patrzy (zapytanie), kolumna: token, na który patrzy (klucz).",
                 table=_matrix_table(dec.attention.scaled, tokens))
@@ -406,9 +407,10 @@ def weights_masked_vs_unmasked(style) -> Plot:
     t = len(tokens)
     fig, (left, right) = new_figure(style, size=(8.0, 3.7), ncols=2)
     heatmap(left, dec.attention.weights, tokens, tokens, style=style, decimals=2,
+            quantity="weights", colorbar=False,
             blocked=future_mask(t), vmin=0.0, vmax=1.0, title="z maską (dekoder)",
             xlabel=_XLABEL, ylabel=_YLABEL)
-    heatmap(right, enc.attention.weights, tokens, tokens, style=style, decimals=2,
+    heatmap(right, enc.attention.weights, tokens, tokens, style=style, decimals=2, quantity="weights",
             vmin=0.0, vmax=1.0, title="bez maski (enkoder)", xlabel=_XLABEL, ylabel="")
     rows = [[f"{q} → {k}", float(dec.attention.weights[i, j]), float(enc.attention.weights[i, j])]
             for i, q in enumerate(tokens) for j, k in enumerate(tokens)]
@@ -543,8 +545,10 @@ def padding_mask_figure(style) -> Plot:
     b = blocked[1]
     fig, (left, right) = new_figure(style, size=(8.0, 3.7), ncols=2)
     heatmap(left, no_mask[1], names, names, style=style, decimals=2, vmin=0.0, vmax=1.0,
+            quantity="weights", colorbar=False,
             title="bez maski dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
-    heatmap(right, with_mask[1], names, names, style=style, decimals=2, blocked=b, vmin=0.0,
+    heatmap(right, with_mask[1], names, names, style=style, decimals=2, blocked=b, quantity="weights",
+            vmin=0.0,
             vmax=1.0, title="z maską dopełnienia", xlabel=_XLABEL, ylabel="")
     rows = [[f"{q} → {k}", float(no_mask[1][i, j]), float(with_mask[1][i, j])]
             for i, q in enumerate(names) for j, k in enumerate(names)]
