@@ -214,7 +214,7 @@ def test_mask_blocks_future_cells_and_rows_still_sum_to_one(page):
 
 def test_editing_an_embedding_changes_the_heatmap(page):
     before = heatmap_weights(page)
-    page.get_by_label("Token cat: wymiar 2").fill("0.7")
+    page.get_by_label("Token cat: wymiar 1").fill("0.7")
     st = assert_matches_attn_core(page)
     assert st["embeddings"][0] == [1.0, 0.7]
     after = heatmap_weights(page)
@@ -350,7 +350,7 @@ def test_explorer_survives_instant_navigation(browser, tmp_path):
 # --- decimal comma and touch ----------------------------------------------------------------
 
 def test_number_fields_take_a_decimal_comma_and_show_one(page):
-    field = page.get_by_label("Token cat: wymiar 2")
+    field = page.get_by_label("Token cat: wymiar 1")
     field.fill("0,5")
     st = assert_matches_attn_core(page)
     assert st["embeddings"][0][1] == 0.5
@@ -364,8 +364,8 @@ def test_number_fields_take_a_decimal_comma_and_show_one(page):
     page.locator('[data-word="2"]').focus()
     page.keyboard.press("ArrowUp")                 # mouse: (0.8, 0) -> (0.8, 0.1)
     assert state(page)["embeddings"][2] == [0.8, 0.1]
-    assert page.get_by_label("Token mouse: wymiar 1").input_value() == "0,8"
-    assert page.get_by_label("Token mouse: wymiar 2").input_value() == "0,1"
+    assert page.get_by_label("Token mouse: wymiar 0").input_value() == "0,8"
+    assert page.get_by_label("Token mouse: wymiar 1").input_value() == "0,1"
 
 
 def touch_swipe(pg, cdp, x: float, y: float, dx: float, dy: float) -> None:

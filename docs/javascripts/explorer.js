@@ -374,12 +374,12 @@
     });
     var vocab = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Słownik i embeddingi 2-D" }),
-      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (punkt z fokusem przesuwają też strzałki; z Shiftem dalej)." }),
+      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; z klawiszem Shift — dalej)." }),
       h("table", { class: "attn-x__vocab" }, [
         h("thead", null, h("tr", null, [
           h("th", { scope: "col", text: "token" }),
+          h("th", { scope: "col", text: "wymiar 0" }),
           h("th", { scope: "col", text: "wymiar 1" }),
-          h("th", { scope: "col", text: "wymiar 2" }),
         ])),
         ui.vocabBody,
       ]),
@@ -508,7 +508,7 @@
       for (var c = 0; c < 2; c++) {
         var input = inputs[c + 1];
         if (input !== source && parseNumber(input.value) !== word.vec[c]) input.value = fieldText(word.vec[c]);
-        input.setAttribute("aria-label", "Token " + word.token + ": wymiar " + (c + 1));
+        input.setAttribute("aria-label", "Token " + word.token + ": wymiar " + c);
       }
       tr.classList.toggle("attn-x__unused", st.sentence.indexOf(k) < 0);
     });
@@ -659,8 +659,8 @@
         grid.appendChild(s("text", { x: px(0) - 4, y: py(t) + 3, class: "attn-x__tick", "text-anchor": "end", text: fmtDec(t, 0) }));
       }
     }
-    grid.appendChild(s("text", { x: px(R), y: py(0) - 5, class: "attn-x__tick", "text-anchor": "end", text: "wymiar 1" }));
-    grid.appendChild(s("text", { x: px(0) + 5, y: py(R) + 10, class: "attn-x__tick", text: "wymiar 2" }));
+    grid.appendChild(s("text", { x: px(R), y: py(0) - 5, class: "attn-x__tick", "text-anchor": "end", text: "wymiar 0" }));
+    grid.appendChild(s("text", { x: px(0) + 5, y: py(R) + 10, class: "attn-x__tick", text: "wymiar 1" }));
     svg.appendChild(grid);
     // Boxes labels must not cover: axis names, input points, output diamonds.
     var taken = [[px(R) - 42, py(0) - 14, px(R), py(0) - 2], [px(0) + 3, py(R), px(0) + 48, py(R) + 12]];
@@ -710,7 +710,7 @@
         class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
         tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
         "aria-label": "Punkt tokenu " + word.token + ": " + fmtVec(word.vec) +
-          ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z Shiftem o " + fmtDec(L.coord.big_step, 1) + ".",
+          ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z klawiszem Shift o " + fmtDec(L.coord.big_step, 1) + ".",
       }, [s("circle", { class: "attn-x__hit", cx: px(word.vec[0]), cy: py(word.vec[1]), r: hitRadius }),
         s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);
       (used ? pointLabels : fadedLabels).push([label, px(word.vec[0]), py(word.vec[1]), text.length, 11]);
