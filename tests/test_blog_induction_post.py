@@ -129,14 +129,19 @@ def test_every_number_in_prose_is_the_module_value(article):
     for span in spans:
         if span["data-exact"].startswith("["):
             continue
-        exact = float(span["data-exact"].replace("\u2212", "-").replace("\u202f", "").replace(",", "."))
+        text = span["data-exact"].replace("\u2212", "-").replace("\u202f", "").replace(",", ".")
+        mantissa, _, power = text.partition("·10")
+        sup = str.maketrans("\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079",
+                            "-0123456789")
+        exact = float(mantissa) * 10 ** int(power.translate(sup)) if power else float(mantissa)
         assert span.get("data-source") == "figures_src/induction_training.py", span
         near = pool_arr[np.isclose(pool_arr, exact, rtol=5e-7, atol=0)]
         if span.has_attr("data-what"):
             assert near.size, span
         candidates = near if near.size else [exact]
         text = span.get_text()
-        shown = {nf.fmt_dec(c, n) for c in candidates for n in range(5)}
+        shown = {nf.fmt_sci(c, n) for c in candidates for n in range(4)}
+        shown |= {nf.fmt_dec(c, n) for c in candidates for n in range(5)}
         shown |= {nf.fmt_pct(c, n) for c in candidates for n in range(3)}
         shown |= {nf.fmt_int(c) for c in candidates if float(c) == int(c)}
         assert text in shown, span

@@ -256,8 +256,11 @@ def test_probability_table_shows_every_token(page):
 
 
 def _exact(span) -> float:
+    """data-exact (Polish notation, 7 significant digits, maybe ·10ⁿ) as a float."""
     text = span["data-exact"].replace("\u2212", "-").replace("\u202f", "").replace(",", ".")
-    return float(text)
+    mantissa, _, power = text.partition("·10")
+    sup = str.maketrans("\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "-0123456789")
+    return float(mantissa) * 10 ** int(power.translate(sup)) if power else float(mantissa)
 
 
 def test_prose_numbers_are_the_exact_values_rounded(page):
