@@ -32,7 +32,8 @@ URL_ATTRS: dict[str, tuple[str, ...]] = {
     "script": ("src",), "iframe": ("src",), "embed": ("src",), "object": ("data",),
     "video": ("src", "poster"), "audio": ("src",), "track": ("src",),
 }
-_CELL_ID = re.compile(r"cell-id=cell-(\d+)$")
+_CELL_ID = re.compile(r"cell-id=(.*)$")     # nbconvert writes id="cell-id=<the cell's id>"
+_SOURCE_CELL = re.compile(r"cell-(\d+)")    # the ids hooks/notebooks.py gives the source cells
 
 
 @dataclass
@@ -78,7 +79,11 @@ class _Collector(HTMLParser):
         classes = (values.get("class") or "").split()
         if "jp-Cell" in classes:   # a notebook cell (nbconvert's lab template)
             match = _CELL_ID.search(values.get("id") or "")
-            self.cell = int(match.group(1)) if match else self.cells_seen
+            if match is None:
+                self.cell = self.cells_seen
+            else:   # a cell the page adds (e.g. around solutions) has no place in the source
+                number = _SOURCE_CELL.fullmatch(match.group(1))
+                self.cell = int(number.group(1)) if number else None
             self.cells_seen += 1
             self.output_depth = None
         elif self.cell is not None and self.output_depth is None and (
@@ -245,7 +250,7 @@ class Checker:
                 target, looked_up, fragment = resolve(page.dest, url, files)
                 if target is None:
                     problems.append(_problem(page, link, f"'{looked_up}' is not in the built site",
-                                             _hint(url, link)))
+                                             _hint(url, link, page.notebook)))
                     continue
                 if not fragment:
                     continue
@@ -261,14 +266,17 @@ class Checker:
         return problems
 
 
-def _hint(url: str, link: Link) -> str:
-    path = urlsplit(url).path
-    if path.endswith(".md") or ".md#" in url:
-        return (" — in HTML write the address of the built page (e.g. '../strona/' for strona.md), "
-                "or use a Markdown link [tekst](strona.md)")
+def _hint(url: str, link: Link, notebook: bool) -> str:
     if link.in_output:
         return " — the cell's code prints this link; fix it there"
-    return " — check the path: it is relative to the built page's address, not to the .md file"
+    path = urlsplit(url).path
+    if notebook:
+        return (" — links in a notebook are not rewritten: write the address of the built page "
+                "or file relative to this page's address (e.g. '../../strona/' for docs/strona.md)")
+    if path.endswith(".md"):
+        return (" — in HTML write the address of the built page (e.g. '../strona/' for strona.md), "
+                "or use a Markdown link [tekst](strona.md)")
+    return " — check the path: it is relative to the built page's address, not to the source file"
 
 
 # --- MkDocs's own link warnings, with the line -------------------------------------------
