@@ -142,8 +142,16 @@ def run_mkdocs(args: list[str]) -> int:
     return 0
 
 
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (cleaning up) like Ctrl-C does."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.status = 128 + signum
+
+
 def _stop_on_signal(signum, frame):
-    raise SystemExit(128 + signum)
+    raise Stopped(signum)
 
 
 def publish(root: Path, site_name: str, mkdocs_args: list[str], say=print, err=None) -> int:
@@ -179,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--site-dir is a folder name in the project root, e.g. site")
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)   # clean up like Ctrl-C does
-    return publish(Path.cwd(), options.site_dir, mkdocs_args)
+    try:
+        return publish(Path.cwd(), options.site_dir, mkdocs_args)
+    except Stopped as exc:
+        return exc.status
 
 
 if __name__ == "__main__":

@@ -225,3 +225,23 @@ def test_a_failed_build_keeps_the_site_and_cleans_up(project):
     assert "nie_ma_takiej_wartosci" in output and "build failed; site/ was left as it was" in output
     assert _tree(project / "site") == reference
     assert _leftovers(project) == []
+
+
+def test_a_terminated_build_cleans_up_at_once(project):
+    project, reference = project
+    build = _make_docs(project)
+    try:
+        while build.poll() is None:   # the build holds the lock and writes into its folder
+            folders = [p for p in project.glob(".site.tmp.*") if any(p.iterdir())]
+            holder = (project / publish.LOCK_NAME).read_text().strip()
+            if folders and holder:
+                break
+            time.sleep(0.02)
+        assert build.poll() is None, "the build ended before it could be stopped"
+        os.kill(int(holder), signal.SIGTERM)   # the publishing process itself, not make
+    finally:
+        _, err = build.communicate(timeout=300)
+    assert build.returncode != 0
+    assert "build stopped; site/ was left as it was" in err, err[-3000:]
+    assert _leftovers(project) == []
+    assert _tree(project / "site") == reference
