@@ -5,13 +5,15 @@
 - One build of a checkout at a time: an exclusive POSIX lock (`lockf`) on `.site.lock` in the
   project root, held for the whole build. The kernel drops it when the process ends, however
   it ends (even by SIGKILL), so a dead build never blocks the next one; unlike `flock`, the
-  lock is not inherited by forked children, so a worker that outlives the build holds nothing. A second `make docs` waits, saying
-  for which process, then builds after it (the computation cache is warm by then).
+  lock is not inherited by forked children, so a worker that outlives the build holds nothing.
+  A second `make docs` waits, saying for which process, then builds after it (the
+  computation cache is warm by then).
 - Each build writes into its own folder, `.site.tmp.<pid>.<random>`, next to `site/` (same
   file system, so the swap is a rename). MkDocs runs in this process, so killing the build
   also stops the writing: nothing outlives it but its folder.
-- Folders of builds that died (`.site.tmp.*`, `.site.old.*`) are removed by the next build,
-  once it holds the lock: then no other build of this checkout can be running.
+- Ctrl-C, SIGTERM and SIGHUP unwind the build and remove its folder at once. Folders of
+  builds that died harder (SIGKILL, power loss: `.site.tmp.*`, `.site.old.*`) are removed by
+  the next build, once it holds the lock: then no other build of this checkout can be running.
 - The swap: the new folder must contain `index.html`; then `site/` and the new folder are
   exchanged in one atomic step (Linux `renameat2(RENAME_EXCHANGE)`), so `site/` is never
   missing, not even for a moment, and the old site is removed. Where that call does not exist,
