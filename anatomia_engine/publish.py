@@ -132,6 +132,12 @@ def swap_in(new: Path, site: Path) -> None:
     shutil.rmtree(old)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def run_mkdocs(args: list[str]) -> int:
     """`mkdocs build ARGS` in this process; its exit status."""
     from mkdocs.__main__ import cli
@@ -162,6 +168,7 @@ def publish(root: Path, site_name: str, mkdocs_args: list[str], say=print, err=N
     with build_lock(root, say):
         remove_stale(root, say)
         tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}.", dir=root))
+        os.chmod(tmp, 0o777 & ~_umask())   # mkdtemp makes it private; site/ is for everyone
         try:
             status = run_mkdocs(["--site-dir", str(tmp), *mkdocs_args])
             if status != 0:

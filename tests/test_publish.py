@@ -156,6 +156,13 @@ def project(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
     return project, _tree(project / "site")
 
 
+def test_the_site_folder_is_readable_like_any_other(project):
+    project, _ = project
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (project / "site").stat().st_mode & 0o777 == 0o777 & ~mask
+
+
 def _leftovers(project: Path) -> list[str]:
     return sorted(p.name for p in project.iterdir() if p.name.startswith((".site.tmp", ".site.old")))
 
