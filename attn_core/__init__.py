@@ -90,3 +90,19 @@ __all__ += [
     "softmax_saturation_pair",
     "standard_attention_io",
 ]
+
+# Padding masks and kernel regression (attention as a soft lookup).
+from attn_core.kernel_regression import (  # noqa: E402
+    KernelRegressionResult,
+    gaussian_kernel_scores,
+    nadaraya_watson,
+)
+from attn_core.masks import masked_softmax, padding_mask  # noqa: E402
+
+__all__ += [
+    "KernelRegressionResult",
+    "gaussian_kernel_scores",
+    "masked_softmax",
+    "nadaraya_watson",
+    "padding_mask",
+]
