@@ -42,7 +42,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _checker.reported.clear()
 
 
-@event_priority(-100)   # after every hook and plugin that changes the page
+@event_priority(-200)   # after every hook and plugin that changes the page (-100 is "last")
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     src_uri = page.file.src_uri
     source = Path(config.docs_dir) / src_uri
@@ -54,7 +54,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     return output
 
 
-@event_priority(-100)   # after the hooks that add files to the site
+@event_priority(-200)   # after the hooks that add files to the site (search_pl writes at -100)
 def on_post_build(config: MkDocsConfig) -> None:
     problems = _checker.check(Path(config.site_dir))
     _checker.pages.clear()
