@@ -1,6 +1,6 @@
 """Phones (375×812): no page is wider than the screen, wide formulas scroll inside their own box
 with a cue, and every figure is legible — its smallest text at least 9 CSS px as shown, or at
-least 9 CSS px once opened full size with a tap (zoom.js)."""
+least 9 CSS px once opened full size with a tap (phone.js)."""
 
 from __future__ import annotations
 

@@ -8,9 +8,6 @@
 // on keyboard focus and on tap, closes with Escape, a tap elsewhere or when the pointer or the
 // focus leaves, and is the element's aria-describedby, so a screen reader hears the number once
 // (its text) and then what the popover says.
-//
-// The same file gives a formula that is wider than its column (it scrolls sideways) a place in
-// the tab order, so a keyboard can scroll it too.
 (function () {
   "use strict";
 
@@ -118,27 +115,9 @@
     return target && target.closest ? target.closest(".num") : null;
   }
 
-  function scrollers(root) {
-    root.querySelectorAll(".arithmatex").forEach(function (box) {
-      var wide = box.scrollWidth > box.clientWidth + 1;
-      if (wide && !box.hasAttribute("tabindex")) {
-        box.setAttribute("tabindex", "0");
-        box.setAttribute("role", "group");
-        box.setAttribute("aria-label", "wzór (przewijany w bok)");
-        box.dataset.scrollFocus = "1";
-      } else if (!wide && box.dataset.scrollFocus) {
-        box.removeAttribute("tabindex");
-        box.removeAttribute("role");
-        box.removeAttribute("aria-label");
-        delete box.dataset.scrollFocus;
-      }
-    });
-  }
-
   function init(root) {
     ensureTip();
     root.querySelectorAll(".num").forEach(adopt);
-    scrollers(root);
   }
 
   document.addEventListener("focusin", function (e) {
@@ -176,7 +155,6 @@
   });
   window.addEventListener("resize", function () {
     if (current) place(current);
-    scrollers(document);
   });
 
   if (typeof document$ !== "undefined" && document$.subscribe) {

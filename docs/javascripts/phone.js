@@ -1,4 +1,10 @@
-// Figures full-size on a phone: each figure gets a "Powiększ" button (a tap on the figure does
+// Phones and keyboards.
+//
+// 1. Boxes that scroll sideways (a formula, a table or a printed output wider than the column)
+//    get a place in the tab order and a name, so a keyboard can scroll them too; boxes that fit
+//    get nothing (no useless tab stops). Checked again when the window is resized.
+//
+// 2. Figures full-size on a phone: each figure gets a "Powiększ" button (a tap on the figure does
 // the same) that opens the picture in a dialog that scrolls both ways, at its own size or larger:
 // large enough that its smallest label is at least MIN_TEXT CSS px (read from the SVG). The dialog shows the copy of the picture
 // the page shows (light or dark), closes with its button, Escape or a tap outside the picture.
@@ -61,7 +67,39 @@
     legibleWidth(copy.src).then(function (width) { if (width) copy.style.width = width + "px"; });
   }
 
+  var SCROLLERS = [
+    [".arithmatex", "wzór, przewijany w bok"],
+    [".md-typeset__scrollwrap", "tabela, przewijana w bok"],
+    [".jp-OutputArea-output pre", "wynik, przewijany w bok"],
+  ];
+
+  function scrollers(root) {
+    SCROLLERS.forEach(function (pair) {
+      root.querySelectorAll("article " + pair[0]).forEach(function (box) {
+        var wide = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
+        if (wide && !box.hasAttribute("tabindex")) {
+          box.setAttribute("tabindex", "0");
+          box.setAttribute("role", "region");
+          box.setAttribute("aria-label", pair[1]);
+          box.dataset.scrollFocus = "1";
+        } else if (!wide && box.dataset.scrollFocus) {
+          box.removeAttribute("tabindex");
+          box.removeAttribute("role");
+          box.removeAttribute("aria-label");
+          delete box.dataset.scrollFocus;
+        }
+      });
+    });
+  }
+
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { scrollers(document); }, 150);
+  });
+
   function init(root) {
+    scrollers(root);
     root.querySelectorAll("article figure.computed-figure, article .jupyter-wrapper .jp-OutputArea-output")
       .forEach(function (figure) {
         if (figure.dataset.zoom || !figure.querySelector("img")) return;
