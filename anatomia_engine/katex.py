@@ -71,10 +71,6 @@ except ImportError:  # pragma: no cover - another builder
     _ErrorBase = Exception
 
 
-# KaTeX repeats the TeX source inside the MathML; the page has no use for a third copy of it.
-ANNOTATION_RE = re.compile(r'<annotation encoding="application/x-tex">.*?</annotation>', re.S)
-
-
 class KatexError(_ErrorBase):
     """A formula KaTeX cannot typeset; the message names the page and the formula."""
 
@@ -141,7 +137,7 @@ class KatexRenderer:
                     if "error" in answer:
                         self.cache[job] = KatexError(answer["error"])
                     else:
-                        self.cache[job] = ANNOTATION_RE.sub("", answer["html"])
+                        self.cache[job] = answer["html"]
                 writer.join()
                 self.formulas_typeset += len(todo)
             return {j: self.cache[j] for j in jobs}
