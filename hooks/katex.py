@@ -12,6 +12,7 @@ The Markdown pages get their math typeset by the `anatomia_engine.katex` Markdow
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -51,14 +52,34 @@ def on_page_content(html, page, config, files):
         katex.set_current_page(None)
 
 
-# The two faces nearly every formula uses; fetched early so formulas above the fold are laid out
-# once, in their own font (no layout shift when the font arrives late).
-PRELOAD = ["KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"]
+# Fonts are preloaded so the formulas near the top are laid out once, in their own font (no layout
+# shift when a font arrives after the first paint): the two faces nearly every formula uses, and
+# those the first formulas of the page need (read from KaTeX's class names).
+ALWAYS = ["KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"]
+FONT_OF_CLASS = [
+    (re.compile(r'class="delimsizing size1"|small-op|delimsizing mult'), "KaTeX_Size1-Regular.woff2"),
+    (re.compile(r'class="delimsizing size2"|large-op'), "KaTeX_Size2-Regular.woff2"),
+    (re.compile(r'class="delimsizing size3"'), "KaTeX_Size3-Regular.woff2"),
+    (re.compile(r'class="delimsizing size4"'), "KaTeX_Size4-Regular.woff2"),
+    (re.compile(r"mathbb|amsrm"), "KaTeX_AMS-Regular.woff2"),
+    (re.compile(r"mathcal"), "KaTeX_Caligraphic-Regular.woff2"),
+    (re.compile(r"mathbf"), "KaTeX_Main-Bold.woff2"),
+]
+FIRST_FORMULAS = 6
+
+
+def fonts_to_preload(html: str) -> list[str]:
+    starts = [m.start() for m in re.finditer('<span class="katex">', html)]
+    if not starts:
+        return []
+    top = html[starts[0]:starts[FIRST_FORMULAS] if len(starts) > FIRST_FORMULAS else len(html)]
+    return ALWAYS + [font for pattern, font in FONT_OF_CLASS if pattern.search(top)]
 
 
 def on_post_page(output, page, config):
-    if 'class="katex"' not in output or "</head>" not in output:
+    fonts = fonts_to_preload(output)
+    if not fonts or "</head>" not in output:
         return output
     links = "".join(f'<link rel="preload" href="{get_relative_url(f"{TARGET}/fonts/{name}", page.url)}" '
-                    'as="font" type="font/woff2" crossorigin>' for name in PRELOAD)
+                    'as="font" type="font/woff2" crossorigin>' for name in fonts)
     return output.replace("</head>", links + "</head>", 1)
