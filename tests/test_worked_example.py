@@ -65,14 +65,20 @@ def bmatrices(latex: str) -> list[list[list[str]]]:
             for body in BMATRIX.findall(latex)]
 
 
+def tex_of(formula) -> str:
+    """The LaTeX of a formula typeset at build time (KaTeX keeps it in the MathML annotation)."""
+    annotation = formula.select_one('annotation[encoding="application/x-tex"]')
+    return annotation.get_text() if annotation is not None else formula.get_text()
+
+
 def display_math(soup: BeautifulSoup, start: str) -> str:
     """The one display-math block of the page whose LaTeX starts with `start` (inside
     `\\begin{aligned}` if the block is split into lines)."""
     def body(d) -> str:
-        tex = d.get_text().strip().removeprefix(r"\[").strip()
+        tex = tex_of(d).strip().removeprefix(r"\[").strip()
         return tex.removeprefix(r"\begin{aligned}").strip()
 
-    found = [d.get_text() for d in soup.select("div.arithmatex") if body(d).startswith(start)]
+    found = [tex_of(d) for d in soup.select("div.arithmatex") if body(d).startswith(start)]
     assert len(found) == 1, f"expected one display block starting {start!r}, found {len(found)}"
     return found[0]
 
