@@ -39,7 +39,7 @@ def test_no_page_is_wider_than_the_screen(browser, server, path, scheme):
         context.close()
 
 
-@pytest.mark.parametrize("path", ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/"])
+@pytest.mark.parametrize("path", ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/"])
 def test_wide_formulas_scroll_in_their_box_with_a_cue(phone, server, path):
     phone.goto(server + path, wait_until="networkidle")
     boxes = phone.evaluate("""() => [...document.querySelectorAll('article .arithmatex')]
