@@ -29,6 +29,8 @@ def axe_violations(browser, url: str, scheme: str, width: int) -> list[dict]:
     try:
         page.goto(url, wait_until="networkidle")
         page.evaluate("document.fonts.ready.then(() => true)")
+        # Let the page's own scripts finish their idle-time work (phone.js's scrolling boxes).
+        page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 50), {timeout: 3000}))")
         page.add_script_tag(path=str(AXE))
         return page.evaluate(RUN_AXE)
     finally:

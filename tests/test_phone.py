@@ -42,6 +42,8 @@ def test_no_page_is_wider_than_the_screen(browser, server, path, scheme):
 @pytest.mark.parametrize("path", ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/"])
 def test_wide_formulas_scroll_in_their_box_with_a_cue(phone, server, path):
     phone.goto(server + path, wait_until="networkidle")
+    # phone.js measures the boxes once the page is idle after load.
+    phone.wait_for_function("document.querySelector('article [data-scroll-focus]') !== null", timeout=10000)
     boxes = phone.evaluate("""() => [...document.querySelectorAll('article .arithmatex')]
         .filter(b => b.scrollWidth > b.clientWidth + 1).map(b => {
             const s = getComputedStyle(b), r = b.getBoundingClientRect();

@@ -74,21 +74,28 @@
   ];
 
   function scrollers(root) {
+    // All sizes are read first, then attributes written: interleaving the two would make the
+    // browser lay the page out again for every box.
+    var boxes = [];
     SCROLLERS.forEach(function (pair) {
       root.querySelectorAll("article " + pair[0]).forEach(function (box) {
-        var wide = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
-        if (wide && !box.hasAttribute("tabindex")) {
-          box.setAttribute("tabindex", "0");
-          box.setAttribute("role", "region");
-          box.setAttribute("aria-label", pair[1]);
-          box.dataset.scrollFocus = "1";
-        } else if (!wide && box.dataset.scrollFocus) {
-          box.removeAttribute("tabindex");
-          box.removeAttribute("role");
-          box.removeAttribute("aria-label");
-          delete box.dataset.scrollFocus;
-        }
+        boxes.push([box, pair[1], box.scrollWidth > box.clientWidth + 1 &&
+                    getComputedStyle(box).overflowX !== "visible"]);
       });
+    });
+    boxes.forEach(function (item) {
+      var box = item[0], wide = item[2];
+      if (wide && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", item[1]);
+        box.dataset.scrollFocus = "1";
+      } else if (!wide && box.dataset.scrollFocus) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+        delete box.dataset.scrollFocus;
+      }
     });
   }
 
@@ -98,8 +105,19 @@
     resizeTimer = setTimeout(function () { scrollers(document); }, 150);
   });
 
+  // Measuring boxes forces a layout: done once the page has loaded and the browser is idle, so it
+  // never holds up the first paint.
+  function whenIdle(task) {
+    var run = function () {
+      if (window.requestIdleCallback) window.requestIdleCallback(task, { timeout: 2000 });
+      else setTimeout(task, 200);
+    };
+    if (document.readyState === "complete") run();
+    else window.addEventListener("load", run, { once: true });
+  }
+
   function init(root) {
-    scrollers(root);
+    whenIdle(function () { scrollers(root); });
     root.querySelectorAll("article figure.computed-figure, article .jupyter-wrapper .jp-OutputArea-output")
       .forEach(function (figure) {
         if (figure.dataset.zoom || !figure.querySelector("img")) return;
