@@ -49,3 +49,11 @@ lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/
 
 clean: ## remove the venv, node_modules, caches and the built site
 	rm -rf $(VENV) node_modules .cache $(SITE) .site.tmp* .site.old* .site.lock .pytest_cache .hypothesis
+
+.PHONY: weight audit
+
+weight: docs ## first-load weight of every page (raw and gzip, budget 400/150 KiB)
+	$(PY) tests/bench/weight.py $(SITE)
+
+audit: docs ## Lighthouse mobile performance and accessibility of every page (Debian's chromium)
+	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(PY) tests/bench/audit.py $(SITE)
