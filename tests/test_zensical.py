@@ -27,7 +27,7 @@ def zensical_build(project: Path, **env) -> subprocess.CompletedProcess:
 def visible(html: str) -> str:
     """The text a reader sees in the article, without code blocks."""
     body = html.split("<article", 1)[-1].split("</article>", 1)[0]
-    body = re.sub(r"<(pre|code|script|style)\b.*?</\1>", " ", body, flags=re.DOTALL)
+    body = re.sub(r"<(pre|code|script|style|annotation)\b.*?</\1>", " ", body, flags=re.DOTALL)
     return re.sub(r"<[^>]+>", " ", body)
 
 
