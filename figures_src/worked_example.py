@@ -21,7 +21,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from attn_core import causal_mask, future_mask, softmax, tiny_decoder
-from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
 from anatomia_engine.plot import bar_chart, heatmap, new_figure
 
@@ -134,8 +134,8 @@ def worked_example() -> dict:
         "scores": att.scores,
         "sqrt_d_k": sqrt_d_k,
         "scaled": att.scaled,
-        "mask": causal_mask(t),
-        "masked": att.masked,
+        "mask": Value(causal_mask(t), masked=True),          # 0 / -inf
+        "masked": Value(att.masked, masked=True),
         "exp_masked": np.exp(att.masked),                            # e^-inf = 0
         "weights": att.weights,
         "weights_enc": enc.attention.weights,

@@ -91,8 +91,7 @@ def cache_key(source: Path, root: Path = ROOT) -> str:
     paths = [source, Path(__file__).resolve()]
     for pattern in KEY_SOURCES:
         paths += sorted(root.glob(pattern))
-    for module in sorted(runner.imported_siblings(source)):  # and what those modules import
-        paths += runner.dependency_files(module, root)
+    paths += runner.import_closure([source], root)   # and every project file it imports
     return runner.content_hash(paths, root)
 
 
