@@ -302,7 +302,8 @@ def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
                    f"(it was running {current}). Make it faster, or raise the limit: a top-level "
                    f"`TIME_LIMIT = <seconds>` in the module, or {TIME_LIMIT_ENV}=<seconds> for every module.")
     elif (work / ERROR).exists():
-        message = f"{where} failed:\n{_tail(work / ERROR, 8000)}"
+        error = _tail(work / ERROR, 8000)
+        message = error if error.startswith(where) else f"{where} failed:\n{error}"
     elif isinstance(status, int) and status < 0:
         message = (f"{where}: the process running it was killed by {_signal_name(-status)} "
                    f"(exit status {status}) while running {current}.")
@@ -357,6 +358,7 @@ class _Worker:
                 reply = json.loads(line)
                 replies[reply["id"]] = reply
                 deadline = time.monotonic() + patience
+        self.proc.stdout.close()
         self.proc.wait(timeout=60)
         if len(replies) < len(requests):
             raise ComputeError(f"the worker running figures_src modules ended with exit status "
@@ -372,6 +374,9 @@ class _Worker:
             except ProcessLookupError:
                 pass
             self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe and not pipe.closed:
+                pipe.close()
 
 
 def _sweep(cache: Path, older_than: float = 3600.0) -> None:
@@ -550,6 +555,8 @@ def _child(request: dict) -> None:
         try:
             run_module(request["module"], out)
             code = 0
+        except codec.CodecError as exc:   # names module, function and value: no traceback needed
+            (out / ERROR).write_text(str(exc), encoding="utf-8")
         except SystemExit as exc:
             current = _tail(out / CURRENT)
             (out / ERROR).write_text(

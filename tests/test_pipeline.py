@@ -182,8 +182,7 @@ def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, ex
      r"figures_src/demo\.py failed:\nin figures_src\.demo\.bars\(style='light'\):\nTraceback.*"
      r"ZeroDivisionError"),
     (lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),
-     r"docs/index\.md:6: \{\{ weight \| dec\(2\) \}\}: cannot show this value with 'dec': "
-     r"the value is NaN"),
+     r"figures_src/demo\.py: numbers\(\) returned 'weight' with NaN: a published number must be finite"),
     (lambda s: s.replace("import numpy as np", "import numpy as np\nimport no_such_module"),
      r"in figures_src\.demo \(import\).*ModuleNotFoundError: No module named 'no_such_module'"),
 ])
