@@ -238,12 +238,15 @@ def write_manifest(folder: Path) -> None:
     os.replace(tmp, folder / MANIFEST)
 
 
-def manifest_problem(folder: Path) -> str | None:
+def manifest_problem(folder: Path, required: Iterable[str] = (RESULT,)) -> str | None:
     """None if every file in the manifest is there with its checksum; else what is wrong."""
     try:
         files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
-        if not isinstance(files, dict) or RESULT not in files:
-            return f"{MANIFEST} lists no {RESULT}"
+        if not isinstance(files, dict):
+            return f"{MANIFEST} is unreadable (no file list)"
+        for name in required:
+            if name not in files:
+                return f"{MANIFEST} lists no {name}"
     except FileNotFoundError:
         return f"{MANIFEST} is missing"
     except (ValueError, KeyError, TypeError) as exc:

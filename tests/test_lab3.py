@@ -194,16 +194,25 @@ def test_pytorch_reference_is_shown_beside_the_numpy_code(page):
     assert all("torch" in d.select_one(".highlight code").get_text() for d in references)
 
 
-def test_math_in_markdown_cells_is_left_for_katex_like_arithmatex(page):
+def test_math_in_markdown_cells_is_written_for_katex(page):
     cells = page.select(".jupyter-wrapper .jp-RenderedMarkdown")
-    spans = [s for cell in cells for s in cell.select("span.arithmatex")]
-    assert len(spans) > 50
-    assert all(re.fullmatch(r"\\\(.*\\\)|\\\[.*\\\]", s.get_text(), re.DOTALL) for s in spans)
-    for cell in cells:
-        for node in cell.find_all(string=True):
-            if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
-                continue
-            assert "$" not in node, f"unrendered math: {node!r}"
+    text = "\n".join(cell.get_text() for cell in cells)
+    inline = re.findall(r"(?<!\$)\$[^$\n]+\$(?!\$)", text)
+    display = re.findall(r"\$\$.+?\$\$", text, re.DOTALL)
+    source = SOURCE.read_text(encoding="utf-8")
+    assert len(inline) > 50 and display
+    assert len(display) == source.count("$$") // 2                # every display formula of the source
+
+
+def test_math_in_the_lab_is_typeset_in_the_browser(server, browser):
+    page = browser.new_page()
+    page.goto(server + "/" + PAGE.removesuffix("index.html"), wait_until="networkidle")
+    typeset = page.locator(".jupyter-wrapper .jp-RenderedMarkdown .katex").count()
+    left = page.evaluate("""() => [...document.querySelectorAll('.jupyter-wrapper .jp-RenderedMarkdown')]
+        .map(c => c.innerText).join('\\n')""")
+    page.close()
+    assert typeset > 50
+    assert "$" not in left, left[max(0, left.find("$") - 80):left.find("$") + 80]
 
 
 def test_page_is_light_no_jupyterlab_css_or_foreign_scripts(built_site, page):
@@ -309,15 +318,14 @@ def mini_project(tmp_path) -> Path:
 
 
 def run_hook(root: Path, cache: Path) -> tuple[str, float | None]:
-    from hooks import notebooks
+    from anatomia_engine import notebooks
 
-    key, page, download, elapsed = notebooks.build_notebook(
-        root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache, root=root)
-    return key, elapsed
+    built = notebooks.build(root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache, root=root)
+    return built.key, built.seconds
 
 
 def test_cache_key_follows_the_notebook_attn_core_figures_src_and_lock(mini_project):
-    from hooks.notebooks import cache_key
+    from anatomia_engine.notebooks import cache_key
 
     source = mini_project / "docs" / "laby" / "mini.py"
     keys = {cache_key(source, mini_project)}
@@ -342,7 +350,7 @@ def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini
     (mini_project / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
     changed, elapsed = run_hook(mini_project, cache)
     assert changed != first and elapsed is not None
-    page = nbformat.read(cache / f"{changed}.ipynb", as_version=4)
+    page = nbformat.read(cache / changed / "page.ipynb", as_version=4)
     printed = "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
     assert "[[3. 6.]]" in printed                                    # the new attn_core ran
 
@@ -350,11 +358,11 @@ def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini
 def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
     cache = tmp_path / "cache"
     key, _ = run_hook(mini_project, cache)
-    page = nbformat.read(cache / f"{key}.ipynb", as_version=4)
+    page = nbformat.read(cache / key / "page.ipynb", as_version=4)
     kinds = [(c.cell_type, c.source) for c in page.cells]
     assert kinds[2] == ("raw", '<details class="success">\n<summary>Rozwiązanie ćwiczenia 1</summary>')
     assert kinds[4] == ("raw", "</details>")
-    download = nbformat.read(cache / f"{key}.download.ipynb", as_version=4)
+    download = nbformat.read(cache / key / "download.ipynb", as_version=4)
     nbformat.validate(download)
     assert "X = np.array([[1.0, 2.0]])" in download.cells[1].source
     assert download.cells[2].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
@@ -363,15 +371,47 @@ def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
 
 
 def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_project, tmp_path):
-    from mkdocs.exceptions import PluginError
+    from anatomia_engine.notebooks import NotebookError
 
     source = mini_project / "docs" / "laby" / "mini.py"
     svg = 'SVG("<svg xmlns=\\"http://www.w3.org/2000/svg\\"/>")'
     source.write_text(source.read_text() + f'\n# %%\nfrom IPython.display import SVG, display\n'
                       f'display({svg}, metadata={{"alt": "Pusty rysunek"}})\n')
     key, _ = run_hook(mini_project, tmp_path / "cache")
-    page = nbformat.read(tmp_path / "cache" / f"{key}.ipynb", as_version=4)
+    page = nbformat.read(tmp_path / "cache" / key / "page.ipynb", as_version=4)
     assert '<img class="lab-figure" alt="Pusty rysunek"' in page.cells[-1].outputs[0].data["text/html"]
     source.write_text(source.read_text() + f"\n# %%\n{svg}\n")
-    with pytest.raises(PluginError, match=r"notebook cell 6 draws a figure but has no alt text"):
+    with pytest.raises(NotebookError, match=r"notebook cell 6 draws a figure but has no alt text"):
         run_hook(mini_project, tmp_path / "cache")
+
+
+def test_cache_key_follows_relative_imports_of_the_modules_the_notebook_imports(mini_project):
+    from anatomia_engine.notebooks import cache_key
+
+    (mini_project / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
+    (mini_project / "figures_src" / "mini.py").write_text("from ._base import X\n")
+    source = mini_project / "docs" / "laby" / "mini.py"
+    before = cache_key(source, mini_project)
+    (mini_project / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[5.0, 2.0]])\n")
+    assert cache_key(source, mini_project) != before
+
+
+@pytest.mark.parametrize("damage", ["truncate", "edit", "remove"])
+def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_project, tmp_path,
+                                                                          caplog, damage):
+    cache = tmp_path / "cache"
+    key, elapsed = run_hook(mini_project, cache)
+    page = cache / key / "page.ipynb"
+    good = page.read_bytes()
+    if damage == "truncate":
+        page.write_bytes(good[: len(good) // 2])
+    elif damage == "edit":
+        page.write_bytes(good.replace(b"[[2. 4.]]", b"[[9. 9.]]"))
+        assert page.read_bytes() != good
+    else:
+        (cache / key / "download.ipynb").unlink()
+    caplog.clear()
+    again, elapsed = run_hook(mini_project, cache)
+    assert again == key and elapsed is not None                    # executed, not read back
+    assert "cached notebook not used, executing it again" in caplog.text
+    assert page.read_bytes() == good and (cache / key / "download.ipynb").is_file()
