@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import base64
 import copy
+import hashlib
 import html
 import json
 import logging
@@ -333,12 +334,21 @@ def _modules(cell) -> list[str]:
 
 # --- the cache entry -----------------------------------------------------------------------------
 
-def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
-          download_href: str | None = None, download_name: str | None = None) -> Built:
-    """The page and download copies of the notebook at `source`, executed or from the cache."""
+def entry_key(source: Path, root: Path = ROOT, download_href: str | None = None,
+              download_name: str | None = None) -> str:
+    """The name of the cache entry: cache_key, and the download link the page copy holds."""
     key = cache_key(source, root)
-    if download_href is not None:   # the button is part of the page copy
-        key = _mix(key, f"{download_href}\0{download_name}")
+    if download_href is not None:
+        key = hashlib.sha256(f"{key}\0{download_href}\0{download_name}".encode()).hexdigest()
+    return key
+
+
+def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
+          download_href: str | None = None, download_name: str | None = None,
+          key: str | None = None) -> Built:
+    """The page and download copies of the notebook at `source`, executed or from the cache
+    (`cache_dir/<key>/`; `key` as entry_key gives it, computed when not given)."""
+    key = key or entry_key(source, root, download_href, download_name)
     final = cache_dir / key
     if final.exists():
         problem = runner.manifest_problem(final, required=(PAGE, DOWNLOAD))
@@ -364,12 +374,6 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Built(key, final / PAGE, final / DOWNLOAD, elapsed)
-
-
-def _mix(key: str, extra: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(f"{key}\0{extra}".encode()).hexdigest()
 
 
 def prune(cache_dir: Path, keep: set[str]) -> None:

@@ -2,11 +2,14 @@
 
 The work is done by anatomia_engine/notebooks.py; this adapter hands its executed page copy
 to mkdocs-jupyter (`include: ["*.ipynb"]`, `execute: false`, `no_prompt: true`), which
-renders it as it renders any notebook, and publishes the download copy next to the page.
+renders it as it renders any notebook (`include: ["page.ipynb"]`), and publishes the download
+copy next to the page.
 
-on_files:        build (or take from `.cache/notebooks/<key>/`) both copies of every notebook;
-                 point the page's File at the executed page copy; add `<name>.ipynb`.
-on_pre_page:     point mkdocs-jupyter's NotebookFile wrapper at the executed copy too.
+on_files:        start building (or taking from `.cache/notebooks/<key>/`) both copies of every
+                 notebook in a background thread, so the kernel runs while the figures_src
+                 modules do; point the page's File at the page copy; add `<name>.ipynb`.
+on_pre_page:     wait for the build (its error stops the build here, with file:line); point
+                 mkdocs-jupyter's NotebookFile wrapper at the executed copy too.
 on_page_content: keep the notebook part of mkdocs-jupyter's HTML and make its code cells
                  Material code blocks (see `material_html`).
 on_post_build:   drop cache entries this build did not use.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import threading
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -32,7 +36,7 @@ from anatomia_engine import notebooks
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
 NOTEBOOK_DIR = "laby/"                 # docs/laby/*.py are notebook pages
-_pages: dict[str, str] = {}            # src_uri -> executed page copy
+_pages: dict[str, _Build] = {}         # src_uri -> its build
 _used: set[str] = set()                # cache keys used by this build
 
 
@@ -45,6 +49,38 @@ def _cache_dir(config: MkDocsConfig) -> Path:
     return Path(config.config_file_path).resolve().parent / ".cache" / "notebooks"
 
 
+class _Build(threading.Thread):
+    """One notebook built in the background, so its kernel runs while the figures_src modules
+    run (hooks/computed.py); joined before the page is read."""
+
+    def __init__(self, source: Path, where: str, cache_dir: Path, root: Path, href: str, name: str, key: str):
+        super().__init__(name=f"notebook {where}", daemon=True)
+        self.args = (source, where, cache_dir, root, href, name, key)
+        self.where = where
+        self.built: notebooks.Built | None = None
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        try:
+            self.built = notebooks.build(*self.args[:4], download_href=self.args[4],
+                                         download_name=self.args[5], key=self.args[6])
+        except Exception as exc:  # noqa: BLE001 - reported when the page is read
+            self.error = exc
+
+    def result(self) -> notebooks.Built:
+        self.join()
+        if isinstance(self.error, notebooks.NotebookError):
+            raise PluginError(str(self.error))
+        if self.error is not None:
+            raise PluginError(f"{self.where}: {type(self.error).__name__}: {self.error}") from self.error
+        assert self.built is not None
+        if self.built.seconds is None:
+            log.info("%s: outputs from .cache/notebooks (key %s)", self.where, self.built.key[:12])
+        else:
+            log.info("%s: executed in %.1f s (key %s)", self.where, self.built.seconds, self.built.key[:12])
+        return self.built
+
+
 @event_priority(100)   # before mkdocs-jupyter's on_files, which must see the executed .ipynb
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     _pages.clear()
@@ -52,33 +88,30 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     root = Path(config.config_file_path).resolve().parent
     for file in [f for f in files if is_notebook(f)]:
         where = f"docs/{file.src_uri}"
+        source = Path(file.abs_src_path)
         download_uri = file.src_uri[:-3] + ".ipynb"
         name = posixpath.basename(download_uri)
         href = f"../{name}" if config.use_directory_urls else name   # from laby/x/ (or laby/x.html)
-        try:
-            built = notebooks.build(Path(file.abs_src_path), where, _cache_dir(config), root,
-                                    download_href=href, download_name=name)
-        except notebooks.NotebookError as exc:
-            raise PluginError(str(exc)) from None
-        if built.seconds is None:
-            log.info("%s: outputs from .cache/notebooks (key %s)", where, built.key[:12])
-        else:
-            log.info("%s: executed in %.1f s (key %s)", where, built.seconds, built.key[:12])
-        _used.add(built.key)
-        file.abs_src_path = str(built.page)          # the page now renders the executed copy
-        _pages[file.src_uri] = str(built.page)
-        # In-memory content: a File backed by a path ending in .ipynb would become a page.
-        files.append(File.generated(config, download_uri, content=built.download.read_bytes()))
+        key = notebooks.entry_key(source, root, href, name)
+        entry = _cache_dir(config) / key
+        job = _Build(source, where, _cache_dir(config), root, href, name, key)
+        job.start()
+        _used.add(key)
+        _pages[file.src_uri] = job
+        file.abs_src_path = str(entry / notebooks.PAGE)      # the page renders the executed copy
+        # mkdocs-jupyter takes only files named page.ipynb (mkdocs.yml), so this stays a download.
+        files.append(File.generated(config, download_uri, abs_src_path=str(entry / notebooks.DOWNLOAD)))
     return files
 
 
 @event_priority(100)   # before mkdocs-jupyter's on_pre_page, which reads page.file.abs_src_path
 def on_pre_page(page: Page, config: MkDocsConfig, files: Files) -> Page:
-    executed = _pages.get(page.file.src_uri)
-    if executed is not None:
+    job = _pages.get(page.file.src_uri)
+    if job is not None:
+        built = job.result()
         # mkdocs-jupyter wraps the File in a NotebookFile whose abs_src_path is recomputed from
         # docs_dir; point the wrapper at the executed copy too.
-        page.file.abs_src_path = executed
+        page.file.abs_src_path = str(built.page)
     return page
 
 
