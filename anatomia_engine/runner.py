@@ -55,7 +55,8 @@ CACHE = ROOT / ".cache" / "computed"
 LOCK_FILES = ("requirements.lock",)
 DEFAULT_TIME_LIMIT = 300.0
 TIME_LIMIT_ENV = "ANATOMIA_MODULE_TIMEOUT"
-RESULT, MANIFEST, ERROR, OUTPUT, CURRENT = "result.json", "manifest.json", "error.txt", "output.txt", "current.txt"
+RESULT, MANIFEST, ERROR = "result.json", "manifest.json", "error.txt"
+OUTPUT, CURRENT = "output.txt", "current.txt"   # what the module printed; what it was running
 
 log = logging.getLogger("anatomia_engine.runner")
 if not log.handlers:   # MkDocs shows only its own loggers; say it the way it does
@@ -325,8 +326,8 @@ class _Worker:
 
     def __init__(self, root: Path, jobs: int, scratch: Path):
         self.log_path = scratch / "worker.log"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
-                   MPLBACKEND="Agg", PYTHONHASHSEED="0")
+        path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+        env = dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0")
         with self.log_path.open("w") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "anatomia_engine.runner", "--serve", str(jobs)],
@@ -536,7 +537,8 @@ def run_module(module_name: str, out: Path) -> None:
                 _save_svg(plot.fig, out / filename, f"{short}.{name}.{style.name}")
                 plt.close(plot.fig)
             files[style.name] = filename
-        codec.encode_value(plot.table, f"figures_src/{short}.py: {name}(style) returned a Plot whose data table")
+        codec.encode_value(plot.table,
+                           f"figures_src/{short}.py: {name}(style) returned a Plot whose data table")
         (out / f"{name}.csv").write_text(plot.table.to_csv(), encoding="utf-8")
         files["csv"] = f"{name}.csv"
         output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)

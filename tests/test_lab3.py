@@ -320,7 +320,8 @@ def mini_project(tmp_path) -> Path:
 def run_hook(root: Path, cache: Path) -> tuple[str, float | None]:
     from anatomia_engine import notebooks
 
-    built = notebooks.build(root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache, root=root)
+    source = root / "docs" / "laby" / "mini.py"
+    built = notebooks.build(source, "docs/laby/mini.py", cache_dir=cache, root=root)
     return built.key, built.seconds
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from anatomia_engine import codec, runner
-from anatomia_engine.kit import Table, Value
+from anatomia_engine.kit import Table
 from figures_src import masking
 from helpers import copy_project, mkdocs_build
 
@@ -159,7 +159,8 @@ def test_real_project_build_stops_on_a_nan_naming_module_function_and_value(tmp_
     proc = mkdocs_build(project, tmp_path / "site")
     log = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert ("figures_src/quadratic_cost.py: broken_ratio() returned 'ratio_of_nothing' with NaN" in log), log[-3000:]
+    expected = "figures_src/quadratic_cost.py: broken_ratio() returned 'ratio_of_nothing' with NaN"
+    assert expected in log, log[-3000:]
     assert "Traceback" not in log.split("broken_ratio", 1)[0][-200:]
     assert not (tmp_path / "site").exists()
 
@@ -363,4 +364,5 @@ def test_command_line_runs_one_module_and_prints_its_values():
     proc = subprocess.run([sys.executable, "-m", "anatomia_engine.runner", "figures_src.masking"],
                           cwd=runner.ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert f"mask_n = {len(masking.TOKENS)}" in proc.stdout and "figures: mask_effect, mask_matrix ->" in proc.stdout
+    assert f"mask_n = {len(masking.TOKENS)}" in proc.stdout
+    assert "figures: mask_effect, mask_matrix ->" in proc.stdout

@@ -46,7 +46,8 @@ def _helpers():
 
 
 helpers = _helpers()
-CHROMIUM, chromium, copy_project, serving = helpers.CHROMIUM, helpers.chromium, helpers.copy_project, helpers.serving
+CHROMIUM, chromium, serving = helpers.CHROMIUM, helpers.chromium, helpers.serving
+copy_project = helpers.copy_project
 
 PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/",
          "/llm/anatomia/", "/jak-dodac-wartosc/"]
@@ -102,7 +103,9 @@ for path in Path({str(plain)!r}).rglob('*.md'):
     subprocess.run([sys.executable, "-c", code], cwd=project, env=ENV, check=True)
     config = (project / "mkdocs.yml").read_text()
     config = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", config)
-    config = config.replace("\nwatch:\n", "\ndocs_dir: docs_plain\nwatch:\n").replace("lab-3.py", "lab-3.ipynb")
+    config = config.replace("\nwatch:\n", "\ndocs_dir: docs_plain\nwatch:\n")
+    config = config.replace("lab-3.py", "lab-3.ipynb")
+    config = re.sub(r"(\n      include: )\[[^\]]*\]", r'\1["*.ipynb"]', config)   # mkdocs-jupyter
     (project / "mkdocs-plain.yml").write_text(config)
     return "mkdocs-plain.yml"
 
@@ -134,7 +137,8 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     port = free_port()
     log = project / "serve.log"
     with log.open("w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"]
+        server = subprocess.Popen(command,
                                   cwd=project, env=ENV, stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
     url = f"http://127.0.0.1:{port}/{MARKER_PAGE}/"
@@ -196,7 +200,12 @@ def browser_weights(site: Path) -> dict[str, tuple[int, int]]:
             context = browser.new_context()
             page = context.new_page()
             bodies: list[bytes] = []
-            page.on("response", lambda r: bodies.append(r.body()) if r.ok else None)
+
+            def keep(response, bodies=bodies):
+                if response.ok:
+                    bodies.append(response.body())
+
+            page.on("response", keep)
             page.goto(base + path, wait_until="networkidle")
             out[path] = (sum(map(len, bodies)), sum(len(gzip.compress(b, mtime=0)) for b in bodies))
             context.close()
