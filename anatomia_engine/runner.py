@@ -59,11 +59,11 @@ RESULT, MANIFEST, ERROR = "result.json", "manifest.json", "error.txt"
 OUTPUT, CURRENT = "output.txt", "current.txt"   # what the module printed; what it was running
 
 log = logging.getLogger("anatomia_engine.runner")
-if not log.handlers:   # MkDocs shows only its own loggers; say it the way it does
+_engine_log = logging.getLogger("anatomia_engine")
+if not _engine_log.handlers:   # MkDocs shows only its own loggers; say it the way it does
     _handler = logging.StreamHandler()
     _handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
-    log.addHandler(_handler)
-    log.propagate = False
+    _engine_log.addHandler(_handler)
 
 
 class ComputeError(Exception):
@@ -115,49 +115,76 @@ def module_names(root: Path = ROOT) -> list[str]:
 def project_imports(path: Path, root: Path = ROOT) -> frozenset[Path]:
     """The project files (under `root`) that the Python file at `path` imports directly,
     with the `__init__.py` of every package on the way; relative imports included."""
-    stat = path.stat()
-    return _imports(str(path), str(root), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=512)
-def _imports(path: str, root: str, mtime_ns: int, size: int) -> frozenset[Path]:
-    # Keyed on the file's modification time and size: parsed again only when it changed,
-    # which keeps a rebuild under `mkdocs serve` from re-parsing every module.
-    base = Path(root)
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
-    except (SyntaxError, ValueError):
-        return frozenset()   # running the module reports the error with its line
-    try:
-        package = list(Path(path).resolve().relative_to(base.resolve()).with_suffix("").parts[:-1])
+        package = tuple(path.resolve().relative_to(root.resolve()).with_suffix("").parts[:-1])
     except ValueError:
-        package = []
-    wanted: list[list[str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            wanted += [alias.name.split(".") for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if node.level - 1 > len(package):
-                    continue
-                parent = package[: len(package) - (node.level - 1)]
-            else:
-                parent = []
-            module = parent + (node.module.split(".") if node.module else [])
-            wanted.append(module)
-            wanted += [module + [alias.name] for alias in node.names if alias.name != "*"]
+        package = ()
     found: set[Path] = set()
-    for parts in wanted:
-        for i in range(1, len(parts) + 1):
-            stem = base.joinpath(*parts[:i])
+    for parts in _imported_names(path.read_bytes(), package, root):
+        for i in range(1, len(parts) + 1):   # resolved on every call: new files count at once
+            stem = root.joinpath(*parts[:i])
             for candidate in (stem / "__init__.py", stem.with_name(stem.name + ".py")):
                 if candidate.is_file():
                     found.add(candidate)
     return frozenset(found)
 
 
+def _imported_names(source: bytes, package: tuple[str, ...], root: Path) -> list[tuple[str, ...]]:
+    """Dotted names (as tuples) an import statement of `source` may load, relative ones made
+    absolute from `package`. Parsed once per content: kept in memory and in .cache/imports/."""
+    digest = hashlib.sha256(source + b"\0" + "/".join(package).encode()).hexdigest()
+    if digest in _parsed:
+        return _parsed[digest]
+    stored = root / ".cache" / "imports" / f"{digest}.json"
+    try:
+        doc = json.loads(stored.read_text(encoding="utf-8"))
+        if doc["sha256"] != hashlib.sha256(json.dumps(doc["names"]).encode()).hexdigest():
+            raise ValueError("checksum")   # edited: parse again
+        names = [tuple(n) for n in doc["names"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        names = _parse_imports(source, package)
+        text = json.dumps(names)
+        try:
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            tmp = stored.with_name(f".{stored.name}.{os.getpid()}")
+            tmp.write_text(json.dumps({"names": json.loads(text),
+                                       "sha256": hashlib.sha256(text.encode()).hexdigest()}), encoding="utf-8")
+            os.replace(tmp, stored)
+        except OSError:
+            pass
+    _parsed[digest] = names
+    return names
+
+
+_parsed: dict[str, list[tuple[str, ...]]] = {}
+
+
+def _parse_imports(source: bytes, package: tuple[str, ...]) -> list[tuple[str, ...]]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []   # running the module reports the error with its line
+    wanted: list[tuple[str, ...]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            wanted += [tuple(alias.name.split(".")) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if node.level - 1 > len(package):
+                    continue
+                parent = package[: len(package) - (node.level - 1)]
+            else:
+                parent = ()
+            module = parent + (tuple(node.module.split(".")) if node.module else ())
+            wanted.append(module)
+            wanted += [module + (alias.name,) for alias in node.names if alias.name != "*"]
+    return sorted(set(wanted))
+
+
 def import_closure(paths: Iterable[Path], root: Path = ROOT) -> list[Path]:
-    """`paths` and every project file they import, transitively; sorted."""
+    """`paths` and every project file they import, transitively; sorted. Files of attn_core
+    and of the engine are in every key whole (shared_files), so their imports are not read."""
+    whole = {p.resolve() for p in shared_files(root)}
     seen: set[Path] = set()
     todo = [Path(p) for p in paths]
     while todo:
@@ -165,7 +192,8 @@ def import_closure(paths: Iterable[Path], root: Path = ROOT) -> list[Path]:
         if current in seen or not current.is_file():
             continue
         seen.add(current)
-        todo.extend(project_imports(current, root))
+        if current.resolve() not in whole:
+            todo.extend(project_imports(current, root))
     return sorted(seen)
 
 

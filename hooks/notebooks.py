@@ -19,7 +19,9 @@ Math in Markdown cells comes out as nbconvert writes it for a browser-side rende
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import posixpath
 import threading
 from pathlib import Path
@@ -59,6 +61,7 @@ class _Build(threading.Thread):
         self.where = where
         self.built: notebooks.Built | None = None
         self.error: Exception | None = None
+        self.reported = False
 
     def run(self) -> None:
         try:
@@ -74,6 +77,9 @@ class _Build(threading.Thread):
         if self.error is not None:
             raise PluginError(f"{self.where}: {type(self.error).__name__}: {self.error}") from self.error
         assert self.built is not None
+        if self.reported:
+            return self.built
+        self.reported = True
         if self.built.seconds is None:
             log.info("%s: outputs from .cache/notebooks (key %s)", self.where, self.built.key[:12])
         else:
@@ -151,12 +157,27 @@ def material_html(html_text: str) -> str:
 
 
 def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if page.file.src_uri not in _pages:
+    job = _pages.get(page.file.src_uri)
+    if job is None:
         return html_text
+    # Parsing the page takes ~0.3 s: keep the result in the notebook's cache entry, named by
+    # the digests of its input and of itself (checked when read, so an edited copy is not used).
+    entry = Path(job.result().page).parent
+    digest = hashlib.sha256(html_text.encode()).hexdigest()[:20]
+    for cached in entry.glob(f"html-{digest}-*.html"):
+        text = cached.read_text(encoding="utf-8")
+        if cached.name == f"html-{digest}-{hashlib.sha256(text.encode()).hexdigest()[:20]}.html":
+            return text
+        cached.unlink(missing_ok=True)
     try:
-        return material_html(html_text)
+        slim = material_html(html_text)
     except PluginError as exc:
         raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
+    target = entry / f"html-{digest}-{hashlib.sha256(slim.encode()).hexdigest()[:20]}.html"
+    tmp = entry / f".{target.name}.tmp"
+    tmp.write_text(slim, encoding="utf-8")
+    os.replace(tmp, target)
+    return slim
 
 
 def on_post_build(config: MkDocsConfig) -> None:

@@ -366,3 +366,26 @@ def test_command_line_runs_one_module_and_prints_its_values():
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"mask_n = {len(masking.TOKENS)}" in proc.stdout
     assert "figures: mask_effect, mask_matrix ->" in proc.stdout
+
+
+def test_key_follows_a_helper_created_after_the_module_that_imports_it(mini):
+    module(mini, "user", "from ._later import FACTOR\n")
+    before = runner.cache_key("user", mini)
+    (mini / "figures_src" / "_later.py").write_text("FACTOR = 2\n")
+    created = runner.cache_key("user", mini)
+    (mini / "figures_src" / "_later.py").write_text("FACTOR = 3\n")
+    assert len({before, created, runner.cache_key("user", mini)}) == 3
+
+
+def test_an_edited_import_record_is_not_trusted(mini):
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
+    module(mini, "user", "from ._shared import FACTOR\n")
+    runner._parsed.clear()
+    before = runner.cache_key("user", mini)
+    for record in (mini / ".cache" / "imports").glob("*.json"):
+        doc = json.loads(record.read_text())
+        doc["names"] = []
+        record.write_text(json.dumps(doc))
+    runner._parsed.clear()
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
+    assert runner.cache_key("user", mini) != before
