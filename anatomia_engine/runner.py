@@ -147,8 +147,8 @@ def _imported_names(source: bytes, package: tuple[str, ...], root: Path) -> list
         try:
             stored.parent.mkdir(parents=True, exist_ok=True)
             tmp = stored.with_name(f".{stored.name}.{os.getpid()}")
-            tmp.write_text(json.dumps({"names": json.loads(text),
-                                       "sha256": hashlib.sha256(text.encode()).hexdigest()}), encoding="utf-8")
+            record = {"names": json.loads(text), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+            tmp.write_text(json.dumps(record), encoding="utf-8")
             os.replace(tmp, stored)
         except OSError:
             pass
