@@ -24,7 +24,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from anatomia_engine import numfmt as nf
 from figures_src import luong_bahdanau, masking, multi_head, scaling
-from anatomia_engine.kit import KIND, Plot, Table
+from anatomia_engine.kit import KIND, Plot, Table, bare
 from anatomia_engine.plot import STYLES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,7 +64,7 @@ def module_values(name: str) -> dict:
     out: dict = {}
     for fn in vars(module).values():
         if getattr(fn, KIND, None) == "values" and fn.__module__ == module.__name__:
-            out.update(fn())
+            out.update(bare(fn()))
     return out
 
 

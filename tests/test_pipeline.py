@@ -238,7 +238,7 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(project):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         output = server.communicate(timeout=20)[0]
-    assert "the value is NaN" in output
+    assert "figures_src/demo.py: numbers() returned 'weight' with NaN" in output, output[-3000:]
     # One build at start and one per edit (three edits): the cache never triggers a rebuild loop.
     assert 2 <= output.count("Building documentation") <= 4, output[-3000:]
 

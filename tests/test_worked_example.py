@@ -21,7 +21,7 @@ from numpy.testing import assert_allclose
 
 from attn_core import causal_mask, future_mask, softmax, tiny_decoder
 from figures_src import worked_example as we
-from anatomia_engine.kit import Plot, Table
+from anatomia_engine.kit import Plot, Table, bare
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
 from anatomia_engine.plot import LIGHT
 from helpers import REPO, copy_project, mkdocs_build
@@ -112,7 +112,7 @@ def page(built_site) -> BeautifulSoup:
 # --- the module on its own (no build) --------------------------------------------------------
 
 def test_values_equal_tiny_decoder():
-    vals = we.worked_example()
+    vals = bare(we.worked_example())
     for name, value in expected().items():
         assert_allclose(vals[name], value, rtol=0, atol=0, err_msg=name)
     assert vals["top_token"] == we.VOCAB[int(np.argmax(expected()["probs"]))]
@@ -127,14 +127,14 @@ def test_inputs_are_read_only_constants():
 
 
 def test_source_printed_matches_value_shapes():
-    vals = we.worked_example()
+    vals = bare(we.worked_example())
     for key, printed in we.SOURCE_PRINTED.items():
         target = vals["probs"] if key == "probs_pct" else vals[key]
         assert np.shape(printed) == np.shape(target), key
 
 
 def test_source_table_lists_exactly_the_disagreeing_numbers():
-    vals = we.worked_example()
+    vals = bare(we.worked_example())
     table = vals["source_table"]
     assert vals["n_source_differ"] == len(table.rows) > 0
     for _, printed, exact, diff in table.rows:
