@@ -3,7 +3,9 @@
 Every figure function receives a `Style`; anatomia_engine/runner.py calls it once per style inside
 `matplotlib.rc_context(style.rc())` and saves a deterministic SVG.
 Heatmap convention across the site: rows = queries (the token that looks), columns = keys
-(the token looked at); blocked (masked) cells are hatched and grey.
+(the token looked at); blocked (masked) cells are hatched and grey. One colour map per quantity
+(`heatmap(..., quantity=...)`): attention weights ("weights", 0..1, sequential) and raw or
+scaled scores ("scores", signed, diverging around 0), each with a labelled colour bar.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Style:
     accent2: str
     cmap: str
     blocked: str
+    cmap_scores: str = "RdBu_r"
 
     def rc(self) -> dict:
         """rcParams for this theme: transparent background, text kept as text in the SVG."""
@@ -72,7 +75,8 @@ class Style:
 LIGHT = Style("light", fg="#1f2328", bg="#ffffff", muted="#6e7781", grid="#d0d7de",
               accent="#3f51b5", accent2="#e3711b", cmap="Blues", blocked="#9aa0a6")
 DARK = Style("dark", fg="#e6edf3", bg="#1e2129", muted="#8b949e", grid="#3d444d",
-             accent="#8c9eff", accent2="#ffab40", cmap="viridis", blocked="#5c6370")
+             accent="#8c9eff", accent2="#ffab40", cmap="viridis", blocked="#5c6370",
+             cmap_scores="PuOr_r")
 STYLES = (LIGHT, DARK)
 
 
@@ -117,14 +121,29 @@ def _text_colour(rgba) -> str:
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#ffffff"
 
 
+# The one colour policy per quantity: (colour-map attribute of Style, colour-bar label).
+QUANTITIES = {
+    "weights": ("cmap", "waga uwagi"),
+    "scores": ("cmap_scores", "ocena dopasowania"),
+}
+
+
 def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int = 2,
             blocked=None, xlabel: str = "klucz (na który token patrzymy)",
             ylabel: str = "zapytanie (token, który patrzy)", title: str | None = None,
-            vmin: float | None = None, vmax: float | None = None, annotate: bool = True):
+            vmin: float | None = None, vmax: float | None = None, annotate: bool = True,
+            quantity: str | None = None, colorbar: bool | None = None,
+            colorbar_label: str | None = None):
     """Annotated heatmap of a (T_q, T_k) matrix; `blocked` (bool, same shape) cells are hatched.
 
     Values are annotated in the site's number format; blocked cells show their value too
     (0 for weights, −∞ for masked scores) on a grey hatched background.
+    `quantity` picks the site's colour policy: "weights" uses the sequential map on the fixed
+    range 0..1 (so equal weights have equal colours in every figure); "scores" uses the
+    diverging map centred on 0, symmetric (−m..m, m = the largest |finite value|) unless
+    vmin/vmax are given. With a quantity a colour bar is added (colorbar=False to omit it,
+    e.g. for a mask whose only finite value is 0). quantity=None keeps the theme's default map
+    and no colour bar (the call signature of earlier figures).
     """
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2 or m.shape != (len(row_labels), len(col_labels)):
@@ -135,10 +154,24 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
         raise ValueError(f"heatmap: blocked shape {mask.shape} != matrix shape {m.shape}")
     shown = np.ma.masked_array(np.where(np.isfinite(m), m, 0.0), mask=mask)
     finite = m[~mask & np.isfinite(m)]
-    lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
-    hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
-    cmap = matplotlib.colormaps[style.cmap]
+    if quantity is not None and quantity not in QUANTITIES:
+        raise ValueError(f"heatmap: quantity={quantity!r}; expected one of {sorted(QUANTITIES)}")
+    if quantity == "weights":
+        lo, hi = (0.0 if vmin is None else vmin), (1.0 if vmax is None else vmax)
+    elif quantity == "scores":
+        reach = float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
+        lo, hi = (-reach if vmin is None else vmin), (reach if vmax is None else vmax)
+    else:
+        lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
+        hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
+    cmap_name = getattr(style, QUANTITIES[quantity][0]) if quantity else style.cmap
+    cmap = matplotlib.colormaps[cmap_name]
     image = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal")
+    if quantity is not None and (colorbar is None or colorbar):
+        bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
+        bar.set_label(colorbar_label or QUANTITIES[quantity][1], color=style.fg)
+        bar.outline.set_visible(False)
+        bar.ax.tick_params(colors=style.fg, labelsize=8)
     for i, j in zip(*np.nonzero(mask)):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=style.blocked, alpha=0.35,
                                hatch="///", edgecolor=style.blocked, linewidth=0))

@@ -65,3 +65,44 @@ __all__ = [
     "tiled_attention",
     "tiny_decoder",
 ]
+
+# Added for the blog post's sections on positions (RoPE), counting a real model's attention and
+# the IO cost of FlashAttention.
+from attn_core.experiments import softmax_jacobian_norm, softmax_saturation_pair  # noqa: E402
+from attn_core.io_model import (  # noqa: E402
+    AttentionIO,
+    flash_attention_io,
+    flash_block_sizes,
+    roofline_flops_per_s,
+    standard_attention_io,
+)
+from attn_core.memory import attention_layer_params  # noqa: E402
+from attn_core.position import rope  # noqa: E402
+
+__all__ += [
+    "AttentionIO",
+    "attention_layer_params",
+    "flash_attention_io",
+    "flash_block_sizes",
+    "rope",
+    "roofline_flops_per_s",
+    "softmax_jacobian_norm",
+    "softmax_saturation_pair",
+    "standard_attention_io",
+]
+
+# Padding masks and kernel regression (attention as a soft lookup).
+from attn_core.kernel_regression import (  # noqa: E402
+    KernelRegressionResult,
+    gaussian_kernel_scores,
+    nadaraya_watson,
+)
+from attn_core.masks import masked_softmax, padding_mask  # noqa: E402
+
+__all__ += [
+    "KernelRegressionResult",
+    "gaussian_kernel_scores",
+    "masked_softmax",
+    "nadaraya_watson",
+    "padding_mask",
+]

@@ -12,7 +12,7 @@ from attn_core.induction import InductionResult, induction_toy
 from attn_core.softmax import softmax
 
 __all__ = ["SaturationStats", "dot_product_variance", "softmax_saturation", "softmax_jacobian",
-           "InductionResult", "induction_toy"]
+           "softmax_jacobian_norm", "softmax_saturation_pair", "InductionResult", "induction_toy"]
 
 _CHUNK_ELEMENTS = 1 << 21    # random numbers drawn per chunk, bounds memory for large d_k
 
@@ -95,6 +95,31 @@ def _saturation_of(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return p.max(axis=-1), entropy, np.sqrt(np.sum(jac**2, axis=(-2, -1)))
 
 
+def _saturation_runs(rng: np.random.Generator, d_k_values, n_tokens: int, n_samples: int,
+                     scalings: tuple[bool, ...]) -> list[SaturationStats]:
+    """One SaturationStats per entry of `scalings`, all computed from the same random draws."""
+    rng = _check_rng(rng)
+    d_k_values = _check_d_k_values(d_k_values)
+    n_tokens = check_positive_int(n_tokens, "n_tokens")
+    n_samples = check_positive_int(n_samples, "n_samples")
+    stats = np.zeros((len(scalings), 3, len(d_k_values)))            # runs x (max, H, jac) x D
+    for idx, d_k in enumerate(d_k_values):
+        chunk = max(1, _CHUNK_ELEMENTS // int(d_k * n_tokens + n_tokens * n_tokens))
+        for s0 in range(0, n_samples, chunk):
+            s = min(n_samples, s0 + chunk) - s0
+            q = rng.standard_normal((s, d_k))                        # (s, d_k)
+            k = rng.standard_normal((s, n_tokens, d_k))              # (s, n, d_k)
+            raw = np.einsum("sd,snd->sn", q, k)                      # (s, n)
+            for run, scaled in enumerate(scalings):
+                scores = raw / np.sqrt(d_k) if scaled else raw
+                for row, values in enumerate(_saturation_of(softmax(scores))):
+                    stats[run, row, idx] += values.sum()
+    stats /= n_samples
+    return [SaturationStats(d_k=d_k_values, max_weight=st[0], entropy=st[1],
+                            jacobian_norm=st[2], scaled=bool(scaled))
+            for st, scaled in zip(stats, scalings)]
+
+
 def softmax_saturation(rng: np.random.Generator, d_k_values, n_tokens: int, n_samples: int,
                        scaled: bool) -> SaturationStats:
     """How peaked softmax(q . k_j / c) gets as d_k grows, with c = sqrt(d_k) or c = 1.
@@ -103,24 +128,29 @@ def softmax_saturation(rng: np.random.Generator, d_k_values, n_tokens: int, n_sa
     take p = softmax(scores) and average max_j p_j, the entropy -sum p log p and the Frobenius
     norm of the softmax Jacobian diag(p) - p p^T. Unscaled scores have standard deviation
     sqrt(d_k), so p tends to one-hot and the Jacobian to 0; scaled scores keep unit variance.
-    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (saturation figure), docs/laby/lab-3.
+    Used by: docs/laby/lab-3.
     """
-    rng = _check_rng(rng)
-    d_k_values = _check_d_k_values(d_k_values)
-    n_tokens = check_positive_int(n_tokens, "n_tokens")
-    n_samples = check_positive_int(n_samples, "n_samples")
-    stats = np.zeros((3, len(d_k_values)))                           # (max, entropy, jac) x D
-    for idx, d_k in enumerate(d_k_values):
-        chunk = max(1, _CHUNK_ELEMENTS // int(d_k * n_tokens + n_tokens * n_tokens))
-        for s0 in range(0, n_samples, chunk):
-            s = min(n_samples, s0 + chunk) - s0
-            q = rng.standard_normal((s, d_k))                        # (s, d_k)
-            k = rng.standard_normal((s, n_tokens, d_k))              # (s, n, d_k)
-            scores = np.einsum("sd,snd->sn", q, k)                   # (s, n)
-            if scaled:
-                scores /= np.sqrt(d_k)
-            for row, values in enumerate(_saturation_of(softmax(scores))):
-                stats[row, idx] += values.sum()
-    stats /= n_samples
-    return SaturationStats(d_k=d_k_values, max_weight=stats[0], entropy=stats[1],
-                           jacobian_norm=stats[2], scaled=bool(scaled))
+    return _saturation_runs(rng, d_k_values, n_tokens, n_samples, (bool(scaled),))[0]
+
+
+def softmax_saturation_pair(rng: np.random.Generator, d_k_values, n_tokens: int,
+                            n_samples: int) -> tuple[SaturationStats, SaturationStats]:
+    """(unscaled, scaled) saturation statistics computed from the SAME queries and keys.
+
+    Sharing the draws makes the comparison paired: at d_k = 1 (sqrt(1) = 1) the two series are
+    identical, and every gap between them is the effect of the scale, not of sampling.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (saturation figure).
+    """
+    unscaled, scaled = _saturation_runs(rng, d_k_values, n_tokens, n_samples, (False, True))
+    return unscaled, scaled
+
+
+def softmax_jacobian_norm(p) -> np.ndarray:
+    """Frobenius norm of diag(p) - p p^T for probability vectors p (..., n) -> (...).
+
+    Closed forms: 0 for a one-hot p, sqrt(n - 1) / n for the uniform p over n entries, 1/2 for
+    two entries of 1/2 each (the largest possible value).
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (why the unscaled norm first rises).
+    """
+    jac = softmax_jacobian(p)                                        # (..., n, n)
+    return np.sqrt(np.sum(jac**2, axis=(-2, -1)))                    # (...,)

@@ -1,11 +1,12 @@
-# Shapes: T = tokens (T_q queries, T_k keys); masks are (T_q, T_k) or (..., T_q, T_k).
-"""Causal masks, in the additive (0 / -inf) and boolean (True = blocked) forms."""
+# Shapes: B = sequences, T = tokens (T_q queries, T_k keys); masks are (T_q, T_k) or (..., T_q, T_k).
+"""Causal and padding masks, in the additive (0 / -inf) and boolean (True = blocked) forms."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from attn_core._checks import as_real_array, check_positive_int
+from attn_core.softmax import softmax
 
 
 def future_mask(n: int) -> np.ndarray:
@@ -54,3 +55,46 @@ def additive_mask(mask, t_q: int, t_k: int, batch_shape: tuple[int, ...],
     if np.any(np.isnan(mask) | (mask == np.inf)):
         raise ValueError(f"additive mask (shape {mask.shape}) must hold finite values or -inf only")
     return mask
+
+
+def padding_mask(valid_lens, t_k: int, t_q: int | None = None) -> np.ndarray:
+    """Boolean padding mask: True where key j is padding, i.e. j >= valid length.
+
+    valid_lens (B,) gives each sequence's number of real tokens (1..t_k), or (B, T_q) one
+    length per query, as in d2l.ai's masked softmax. Returns (B, T_q, T_k), T_q = t_q or t_k;
+    M[b, i, j] = (j >= valid_lens[b] (or valid_lens[b, i])). Unlike `future_mask` it blocks
+    whole columns: padded keys carry no information for any query.
+    Used by: docs/krok-po-kroku.md (step 5, padding beside the causal mask).
+    """
+    t_k = check_positive_int(t_k, "t_k")
+    t_q = t_k if t_q is None else check_positive_int(t_q, "t_q")
+    lens = np.asarray(valid_lens)
+    if lens.dtype == np.bool_ or not np.issubdtype(lens.dtype, np.integer):
+        raise ValueError(f"valid_lens must be integers, got dtype {lens.dtype} (shape {lens.shape})")
+    if lens.ndim == 1:
+        lens = np.broadcast_to(lens[:, None], (lens.shape[0], t_q))   # (B,) -> (B, T_q)
+    elif lens.ndim != 2 or lens.shape[1] != t_q:
+        raise ValueError(f"valid_lens must have shape (B,) or (B, T_q={t_q}), got {lens.shape}")
+    if np.any((lens < 1) | (lens > t_k)):
+        raise ValueError(f"valid_lens must lie in 1..t_k={t_k} (a sequence with no real token "
+                         f"has nothing to attend to), got {lens.tolist()}")
+    return np.arange(t_k)[None, None, :] >= lens[:, :, None]          # (B, T_q, T_k)
+
+
+def masked_softmax(scores, valid_lens) -> np.ndarray:
+    """Softmax over the last axis that ignores padded keys (d2l.ai's `masked_softmax`).
+
+    scores (B, T_q, T_k); valid_lens (B,) or (B, T_q). Keys at j >= valid length get weight
+    exactly 0 (they are set to -inf, not to a large negative number) and each row still
+    sums to 1 over the real keys.
+    Used by: docs/krok-po-kroku.md (step 5).
+    """
+    scores = as_real_array(scores, "scores")
+    if scores.ndim != 3:
+        raise ValueError(f"scores must have shape (B, T_q, T_k), got {scores.shape}")
+    b, t_q, t_k = scores.shape
+    blocked = padding_mask(valid_lens, t_k, t_q)                      # (B, T_q, T_k)
+    if blocked.shape[0] != b:
+        raise ValueError(f"valid_lens has {blocked.shape[0]} sequences; scores has {b} "
+                         f"(shape {scores.shape})")
+    return softmax(np.where(blocked, -np.inf, scores), axis=-1)       # (B, T_q, T_k)

@@ -54,3 +54,24 @@ def attention_matrix_bytes(n: int, bytes_per_value: int | float = 4, heads: int 
     n = check_positive_int(n, "n")
     heads = check_positive_int(heads, "heads")
     return _whole(heads * n * n * _bytes_per_value(bytes_per_value))
+
+
+def attention_layer_params(d_model: int, n_heads: int, kv_heads: int, head_dim: int) -> dict:
+    """Weights of one attention layer without biases: W_Q, W_K, W_V, W_O and their sum.
+
+    W_Q: d_model x (n_heads * head_dim); W_K, W_V: d_model x (kv_heads * head_dim) (shared by
+    the query heads of a group: GQA; kv_heads = n_heads is plain multi-head attention);
+    W_O: (n_heads * head_dim) x d_model. Returns {"W_Q": ..., "W_K": ..., "W_V": ...,
+    "W_O": ..., "total": ...} as ints.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (counting Llama 3 8B's attention).
+    """
+    d_model = check_positive_int(d_model, "d_model")
+    n_heads = check_positive_int(n_heads, "n_heads")
+    kv_heads = check_positive_int(kv_heads, "kv_heads")
+    head_dim = check_positive_int(head_dim, "head_dim")
+    if n_heads % kv_heads:
+        raise ValueError(f"n_heads={n_heads} is not divisible by kv_heads={kv_heads}")
+    out = {"W_Q": d_model * n_heads * head_dim, "W_K": d_model * kv_heads * head_dim,
+           "W_V": d_model * kv_heads * head_dim, "W_O": n_heads * head_dim * d_model}
+    out["total"] = sum(out.values())
+    return out

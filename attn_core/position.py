@@ -52,3 +52,29 @@ def learned_positions(table: np.ndarray, n: int) -> np.ndarray:
             f"{table.shape[0]} rows (max_seq_len)"
         )
     return table[:n].copy()                                          # (L, d) -> (n, d)
+
+
+def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
+    """Rotary position embedding (RoPE, Su et al. 2021): rotate each pair of coordinates.
+
+    The pair (x[..., 2i], x[..., 2i+1]) of the vector at position m is rotated by the angle
+    m * theta_i, theta_i = base^(-2i/d) (i = 0 .. d/2 - 1); the norm of every vector is kept.
+    Applied to queries and keys, rope(q, m) . rope(k, n) depends on the positions only
+    through the offset m - n. x (T, d) with d even, positions (T,) -> (T, d), float64.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (section on positions, RoPE).
+    """
+    x = as_float_array(x, "x", ndim=2)
+    if x.shape[1] % 2:
+        raise ValueError(f"rope needs an even vector width, got x of shape {x.shape}")
+    pos = np.asarray(positions, dtype=np.float64)
+    if pos.shape != (x.shape[0],):
+        raise ValueError(f"positions must have shape ({x.shape[0]},), got {pos.shape}")
+    half = x.shape[1] // 2
+    theta = base ** (-np.arange(half, dtype=np.float64) * 2.0 / x.shape[1])   # (d/2,)
+    angles = pos[:, None] * theta[None, :]                           # (T, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    even, odd = x[:, 0::2], x[:, 1::2]                               # (T, d/2) each
+    out = np.empty_like(x, dtype=np.float64)                         # (T, d)
+    out[:, 0::2] = even * cos - odd * sin
+    out[:, 1::2] = even * sin + odd * cos
+    return out

@@ -4,9 +4,9 @@ Page: docs/llm/anatomia.md (section #uwaga), script docs/javascripts/explorer.js
 The page embeds `explorer_data` as JSON (`{{ explorer_data | json }}` assigned to
 window.attentionExplorerData in <script id="explorer-presets">); the script recomputes
 softmax(Q K^T * scale + M) V in the browser from these inputs.
-Inputs come from the modules that define them (never retyped here):
-figures_src/worked_example.py (VOCAB, W_VOCAB, SENTENCE_IDS, W_Q, W_K, W_V) and
-figures_src/lab3.py (TOY_X, LEAK_A, LEAK_B).
+Inputs come from figures_src/inputs.py, where they are written down once (never retyped
+here): the worked example's VOCAB, W_VOCAB, SENTENCE_IDS, W_Q, W_K, W_V and the lab's TOY_X,
+LEAK_A, LEAK_B.
 Values: explorer_data, presets (the list inside explorer_data), n_presets, max_tokens, d_k,
 start_tokens, start_weights, start_output, start_query.
 """
@@ -19,8 +19,7 @@ import numpy as np
 
 from attn_core import future_mask, scaled_dot_product_attention
 from anatomia_engine.kit import values
-from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
-from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_K, W_Q, W_V, W_VOCAB
+from figures_src.inputs import LEAK_A, LEAK_B, SENTENCE_IDS, TOY_X, VOCAB, W_K, W_Q, W_V, W_VOCAB
 
 # The explorer's own inputs: the sentence the "own sentence" preset starts from (the worked
 # example's words in reverse order: without positions, attention only permutes the result)

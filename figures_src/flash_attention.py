@@ -9,14 +9,19 @@ cast to float32; `BLOCK_SIZE` = 64; `BLOCK_SIZES` and `MEMORY_NS` for the figure
 Values: `flash_n`, `flash_d`, `flash_block_size`, `flash_diff_float32`, `flash_diff_float64`
 (largest |tiled - plain| in each precision), `flash_eps_float32`, `flash_eps_float64` (machine
 epsilons), `flash_diff_in_eps_float32`, `flash_diff_in_eps_float64` (the differences in units of
-epsilon), `flash_max_abs_output`, `flash_err_plain_float32`, `flash_err_tiled_float32` (each
+epsilon), `flash_max_abs_output`, `flash_mean_abs_output` (the output's scale), `flash_rel_float32`,
+`flash_rel_float64` (largest difference / largest |output|: a normwise relative error),
+`flash_rel_in_eps_float32`, `flash_rel_in_eps_float64` (the same in units of epsilon),
+`flash_ulp_median_float32`, `flash_ulp_max_float32`, `flash_ulp_share_within_4_float32` (the
+float32 difference of each output in ULPs of that output), `flash_err_plain_float32`,
+`flash_err_tiled_float32` (each
 float32 result against the float64 plain result), `flash_peak_plain`, `flash_peak_tiled`
 (float32: the n x n matrix of the plain computation vs the largest intermediate held by the
 tiled one), `flash_peak_ratio`, `flash_peak_tiled_spread` (max - min of the tiled peak over
 `MEMORY_NS`: 0, it depends on the block size only), `flash_memory_ns` (the n of the memory
 figure), `flash_peak_plain_float64`, `flash_peak_tiled_float64`, `flash_output_bytes` (the n x d
 float32 output both need), `flash_diff_causal_float32` (the same comparison with the causal
-mask), `flash2_kernel_speedup`.
+mask), `flash2_kernel_speedup` (quoted: Value with cite).
 Figures: `flash_difference` (|tiled - plain| vs block size, float32 and float64),
 `flash_memory` (peak intermediate memory of plain vs tiled attention, and the output, vs n).
 """
@@ -34,7 +39,7 @@ from attn_core import (
     scaled_dot_product_attention,
     tiled_attention,
 )
-from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_int, fmt_sci
 from anatomia_engine.plot import new_figure
 
@@ -74,6 +79,14 @@ def _plain(dtype_name: str, causal: bool = False) -> np.ndarray:
 def _tiled(dtype_name: str, block_size: int = BLOCK_SIZE, causal: bool = False):
     q, k, v = _cast(np.dtype(dtype_name))
     return tiled_attention(q, k, v, causal=causal, block_size=block_size, return_stats=True)
+
+
+def ulp_diff(dtype_name: str, block_size: int = BLOCK_SIZE) -> np.ndarray:
+    """|tiled - plain| of every output in units in the last place (ULP) of the plain output."""
+    out, _stats = _tiled(dtype_name, block_size)
+    plain = _plain(dtype_name)
+    spacing = np.spacing(np.abs(plain)).astype(np.float64)           # one ULP at each value
+    return np.abs(out.astype(np.float64) - plain.astype(np.float64)) / spacing
 
 
 def max_diff(dtype_name: str, block_size: int = BLOCK_SIZE, causal: bool = False) -> float:
@@ -117,6 +130,16 @@ def flash() -> dict:
         "flash_diff_in_eps_float32": d32 / eps32,
         "flash_diff_in_eps_float64": d64 / eps64,
         "flash_max_abs_output": float(np.max(np.abs(exact))),
+        "flash_mean_abs_output": float(np.mean(np.abs(exact))),
+        # Normwise relative error: the largest difference over the largest output (max norm),
+        # a quantity that may be compared with the (relative) machine epsilon.
+        "flash_rel_float32": d32 / float(np.max(np.abs(exact))),
+        "flash_rel_float64": d64 / float(np.max(np.abs(exact))),
+        "flash_rel_in_eps_float32": d32 / float(np.max(np.abs(exact))) / eps32,
+        "flash_rel_in_eps_float64": d64 / float(np.max(np.abs(exact))) / eps64,
+        "flash_ulp_median_float32": float(np.median(ulp_diff("float32"))),
+        "flash_ulp_max_float32": float(np.max(ulp_diff("float32"))),
+        "flash_ulp_share_within_4_float32": float(np.mean(ulp_diff("float32") <= 4)),
         "flash_err_plain_float32": float(np.max(np.abs(plain32.astype(np.float64) - exact))),
         "flash_err_tiled_float32": float(np.max(np.abs(tiled32.astype(np.float64) - exact))),
         "flash_peak_plain": peak_plain,
@@ -128,7 +151,9 @@ def flash() -> dict:
         "flash_peak_plain_float64": peak_plain64,
         "flash_peak_tiled_float64": peak_tiled64,
         "flash_diff_causal_float32": max_diff("float32", causal=True),
-        "flash2_kernel_speedup": FLASH2_KERNEL_SPEEDUP,
+        "flash2_kernel_speedup": Value(FLASH2_KERNEL_SPEEDUP, cite="Dao (2023)",
+                                       what="przyspieszenie samego liczenia uwagi "
+                                            "(FlashAttention-2 względem FlashAttention)"),
     }
 
 
@@ -138,8 +163,9 @@ def flash_difference(style) -> Plot:
     fig, ax = new_figure(style, size=(5.4, 3.5))
     rows = []
     series = {}
+    scale = float(np.max(np.abs(_plain("float64"))))     # the output's scale (max norm)
     for dtype_name in ("float32", "float64"):
-        series[dtype_name] = np.array([max_diff(dtype_name, b) for b in BLOCK_SIZES])
+        series[dtype_name] = np.array([max_diff(dtype_name, b) for b in BLOCK_SIZES]) / scale
     for b, d32, d64 in zip(BLOCK_SIZES, series["float32"], series["float64"]):
         rows.append([b, d32, d64])
     x = np.array(BLOCK_SIZES, dtype=float)
@@ -149,7 +175,7 @@ def flash_difference(style) -> Plot:
         y = series[dtype_name]
         shown = y > 0
         ax.plot(x[shown], y[shown], marker=marker, color=colour,
-                label=f"{dtype_name}: max |kafelki − zwykła|")
+                label=f"{dtype_name}: błąd względny")
         ax.axhline(eps, color=colour, linestyle=":", linewidth=1,
                    label=f"{dtype_name}: epsilon maszynowy {fmt_sci(eps, 1)}")
     ax.set_xscale("log", base=2)
@@ -157,7 +183,7 @@ def flash_difference(style) -> Plot:
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _p: fmt_int(v)))
     ax.set_xticks(x)
     ax.set_xlabel("rozmiar kafelka (tokeny w bloku)")
-    ax.set_ylabel("największa różnica bezwzględna")
+    ax.set_ylabel("max |kafelki − zwykła| / max |wyjście|")
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
     top = max(float(np.max(series["float32"])), float(np.finfo(np.float32).eps))
@@ -169,16 +195,18 @@ def flash_difference(style) -> Plot:
                  + "; ".join(zeros) + ".") if zeros else ""
     return Plot(
         fig=fig,
-        alt=(f"Wykres: największa różnica bezwzględna między uwagą liczoną kafelkami a zwykłą "
-             f"uwagą (n = {fmt_int(N)}, d = {D}) dla rozmiarów kafelka od {BLOCK_SIZES[0]} do "
-             f"{BLOCK_SIZES[-1]}. W float32 różnice są rzędu "
+        alt=(f"Wykres: największa różnica między uwagą liczoną kafelkami a zwykłą uwagą, "
+             f"podzielona przez największą wartość wyjścia (błąd względny), dla n = {fmt_int(N)}, "
+             f"d = {D} i rozmiarów kafelka od {BLOCK_SIZES[0]} do "
+             f"{BLOCK_SIZES[-1]}. W float32 błąd jest rzędu "
              f"{fmt_sci(float(np.max(series['float32'])), 1)}, w float64 rzędu "
              f"{fmt_sci(float(np.max(series['float64'])), 1)}, czyli na poziomie błędów "
-             f"zaokrągleń (linie przerywane: epsilon maszynowy).{zero_note}"),
-        caption=("Ten sam algorytm, inna kolejność sumowania: różnice między wynikiem "
-                 "kafelkowym a zwykłym są na poziomie zaokrągleń danej precyzji, ale nie "
-                 "muszą być zerowe."),
-        table=Table(header=["rozmiar kafelka", "max różnica float32", "max różnica float64"],
+             f"zaokrągleń (linie kropkowane: epsilon maszynowy).{zero_note}"),
+        caption=("Ten sam algorytm, inna kolejność sumowania: różnice między wyjściem "
+                 "kafelkowym a zwykłym, odniesione do skali wyjścia, są na poziomie zaokrągleń "
+                 "danej precyzji (linie kropkowane: epsilon maszynowy), ale nie muszą być "
+                 "zerowe."),
+        table=Table(header=["rozmiar kafelka", "błąd względny float32", "błąd względny float64"],
                     rows=rows, formats=["int", "sci:2", "sci:2"]),
     )
 

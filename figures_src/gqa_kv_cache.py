@@ -14,7 +14,10 @@ Values (all byte counts are plain integers; show them with `bytes(n)`, GiB = 2^3
   as fit the content width next to the sidebars), `kv_variants_table` (each model at full
   context as MHA / as released / as MQA), `config_source`, `config_source_pl` (str);
 - `kv_bytes_per_value`, `llama_head_dim`, `diagram_heads`, `diagram_gqa_kv_heads`,
-  `diagram_gqa_group_size`, `gqa_uptrain_fraction`;
+  `diagram_gqa_group_size`, the same three in words (`diagram_heads_words`,
+  `diagram_gqa_kv_heads_words`, `diagram_gqa_group_size_words`), `gqa_uptrain_fraction` (quoted: Value with cite);
+- Llama 3.2 1B (`LLAMA32_1B`, not in the table): `llama32_1b_head_dim`, `llama32_1b_heads`,
+  `llama32_1b_hidden`;
 - Llama 2 7B: `llama2_7b_layers`, `llama2_7b_heads`, `llama2_7b_kv_heads`,
   `llama2_7b_kv_per_token`, `llama2_7b_kv_full`, `llama2_context`;
 - Llama 2 13B: `llama2_13b_kv_per_token`, `llama2_13b_kv_full`;
@@ -28,7 +31,7 @@ Values (all byte counts are plain integers; show them with `bytes(n)`, GiB = 2^3
   `llama31_405b_kv_full`, `llama31_405b_kv_full_mha`, `llama31_405b_kv_full_mqa`,
   `llama31_405b_mha_gqa_ratio`.
 Figures: `gqa_grouping` (which query heads share which KV head: MHA / GQA / MQA),
-`kv_cache_sizes` (KV-cache at full context, each model as MHA / as released / as MQA).
+`kv_cache_sizes` (dot plot: KV-cache at full context, each model as MHA / released / MQA).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import matplotlib.ticker
 import numpy as np
 
 from attn_core import kv_cache_bytes, kv_cache_bytes_per_token, kv_group_of_heads
-from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_int
 from anatomia_engine.plot import new_figure
 
@@ -58,6 +61,11 @@ GQA_UPTRAIN_FRACTION = 0.05
 
 DIAGRAM_HEADS = 8
 DIAGRAM_KV_HEADS = (8, 2, 1)  # MHA, GQA, MQA
+# Small counts in prose are words: the accusative ("pokazuje osiem głów") and the
+# instrumental ("z dwiema głowami").
+WORDS_ACC = {2: "dwie", 3: "trzy", 4: "cztery", 5: "pięć", 6: "sześć", 7: "siedem", 8: "osiem"}
+WORDS_INSTR = {2: "dwiema", 3: "trzema", 4: "czterema", 5: "pięcioma", 6: "sześcioma",
+               7: "siedmioma", 8: "ośmioma"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,13 @@ MODELS = (
                 context=131072),
 )
 _BY_NAME = {m.name: m for m in MODELS}
+
+# Not in the KV-cache table: the small Llama 3.2 1B, whose heads are narrower (head_dim 64).
+# Source: its published configuration, meta-llama/Llama-3.2-1B config.json on Hugging Face
+# (hidden_size 2048, num_attention_heads 32, num_key_value_heads 8, num_hidden_layers 16,
+# max_position_embeddings 131072).
+LLAMA32_1B = ModelConfig("Llama 3.2 1B", layers=16, heads=32, kv_heads=8, hidden=2048,
+                         context=131072)
 
 
 def attention_kind(heads: int, kv_heads: int) -> str:
@@ -151,8 +166,17 @@ def kv_cache() -> dict:
         "diagram_heads": DIAGRAM_HEADS,
         "diagram_gqa_kv_heads": DIAGRAM_KV_HEADS[1],
         "diagram_gqa_group_size": DIAGRAM_HEADS // DIAGRAM_KV_HEADS[1],
-        "gqa_uptrain_fraction": GQA_UPTRAIN_FRACTION,
-        "llama2_context": l2_7b.context,
+        "diagram_heads_words": WORDS_ACC[DIAGRAM_HEADS],
+        "diagram_gqa_kv_heads_words": WORDS_INSTR[DIAGRAM_KV_HEADS[1]],
+        "diagram_gqa_group_size_words": WORDS_ACC[DIAGRAM_HEADS // DIAGRAM_KV_HEADS[1]],
+        "gqa_uptrain_fraction": Value(GQA_UPTRAIN_FRACTION, cite="Ainslie i in. (2023)",
+                                      what="koszt doszkolenia (uptraining) jako część mocy "
+                                           "obliczeniowej pretreningu"),
+        "llama32_1b_head_dim": LLAMA32_1B.head_dim,
+        "llama32_1b_heads": LLAMA32_1B.heads,
+        "llama32_1b_hidden": LLAMA32_1B.hidden,
+        "llama2_context": Value(l2_7b.context, cite="Touvron i in. (2023)",
+                                what="kontekst modeli Llama 2 (tokeny)"),
         "llama2_7b_layers": l2_7b.layers,
         "llama2_7b_heads": l2_7b.heads,
         "llama2_7b_kv_heads": l2_7b.kv_heads,
@@ -169,8 +193,10 @@ def kv_cache() -> dict:
         "llama2_70b_kv_full": full_context(l2_70b),
         "llama2_70b_kv_full_mha": full_context(l2_70b, l2_70b.heads),
         "llama2_70b_mha_gqa_ratio": per_token(l2_70b, l2_70b.heads) / per_token(l2_70b),
-        "llama3_kv_heads": llama3_kv.pop(),
-        "llama3_context": l3_8b.context,
+        "llama3_kv_heads": Value(llama3_kv.pop(), cite="Meta (2024), karta modelu Llama 3",
+                                 what="głowy kluczy i wartości w modelach Llama 3 i 3.1"),
+        "llama3_context": Value(l3_8b.context, cite="Meta (2024), karta modelu Llama 3",
+                                what="kontekst Llama 3 8B/70B z kwietnia 2024 (tokeny)"),
         "llama31_context": (llama31_ctx := llama31_ctx.pop()),
         "llama31_context_k": llama31_ctx // 1024,
         "llama3_8b_kv_per_token": per_token(l3_8b),
@@ -256,44 +282,61 @@ def gqa_grouping(style) -> Plot:
     )
 
 
+def _short_bytes(v: float) -> str:
+    """Bytes without decimal noise: "64 MiB", "1,5 GiB" (one decimal only when needed)."""
+    for unit in (2**40, 2**30, 2**20, 2**10):
+        if v >= unit:
+            return fmt_bytes(v, 0 if float(v / unit).is_integer() else 1)
+    return fmt_bytes(v, 0)
+
+
 @figure
 def kv_cache_sizes(style) -> Plot:
-    """Horizontal bars (log scale): full-context KV-cache of each model as MHA / released / MQA."""
-    fig, ax = new_figure(style, size=(6.8, 5.4))
+    """Dot plot (log scale): full-context KV-cache of each model as MHA / released / MQA."""
+    fig, ax = new_figure(style, size=(6.8, 5.0))
     names = [m.name for m in MODELS]
     data = [variants(m) for m in MODELS]
-    series = (("MHA", "jako MHA", style.muted),
-              ("released", "wydany wariant", style.accent),
-              ("MQA", "jako MQA", style.accent2))
+    series = (("MHA", "jako MHA", style.muted, "o", "none"),
+              ("released", "wydany wariant", style.accent, "o", None),
+              ("MQA", "jako MQA", style.accent2, "^", None))
     y = np.arange(len(MODELS), dtype=float)
-    height = 0.26
-    gib = 2.0**30
-    for k, (key, label, colour) in enumerate(series):
+    lows = np.array([d["MQA"] for d in data], dtype=float)
+    highs = np.array([d["MHA"] for d in data], dtype=float)
+    ax.hlines(y, lows, highs, color=style.grid, linewidth=2, zorder=1)
+    for key, label, colour, marker, face in series:
         sizes = np.array([d[key] for d in data], dtype=float)
-        pos = y + (k - 1) * height
-        ax.barh(pos, sizes / gib, height=height, color=colour, label=label)
+        ax.scatter(sizes, y, s=55, marker=marker, zorder=3, label=label,
+                   facecolors=colour if face is None else face, edgecolors=colour,
+                   linewidths=1.6)
         if key == "released":
-            for p, s in zip(pos, sizes):
-                ax.annotate(fmt_bytes(s, 2), (s / gib, p), xytext=(3, 0),
-                            textcoords="offset points", va="center", fontsize=8,
-                            color=style.fg)
+            for s_, p in zip(sizes, y):
+                ax.annotate(_short_bytes(s_), (s_, p), xytext=(0, 7), textcoords="offset points",
+                            ha="center", va="bottom", fontsize=8, color=style.fg)
     ax.set_xscale("log", base=2)
-    ax.set_yticks(y, labels=[f"{m.name}\n({fmt_int(m.context)} tok.)" for m in MODELS])
-    ax.invert_yaxis()
-    ax.set_xlabel("KV-cache przy pełnym kontekście (skala logarytmiczna;\n"
+    lo_exp = int(np.floor(np.log2(lows.min()) / 4) * 4)
+    hi_exp = int(np.ceil(np.log2(highs.max()) / 4) * 4)
+    major = [2.0**e for e in range(lo_exp, hi_exp + 1, 4)]            # every 16x: no collisions
+    ax.set_xticks(major, labels=[_short_bytes(v) for v in major])
+    ax.set_xticks([2.0**e for e in range(lo_exp, hi_exp + 1)], minor=True)
+    ax.tick_params(axis="x", which="minor", labelbottom=False)
+    ax.set_xlim(2.0**(lo_exp - 0.5), 2.0**(hi_exp + 0.5))
+    ax.set_yticks(y, labels=[f"{m.name}\n({fmt_int(m.context)} tokenów)" for m in MODELS])
+    ax.set_ylim(len(MODELS) - 0.4, -0.8)
+    ax.set_xlabel("KV-cache przy pełnym kontekście (skala logarytmiczna, podziałka co 16×;\n"
                   "MiB = 2²⁰ B, GiB = 2³⁰ B, TiB = 2⁴⁰ B)")
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
-        lambda v, _pos: fmt_bytes(v * gib, 2)))
-    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(True, axis="x", which="major", linewidth=0.5)
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    ax.tick_params(axis="y", length=0)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8)
     rows = [[m.name, m.context, d["MHA"], d["released"], d["MQA"]] for m, d in zip(MODELS, data)]
     largest = max(zip(names, (d["released"] for d in data)), key=lambda t: t[1])
     return Plot(
         fig=fig,
-        alt=(f"Poziome słupki w skali logarytmicznej: pamięć KV-cache przy pełnym kontekście "
-             f"dla {len(MODELS)} modeli Llama, w trzech wariantach: jako MHA, w wersji "
-             f"wydanej i jako MQA. Największy bufor w wersji wydanej ma {largest[0]}: "
-             f"{fmt_bytes(largest[1], 2)}. Wartości w tabeli danych."),
+        alt=(f"Wykres punktowy w skali logarytmicznej: pamięć KV-cache przy pełnym kontekście "
+             f"dla {len(MODELS)} modeli Llama, po trzy punkty na model: jako MHA (puste kółko), "
+             f"w wersji wydanej (pełne kółko, z podpisem) i jako MQA (trójkąt). Największy bufor "
+             f"w wersji wydanej ma {largest[0]}: {_short_bytes(largest[1])}. Wartości w tabeli "
+             f"danych."),
         caption=(f"KV-cache jednej sekwencji przy pełnym kontekście, wartości "
                  f"{8 * BYTES_PER_VALUE}-bitowe, batch {BATCH}; konfiguracje: {CONFIG_SOURCE_PL}."),
         table=Table(header=["model", "kontekst (tokeny)", "jako MHA", "wydany wariant",

@@ -8,17 +8,22 @@ B = "Tadeusz"), `VOCAB` (its distinct words, in order of first appearance).
 
 Values: `induction_sentence` (the sequence as text), `induction_n_tokens`, `induction_a`,
 `induction_b` (the expected continuation: the token that followed the earlier A),
-`induction_a_position`, `induction_b_position` (1-based), `induction_predicted` (word),
+`induction_a_position`, `induction_b_position` (0-based, as everywhere on the site),
+`induction_predicted` (word),
 `induction_predicted_id`, `induction_expected_id`, `prev_head_min_weight` (smallest weight a
-query puts on the token just before it, positions 2..T, previous-token head), `prev_head_leak`
+query puts on the token just before it, positions 1..T-1, previous-token head), `prev_head_leak`
 (the largest total weight any such query puts elsewhere), `induction_top_key`,
-`induction_top_position` (1-based), `induction_top_weight` (the key the last query weights most
+`induction_top_position` (0-based), `induction_top_weight` (the key the last query weights most
 in the induction head, and its weight), `induction_top_leak` (the total weight the last query
 puts on all other keys), `induction_unmatched_spread` (how unevenly a query seen for the first
-time spreads its weight over positions 2..i: 0 = evenly), `induction_logit_gap` (logit of the
-prediction minus the next-best logit), `induction_logit_table` (token, logit, sorted).
+time spreads its weight over positions 1..i: 0 = evenly), `induction_logit_gap` (logit of the
+prediction minus the next-best logit), `induction_logit_table` (token, logit, sorted),
+`induction_probs` (softmax of the logits), `induction_prob_top`, `induction_prob_next`,
+`induction_vocab_size`, `induction_score_scale`, `induction_leak_formula` ((T-1) / (e^s + T-1):
+the leak of both heads at the last query), `induction_n_others` (T - 1).
 Figures: `previous_token_head`, `induction_head` (attention patterns, rows = query,
-columns = key), `induction_prediction` (logits over the vocabulary at the last position).
+columns = key), `induction_prediction` (probabilities over the vocabulary at the last
+position).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import functools
 
 import numpy as np
 
-from attn_core import future_mask, induction_toy
+from attn_core import INDUCTION_SCORE_SCALE, future_mask, induction_toy, softmax
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec
 from anatomia_engine.plot import bar_chart, heatmap, new_figure
@@ -63,13 +68,13 @@ def first_occurrences(words=WORDS) -> list[int]:
 
 def _unmatched_spread(weights: np.ndarray) -> float:
     """Largest spread (max - min) of the induction-head weights a first-occurrence query puts
-    on the keys it may match, positions 2..i (position 1 has no previous token); 0 = even."""
+    on the keys it may match, positions 1..i (position 0 has no previous token); 0 = even."""
     return float(max(np.ptp(weights[i, 1:i + 1]) for i in first_occurrences()))
 
 
 def _labels() -> list[str]:
-    """Tick labels: the word with its 1-based position, since A occurs twice."""
-    return [f"{w} ({i + 1})" for i, w in enumerate(WORDS)]
+    """Tick labels: the word with its 0-based position, since A occurs twice."""
+    return [f"{w} ({i})" for i, w in enumerate(WORDS)]
 
 
 @values
@@ -88,8 +93,8 @@ def induction() -> dict:
         "induction_n_tokens": len(WORDS),
         "induction_a": WORDS[-1],
         "induction_b": b_word,
-        "induction_a_position": WORDS.index(WORDS[-1]) + 1,
-        "induction_b_position": b_pos + 1,
+        "induction_a_position": WORDS.index(WORDS[-1]),
+        "induction_b_position": b_pos,
         "induction_predicted": VOCAB[predicted],
         "induction_predicted_id": predicted,
         "induction_expected_id": VOCAB.index(b_word),
@@ -97,11 +102,21 @@ def induction() -> dict:
         "prev_head_leak": float(max(np.delete(prev[i, : i + 1], i - 1).sum()
                                     for i in range(1, len(WORDS)))),
         "induction_top_key": WORDS[top],
-        "induction_top_position": top + 1,
+        "induction_top_position": top,
         "induction_top_weight": float(last_row[top]),
         "induction_top_leak": float(np.delete(last_row, top).sum()),
         "induction_unmatched_spread": _unmatched_spread(ind),
         "induction_logit_gap": float(logits[order[0]] - logits[order[1]]),
+        "induction_probs": softmax(logits),
+        "induction_prob_top": float(softmax(logits)[predicted]),
+        "induction_prob_next": float(softmax(logits)[order[1]]),
+        "induction_vocab_size": len(VOCAB),
+        "induction_score_scale": INDUCTION_SCORE_SCALE,
+        # The leak of both heads, in closed form: the last query has one key scoring
+        # score_scale and (T - 1) keys scoring 0, so the others get (T-1) / (e^s + T - 1).
+        "induction_leak_formula": (len(WORDS) - 1) / (np.exp(INDUCTION_SCORE_SCALE)
+                                                      + len(WORDS) - 1),
+        "induction_n_others": len(WORDS) - 1,
         "induction_logit_table": Table(header=["token", "logit"],
                                   rows=[[VOCAB[i], float(logits[i])] for i in order],
                                   formats=[None, "dec:2"]),
@@ -113,7 +128,7 @@ def _pattern_figure(style, matrix, title: str, what: str) -> Plot:
     t = len(WORDS)
     fig, ax = new_figure(style, size=(5.6, 4.6))
     heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style, decimals=2,
-            blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title,
+            blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title, quantity="weights",
             xlabel="klucz (na który token patrzymy)", ylabel="zapytanie (token, który patrzy)")
     ax.tick_params(axis="x", labelrotation=45, rotation_mode="xtick")
     rows = [[labels[i]] + [float(matrix[i, j]) for j in range(t)] for i in range(t)]
@@ -146,29 +161,31 @@ def induction_head(style) -> Plot:
     b_pos, b_word = expected_next()
     return _pattern_figure(
         style, np.asarray(toy().induction_weights), "Głowa indukcyjna (warstwa 2)",
-        f"ostatni token „{WORDS[-1]}” patrzy na „{b_word}” (pozycja {b_pos + 1}), czyli na "
+        f"ostatni token „{WORDS[-1]}” patrzy na „{b_word}” (pozycja {b_pos}), czyli na "
         f"token, który nastąpił po wcześniejszym „{WORDS[-1]}”.")
 
 
 @figure
 def induction_prediction(style) -> Plot:
-    """Logits over the vocabulary at the last position; the predicted token highlighted."""
+    """Probabilities (softmax of the logits) over the vocabulary at the last position."""
     result = toy()
     logits = np.asarray(result.logits, dtype=float)
+    probs = softmax(logits)
     predicted = int(result.predicted)
     fig, ax = new_figure(style, size=(5.2, 3.0))
-    bar_chart(ax, list(VOCAB), logits, style=style, decimals=2, highlight=predicted,
-              ylabel="logit")
-    if logits.min() < 0:
-        ax.set_ylim(min(logits.min() * 1.18, 0), max(logits.max() * 1.18, 1e-12))
+    bar_chart(ax, list(VOCAB), probs, style=style, decimals=0, percent=True, highlight=predicted,
+              ylabel="prawdopodobieństwo")
     ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
     return Plot(
         fig=fig,
-        alt=(f"Wykres słupkowy logitów dla {len(VOCAB)} słów słownika na ostatniej pozycji "
-             f"zdania. Najwyższy słupek ma „{VOCAB[predicted]}” "
-             f"(logit {fmt_dec(logits[predicted], 2)})."),
-        caption=(f"Co obwód przewiduje po ostatnim „{WORDS[-1]}”: logity słownika, "
-                 "wyróżniony zwycięzca."),
-        table=Table(header=["token", "logit"], rows=[[w, float(x)] for w, x in zip(VOCAB, logits)],
-                    formats=[None, "dec:2"]),
+        alt=(f"Wykres słupkowy prawdopodobieństw następnego słowa dla {len(VOCAB)} słów "
+             f"słownika na ostatniej pozycji zdania. Najwyższy słupek ma „{VOCAB[predicted]}” "
+             f"({fmt_dec(probs[predicted] * 100, 0)}%), każde z pozostałych słów "
+             f"{fmt_dec(np.delete(probs, predicted).max() * 100, 0)}%."),
+        caption=(f"Co obwód przewiduje po ostatnim „{WORDS[-1]}”: softmax logitów "
+                 f"(logit {fmt_dec(logits[predicted], 0)} dla zwycięzcy, "
+                 f"{fmt_dec(np.delete(logits, predicted).max(), 0)} dla pozostałych)."),
+        table=Table(header=["token", "logit", "prawdopodobieństwo"],
+                    rows=[[w, float(x), float(p)] for w, x, p in zip(VOCAB, logits, probs)],
+                    formats=[None, "dec:2", "pct:1"]),
     )

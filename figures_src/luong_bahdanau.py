@@ -105,7 +105,7 @@ def luong_values() -> dict:
     # One row per function and quantity, one column per source word: narrow enough for the
     # collapsible block (Material gives every header cell a minimum width of 5rem).
     rows = [[f"{name}: {label}", *r[key][name]] for name in LUONG_NAMES
-            for key, label in (("scores", "wynik"), ("weights", "waga"))]
+            for key, label in (("scores", "ocena"), ("weights", "waga"))]
     header = ["funkcja oceny", *LUONG_SOURCE]
     return {
         "luong_source": list(LUONG_SOURCE),
@@ -177,17 +177,17 @@ def bahdanau_alignment(style) -> Plot:
     weights, _, _ = _bahdanau()
     fig, ax = new_figure(style, size=(4.4, 4.2))
     heatmap(ax, weights, row_labels=BAHDANAU_TARGET, col_labels=BAHDANAU_SOURCE, style=style,
-            decimals=2, vmin=0.0, vmax=1.0,
+            decimals=2, vmin=0.0, vmax=1.0, quantity="weights",
             xlabel="słowo źródłowe (polskie)", ylabel="generowane słowo (angielskie)")
     rows = [[word] + list(row) for word, row in zip(BAHDANAU_TARGET, weights)]
     return Plot(
         fig=fig,
-        alt=("Mapa cieplna dopasowania w stylu Bahdanau: wiersze to kolejne angielskie słowa "
+        alt=("Mapa ciepła dopasowania w stylu Bahdanaua: wiersze to kolejne angielskie słowa "
              "„Ala has a cat .”, kolumny to polskie słowa „Ala ma kota .”. Najwyższe wagi układają "
              "się wzdłuż przekątnej: Ala–Ala, has–ma, cat–kota, kropka–kropka. Rodzajnik „a”, "
              "który nie ma polskiego odpowiednika, rozkłada uwagę głównie na „kota” i trochę "
              "na „ma”."),
-        caption=("Wagi dopasowania uwagi addytywnej (Bahdanau) przy tłumaczeniu „Ala ma kota .” "
+        caption=("Wagi dopasowania uwagi addytywnej (Bahdanaua) przy tłumaczeniu „Ala ma kota .” "
                  "na „Ala has a cat .” (zabawkowe stany i wagi sieci)."),
         table=Table(header=["angielskie \\ polskie"] + BAHDANAU_SOURCE, rows=rows,
                     formats=[None] + ["dec:2"] * len(BAHDANAU_SOURCE)),

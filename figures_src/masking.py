@@ -78,7 +78,7 @@ def mask_matrix(style) -> Plot:
     blocked = future_mask(n)
     fig, ax = new_figure(style, size=(4.4, 4.3))
     heatmap(ax, causal_mask(n), row_labels=TOKENS, col_labels=TOKENS, style=style, decimals=0,
-            blocked=blocked, vmin=-1.0, vmax=1.0,
+            blocked=blocked, vmin=-1.0, vmax=1.0, quantity="scores", colorbar=False,
             xlabel="j: token, na który patrzymy", ylabel="i: token, który patrzy")
     ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
     rows = [[TOKENS[i]] + ["−∞" if blocked[i, j] else "0" for j in range(n)] for i in range(n)]
@@ -100,32 +100,33 @@ def mask_effect(style) -> Plot:
     blocked = future_mask(n)
     fig, axes = new_figure(style, size=(8.0, 3.7), ncols=3)
     panels = [
-        (masked.scaled, None, r"wyniki $QK^{\top}$/√$d_k$", None, None),
-        (masked.masked, blocked, "wyniki + M", None, None),
-        (masked.weights, blocked, "wagi = softmax(wyniki + M)", 0.0, 1.0),
+        (masked.scaled, None, r"oceny $QK^{\top}$/√$d_k$", None, None),
+        (masked.masked, blocked, "oceny + M", None, None),
+        (masked.weights, blocked, "wagi: softmax", 0.0, 1.0),
     ]
-    lo = float(masked.scaled.min())
-    hi = float(masked.scaled.max())
+    reach = float(np.abs(masked.scaled).max())      # one symmetric scale for both score panels
+    lo, hi = -reach, reach
     for k, (ax, (matrix, cells, title, vmin, vmax)) in enumerate(zip(axes, panels)):
         heatmap(ax, matrix, row_labels=TOKENS, col_labels=TOKENS, style=style, decimals=2,
                 blocked=cells, vmin=lo if vmin is None else vmin,
                 vmax=hi if vmax is None else vmax, xlabel="klucz",
+                quantity="scores" if vmin is None else "weights", colorbar=k > 0,
                 ylabel="zapytanie" if k == 0 else "")
         ax.set_title(title, fontsize=10)
         ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
         if k:
             ax.tick_params(axis="y", labelleft=False)
-    rows = ([["wyniki QKᵀ/√dₖ", TOKENS[i], *masked.scaled[i]] for i in range(n)]
+    rows = ([["oceny QKᵀ/√dₖ", TOKENS[i], *masked.scaled[i]] for i in range(n)]
             + [["wagi z maską", TOKENS[i], *masked.weights[i]] for i in range(n)]
             + [["wagi bez maski", TOKENS[i], *full.weights[i]] for i in range(n)])
     return Plot(
         fig=fig,
-        alt=(f"Trzy mapy cieplne {n} na {n} dla zdania „{' '.join(TOKENS)}”. Pierwsza: "
-             "skalowane wyniki zapytanie–klucz, dodatnie i ujemne we wszystkich polach. Druga: "
-             "te same wyniki po dodaniu maski; pola nad przekątną są zakreskowane i mają minus "
+        alt=(f"Trzy mapy ciepła {n} na {n} dla zdania „{' '.join(TOKENS)}”. Pierwsza: "
+             "skalowane oceny dopasowania zapytanie–klucz, dodatnie i ujemne we wszystkich "
+             "polach. Druga: te same oceny po dodaniu maski; pola nad przekątną są zakreskowane i mają minus "
              "nieskończoność. Trzecia: wagi po softmaksie; nad przekątną same zera, pierwszy "
              "wiersz ma całą wagę na pierwszym tokenie, każdy wiersz sumuje się do jedności."),
-        caption=(f"Wyniki, wyniki z maską i wagi dla {n} tokenów (losowe q i k, dₖ = {D_K}); "
+        caption=(f"Oceny dopasowania, oceny z maską i wagi dla {n} tokenów (losowe q i k, dₖ = {D_K}); "
                  "tabela zawiera też wagi bez maski."),
         table=Table(header=["macierz", "zapytanie"] + TOKENS, rows=rows,
                     formats=[None, None] + ["dec:2"] * n),

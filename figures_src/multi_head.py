@@ -20,8 +20,13 @@ Values:
   `base_sqrt_d_k`, `base_sqrt_d_model`, `base_wrong_scale_ratio` = sqrt(d_model / d_k),
   `base_wrong_scale_variance` = d_k / d_model (variance of the scaled score if one divided by
   sqrt(d_model));
+- memory: `base_score_n`, `base_score_bytes_one` (one n x n float32 weight matrix),
+  `base_score_bytes_heads` (one per head), `base_score_heads_ratio` (= h);
+- the quoted configuration (`base_d_model`, `base_heads`, `base_layers`, `base_d_ff`) is
+  returned as Value(..., cite="Vaswani i in. (2017)");
 - toy model: `mh_tokens` (list of str), `mh_d_model`, `mh_heads`, `mh_d_k`, `mh_weights`
-  (h, T, T), `mh_query` (index of the query token discussed in the text), `mh_row_sum_max_error`.
+  (h, T, T), `mh_heads_instr` (the head count in words, instrumental case), `mh_query`
+  (index of the query token discussed in the text), `mh_row_sum_max_error`.
 Figures: `head_split` (512 = 8 x 64), `head_weights` (one heatmap per head of the toy model).
 """
 
@@ -34,12 +39,13 @@ import matplotlib.colors
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attn_core import multi_head_attention, split_heads
-from anatomia_engine.kit import Plot, Table, figure, values
+from attn_core import attention_matrix_bytes, multi_head_attention, split_heads
+from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import heatmap, new_figure
 
 # Vaswani et al. (2017), arXiv:1706.03762: §3.2.2 (d_model, h, d_k, d_v), §3.1 (N), §3.3 (d_ff).
 TRANSFORMER_BASE = {"d_model": 512, "h": 8, "d_k": 64, "d_v": 64, "N": 6, "d_ff": 2048}
+VASWANI = "Vaswani i in. (2017)"
 BASE_SOURCE = "Vaswani i in. (2017), „Attention Is All You Need”, §3.2.2, arXiv:1706.03762"
 
 SEED = 2017
@@ -48,6 +54,10 @@ TOY_D_MODEL = 16
 TOY_HEADS = 4
 TOY_W_STD = 0.4      # std of the random projection entries: heads with clear favourites
 QUERY = 1            # "korek": the row discussed in the text
+# Small counts are written in words; the instrumental case ("z czterema głowami").
+INSTRUMENTAL = {2: "dwiema", 3: "trzema", 4: "czterema", 5: "pięcioma", 6: "sześcioma",
+                7: "siedmioma", 8: "ośmioma"}
+SCORE_N = 4096       # tokens for the per-head score memory (float32), as in quadratic_cost.py
 
 
 def _base_d_k() -> int:
@@ -78,12 +88,12 @@ def base_config() -> dict:
     single = 4 * d_model * d_model
     return {
         "base_source": BASE_SOURCE,
-        "base_d_model": d_model,
-        "base_heads": h,
+        "base_d_model": Value(d_model, cite=VASWANI, what="wymiar wektora tokenu bazowego Transformera"),
+        "base_heads": Value(h, cite=VASWANI, what="liczba głów bazowego Transformera"),
         "base_d_k_paper": cfg["d_k"],
         "base_d_v_paper": cfg["d_v"],
-        "base_layers": cfg["N"],
-        "base_d_ff": cfg["d_ff"],
+        "base_layers": Value(cfg["N"], cite=VASWANI, what="liczba warstw bazowego Transformera"),
+        "base_d_ff": Value(cfg["d_ff"], cite=VASWANI, what="wymiar wewnętrzny FFN bazowego Transformera"),
         "base_d_k": d_k,
         "base_d_v": d_v,
         "base_proj_params_multi": multi,
@@ -96,6 +106,12 @@ def base_config() -> dict:
         "base_sqrt_d_model": float(np.sqrt(d_model)),
         "base_wrong_scale_ratio": float(np.sqrt(d_model / d_k)),
         "base_wrong_scale_variance": d_k / d_model,
+        # What the split does cost: every head has its own n x n weight matrix.
+        "base_score_n": SCORE_N,
+        "base_score_bytes_one": int(attention_matrix_bytes(SCORE_N, 4, heads=1)),
+        "base_score_bytes_heads": int(attention_matrix_bytes(SCORE_N, 4, heads=h)),
+        "base_score_heads_ratio": (attention_matrix_bytes(SCORE_N, 4, heads=h)
+                                   / attention_matrix_bytes(SCORE_N, 4, heads=1)),
     }
 
 
@@ -106,6 +122,7 @@ def toy_heads() -> dict:
         "mh_tokens": list(TOKENS),
         "mh_d_model": TOY_D_MODEL,
         "mh_heads": TOY_HEADS,
+        "mh_heads_instr": INSTRUMENTAL[TOY_HEADS],   # "z czterema głowami"
         "mh_d_k": TOY_D_MODEL // TOY_HEADS,
         "mh_weights": result.weights,
         "mh_query": QUERY,
@@ -156,14 +173,15 @@ def head_weights(style) -> Plot:
     fig, axes = plt.subplots(2, 2, figsize=(7.6, 7.2), layout="constrained")
     for i, ax in enumerate(axes.flat):
         heatmap(ax, result.weights[i], row_labels=TOKENS, col_labels=TOKENS, style=style,
-                decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}",
+                decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}", quantity="weights",
+                colorbar=i % 2 == 1,
                 xlabel="klucz" if i >= 2 else "", ylabel="zapytanie" if i % 2 == 0 else "")
         ax.tick_params(axis="x", labelrotation=35, rotation_mode="xtick")
     rows = [[f"głowa {i + 1}: {TOKENS[r]}", *result.weights[i, r]]
             for i in range(TOY_HEADS) for r in range(len(TOKENS))]
     return Plot(
         fig=fig,
-        alt=(f"Cztery mapy cieplne {len(TOKENS)} na {len(TOKENS)}, po jednej na głowę, dla "
+        alt=(f"Cztery mapy ciepła {len(TOKENS)} na {len(TOKENS)}, po jednej na głowę, dla "
              "zdania „długi korek stoi na autostradzie”. Każda głowa rozkłada uwagę inaczej: "
              "najwyższe wagi leżą w różnych miejscach, a ten sam token w różnych głowach patrzy "
              "najmocniej na różne słowa."),

@@ -25,7 +25,11 @@ Values:
   d_k (`sat_d_k_last`, `sat_max_unscaled_last`, ..., `sat_jac_scaled_last`), `sat_jac_ratio_focus`
   (scaled / unscaled Jacobian norm at focus_d_k).
 Figures: `variance_vs_dk` (log-log, with the line Var = d_k), `saturation_vs_dk`
-(largest weight, entropy, Jacobian norm against d_k, with and without the scale).
+(largest weight, entropy, Jacobian norm against d_k, with and without the scale; both series
+from the same random draws, so they coincide at d_k = 1).
+Also: `sat_first_d_k`, `sat_first_gap` (largest difference of the two series at d_k = 1: 0),
+`sat_jac_unscaled_peak`, `sat_jac_unscaled_peak_d_k` (where the unscaled norm peaks),
+`jac_norm_uniform`, `jac_norm_two_halves`, `jac_norm_one_hot` (closed-form cases).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import functools
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from attn_core import dot_product_variance, softmax_saturation
+from attn_core import dot_product_variance, softmax_jacobian_norm, softmax_saturation_pair
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_int
 from anatomia_engine.plot import new_figure
@@ -53,8 +57,8 @@ FOCUS_D_K = TRANSFORMER_BASE["d_model"] // TRANSFORMER_BASE["h"]
 def _experiments():
     rng = np.random.default_rng(SEED)
     variance = dot_product_variance(rng, D_K_VALUES, N_SAMPLES)                    # (D,)
-    unscaled = softmax_saturation(rng, D_K_VALUES, N_TOKENS, SAT_SAMPLES, scaled=False)
-    scaled = softmax_saturation(rng, D_K_VALUES, N_TOKENS, SAT_SAMPLES, scaled=True)
+    # One set of queries and keys for both series: at d_k = 1 they coincide (sqrt(1) = 1).
+    unscaled, scaled = softmax_saturation_pair(rng, D_K_VALUES, N_TOKENS, SAT_SAMPLES)
     return variance, unscaled, scaled
 
 
@@ -105,6 +109,17 @@ def saturation_values() -> dict:
         "sat_max_entropy": float(np.log(N_TOKENS)),
         "sat_d_k_last": int(D_K_VALUES[last]),
         "sat_jac_ratio_focus": scaled.jacobian_norm[i] / unscaled.jacobian_norm[i],
+        "sat_first_d_k": int(D_K_VALUES[0]),
+        "sat_first_gap": float(np.max(np.abs(
+            np.array([unscaled.max_weight[0], unscaled.entropy[0], unscaled.jacobian_norm[0]])
+            - np.array([scaled.max_weight[0], scaled.entropy[0], scaled.jacobian_norm[0]])))),
+        "sat_jac_unscaled_peak": float(unscaled.jacobian_norm.max()),
+        "sat_jac_unscaled_peak_d_k": int(D_K_VALUES[int(np.argmax(unscaled.jacobian_norm))]),
+        # Closed forms of ||diag(p) - p p^T||_F: uniform over n, two halves, one-hot.
+        "jac_norm_uniform": float(softmax_jacobian_norm(np.full(N_TOKENS, 1.0 / N_TOKENS))),
+        "jac_norm_two_halves": float(softmax_jacobian_norm(
+            np.r_[0.5, 0.5, np.zeros(N_TOKENS - 2)])),
+        "jac_norm_one_hot": float(softmax_jacobian_norm(np.r_[1.0, np.zeros(N_TOKENS - 1)])),
     }
     for label, stats in (("unscaled", unscaled), ("scaled", scaled)):
         for short, series in (("max", stats.max_weight), ("entropy", stats.entropy),
@@ -124,22 +139,21 @@ def variance_vs_dk(style) -> Plot:
     variance, _, _ = _experiments()
     d = D_K_VALUES.astype(float)
     fig, ax = new_figure(style, size=(5.6, 4.6))
-    ax.loglog(d, d, color=style.muted, linewidth=1.2, label=r"teoria: Var = $d_k$")
-    ax.loglog(d, variance, "o", color=style.accent, label=r"zmierzone: Var$(q \cdot k)$")
-    ax.loglog(d, np.ones_like(d), color=style.muted, linewidth=1.0, linestyle=":",
+    # Legend in three columns, each a measurement next to its theory line.
+    ax.loglog(d, variance, "o", color=style.accent, label=r"q·k: pomiar")
+    ax.loglog(d, d, color=style.accent, linewidth=1.0, label=r"teoria: Var = $d_k$")
+    ax.loglog(d, variance / d, "s", color=style.accent2, label=r"q·k / √$d_k$: pomiar")
+    ax.loglog(d, np.ones_like(d), color=style.accent2, linewidth=1.0, linestyle=":",
               label="teoria: Var = 1")
-    ax.loglog(d, variance / d, "s", color=style.accent2,
-              label=r"po podzieleniu przez √$d_k$")
-    ax.loglog(d, 1.0 / d, color=style.muted, linewidth=1.0, linestyle="--",
+    ax.loglog(d, variance / d**2, "^", color=style.fg, markersize=5, label=r"q·k / $d_k$: pomiar")
+    ax.loglog(d, 1.0 / d, color=style.fg, linewidth=1.0, linestyle="--",
               label=r"teoria: Var = 1/$d_k$")
-    ax.loglog(d, variance / d**2, "^", color=style.fg, markersize=5,
-              label=r"po podzieleniu przez $d_k$")
     ax.set_xscale("log", base=2)
     ax.set_xticks(d, labels=[fmt_int(x) for x in d])
     ax.set_xlabel(r"wymiar klucza $d_k$")
     ax.set_ylabel("wariancja iloczynu skalarnego")
     ax.grid(True, which="major", linewidth=0.5)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=3, fontsize=7.5)
     rows = [[int(k), v, v / k, v / k**2] for k, v in zip(D_K_VALUES, variance)]
     return Plot(
         fig=fig,
@@ -162,9 +176,10 @@ def saturation_vs_dk(style) -> Plot:
     panels = [
         ("największa waga", unscaled.max_weight, scaled.max_weight, 1.0 / N_TOKENS,
          "1/n (wagi równe)", 1),
-        ("entropia wag [nat]", unscaled.entropy, scaled.entropy, float(np.log(N_TOKENS)),
+        ("entropia wag (w natach)", unscaled.entropy, scaled.entropy, float(np.log(N_TOKENS)),
          "ln n (wagi równe)", 1),
-        ("norma jakobianu softmaksu", unscaled.jacobian_norm, scaled.jacobian_norm, None, None, 2),
+        ("norma jakobianu softmaksu\n‖diag(p) − ppᵀ‖ (Frobeniusa)", unscaled.jacobian_norm,
+         scaled.jacobian_norm, None, None, 2),
     ]
     ticks = d[::3]
     for ax, (title, raw, fixed, ref, ref_label, decimals) in zip(axes, panels):
@@ -190,11 +205,12 @@ def saturation_vs_dk(style) -> Plot:
         fig=fig,
         alt=(f"Trzy wykresy w funkcji dₖ {_d_k_range()} (skala logarytmiczna) dla softmaksu "
              f"nad {N_TOKENS} kluczami. Bez skalowania największa waga rośnie w stronę 1, "
-             "entropia spada do zera, a norma jakobianu softmaksu maleje ku zeru. Ze "
+             "entropia spada do zera, a norma Frobeniusa jakobianu softmaksu, diag(p) − ppᵀ, "
+             "najpierw lekko rośnie, a potem maleje ku zeru. Ze "
              "skalowaniem przez pierwiastek z dₖ wszystkie trzy krzywe pozostają płaskie."),
         caption=(f"Nasycenie softmaksu nad {N_TOKENS} kluczami bez skalowania i z 1/√dₖ "
                  f"(średnie z {fmt_int(SAT_SAMPLES)} losowych zapytań na każde dₖ)."),
-        table=Table(header=["dₖ", "skalowanie", "największa waga", "entropia [nat]",
-                            "norma jakobianu"],
+        table=Table(header=["dₖ", "skalowanie", "największa waga", "entropia (naty)",
+                            "norma Frobeniusa diag(p) − ppᵀ"],
                     rows=rows, formats=["int", None, "dec:3", "dec:3", "dec:3"]),
     )

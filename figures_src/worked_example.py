@@ -1,15 +1,21 @@
 """Worked example "cat chases mouse": one decoder layer computed by hand, step by step.
 
 Page: docs/krok-po-kroku.md.
-Inputs (defined here only; other modules import them): VOCAB, W_VOCAB, SENTENCE_IDS,
-W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
+Inputs (written down once in figures_src/inputs.py, re-exported here): VOCAB, W_VOCAB,
+SENTENCE_IDS, W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
 Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, sqrt_d_k,
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
 weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out, h_last, logits,
 exp_logits, probs, top_id, top_token, top_prob, qkv_identity, last_row_same, vocab_table,
-prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k, bert_d_model.
+prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k,
+bert_d_model (quoted: kit.Value with cite); soft lookup: soft_keys, soft_values, soft_query,
+soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, soft_narrow_pred,
+soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
+order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
+pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
+probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
-next_token_probs.
+next_token_probs, soft_lookup, padding_mask_figure, transformer_block.
 """
 
 from __future__ import annotations
@@ -17,42 +23,24 @@ from __future__ import annotations
 import functools
 from decimal import Decimal
 
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from attn_core import causal_mask, future_mask, softmax, tiny_decoder
+from attn_core import (
+    causal_mask,
+    future_mask,
+    masked_softmax,
+    nadaraya_watson,
+    padding_mask,
+    softmax,
+    tiny_decoder,
+)
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
 from anatomia_engine.plot import bar_chart, heatmap, new_figure
+from figures_src.inputs import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
 
-
-def _frozen(rows) -> np.ndarray:
-    arr = np.array(rows, dtype=float)
-    arr.flags.writeable = False
-    return arr
-
-
-# ---------------------------------------------------------------------------------------------
-# Inputs of the example: the only place where they are written down.
-# ---------------------------------------------------------------------------------------------
-VOCAB: list[str] = ["cat", "chases", "mouse", "quickly", "sleeping"]
-
-# Columns are the embeddings of the VOCAB tokens (d_model = 2 rows, V = 5 columns).
-W_VOCAB = _frozen([
-    [1.0, 0.2, 0.8, 0.0, 0.0],
-    [0.0, 1.0, 0.0, 0.5, 0.0],
-])
-
-SENTENCE_IDS: list[int] = [0, 1, 2]  # "cat chases mouse"
-
-W_Q = _frozen(np.eye(2))
-W_K = _frozen(np.eye(2))
-W_V = _frozen(np.eye(2))
-
-W_FFN = _frozen([
-    [0.5, 1.0],
-    [1.0, 0.5],
-])
 
 # Published configurations quoted on the page (facts, not results of this example).
 # Transformer base: Vaswani et al. 2017, "Attention Is All You Need", section 3.2.2 and table 3.
@@ -63,6 +51,24 @@ BERT_D_MODEL = 768
 # The softmax paragraph multiplies the scaled scores by this factor to show how larger score
 # differences sharpen the distribution (an illustration chosen for the page, not a model value).
 SHARPEN_FACTOR = 10
+
+# "Attention as a soft lookup" (Nadaraya-Watson kernel regression), before Q, K and V: a small
+# table of (key, value) pairs, one query between the keys, and the kernel's width sigma. A
+# narrow width (SOFT_LOOKUP_NARROW) shows the soft lookup turning into a nearest-key lookup.
+SOFT_LOOKUP_KEYS = (1.0, 2.0, 3.0, 4.0, 5.0)
+SOFT_LOOKUP_VALUES = (2.0, 4.0, 3.0, 5.0, 4.5)
+SOFT_LOOKUP_QUERY = 2.3
+SOFT_LOOKUP_SIGMA = 0.6
+SOFT_LOOKUP_NARROW = 0.2
+
+# The order experiment: the same three words in another order ("chases cat mouse").
+REORDERED_IDS: list[int] = [1, 0, 2]
+
+# The padding mask: a batch of two sentences of different length. The shorter one is padded
+# with a token "[PAD]" (as in BERT) whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
+PAD_TOKEN = "[PAD]"
+PAD_EMBEDDING = (0.0, 0.0)
+BATCH_IDS: list[list[int]] = [[0, 1, 2], [2, 1]]   # "cat chases mouse", "mouse chases"
 
 # The numbers printed by the source article "Mechanizm attention krok po kroku — przykład
 # obliczeniowy" (seed 000_c028d74c44707e49 of this project), copied as printed, dot as the
@@ -155,7 +161,7 @@ def worked_example() -> dict:
         "top_token": VOCAB[top_id],
         "top_prob": float(probs[top_id]),
         "vocab_table": Table(
-            header=["id", "token", "wymiar 1", "wymiar 2", "w zdaniu"],
+            header=["id", "token", "wymiar 0", "wymiar 1", "w zdaniu"],
             rows=[[i, tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
                   for i, tok in enumerate(VOCAB)],
             formats=["int", None, "dec:1", "dec:1", None]),
@@ -170,7 +176,127 @@ def worked_example() -> dict:
         "bert_d_model": BERT_D_MODEL,
     }
     out.update(_source_comparison(out))
+    out.update(_soft_lookup())
+    out.update(_order_and_residual(dec))
+    out.update(_padding())
+    out.update(_rounding(probs))
+    return _described(out, tokens)
+
+
+def _described(out: dict, tokens: list[str]) -> dict:
+    """What the main matrices and vectors are (shown when a reader points at a number)."""
+    dims = ["0", "1"]
+    what = {
+        "E": ("embedding: {i}, wymiar {j}", (tokens, dims)),
+        "Q": ("zapytanie: {i}, wymiar {j}", (tokens, dims)),
+        "K": ("klucz: {i}, wymiar {j}", (tokens, dims)),
+        "V": ("wartość: {i}, wymiar {j}", (tokens, dims)),
+        "scores": ("ocena dopasowania: {i} patrzy na {j}", (tokens, tokens)),
+        "scaled": ("ocena po skalowaniu: {i} patrzy na {j}", (tokens, tokens)),
+        "masked": ("ocena po masce: {i} patrzy na {j}", (tokens, tokens)),
+        "weights": ("waga: {i} patrzy na {j}", (tokens, tokens)),
+        "weights_enc": ("waga bez maski: {i} patrzy na {j}", (tokens, tokens)),
+        "attn_out": ("wyjście uwagi: {i}, wymiar {j}", (tokens, dims)),
+        "residual": ("E + AV: {i}, wymiar {j}", (tokens, dims)),
+        "ffn_out": ("wyjście FFN: {i}, wymiar {j}", (tokens, dims)),
+        "h_last": ("h_mouse, wymiar {i}", (dims,)),
+        "logits": ("logit tokenu {i}", (VOCAB,)),
+        "probs": ("prawdopodobieństwo, że następny będzie {i}", (VOCAB,)),
+        "soft_weights": ("waga klucza {i}", ([fmt_dec(k, 0) for k in SOFT_LOOKUP_KEYS],)),
+    }
+    for name, (text, axes) in what.items():
+        out[name] = Value(out[name], what=text, axes=axes)
+    out["base_d_model"] = Value(BASE_D_MODEL, cite="Vaswani i in. (2017)")
+    out["base_heads"] = Value(BASE_HEADS, cite="Vaswani i in. (2017)")
+    out["bert_d_model"] = Value(BERT_D_MODEL, cite="Devlin i in. (2019)")
     return out
+
+
+@functools.cache
+def _soft_lookup_results():
+    keys, vals = np.array(SOFT_LOOKUP_KEYS), np.array(SOFT_LOOKUP_VALUES)
+    wide = nadaraya_watson([SOFT_LOOKUP_QUERY], keys, vals, bandwidth=SOFT_LOOKUP_SIGMA)
+    narrow = nadaraya_watson([SOFT_LOOKUP_QUERY], keys, vals, bandwidth=SOFT_LOOKUP_NARROW)
+    return keys, vals, wide, narrow
+
+
+def _soft_lookup() -> dict:
+    """Nadaraya-Watson regression at one query: weights over the keys and the prediction."""
+    keys, vals, wide, narrow = _soft_lookup_results()
+    weights = wide.weights[0]
+    nearest = int(np.argmin(np.abs(keys - SOFT_LOOKUP_QUERY)))
+    return {
+        "soft_keys": keys,
+        "soft_values": vals,
+        "soft_query": SOFT_LOOKUP_QUERY,
+        "soft_sigma": SOFT_LOOKUP_SIGMA,
+        "soft_weights": weights,
+        "soft_pred": float(wide.output[0]),
+        "soft_top": int(np.argmax(weights)),
+        "soft_nearest": nearest,
+        "soft_narrow_sigma": SOFT_LOOKUP_NARROW,
+        "soft_narrow_pred": float(narrow.output[0]),
+        "soft_narrow_top_weight": float(narrow.weights[0].max()),
+        "soft_table": Table(
+            header=["klucz x_j", "wartość y_j", "waga a_j"],
+            rows=[[k, v, w] for k, v, w in zip(keys, vals, weights)],
+            formats=["dec:1", "dec:1", "dec:3"]),
+    }
+
+
+def _order_and_residual(dec) -> dict:
+    """The last row without positions does not depend on the order; E + AV is the residual step."""
+    reordered = tiny_decoder(REORDERED_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=True)
+    last, last_re = dec.attention.output[-1], reordered.attention.output[-1]
+    residual = dec.embeddings + dec.attention.output
+    return {
+        "reordered_sentence": " ".join(VOCAB[i] for i in REORDERED_IDS),
+        "last_out_reordered": last_re,
+        "order_gap": float(np.abs(last - last_re).max()),
+        "residual": residual,
+    }
+
+
+@functools.cache
+def _padding_results():
+    """Both sentences of BATCH_IDS padded to one length, without and with the padding mask."""
+    table = np.column_stack([W_VOCAB, PAD_EMBEDDING])                # (d, V + 1): pad = id V
+    pad_id, t = len(VOCAB), max(map(len, BATCH_IDS))
+    ids = [row + [pad_id] * (t - len(row)) for row in BATCH_IDS]
+    x = np.stack([table[:, row].T for row in ids])                   # (B, T, d)
+    q, k = x @ np.array(W_Q), x @ np.array(W_K)                      # (B, T, d_k)
+    scaled = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])         # (B, T, T)
+    lens = [len(row) for row in BATCH_IDS]
+    no_mask = softmax(scaled)                                        # (B, T, T)
+    with_mask = masked_softmax(scaled, lens)                         # (B, T, T)
+    short = BATCH_IDS[1]
+    alone = softmax(scaled[1, :len(short), :len(short)])             # the short one, unpadded
+    names = [VOCAB[i] for i in short] + [PAD_TOKEN] * (t - len(short))
+    return names, lens, no_mask, with_mask, alone, padding_mask(lens, t)
+
+
+def _padding() -> dict:
+    names, lens, no_mask, with_mask, alone, blocked = _padding_results()
+    n = lens[1]
+    return {
+        "pad_sentence": " ".join(names[:n]),
+        "pad_token": PAD_TOKEN,
+        "pad_len": lens[1],
+        "pad_full_len": lens[0],
+        "pad_weights_nomask": no_mask[1],
+        "pad_weights": with_mask[1],
+        "pad_mask_bool": blocked[1],
+        "pad_leak": float(no_mask[1][0][n:].sum()),
+        "pad_gap": float(np.abs(with_mask[1][:n, :n] - alone).max()),
+        "pad_zero": int(np.all(with_mask[1][:, n:] == 0)),
+    }
+
+
+def _rounding(probs) -> dict:
+    """The probabilities as shown (two places and one place in percent) do not always sum to 1."""
+    shown = sum(round_half_up(float(p), 2) for p in probs)
+    shown_pct = sum(round_half_up(float(p) * 100, 1) for p in probs)
+    return {"probs_shown_sum": float(shown), "probs_shown_pct_sum": float(shown_pct)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,15 +312,15 @@ def _describe(key: str, index: tuple[int, ...]) -> str:
     if key == "sqrt_d_k":
         return "√d_k"
     if key == "W_vocab":
-        return f"W_vocab: {VOCAB[index[1]]}, wymiar {index[0] + 1}"
+        return f"W_vocab: {VOCAB[index[1]]}, wymiar {index[0]}"
     if key == "W_FFN":
         return f"W_FFN[{index[0]}][{index[1]}]"
     row, col = index
     if key in ("scores", "scaled", "weights"):
-        name = {"scores": "QKᵀ", "scaled": "QKᵀ/√d_k", "weights": "waga uwagi"}[key]
+        name = {"scores": "ocena QKᵀ", "scaled": "ocena QKᵀ/√d_k", "weights": "waga uwagi"}[key]
         return f"{name} {tokens[row]} → {tokens[col]}"
     name = {"attn_out": "wyjście uwagi", "ffn_out": "wyjście FFN"}[key]
-    return f"{name}: {tokens[row]}, wymiar {col + 1}"
+    return f"{name}: {tokens[row]}, wymiar {col}"
 
 
 def _source_comparison(vals: dict) -> dict:
@@ -243,13 +369,14 @@ def scaled_scores(style) -> Plot:
     dec, _ = _traces()
     tokens = _tokens()
     fig, ax = new_figure(style, size=(4.4, 3.6))
-    heatmap(ax, dec.attention.scaled, tokens, tokens, style=style, decimals=2,
+    heatmap(ax, dec.attention.scaled, tokens, tokens, style=style, decimals=2, quantity="scores",
             xlabel=_XLABEL, ylabel=_YLABEL)
     return Plot(fig=fig,
-                alt=f"Mapa ciepła {len(tokens)} na {len(tokens)} z przeskalowanymi wynikami "
-                    "uwagi QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, na które "
-                    "patrzą; im ciemniejsze pole, tym większy iloczyn skalarny zapytania i klucza.",
-                caption="Przeskalowane wyniki QKᵀ/√d_k przed maską. Wiersz: token, który "
+                alt=f"Mapa ciepła {len(tokens)} na {len(tokens)} z przeskalowanymi ocenami "
+                    "dopasowania QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, "
+                    "na które patrzą; w każdym polu wypisana jest ocena, a jej kolor odczytuje się z "
+                    "paska obok (skala ocen dopasowania z zerem pośrodku, wspólna dla witryny).",
+                caption="Przeskalowane oceny QKᵀ/√d_k przed maską. Wiersz: token, który "
                         "patrzy (zapytanie), kolumna: token, na który patrzy (klucz).",
                 table=_matrix_table(dec.attention.scaled, tokens))
 
@@ -266,7 +393,7 @@ def causal_mask_figure(style) -> Plot:
                 alt=f"Maska przyczynowa {t} na {t}: na przekątnej i pod nią zera, nad przekątną "
                     "minus nieskończoność (pola zakreskowane) — token nie widzi tokenów "
                     "późniejszych.",
-                caption="Maska przyczynowa dodawana do wyników przed softmaksem: 0 tam, gdzie "
+                caption="Maska przyczynowa dodawana do ocen przed softmaksem: 0 tam, gdzie "
                         "wolno patrzeć, −∞ (zakreskowane) tam, gdzie klucz leży w przyszłości.",
                 table=Table(header=["zapytanie \\ klucz", *tokens],
                             rows=[[tok, *("−∞" if b else "0" for b in row)]
@@ -280,9 +407,10 @@ def weights_masked_vs_unmasked(style) -> Plot:
     t = len(tokens)
     fig, (left, right) = new_figure(style, size=(8.0, 3.7), ncols=2)
     heatmap(left, dec.attention.weights, tokens, tokens, style=style, decimals=2,
+            quantity="weights", colorbar=False,
             blocked=future_mask(t), vmin=0.0, vmax=1.0, title="z maską (dekoder)",
             xlabel=_XLABEL, ylabel=_YLABEL)
-    heatmap(right, enc.attention.weights, tokens, tokens, style=style, decimals=2,
+    heatmap(right, enc.attention.weights, tokens, tokens, style=style, decimals=2, quantity="weights",
             vmin=0.0, vmax=1.0, title="bez maski (enkoder)", xlabel=_XLABEL, ylabel="")
     rows = [[f"{q} → {k}", float(dec.attention.weights[i, j]), float(enc.attention.weights[i, j])]
             for i, q in enumerate(tokens) for j, k in enumerate(tokens)]
@@ -332,22 +460,22 @@ def embedding_plane(style) -> Plot:
         ax.annotate(tok, a, color=style.fg, textcoords="offset points", **_label_away(b - a))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt_dec(x, 1)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: fmt_dec(y, 1)))
-    ax.set_xlabel("wymiar 1 („zwierzęcość”)")
-    ax.set_ylabel("wymiar 2 („akcja”)")
+    ax.set_xlabel("wymiar 0 („zwierzęcość”)")
+    ax.set_ylabel("wymiar 1 („akcja”)")
     ax.set_aspect("equal", adjustable="datalim")
     ax.grid(True, linewidth=0.5)
     ax.margins(0.15)
     ax.legend(loc="upper right", fontsize=8)
     rows = [[tok, *map(float, a), *map(float, b)] for tok, a, b in zip(tokens, emb, out)]
     return Plot(fig=fig,
-                alt="Płaszczyzna embeddingów: oś pozioma to wymiar 1, pionowa wymiar 2. Puste "
+                alt="Płaszczyzna embeddingów: oś pozioma to wymiar 0, pionowa wymiar 1. Puste "
                     "kółka to embeddingi tokenów zdania, pełne kółka to ich reprezentacje po "
                     "uwadze; strzałki łączą jedno z drugim. Kwadraty to pozostałe tokeny "
                     "słownika.",
                 caption="Tokeny zdania przed uwagą (embedding E) i po niej (wyjście uwagi). "
                         "Strzałka pokazuje, dokąd kontekst przesunął token.",
-                table=Table(header=["token", "E: wymiar 1", "E: wymiar 2",
-                                    "po uwadze: wymiar 1", "po uwadze: wymiar 2"],
+                table=Table(header=["token", "E: wymiar 0", "E: wymiar 1",
+                                    "po uwadze: wymiar 0", "po uwadze: wymiar 1"],
                             rows=rows, formats=[None, "dec:4", "dec:4", "dec:4", "dec:4"]))
 
 
@@ -370,3 +498,130 @@ def next_token_probs(style) -> Plot:
                             rows=[[tok, float(dec.logits[i]), float(probs[i])]
                                   for i, tok in enumerate(VOCAB)],
                             formats=[None, "dec:4", "pct:2"]))
+
+
+@figure
+def soft_lookup(style) -> Plot:
+    keys, vals, wide, _ = _soft_lookup_results()
+    grid = np.linspace(keys.min() - 0.5, keys.max() + 0.5, 201)
+    curve = nadaraya_watson(grid, keys, vals, bandwidth=SOFT_LOOKUP_SIGMA).output
+    weights, pred = wide.weights[0], float(wide.output[0])
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.6, 4.6), layout="constrained", sharex=True,
+                                      gridspec_kw={"height_ratios": [2.2, 1]})
+    top.plot(grid, curve, color=style.accent, lw=1.6, label="przewidywanie f(x) dla każdego x")
+    top.scatter(keys, vals, s=36, color=style.fg, zorder=3, label="pary (klucz, wartość)")
+    top.scatter([SOFT_LOOKUP_QUERY], [pred], s=70, marker="D", color=style.accent2, zorder=4,
+                label=f"zapytanie x = {fmt_dec(SOFT_LOOKUP_QUERY, 1)}")
+    top.axvline(SOFT_LOOKUP_QUERY, color=style.accent2, lw=1, ls="--")
+    top.set_ylabel("wartość")
+    top.legend(loc="lower right", fontsize=8)
+    top.spines[["top", "right"]].set_visible(False)
+    bottom.bar(keys, weights, width=0.35, color=style.accent)
+    for k, w in zip(keys, weights):
+        bottom.annotate(fmt_dec(w, 2), (k, w), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", color=style.fg, fontsize=8)
+    bottom.axvline(SOFT_LOOKUP_QUERY, color=style.accent2, lw=1, ls="--")
+    bottom.set_ylim(0, weights.max() * 1.35)
+    bottom.set_ylabel("waga")
+    bottom.set_xlabel("klucz x")
+    bottom.spines[["top", "right"]].set_visible(False)
+    return Plot(fig=fig,
+                alt=f"Dwa wykresy jeden nad drugim. U góry {len(keys)} punktów (klucz, wartość), "
+                    "gładka krzywa przewidywań regresji jądrowej i zaznaczone zapytanie. Na dole "
+                    "słupki wag, jakie zapytanie przydziela kluczom: największe przy kluczach "
+                    "najbliższych zapytaniu, małe przy dalekich.",
+                caption="Miękkie wyszukiwanie (regresja jądrowa Nadarai–Watsona): przewidywanie "
+                        "dla zapytania to średnia wartości ważona tym, jak blisko zapytania leży "
+                        "każdy klucz; wagi sumują się do 1.",
+                table=Table(header=["klucz x_j", "wartość y_j", "waga dla zapytania"],
+                            rows=[[float(k), float(v), float(w)]
+                                  for k, v, w in zip(keys, vals, weights)],
+                            formats=["dec:1", "dec:1", "dec:4"]))
+
+
+@figure
+def padding_mask_figure(style) -> Plot:
+    names, lens, no_mask, with_mask, _, blocked = _padding_results()
+    b = blocked[1]
+    fig, (left, right) = new_figure(style, size=(8.0, 3.7), ncols=2)
+    heatmap(left, no_mask[1], names, names, style=style, decimals=2, vmin=0.0, vmax=1.0,
+            quantity="weights", colorbar=False,
+            title="bez maski dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
+    heatmap(right, with_mask[1], names, names, style=style, decimals=2, blocked=b, quantity="weights",
+            vmin=0.0,
+            vmax=1.0, title="z maską dopełnienia", xlabel=_XLABEL, ylabel="")
+    rows = [[f"{q} → {k}", float(no_mask[1][i, j]), float(with_mask[1][i, j])]
+            for i, q in enumerate(names) for j, k in enumerate(names)]
+    n = lens[1]
+    return Plot(fig=fig,
+                alt=f"Dwie mapy ciepła wag uwagi dla zdania z {n} tokenów dopełnionego do "
+                    f"{len(names)} pozycji tokenem {PAD_TOKEN}. Po lewej, bez maski, prawdziwe "
+                    "tokeny oddają część uwagi dopełnieniu. Po prawej kolumna dopełnienia jest "
+                    "zakreskowana i ma wagę zero, a wagi prawdziwych tokenów sumują się do 1.",
+                caption="Maska dopełnienia (padding mask) w enkoderze: kolumny tokenów "
+                        f"{PAD_TOKEN} dostają wagę 0 w każdym wierszu. Wiersz samego {PAD_TOKEN} "
+                        "liczy się, ale jego wyjścia nikt nie czyta.",
+                table=Table(header=["zapytanie → klucz", "bez maski", "z maską"], rows=rows,
+                            formats=[None, "dec:4", "dec:4"]))
+
+
+# The Transformer block of Vaswani et al. (2017), figure 1, drawn bottom to top.
+_BLOCK = [
+    ("x", "wejście bloku x (jeden wektor na token)"),
+    ("attn", "uwaga wielogłowa (z maską w dekoderze)"),
+    ("add1", "dodaj i normalizuj: LayerNorm(x + uwaga(x))"),
+    ("ffn", "sieć feed-forward (osobno dla każdej pozycji)"),
+    ("add2", "dodaj i normalizuj: LayerNorm(y + FFN(y))"),
+    ("out", "wyjście bloku (wejście następnego bloku)"),
+]
+
+
+@figure
+def transformer_block(style) -> Plot:
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    fig, ax = new_figure(style, size=(5.4, 5.0))
+    ys = {key: 0.5 + 1.0 * i for i, (key, _) in enumerate(_BLOCK)}
+    width, height, x0 = 3.6, 0.56, 0.0
+    fills = {"attn": style.accent, "ffn": style.accent, "add1": style.accent2,
+             "add2": style.accent2}
+    for key, label in _BLOCK:
+        y = ys[key]
+        fill = fills.get(key)
+        box = FancyBboxPatch((x0 - width / 2, y - height / 2), width, height,
+                             boxstyle="round,pad=0.02,rounding_size=0.08", linewidth=1.2,
+                             edgecolor=style.fg if fill is None else fill,
+                             facecolor="none" if fill is None else fill, alpha=1.0)
+        ax.add_patch(box)
+        colour = style.fg if fill is None else style.bg
+        ax.text(x0, y, label, ha="center", va="center", fontsize=8.5, color=colour, wrap=True)
+    keys = [k for k, _ in _BLOCK]
+    for a, b in zip(keys, keys[1:]):
+        ax.add_patch(FancyArrowPatch((x0, ys[a] + height / 2), (x0, ys[b] - height / 2),
+                                     arrowstyle="-|>", mutation_scale=10, color=style.fg, lw=1.2))
+    # Residual (skip) connections: from a block's input around the sub-layer into "add".
+    for start, end in (("x", "add1"), ("add1", "add2")):
+        y0, y1 = ys[start] + height / 2 + 0.12, ys[end]
+        side = x0 + width / 2 + 0.35
+        ax.add_patch(FancyArrowPatch((x0 + 0.05, y0), (side, y0), arrowstyle="-", color=style.muted,
+                                     lw=1.2, connectionstyle="arc3,rad=0"))
+        ax.add_patch(FancyArrowPatch((side, y0), (side, y1), arrowstyle="-", color=style.muted,
+                                     lw=1.2))
+        ax.add_patch(FancyArrowPatch((side, y1), (x0 + width / 2, y1), arrowstyle="-|>",
+                                     mutation_scale=10, color=style.muted, lw=1.2))
+        ax.text(side + 0.08, (y0 + y1) / 2, "połączenie\nrezydualne", fontsize=7.5,
+                color=style.muted, va="center", ha="left")
+    ax.set_xlim(-width / 2 - 0.2, width / 2 + 1.6)
+    ax.set_ylim(0, ys["out"] + 0.6)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    rows = [[str(i), label] for i, (_, label) in enumerate(_BLOCK)]
+    return Plot(fig=fig,
+                alt="Schemat jednego bloku Transformera, od dołu do góry: wejście x, uwaga "
+                    "wielogłowa, dodaj i normalizuj, sieć feed-forward, drugie dodaj i normalizuj, "
+                    "wyjście. Dwie strzałki omijają podwarstwy: wejście uwagi trafia wprost do "
+                    "pierwszego dodawania, a wejście sieci feed-forward do drugiego.",
+                caption="Blok Transformera (Vaswani i in., 2017, rysunek 1), czytany od dołu: "
+                        "każda podwarstwa dodaje swoje wyjście do wektora, który do niej wszedł "
+                        "(połączenie rezydualne), a suma przechodzi przez normalizację warstwy.",
+                table=Table(header=["kolejność", "element bloku"], rows=rows))

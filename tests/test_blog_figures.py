@@ -16,10 +16,11 @@ import pytest
 from numpy.testing import assert_allclose
 
 from figures_src import flash_attention, gqa_kv_cache, induction_heads, quadratic_cost
-from anatomia_engine.kit import KIND, Plot, Table
+from anatomia_engine.kit import KIND, Plot, Table, Value
 from anatomia_engine.plot import STYLES
 
-MODULES = ("gqa_kv_cache", "quadratic_cost", "flash_attention", "induction_heads")
+MODULES = ("gqa_kv_cache", "quadratic_cost", "flash_attention", "induction_heads", "flash_io",
+           "rope_positions", "llama_count")
 KIB, MIB, GIB = 2**10, 2**20, 2**30
 
 
@@ -27,7 +28,7 @@ def _values(module) -> dict:
     fns = [f for f in vars(module).values() if getattr(f, KIND, None) == "values"]
     out: dict = {}
     for fn in fns:
-        out.update(fn())
+        out.update({k: v.value if isinstance(v, Value) else v for k, v in fn().items()})
     return out
 
 
@@ -199,7 +200,7 @@ def test_induction_toy_predicts_b():
     b_id = induction_heads.VOCAB.index(b)
     assert v["induction_predicted_id"] == v["induction_expected_id"] == b_id
     assert v["induction_top_key"] == b
-    assert v["induction_top_position"] == v["induction_b_position"] == words.index(a) + 2
+    assert v["induction_top_position"] == v["induction_b_position"] == words.index(a) + 1
     assert v["induction_logit_gap"] > 0.5
 
 
@@ -255,8 +256,8 @@ def test_figure_runs_in_both_styles(module, name, style):
         plt.close(plot.fig)
 
 
-def test_blog_modules_declare_eight_figures():
-    assert len(FIGURES) == 8
+def test_blog_modules_declare_eleven_figures():
+    assert len(FIGURES) == 11
 
 
 @pytest.mark.parametrize("module", MODULES)

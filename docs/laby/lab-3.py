@@ -30,7 +30,7 @@
 # - wyjaśniać, w jaki sposób model może brać pod uwagę pozycję tokenu;
 # - opisywać, jaką rolę grają zapytania (Q), klucze (K) i wartości (V);
 # - wyznaczać wymiary macierzy $QK^\top$;
-# - obliczać wagi i wynik *scaled dot-product attention*;
+# - obliczać wagi i wyjście *scaled dot-product attention*;
 # - nakładać maskę przyczynową, tak aby żadna pozycja nie korzystała z późniejszych tokenów;
 # - sprawdzać, czy każdy wiersz wag sumuje się do 1 z dokładnością numeryczną;
 # - wyjaśniać, dlaczego same wagi uwagi nie są pełnym wyjaśnieniem odpowiedzi modelu.
@@ -43,10 +43,11 @@
 #
 # - **Krok 1** — ID tokenu, embedding i pozycja.
 # - **Krok 2** — Q, K i V oraz ich wymiary.
-# - **Krok 3** — obliczanie wag i wyniku mechanizmu uwagi.
+# - **Krok 3** — obliczanie wag i wyjścia mechanizmu uwagi.
 # - **Krok 4** — maska przyczynowa.
 # - **Krok 5** — eksperyment z przeciekiem informacji z przyszłości.
-# - **Krok 6** — rezultat pracy.
+# - **Krok 6** — kilka głów naraz: podział, maska, sklejenie i $W_O$.
+# - **Krok 7** — rezultat pracy.
 #
 # ## Zanim zaczniesz
 #
@@ -58,8 +59,9 @@
 # $V$: `[n, d_v]`, $QK^\top$: `[n, n]`. Gdy wymiary są wypisane jawnie, większość typowych
 # nieporozumień znika sama.
 #
-# Pierwsza komórka importuje biblioteki i ustawia sposób wypisywania liczb; druga wczytuje
-# dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze.
+# Pierwsza komórka importuje biblioteki i ustawia sposób wypisywania liczb; druga zapisuje
+# dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze. Wszystko dalej
+# jest liczone z nich.
 
 # %%
 import numpy as np
@@ -71,14 +73,36 @@ plt.rcParams["svg.hashsalt"] = "lab-3"  # ten sam wykres -> te same bajty
 plt.rcParams["font.size"] = 11          # czytelne napisy na stronie
 np.set_printoptions(precision=3, suppress=True)
 
-# %% tags=["inputs"]
-# Dane wejściowe: w projekcie zapisane raz, w figures_src/lab3.py.
-# (W pobranym notatniku ta komórka podaje te same wartości wprost.)
-from figures_src.lab3 import (
-    D_K, D_MODEL, D_V, EXERCISE_4_THIRD_ROW, FLOAT32_BYTES, INPUT_IDS,
-    LEAK_A, LEAK_B, LONG_SEQ_LEN, MAX_SEQ_LEN, SEED_EMBEDDINGS,
-    SEED_PROJECTIONS, TOY_X, VOCAB_SIZE, WEAK_VALUE_SCALE,
-)
+# %%
+# Dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze.
+SEED_EMBEDDINGS = 7            # ziarno tabel E i E_pos (krok 1)
+VOCAB_SIZE = 12                # liczba ID w słowniku
+D_MODEL = 4                    # długość wektora embeddingu
+INPUT_IDS = np.array([2, 5, 2, 9])   # sekwencja: ID 2 występuje dwa razy
+MAX_SEQ_LEN = 32               # liczba wierszy tabeli pozycji
+
+SEED_PROJECTIONS = 11          # ziarno macierzy W_Q, W_K, W_V (krok 2)
+D_K, D_V = 2, 3                # długość zapytań i kluczy, długość wartości
+
+TOY_X = np.array([             # mała macierz z kroku 3: Q = K = V = TOY_X
+    [1.0, 0.0],
+    [0.0, 1.0],
+    [1.0, 1.0],
+])
+EXERCISE_4_THIRD_ROW = np.array([-1.0, -1.0])   # nowy trzeci wektor w ćwiczeniu 4
+LONG_SEQ_LEN = 4096            # długa sekwencja: rozmiar macierzy n × n
+FLOAT32_BYTES = 4              # bajty na jedną liczbę float32
+
+LEAK_A = TOY_X                 # przeciek (krok 5): ten sam pierwszy wektor,
+LEAK_B = np.array([            # inne późniejsze
+    [1.0, 0.0],
+    [8.0, 8.0],
+    [-7.0, 2.0],
+])
+WEAK_VALUE_SCALE = 0.05        # ile razy skracamy wektor wartości (wagi a wkłady)
+
+SEED_HEADS = 3                 # ziarno macierzy uwagi wielogłowej (krok 6)
+N_HEADS = 2                    # liczba głów
 
 # %% [markdown]
 # ## Krok 1. ID tokenu nie niesie użytecznej geometrii
@@ -155,8 +179,8 @@ print("powtórzone ID daje ten sam wektor:",
 # dopiero później, gdy model uwzględni pozycję i kontekst.
 #
 # Embedding tokenu to co innego niż wektor reprezentujący cały fragment tekstu. Tutaj każde ID
-# w sekwencji dostaje własny wektor. Jak z takich wektorów zbudować jedną reprezentację całego
-# fragmentu i porównywać nią teksty, pokażą kolejne laboratoria.
+# w sekwencji dostaje własny wektor; jedną reprezentację całego fragmentu trzeba by dopiero
+# z tych wektorów zbudować, a w tym laboratorium się tym nie zajmujemy.
 #
 # ### Skąd model bierze informację o pozycji?
 #
@@ -245,7 +269,7 @@ print("po dodaniu pozycji reprezentacje się różnią:",
 # wiersz. Z każdego wiersza liczymy trzy projekcje liniowe, za pomocą macierzy $W_Q$, $W_K$
 # i $W_V$:
 #
-# $$Q = H W_Q, \qquad K = H W_K, \qquad V = H W_V.$$
+# $$\begin{aligned} Q &= H W_Q, \\ K &= H W_K, \\ V &= H W_V. \end{aligned}$$
 #
 # Macierze $W_Q$, $W_K$ i $W_V$ są parametrami modelu, uczonymi podczas treningu. Natomiast
 # $Q$, $K$ i $V$ to wyniki obliczeń dla bieżącej sekwencji: inne wejście $H$ daje inne $Q$,
@@ -253,7 +277,7 @@ print("po dodaniu pozycji reprezentacje się różnią:",
 #
 # Zapytania (*query*, $Q$) porównujemy z kluczami (*key*, $K$): dla pozycji $i$ liczymy, jak
 # bardzo jej zapytanie $q_i$ pasuje do klucza $k_j$ każdej pozycji $j$. Wartości (*value*,
-# $V$) to wektory, które na końcu połączymy w wynik. Waga przypisana pozycji $j$ mówi, przez
+# $V$) to wektory, które na końcu połączymy w wyjście. Waga przypisana pozycji $j$ mówi, przez
 # jaki współczynnik pomnożymy jej wektor $v_j$ — a to, ile ten składnik naprawdę wniesie,
 # zależy też od samego wektora.
 #
@@ -348,17 +372,31 @@ print("v[0]:", v[0])
 # Dwa pierwsze mają długość $d_k$, trzeci — $d_v$. W kolejnym ćwiczeniu uprościmy dane do
 # $Q = K = V = X$, żeby łatwo prześledzić samo obliczenie uwagi.
 #
-# W macierzy $QK^\top$ wiersz $i$ odpowiada pozycji tokenu, *dla którego* liczymy wynik, a
+# W macierzy $QK^\top$ wiersz $i$ odpowiada pozycji tokenu, *dla którego* liczymy wyjście, a
 # kolumna $j$ — pozycji tokenu, *z którego* można pobrać informację. Na tym etapie macierz
 # zawiera surowe oceny dla wszystkich par $(i, j)$; dopiero maska przyczynowa zablokuje
 # pozycje $j > i$. Spośród pozycji, które zostaną, nie wybieramy automatycznie jednej
-# „najlepszej”: każda może wnieść część informacji do wyniku.
+# „najlepszej”: każda może wnieść część informacji do wyjścia.
 #
-# **Przykład.** Sekwencja ma cztery tokeny na pozycjach 0, 1, 2 i 3. Licząc wynik dla tokenu
+# **Przykład.** Sekwencja ma cztery tokeny na pozycjach 0, 1, 2 i 3. Licząc wyjście dla tokenu
 # na pozycji $i = 2$, model może uwzględnić tokeny z pozycji $j = 0, 1, 2$, ale nie z
 # pozycji $j = 3$. Jeśli po masce i softmaksie wagi w tym wierszu wynoszą $a_{20}$, $a_{21}$
-# i $a_{22}$ (są nieujemne i sumują się do 1), wynikiem jest ważona suma
+# i $a_{22}$ (są nieujemne i sumują się do 1), wyjściem jest ważona suma
 # $a_{20} v_0 + a_{21} v_1 + a_{22} v_2$. Token z pozycji 3 ma w tym obliczeniu wagę zero.
+# Dla naszych losowych $Q$, $K$ i $V$ te trzy wagi wyglądają tak (softmax i maskę omówimy
+# dokładnie w krokach 3 i 4; tu liczymy je od razu, żeby zobaczyć liczby):
+
+# %%
+i = 2                                      # pozycja, dla której liczymy wyjście
+s_2 = q[i] @ k[: i + 1].T / np.sqrt(d_k)   # oceny dla j = 0, 1, 2 (j = 3 pomijamy)
+a_2 = np.exp(s_2 - s_2.max())
+a_2 = a_2 / a_2.sum()                      # wagi a_20, a_21, a_22: suma 1
+
+terms = " + ".join(f"{a:.2f}·v_{j}".replace(".", ",") for j, a in enumerate(a_2))
+print(f"y_{i} = {terms}")
+print("suma wag:", a_2.sum())
+
+# %% [markdown]
 #
 # Tabela kształtów, jak wcześniej, pomija wymiar batcha. Dla batcha wielkości $B$
 # otrzymalibyśmy $Q, K$: `[B, n, d_k]`, $V$: `[B, n, d_v]` i $QK^\top$: `[B, n, n]`. Opisujemy
@@ -374,19 +412,19 @@ print("v[0]:", v[0])
 # $$\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
 # Wzór najłatwiej czytać jako trzy kolejne macierze: $S = QK^\top / \sqrt{d_k}$ zawiera oceny
-# dopasowania, $A = \operatorname{softmax}(S)$ — wagi, a $Y = AV$ — wektory wynikowe.
+# dopasowania, $A = \operatorname{softmax}(S)$ — wagi, a $Y = AV$ — wyjście.
 #
-# 1. **Porównanie.** Mnożymy $Q$ przez $K^\top$. Element $(i, j)$ wyniku to iloczyn skalarny
+# 1. **Porównanie.** Mnożymy $Q$ przez $K^\top$. Element $(i, j)$ iloczynu to iloczyn skalarny
 #    zapytania $q_i$ i klucza $k_j$. Powstaje macierz `[n, n]`: jeden wiersz na każdą pozycję,
-#    dla której liczymy wynik, i jedna kolumna na każdą pozycję, z której można pobrać
+#    dla której liczymy wyjście, i jedna kolumna na każdą pozycję, z której można pobrać
 #    informację.
 # 2. **Skalowanie.** Każdą ocenę dzielimy przez tę samą liczbę $\sqrt{d_k}$, gdzie $d_k$ to
 #    długość wektorów zapytań i kluczy. Kształt się nie zmienia: nadal `[n, n]`. Wiersze nie
 #    muszą jeszcze sumować się do 1 — to wciąż oceny dopasowania, nie wagi.
 # 3. **Wagi.** Do każdego wiersza ocen osobno stosujemy softmax. Dostajemy macierz $A$
-#    o kształcie `[n, n]`; element $A[i, j]$ to waga pozycji $j$ przy obliczaniu wyniku dla
+#    o kształcie `[n, n]`; element $A[i, j]$ to waga pozycji $j$ przy obliczaniu wyjścia dla
 #    pozycji $i$. Wagi w każdym wierszu są nieujemne i sumują się do 1.
-# 4. **Wynik.** Mnożymy $A$ (`[n, n]`) przez $V$ (`[n, d_v]`) i dostajemy $Y$ o kształcie
+# 4. **Wyjście.** Mnożymy $A$ (`[n, n]`) przez $V$ (`[n, d_v]`) i dostajemy $Y$ o kształcie
 #    `[n, d_v]`: nowy wektor długości $d_v$ dla każdej pozycji w sekwencji.
 #
 # Co dokładnie oznacza ostatni krok? Dla ustalonej pozycji $i$ bierzemy wagi $A[i, 0], A[i, 1],
@@ -394,8 +432,8 @@ print("v[0]:", v[0])
 #
 # $$y_i = \sum_{j=0}^{n-1} A[i, j]\, v_j .$$
 #
-# Wynik ma $d_v$ składowych, a każdą z nich liczymy jako osobną sumę po pozycjach $j$, z tymi
-# samymi wagami $A[i, j]$. W kroku 4 maska przyczynowa sprawi, że w wyniku dla pozycji $i$
+# Wyjście $y_i$ ma $d_v$ składowych, a każdą z nich liczymy jako osobną sumę po pozycjach $j$, z tymi
+# samymi wagami $A[i, j]$. W kroku 4 maska przyczynowa sprawi, że w wyjściu dla pozycji $i$
 # zostaną tylko wartości z pozycji $j \le i$.
 #
 # ### Dlaczego dzielimy przez pierwiastek z wymiaru kluczy?
@@ -412,7 +450,7 @@ print("v[0]:", v[0])
 # niezależne, mają średnią 0 i wariancję 1. Wariancja sumy $d_k$ takich składników wynosi
 # wtedy $d_k$, a jej odchylenie standardowe — $\sqrt{d_k}$:
 #
-# $$\operatorname{Var}(q \cdot k) = \sum_{m=1}^{d_k} \operatorname{Var}(q_m k_m) = d_k, \qquad \sigma(q \cdot k) = \sqrt{d_k}.$$
+# $$\begin{aligned} \operatorname{Var}(q \cdot k) &= \sum_{m=0}^{d_k-1} \operatorname{Var}(q_m k_m) = d_k, \\ \sigma(q \cdot k) &= \sqrt{d_k}. \end{aligned}$$
 #
 # Dlatego dzielimy przez pierwiastek, a nie przez samo $d_k$: po takim podzieleniu oceny mają
 # odchylenie standardowe 1. To uzasadnienie skali użytej we wzorze, a nie gwarancja, że
@@ -420,7 +458,7 @@ print("v[0]:", v[0])
 #
 # </details>
 #
-# Jeśli pamiętasz temperaturę z poprzedniego laboratorium, skojarzenie jest trafne:
+# Jeśli znasz temperaturę softmaksu, skojarzenie jest trafne:
 # $\operatorname{softmax}(z / T)$ i $\operatorname{softmax}(QK^\top / \sqrt{d_k})$ w podobny
 # sposób zmieniają różnice między liczbami podawanymi do softmaksu. Tutaj odpowiednikiem $z$
 # są oceny dopasowania pozycji, a $\sqrt{d_k}$ jest czynnikiem skali wynikającym z wymiaru
@@ -480,7 +518,7 @@ print("oceny przed skalowaniem:\n", raw_scores)
 print("oceny po skalowaniu:\n", scores)
 print("wagi po softmax:\n", weights)
 print("suma każdego wiersza wag:", weights.sum(axis=-1))
-print("wektory wynikowe:\n", result)
+print("wyjście Y = AV:\n", result)
 
 # %% [markdown]
 # <details class="example">
@@ -508,12 +546,12 @@ print("wektory wynikowe:\n", result)
 # print("oceny po skalowaniu:\n", scores)
 # print("wagi po softmax:\n", weights)
 # print("suma każdego wiersza wag:", weights.sum(dim=-1))
-# print("wektory wynikowe:\n", result)
+# print("wyjście Y = AV:\n", result)
 # ```
 #
 # </details>
 #
-# Jak czytać wynik? Wiersz `weights[1]` zawiera trzy wagi użyte do obliczenia `result[1]`.
+# Jak czytać wyjście? Wiersz `weights[1]` zawiera trzy wagi użyte do obliczenia `result[1]`.
 # Pierwsza mnoży cały wektor `v[0]`, druga cały wektor `v[1]`, a trzecia cały wektor `v[2]`.
 # Wektory $V$ mają tu po dwie składowe, więc `result[1]` również ma dwie. W tej wersji nie ma
 # jeszcze maski przyczynowej, dlatego pozycja 1 korzysta także z późniejszej pozycji 2.
@@ -525,13 +563,10 @@ print("wektory wynikowe:\n", result)
 # 2. Odczytaj `weights[1]` i zapisz `result[1]` jako sumę trzech ważonych wektorów $V$.
 # 3. Porównaj `weights[0]` z wynikiem `softmax(raw_scores[0])`. Czy skalowanie zmieniło sumę
 #    wag, czy ich proporcje?
-# 4. Zmień trzeci wektor na `EXERCISE_4_THIRD_ROW` (jego wartość wypisuje komórka poniżej)
+# 4. Zmień trzeci wektor na $[-1, -1]$ (w komórce z danymi to `EXERCISE_4_THIRD_ROW`)
 #    i powtórz obliczenia. Jak zmieniły się wagi przypisane trzeciej pozycji w dwóch
 #    pierwszych wierszach?
 # 5. Sprawdź asercją, że każdy wiersz macierzy `weights` sumuje się do 1.
-
-# %%
-print("EXERCISE_4_THIRD_ROW =", EXERCISE_4_THIRD_ROW)  # do ćwiczenia 4
 
 # %% [markdown]
 # Rozwiązania są schowane w zwijanych ramkach — zajrzyj do nich dopiero po własnej próbie.
@@ -553,7 +588,7 @@ print(f"scores[0, 2] = {dot_02:g} / √{d_toy} ≈ {scaled_02:.3f}")
 np.testing.assert_allclose(scores[0, 2], scaled_02, rtol=1e-15)
 
 # %% [markdown] tags=["solution"] exercise=2
-# Wynik dla pozycji 1 to suma wektorów wartości pomnożonych przez wagi z wiersza 1:
+# Wyjście dla pozycji 1 to suma wektorów wartości pomnożonych przez wagi z wiersza 1:
 # $y_1 = A[1, 0]\, v_0 + A[1, 1]\, v_1 + A[1, 2]\, v_2$. Komórka poniżej wypisuje każdy
 # składnik osobno i sprawdza, że ich suma to `result[1]`.
 
@@ -643,7 +678,7 @@ causal_context = causal_weights @ v                # [n, d]
 print("pozycje zablokowane przez maskę:\n", future)
 print("oceny po nałożeniu maski:\n", masked_scores)
 print("wagi z maską przyczynową:\n", causal_weights)
-print("wynik uwagi:\n", causal_context)
+print("wyjście uwagi:\n", causal_context)
 
 row_sums = causal_weights.sum(axis=-1)
 np.testing.assert_allclose(row_sums, 1.0, rtol=0, atol=1e-12)  # wiersze: 1
@@ -668,9 +703,9 @@ assert np.all(causal_weights[future] == 0)   # przyszłość: waga równa 0
 # causal_context = causal_weights @ v
 #
 # print("pozycje zablokowane przez maskę:\n", future)
-# print("wyniki po nałożeniu maski:\n", masked_scores)
-# print("wagi causal:\n", causal_weights)
-# print("wynik attention:\n", causal_context)
+# print("oceny po nałożeniu maski:\n", masked_scores)
+# print("wagi z maską przyczynową:\n", causal_weights)
+# print("wyjście uwagi:\n", causal_context)
 #
 # assert torch.allclose(causal_weights.sum(dim=-1), torch.ones(n))
 # assert torch.all(causal_weights[future] == 0)
@@ -686,7 +721,7 @@ assert np.all(causal_weights[future] == 0)   # przyszłość: waga równa 0
 # wagę między pozycje dozwolone.
 #
 # Obie macierze wag najłatwiej porównać na mapach ciepła. Wiersz $i$ to pozycja, dla której
-# liczymy wynik, kolumna $j$ — pozycja, z której pobieramy informację; pola zablokowane przez
+# liczymy wyjście, kolumna $j$ — pozycja, z której pobieramy informację; pola zablokowane przez
 # maskę są zakreskowane.
 
 # %%
@@ -699,7 +734,7 @@ def polish(value, _position=None) -> str:
 
 
 def plot_weights(ax, w: np.ndarray, title: str, blocked=None):
-    """Mapa wag [n, n]: wiersz i liczy wynik, kolumna j jest czytana."""
+    """Mapa wag [n, n]: wiersz i liczy wyjście, kolumna j jest czytana."""
     blocked = np.zeros(w.shape, dtype=bool) if blocked is None else blocked
     image = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=1.0)
     for i, j in np.ndindex(*w.shape):
@@ -713,7 +748,7 @@ def plot_weights(ax, w: np.ndarray, title: str, blocked=None):
     ax.set_xticks(range(w.shape[1]))
     ax.set_yticks(range(w.shape[0]))
     ax.set_xlabel("j — pozycja, z której pobieramy informację")
-    ax.set_ylabel("i — pozycja, dla której liczymy wynik")
+    ax.set_ylabel("i — pozycja, dla której liczymy wyjście")
     ax.set_title(title)
     return image
 
@@ -722,11 +757,22 @@ fig, axes = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
 plot_weights(axes[0], weights, "Przed nałożeniem maski")
 image = plot_weights(axes[1], causal_weights,
                      "Po nałożeniu maski przyczynowej", blocked=future)
-fig.colorbar(image, ax=axes, shrink=0.8, label="waga A[i, j]",
-             format=plt.FuncFormatter(polish))
+colorbar = fig.colorbar(image, ax=axes, shrink=0.8, label="waga A[i, j]",
+                        format=plt.FuncFormatter(polish))
+colorbar.ax.yaxis.labelpad = 8           # odstęp podpisu od liczb skali
+
+# Przezroczyste tło, a napisy na jasnych podkładkach: rysunek da się czytać
+# zarówno na jasnej, jak i na ciemnej stronie (lub w ciemnym motywie Jupytera).
+fig.patch.set_alpha(0.0)
+label_box = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
+for ax in fig.axes:
+    for text in [ax.title, ax.xaxis.label, ax.yaxis.label,
+                 *ax.get_xticklabels(), *ax.get_yticklabels()]:
+        text.set_bbox(label_box)
+
 alt = (  # opis rysunku dla czytników ekranu
     "Dwie mapy ciepła wag uwagi dla trzech pozycji. Wiersz i to pozycja, "
-    "dla której liczymy wynik, kolumna j to pozycja, z której pobieramy "
+    "dla której liczymy wyjście, kolumna j to pozycja, z której pobieramy "
     "informację; w każdym polu wypisana jest waga. Po lewej wagi bez maski:"
     " każda pozycja czyta ze wszystkich trzech. Po prawej wagi z maską "
     "przyczynową: pola nad przekątną (j > i) są zakreskowane na szaro i "
@@ -739,7 +785,7 @@ plt.close(fig)
 # ## Krok 5. Wykryj przeciek przyszłości
 #
 # Porównaj dwie sekwencje, które mają ten sam pierwszy wektor, ale różne wektory dalej.
-# Z maską wynik dla pozycji 0 powinien być w obu przypadkach taki sam. Bez maski może się
+# Z maską wyjście dla pozycji 0 powinno być w obu przypadkach takie samo. Bez maski może się
 # zmienić, bo pierwszy wektor zostanie wtedy połączony także z informacją z późniejszych
 # pozycji.
 
@@ -773,7 +819,7 @@ print("bez maski:", unmasked_a, unmasked_b)
 # Z maską przyszłość niczego nie zmienia, a pozycja 0 widzi tylko siebie:
 np.testing.assert_allclose(causal_a, causal_b, rtol=0, atol=1e-12)
 np.testing.assert_allclose(causal_a, a[0], rtol=0, atol=1e-12)
-# Bez maski wynik pozycji 0 zależy od późniejszych wektorów: przeciek.
+# Bez maski wyjście pozycji 0 zależy od późniejszych wektorów: przeciek.
 assert np.abs(unmasked_a - unmasked_b).max() > 1e-3
 
 # %% [markdown]
@@ -813,14 +859,14 @@ assert np.abs(unmasked_a - unmasked_b).max() > 1e-3
 #
 # </details>
 #
-# Z maską wynik dla pozycji 0 jest zawsze równy pierwszemu wektorowi sekwencji: pierwsza
+# Z maską wyjście dla pozycji 0 jest zawsze równe pierwszemu wektorowi sekwencji: pierwsza
 # pozycja może korzystać tylko z własnej wartości, która dostaje całą wagę (sprawdza to druga
-# asercja). Bez maski jej wynik zależy także od wektorów na pozycjach 1 i 2 — i właśnie ta
+# asercja). Bez maski jej wyjście zależy także od wektorów na pozycjach 1 i 2 — i właśnie ta
 # zależność zdradza przeciek informacji z przyszłości.
 #
 # ## Co pokazują wagi uwagi, a czego nie wyjaśniają?
 #
-# Mapa wag pozwala sprawdzić, jaki udział w wyniku dla pozycji $i$ mają wektory $V$
+# Mapa wag pozwala sprawdzić, jaki udział w wyjściu dla pozycji $i$ mają wektory $V$
 # z poszczególnych pozycji $j$. Przydaje się więc do obejrzenia, jak działa konkretna głowa
 # uwagi w konkretnej warstwie. Wysoka waga nie oznacza jednak automatycznie, że odpowiadający
 # jej token miał największy wpływ na końcową odpowiedź modelu.
@@ -829,7 +875,7 @@ assert np.abs(unmasked_a - unmasked_b).max() > 1e-3
 # zależy również od innych pozycji, głów i warstw oraz od kolejnych przekształceń. Same
 # wektory $V$ są obliczane dla bieżącego wejścia za pomocą uczonej macierzy projekcji $W_V$.
 #
-# Prosty przykład: wkład pozycji $j$ do wyniku pozycji $i$ to wektor $A[i, j]\, v_j$, a jego
+# Prosty przykład: wkład pozycji $j$ do wyjścia pozycji $i$ to wektor $A[i, j]\, v_j$, a jego
 # długość wynosi $A[i, j]\, \lVert v_j \rVert$. Pozycja może więc dostać największą wagę
 # w wierszu, a mimo to wnieść niewiele, jeśli jej wektor $v_j$ jest bliski zeru. Sprawdźmy to
 # na wagach z maską z kroku 4. W ostatnim wierszu najwięcej wagi dostaje sama pozycja 2.
@@ -863,14 +909,14 @@ assert np.argmin(sizes) == j_top       # największa waga, najmniejszy wkład
 # to ono spowodowało odpowiedź”. Mapa pokazuje wagi na jednym etapie obliczeń. Żeby sprawdzić
 # wpływ tokenu na predykcję, potrzeba dodatkowej analizy, na przykład porównania wyników po
 # kontrolowanej zmianie wejścia — tak jak w eksperymencie z przeciekiem, gdzie zmienialiśmy
-# późniejsze wektory i patrzyliśmy, czy wynik pozycji 0 się zmieni.
+# późniejsze wektory i patrzyliśmy, czy wyjście pozycji 0 się zmieni.
 #
 # <div class="admonition tip">
 # <p class="admonition-title">Praca z AI</p>
 #
 # Możesz poprosić asystenta AI o kod rysujący mapy ciepła wag przed nałożeniem maski i po jej
 # nałożeniu — takie jak w kroku 4. Podpisy osi sprawdź jednak sam: wiersz $i$ oznacza
-# pozycję, dla której liczymy wynik, a kolumna $j$ — pozycję, z której pobieramy informację.
+# pozycję, dla której liczymy wyjście, a kolumna $j$ — pozycję, z której pobieramy informację.
 #
 # **Ćwiczenie 6.** Wskaż pola wyzerowane przez maskę i wyjaśnij, dlaczego w naszej
 # implementacji to wiersze, a nie kolumny, sumują się do 1.
@@ -894,9 +940,94 @@ print("sumy kolumn:   ", causal_weights.sum(axis=0))
 assert not np.allclose(causal_weights.sum(axis=0), 1.0)
 
 # %% [markdown]
-# ## Krok 6. Rezultat pracy
+# ## Krok 6. Kilka głów naraz
 #
-# Po tym laboratorium masz w notatniku cały tor obliczeń jednej głowy uwagi:
+# Dotąd liczyliśmy jedną głowę uwagi. Transformer liczy ich kilka równolegle (*multi-head
+# attention*): każda głowa ma własne zapytania, klucze i wartości o długości
+# $d_k = d_\text{model} / h$, więc każda może szukać w sekwencji czegoś innego. Przepis ma
+# pięć kroków:
+#
+# 1. Rzutujemy $H$ na $Q = HW_Q$, $K = HW_K$ i $V = HW_V$, tym razem macierzami o kształcie
+#    `[d_model, d_model]`.
+# 2. **Dzielimy** każdą z nich na $h$ głów: kolumny od $0$ do $d_k - 1$ należą do głowy 0,
+#    kolejne $d_k$ kolumn do głowy 1 i tak dalej. Kształt `[n, d_model]` przechodzi
+#    w `[h, n, d_k]`.
+# 3. W każdej głowie osobno liczymy uwagę z maską przyczynową, dzieląc oceny przez
+#    $\sqrt{d_k}$ jednej głowy, a nie przez $\sqrt{d_\text{model}}$.
+# 4. **Sklejamy** wyjścia głów z powrotem w macierz `[n, h · d_k]`, czyli `[n, d_model]`.
+# 5. Mnożymy sklejenie przez $W_O$ (`[d_model, d_model]`), która miesza informacje zebrane
+#    przez różne głowy.
+#
+# Pracujemy na macierzy $H$ z kroku 2 (cztery pozycje, $d_\text{model} = 4$) i dzielimy ją na
+# dwie głowy. Komórka poniżej losuje cztery macierze wag `[d_model, d_model]` (ze skalą
+# $1/\sqrt{d_\text{model}}$, żeby oceny nie były zbyt duże) i przygotowuje maskę dla czterech
+# pozycji.
+
+# %%
+rng_heads = np.random.default_rng(SEED_HEADS)
+d_head = d_model // N_HEADS                       # d_k jednej głowy
+init = 1 / np.sqrt(d_model)                       # skala typowej inicjalizacji wag
+w_q_mh = init * rng_heads.standard_normal((d_model, d_model))   # W_Q
+w_k_mh = init * rng_heads.standard_normal((d_model, d_model))   # W_K
+w_v_mh = init * rng_heads.standard_normal((d_model, d_model))   # W_V
+w_o = init * rng_heads.standard_normal((d_model, d_model))      # W_O
+
+n_seq = h.shape[0]
+future_4 = np.triu(np.ones((n_seq, n_seq), dtype=bool), k=1)   # [n, n]: j > i
+print("H:", h.shape, "  głowy:", N_HEADS, "  d_k jednej głowy:", d_head)
+
+# %% [markdown]
+# **Ćwiczenie 7.** Napisz funkcje `split_heads(x, n_heads)`, która zamienia `[n, d_model]`
+# w `[h, n, d_k]`, i `merge_heads(x)`, która robi odwrotnie. Potem policz wyjście uwagi
+# wielogłowej z maską przyczynową. Sprawdź asercjami, że `merge_heads(split_heads(h))` daje
+# z powrotem `h` i że pozycja 0 w każdej głowie całą wagę przypisuje sobie.
+
+# %% [markdown] tags=["solution"] exercise=7
+# Podział to zmiana kształtu i zamiana osi: `reshape` tnie każdy wiersz na $h$ kawałków po
+# $d_k$ liczb, a `transpose` wysuwa oś głów na początek, żeby mnożenie macierzy działało
+# w każdej głowie osobno. Maskę `[n, n]` NumPy powiela na wszystkie głowy. Ostatnia komórka
+# notatnika porównuje ten wynik z biblioteką `attn_core`.
+
+# %% tags=["solution"] exercise=7
+def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """[n, d_model] -> [h, n, d_k]: głowa g dostaje kolumny g·d_k … (g+1)·d_k − 1."""
+    n_rows, d = x.shape
+    return x.reshape(n_rows, n_heads, d // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """[h, n, d_k] -> [n, h·d_k]: wyjścia głów obok siebie."""
+    n_heads, n_rows, d_k_head = x.shape
+    return x.transpose(1, 0, 2).reshape(n_rows, n_heads * d_k_head)
+
+
+q_heads = split_heads(h @ w_q_mh, N_HEADS)        # [h, n, d_k]
+k_heads = split_heads(h @ w_k_mh, N_HEADS)        # [h, n, d_k]
+v_heads = split_heads(h @ w_v_mh, N_HEADS)        # [h, n, d_k]
+
+scores_mh = q_heads @ k_heads.transpose(0, 2, 1) / np.sqrt(d_head)   # [h, n, n]
+scores_mh = np.where(future_4, -np.inf, scores_mh)   # ta sama maska w każdej głowie
+weights_mh = softmax(scores_mh, axis=-1)             # [h, n, n]
+heads_out = weights_mh @ v_heads                     # [h, n, d_k]
+multi_out = merge_heads(heads_out) @ w_o             # [n, d_model]
+
+print("wagi głowy 0:\n", weights_mh[0])
+print("wagi głowy 1:\n", weights_mh[1])
+print("wyjście uwagi wielogłowej:\n", multi_out)
+
+assert np.array_equal(merge_heads(split_heads(h, N_HEADS)), h)
+assert np.all(weights_mh[:, 0, 0] == 1.0)          # pozycja 0 widzi tylko siebie
+
+# %% [markdown]
+# Dwie głowy dostają te same pozycje i tę samą maskę, a mimo to rozkładają wagi inaczej, bo
+# każda porównuje inne fragmenty zapytań i kluczy. Warto też zauważyć, że podział na głowy nie
+# dodaje parametrów: cztery macierze `[d_model, d_model]` są tej samej wielkości przy jednej
+# głowie i przy wielu. Każda głowa ma natomiast własną macierz wag `[n, n]`, więc pamięć na
+# wagi rośnie razem z liczbą głów.
+#
+# ## Krok 7. Rezultat pracy
+#
+# Po tym laboratorium masz w notatniku cały tor obliczeń uwagi:
 #
 # - tabelę embeddingów $E$, z której ID tokenów wybierają wiersze, i tabelę pozycji
 #   $E_\text{pos}$, dzięki której powtórzony token dostaje różne reprezentacje $H = X + P$;
@@ -907,15 +1038,27 @@ assert not np.allclose(causal_weights.sum(axis=0), 1.0)
 # - eksperyment, który wykrywa przeciek informacji z przyszłości, i mapy ciepła wag przed
 #   maską i po niej;
 # - przykład, w którym pozycja z największą wagą wnosi najmniejszy wkład — powód, dla którego
-#   same wagi nie wyjaśniają odpowiedzi modelu.
+#   same wagi nie wyjaśniają odpowiedzi modelu;
+# - uwagę wielogłową: podział na głowy, maskę w każdej głowie, sklejenie i projekcję $W_O$.
 #
 # Na koniec jeszcze jedna kontrola. Pozostałe strony tego serwisu liczą uwagę biblioteką
-# `attn_core`; ostatnia komórka sprawdza, że ręcznie napisany kod z tego notatnika daje
-# dokładnie te same macierze, więc laboratorium i reszta serwisu nie mogą się rozjechać.
+# `attn_core`; ostatnia komórka sprawdza, że dane wejściowe tego notatnika są tymi samymi,
+# których używa reszta serwisu, i że ręcznie napisany kod daje dokładnie te same macierze co
+# biblioteka, więc laboratorium i reszta serwisu nie mogą się rozjechać.
 
 # %% tags=["repo-only"]
 from attn_core import (attention_matrix_bytes, embedding_lookup, future_mask,
-                       learned_positions, scaled_dot_product_attention)
+                       learned_positions, multi_head_attention,
+                       scaled_dot_product_attention)
+from figures_src import inputs as project      # dane wejściowe zapisane w projekcie
+
+for name in ["SEED_EMBEDDINGS", "VOCAB_SIZE", "D_MODEL", "INPUT_IDS",
+             "MAX_SEQ_LEN", "SEED_PROJECTIONS", "D_K", "D_V", "TOY_X",
+             "EXERCISE_4_THIRD_ROW", "LONG_SEQ_LEN", "FLOAT32_BYTES", "LEAK_A",
+             "LEAK_B", "WEAK_VALUE_SCALE", "SEED_HEADS", "N_HEADS"]:
+    np.testing.assert_array_equal(globals()[name], getattr(project, name),
+                                  err_msg=name)
+print("dane wejściowe (figures_src/inputs.py): zgodne")
 
 
 def library_attention(x, causal=False):
@@ -925,22 +1068,29 @@ def library_attention(x, causal=False):
 
 
 toy, toy_causal = library_attention(TOY_X), library_attention(TOY_X, True)
-checks = {  # nazwa: (wynik z tego notatnika, wynik attn_core)
+step2 = scaled_dot_product_attention(h @ w_q, h @ w_k, h @ w_v,
+                                     mask=future_mask(len(h)))
+multi = multi_head_attention(h, w_q_mh, w_k_mh, w_v_mh, w_o, N_HEADS,
+                             mask=future_mask(n_seq))
+checks = {  # nazwa: (wartość z tego notatnika, wartość z attn_core)
     "embeddingi X": (x[0], embedding_lookup(E, INPUT_IDS)),
     "pozycje P": (position_vectors[0], learned_positions(E_pos, n)),
     "oceny QKᵀ": (raw_scores, toy.scores),
     "oceny po skalowaniu": (scores, toy.scaled),
     "wagi": (weights, toy.weights),
-    "wynik": (result, toy.output),
+    "wagi a_20, a_21, a_22 z kroku 2": (a_2, step2.weights[2, :3]),
+    "wyjście": (result, toy.output),
     "maska": (future, future_mask(len(TOY_X))),
     "wagi z maską": (causal_weights, toy_causal.weights),
-    "wynik z maską": (causal_context, toy_causal.output),
+    "wyjście z maską": (causal_context, toy_causal.output),
     "przeciek, A z maską": (causal_a, library_attention(a, True).output[0]),
     "przeciek, B z maską": (causal_b, library_attention(b, True).output[0]),
     "przeciek, A bez maski": (unmasked_a, library_attention(a).output[0]),
     "przeciek, B bez maski": (unmasked_b, library_attention(b).output[0]),
     "bajty macierzy n × n": (
         size_bytes, attention_matrix_bytes(n_long, FLOAT32_BYTES)),
+    "wagi głów": (weights_mh, multi.weights),
+    "wyjście uwagi wielogłowej": (multi_out, multi.output),
 }
 for name, (ours, library) in checks.items():
     np.testing.assert_allclose(ours, library, rtol=1e-12, atol=1e-15,
