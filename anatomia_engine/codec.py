@@ -171,6 +171,9 @@ def value_record(module: str, function: str, name: str, produced: Any) -> tuple[
     and its encoded form; raises CodecError for a value that cannot be published."""
     where = _where(module, function, name)
     meta = Value(produced) if not isinstance(produced, Value) else produced
+    if isinstance(meta.value, Value):
+        raise CodecError(f"{where}: a Value inside another Value; give what=, cite=, axes= and "
+                         "masked= to one Value")
     encoded = encode_value(meta.value, where, masked=meta.masked)
     axes = None if meta.axes is None else tuple(tuple(str(x) for x in a) for a in meta.axes)
     record = ValueRecord(name, encoded["type"], decode_value(encoded), function, meta.what, meta.cite,
