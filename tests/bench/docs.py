@@ -202,8 +202,11 @@ def browser_weights(site: Path) -> dict[str, tuple[int, int]]:
             bodies: list[bytes] = []
 
             def keep(response, bodies=bodies):
-                if response.ok:
-                    bodies.append(response.body())
+                try:
+                    if response.ok:
+                        bodies.append(response.body())
+                except Exception:  # noqa: BLE001 - a response still arriving when the page closes
+                    pass
 
             page.on("response", keep)
             page.goto(base + path, wait_until="networkidle")
