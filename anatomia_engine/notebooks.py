@@ -184,6 +184,7 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
     client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT,
                             startup_timeout=STARTUP_TIMEOUT, allow_errors=False,
                             record_timing=False, on_cell_start=on_cell_start,
+                            coalesce_streams=True,   # one output per stream: the same page every build
                             resources={"metadata": {"path": str(root)}})
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
         try:
