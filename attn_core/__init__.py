@@ -106,3 +106,27 @@ __all__ += [
     "nadaraya_watson",
     "padding_mask",
 ]
+
+from attn_core.transformer import (  # noqa: E402  (appended: the attention-only Transformer)
+    Adam,
+    AttnOnlyConfig,
+    AttnOnlyTrace,
+    cross_entropy,
+    induction_scores,
+    induction_targets,
+    init_params,
+    next_token_loss,
+    previous_token_scores,
+)
+
+__all__ += [
+    "Adam",
+    "AttnOnlyConfig",
+    "AttnOnlyTrace",
+    "cross_entropy",
+    "induction_scores",
+    "induction_targets",
+    "init_params",
+    "next_token_loss",
+    "previous_token_scores",
+]

@@ -214,7 +214,7 @@ def test_mask_blocks_future_cells_and_rows_still_sum_to_one(page):
 
 def test_editing_an_embedding_changes_the_heatmap(page):
     before = heatmap_weights(page)
-    page.get_by_label("Token cat: wymiar 2").fill("0.7")
+    page.get_by_label("Token cat: wymiar 1").fill("0.7")
     st = assert_matches_attn_core(page)
     assert st["embeddings"][0] == [1.0, 0.7]
     after = heatmap_weights(page)
@@ -228,7 +228,7 @@ def test_editing_an_embedding_changes_the_heatmap(page):
     assert st["embeddings"][2] == [1.3, 0.1]
     assert page.evaluate("() => document.activeElement.getAttribute('data-word')") == "2"
     # dragging the point with the mouse moves it too
-    box = page.locator('[data-word="1"] circle').bounding_box()
+    box = page.locator('[data-word="1"] circle:not(.attn-x__hit)').bounding_box()
     cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(cx, cy)
     page.mouse.down()
@@ -267,10 +267,11 @@ def test_controls_are_labelled_and_reachable_by_keyboard(page):
         reached.append(page.evaluate("""() => {
             const e = document.activeElement;
             if (!e.closest('.attn-x')) return null;
-            return e.getAttribute('data-word') !== null ? 'point' : (e.type || e.tagName);
+            if (e.getAttribute('data-word') !== null) return 'point';
+            return e.inputMode === 'decimal' ? 'decimal' : (e.type || e.tagName);  // number fields
         }"""))
     kinds = set(reached) - {None}
-    assert {"select-one", "checkbox", "range", "number", "text", "button", "point"} <= kinds
+    assert {"select-one", "checkbox", "range", "decimal", "text", "button", "point"} <= kinds
     # Space toggles the focused mask checkbox; Enter in "Nowe słowo" adds the word
     mask_box = page.get_by_label("Maska przyczynowa")
     mask_box.focus()
@@ -344,3 +345,88 @@ def test_explorer_survives_instant_navigation(browser, tmp_path):
         assert pg.locator("[data-attention-explorer]").count() == 1
         assert pg.get_by_label("Przykład startowy").count() == 1  # built once, not twice
         assert_matches_attn_core(pg)
+
+
+# --- decimal comma and touch ----------------------------------------------------------------
+
+def test_number_fields_take_a_decimal_comma_and_show_one(page):
+    field = page.get_by_label("Token cat: wymiar 1")
+    field.fill("0,5")
+    st = assert_matches_attn_core(page)
+    assert st["embeddings"][0][1] == 0.5
+    field.press("Tab")
+    assert field.input_value() == "0,5"
+    temperature = page.locator("input[id$='-temp']")
+    temperature.fill("0,5")
+    assert state(page)["temperature"] == 0.5
+    assert_matches_attn_core(page)
+    # a value set by the keyboard on the plane shows with a comma too
+    page.locator('[data-word="2"]').focus()
+    page.keyboard.press("ArrowUp")                 # mouse: (0.8, 0) -> (0.8, 0.1)
+    assert state(page)["embeddings"][2] == [0.8, 0.1]
+    assert page.get_by_label("Token mouse: wymiar 0").input_value() == "0,8"
+    assert page.get_by_label("Token mouse: wymiar 1").input_value() == "0,1"
+
+
+def touch_swipe(pg, cdp, x: float, y: float, dx: float, dy: float) -> None:
+    """A finger from (x, y) moving by (dx, dy) in ten steps (CSS pixels of the viewport)."""
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for i in range(1, 11):
+        cdp.send("Input.dispatchTouchEvent",
+                 {"type": "touchMove", "touchPoints": [{"x": x + dx * i / 10, "y": y + dy * i / 10}]})
+        pg.wait_for_timeout(16)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    pg.wait_for_timeout(300)
+
+
+def test_swipe_scrolls_the_page_and_points_drag_on_a_phone(browser, server):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    try:
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        width = pg.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"the explorer makes the page {width} px wide"
+        cdp = context.new_cdp_session(pg)
+        scroll = lambda: pg.evaluate("window.scrollY")  # noqa: E731
+        for selector in ("svg.attn-x__plane", "svg.attn-x__heat"):
+            pg.locator(selector).scroll_into_view_if_needed()
+            pg.evaluate("window.scrollBy(0, 40)")
+            box = pg.locator(selector).bounding_box()
+            x, y = box["x"] + 12, box["y"] + box["height"] - 12
+            on_point = "([x, y]) => !!document.elementFromPoint(x, y).closest('.attn-x__point')"
+            assert not pg.evaluate(on_point, [x, y])
+            before = scroll()
+            touch_swipe(pg, cdp, x, y, 0, -200)
+            assert scroll() - before > 100, f"a swipe on {selector} did not scroll the page"
+        # a touch on a point drags the point and leaves the page where it is
+        pg.locator("svg.attn-x__plane").scroll_into_view_if_needed()
+        circle = pg.locator('[data-word="0"] circle:not(.attn-x__hit)').bounding_box()
+        before_vec, before_scroll = state(pg)["embeddings"][0], scroll()
+        touch_swipe(pg, cdp, circle["x"] + circle["width"] / 2, circle["y"] + circle["height"] / 2, 0, -60)
+        after_vec = state(pg)["embeddings"][0]
+        assert after_vec[1] > before_vec[1] and after_vec[0] == before_vec[0]
+        assert scroll() == before_scroll
+        assert_matches_attn_core(pg)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_points_have_touch_targets_of_24_px(browser, server, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    pg = context.new_page()
+    try:
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        pg.wait_for_timeout(100)   # the ResizeObserver has seen the final layout
+        sizes = pg.evaluate("""() => [...document.querySelectorAll('.attn-x__point')].map(g => {
+            const r = g.querySelector('.attn-x__hit').getBoundingClientRect();
+            return Math.min(r.width, r.height); })""")
+        assert sizes and min(sizes) >= 24, sizes
+        # the whole figure does not capture touch, only the points do
+        touch = "(sel) => getComputedStyle(document.querySelector(sel)).touchAction"
+        assert pg.evaluate(touch, "svg.attn-x__plane") == "auto"
+        assert pg.evaluate(touch, ".attn-x__point") == "none"
+    finally:
+        context.close()

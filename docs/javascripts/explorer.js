@@ -231,6 +231,11 @@
     return Number(t);
   }
 
+  /** A number as the site writes it in a field: decimal comma, no exponent (0.5 -> "0,5"). */
+  function fieldText(x) {
+    return String(x).replace(".", ",");
+  }
+
   function isIdentity(m) {
     return m.every(function (row, i) {
       return row.length === m.length && row.every(function (x, j) { return x === (i === j ? 1 : 0); });
@@ -302,8 +307,9 @@
     var T = L.temperature;
     ui.tempRange = h("input", { type: "range", id: id + "-temp-range", min: T.min, max: T.max, step: T.step,
       "aria-describedby": id + "-scale-info" });
-    ui.tempNumber = h("input", { type: "number", id: id + "-temp", min: T.min, max: T.max, step: T.step,
-      inputmode: "decimal", class: "attn-x__num", "aria-describedby": id + "-scale-info" });
+    // Number fields are text fields (inputmode decimal): a number field would not take "0,5".
+    ui.tempNumber = h("input", { type: "text", id: id + "-temp", inputmode: "decimal", autocomplete: "off",
+      spellcheck: "false", class: "attn-x__num", "aria-describedby": id + "-scale-info" });
     function onTemperature(ev) {
       var t = parseNumber(ev.target.value);
       if (!(t >= T.min && t <= T.max)) {
@@ -318,7 +324,7 @@
     ui.tempNumber.addEventListener("input", onTemperature);
     ui.tempNumber.addEventListener("change", function () { // leaving an invalid entry restores it
       if (parseNumber(ui.tempNumber.value) !== self.st.temperature) {
-        ui.tempNumber.value = String(self.st.temperature);
+        ui.tempNumber.value = fieldText(self.st.temperature);
         self.ui.message.textContent = "";
       }
     });
@@ -368,12 +374,12 @@
     });
     var vocab = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Słownik i embeddingi 2-D" }),
-      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (punkt z fokusem przesuwają też strzałki; z Shiftem dalej)." }),
+      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; z klawiszem Shift — dalej)." }),
       h("table", { class: "attn-x__vocab" }, [
         h("thead", null, h("tr", null, [
           h("th", { scope: "col", text: "token" }),
+          h("th", { scope: "col", text: "wymiar 0" }),
           h("th", { scope: "col", text: "wymiar 1" }),
-          h("th", { scope: "col", text: "wymiar 2" }),
         ])),
         ui.vocabBody,
       ]),
@@ -389,6 +395,14 @@
     ui.plane.addEventListener("pointermove", function (ev) { self.drag(ev); });
     ui.plane.addEventListener("pointerup", function (ev) { self.endDrag(ev); });
     ui.plane.addEventListener("pointercancel", function (ev) { self.endDrag(ev); });
+    if (typeof ResizeObserver !== "undefined") { // keep the touch targets large when the plane resizes
+      new ResizeObserver(function () {
+        var r = self.hitRadius(PLANE_SIZE);
+        Array.prototype.forEach.call(ui.plane.querySelectorAll(".attn-x__hit"), function (c) {
+          c.setAttribute("r", r);
+        });
+      }).observe(ui.plane);
+    }
     ui.heat = s("svg", { class: "attn-x__heat", role: "img", "data-testid": "heatmap" });
     ui.bars = s("svg", { class: "attn-x__bars", role: "img" });
     ui.summary = h("p", { class: "attn-x__summary", "aria-live": "polite" });
@@ -458,7 +472,7 @@
     ui.scale.checked = st.useScale;
     ui.scaleLabel.textContent = "Dziel oceny przez \u221ad_k (d_k = " + r.dK + ")";
     if (source !== ui.tempRange) ui.tempRange.value = String(st.temperature);
-    if (source !== ui.tempNumber) ui.tempNumber.value = String(st.temperature);
+    if (source !== ui.tempNumber) ui.tempNumber.value = fieldText(st.temperature);
     ui.scaleInfo.textContent = "Oceny QK\u1d40 mnożymy przez " +
       (st.useScale ? "1/\u221a" + r.dK : "1") + " \u00b7 1/T = " + fmtDec(r.scale, 3) + ". " +
       (isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
@@ -493,8 +507,8 @@
       if (inputs[0] !== source && inputs[0].value !== word.token) inputs[0].value = word.token;
       for (var c = 0; c < 2; c++) {
         var input = inputs[c + 1];
-        if (input !== source && parseNumber(input.value) !== word.vec[c]) input.value = String(word.vec[c]);
-        input.setAttribute("aria-label", "Token " + word.token + ": wymiar " + (c + 1));
+        if (input !== source && parseNumber(input.value) !== word.vec[c]) input.value = fieldText(word.vec[c]);
+        input.setAttribute("aria-label", "Token " + word.token + ": wymiar " + c);
       }
       tr.classList.toggle("attn-x__unused", st.sentence.indexOf(k) < 0);
     });
@@ -541,8 +555,8 @@
       self.update(name);
     });
     var coords = [0, 1].map(function (c) {
-      var input = h("input", { type: "number", class: "attn-x__num", id: id + "-" + c, inputmode: "decimal",
-        min: L.coord.min, max: L.coord.max, step: L.coord.step });
+      var input = h("input", { type: "text", class: "attn-x__num", id: id + "-" + c, inputmode: "decimal",
+        autocomplete: "off", spellcheck: "false" });
       input.addEventListener("input", function () {
         var v = parseNumber(input.value);
         if (!(v >= L.coord.min && v <= L.coord.max)) {
@@ -559,7 +573,7 @@
       input.addEventListener("change", function () { // leaving an invalid entry restores it
         var current = self.st.vocab[k].vec[c];
         if (parseNumber(input.value) !== current) {
-          input.value = String(current);
+          input.value = fieldText(current);
           input.removeAttribute("aria-invalid");
           self.ui.message.textContent = "";
         }
@@ -622,7 +636,7 @@
     var r = this.result;
     var L = this.limits;
     var R = this.planeRange();
-    var size = 320, pad = 28, span = size - 2 * pad;
+    var size = PLANE_SIZE, pad = 28, span = size - 2 * pad;
     var px = function (x) { return pad + ((x + R) / (2 * R)) * span; };
     var py = function (y) { return pad + ((R - y) / (2 * R)) * span; };
     this.toData = function (sx, sy) {
@@ -645,8 +659,8 @@
         grid.appendChild(s("text", { x: px(0) - 4, y: py(t) + 3, class: "attn-x__tick", "text-anchor": "end", text: fmtDec(t, 0) }));
       }
     }
-    grid.appendChild(s("text", { x: px(R), y: py(0) - 5, class: "attn-x__tick", "text-anchor": "end", text: "wymiar 1" }));
-    grid.appendChild(s("text", { x: px(0) + 5, y: py(R) + 10, class: "attn-x__tick", text: "wymiar 2" }));
+    grid.appendChild(s("text", { x: px(R), y: py(0) - 5, class: "attn-x__tick", "text-anchor": "end", text: "wymiar 0" }));
+    grid.appendChild(s("text", { x: px(0) + 5, y: py(R) + 10, class: "attn-x__tick", text: "wymiar 1" }));
     svg.appendChild(grid);
     // Boxes labels must not cover: axis names, input points, output diamonds.
     var taken = [[px(R) - 42, py(0) - 14, px(R), py(0) - 2], [px(0) + 3, py(R), px(0) + 48, py(R) + 12]];
@@ -685,6 +699,7 @@
 
     // Input points: one per vocabulary word (words not in the sentence are faded).
     var points = s("g", { class: "attn-x__points" });
+    var hitRadius = this.hitRadius(size);
     var pointLabels = [], fadedLabels = [];
     st.vocab.forEach(function (word, k) {
       var used = st.sentence.indexOf(k) >= 0;
@@ -695,10 +710,14 @@
         class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
         tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
         "aria-label": "Punkt tokenu " + word.token + ": " + fmtVec(word.vec) +
-          ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z Shiftem o " + fmtDec(L.coord.big_step, 1) + ".",
-      }, [s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);
+          ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z klawiszem Shift o " + fmtDec(L.coord.big_step, 1) + ".",
+      }, [s("circle", { class: "attn-x__hit", cx: px(word.vec[0]), cy: py(word.vec[1]), r: hitRadius }),
+        s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);
       (used ? pointLabels : fadedLabels).push([label, px(word.vec[0]), py(word.vec[1]), text.length, 11]);
       g.addEventListener("pointerdown", function (ev) { self.startDrag(ev, k); });
+      // A touch on a point drags it instead of scrolling the page (CSS touch-action on SVG shapes is
+      // not honoured by every browser); elsewhere on the plane a swipe scrolls as usual.
+      g.addEventListener("touchstart", function (ev) { ev.preventDefault(); }, { passive: false });
       g.addEventListener("keydown", function (ev) { self.keyMove(ev, k); });
       points.appendChild(g);
     });
@@ -711,6 +730,14 @@
       var again = svg.querySelector('[data-word="' + focusedWord + '"]');
       if (again) again.focus({ preventScroll: true });
     }
+  };
+
+  /* Radius (in viewBox units) of the invisible circle that takes a point's touches: at least
+     HIT_PX CSS pixels across, however much the plane is scaled down. */
+  var PLANE_SIZE = 320, HIT_PX = 28;
+  Explorer.prototype.hitRadius = function (size) {
+    var width = this.ui.plane.getBoundingClientRect().width || size;
+    return (HIT_PX / 2) * Math.max(1, size / width);
   };
 
   Explorer.prototype.moveWord = function (k, x, y) {

@@ -10,7 +10,9 @@ All builds run in one copy of the project, in this run, so the ratios compare li
              shows the edit;
 - library edit: `mkdocs serve` running; one attn_core file edited (every module and the
              notebook depend on attn_core); seconds until the served page shows the new value;
-- module edit: one figures_src module edited; our build; which modules re-ran.
+- module edit: one figures_src module edited; our build; which modules re-ran;
+- training:  the costliest module alone, figures_src.induction_training (it trains a model),
+             run cold by the runner: wall-clock and CPU seconds.
 
 Then the transfer size of each page (HTML + everything it loads) measured in headless
 Chromium when it is installed (otherwise a static count of the HTML, CSS, JS and images),
@@ -23,6 +25,7 @@ import gzip
 import importlib.util
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -49,8 +52,9 @@ helpers = _helpers()
 CHROMIUM, chromium, serving = helpers.CHROMIUM, helpers.chromium, helpers.serving
 copy_project = helpers.copy_project
 
-PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/",
-         "/llm/anatomia/", "/jak-dodac-wartosc/"]
+PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/",
+         "/posty/glowy-indukcyjne/", "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/"]
+TRAINING_MODULE = "figures_src.induction_training"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_MKDOCS_2_WARNING": "1"}
 
 
@@ -183,6 +187,17 @@ def wait_for(url: str, text: str, timeout: float) -> None:
     raise SystemExit(f"timed out waiting for {text!r} at {url}")
 
 
+def module_seconds(project: Path, name: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system) of one module run cold by the runner."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "anatomia_engine.runner", name], cwd=project, env=ENV,
+                   check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def page_weights(site: Path) -> dict[str, int]:
     if CHROMIUM.exists():
         try:
@@ -246,6 +261,7 @@ def main() -> None:
         edit_time, log = build(project, site)
         ran = re.findall(r"figures_src: ran ([^\n]*?) in ", log)
         weights = page_weights(site)
+        training_wall, training_cpu = module_seconds(project, TRAINING_MODULE)
 
     print(f"{'build':<34}{'seconds':>9}{'× plain':>10}")
     print(f"{'plain mkdocs-material (baseline)':<34}{plain:>9.2f}{1:>10.2f}")
@@ -263,6 +279,8 @@ def main() -> None:
     print(f"{'attn_core edit under serve (median)':<34}{lib:>9.2f}{lib / plain:>10.2f}"
           f"   runs: {', '.join(f'{t:.2f}' for t in library_edits)}   goal: <= 2 s")
     print(f"modules re-run after editing quadratic_cost.py: {ran[0] if ran else '(none)'}")
+    print(f"{TRAINING_MODULE} alone, cold: {training_wall:.2f} s wall-clock, "
+          f"{training_cpu:.2f} s CPU (the training run of /posty/glowy-indukcyjne/)")
     print()
     print(f"{'page':<32}{'transfer (KiB)':>15}{'gzipped (KiB)':>15}")
     for path, (size, packed) in weights.items():

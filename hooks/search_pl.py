@@ -1,0 +1,63 @@
+"""MkDocs hook: the Polish search index (anatomia_engine/search_pl.py) replaces Material's lunr index.
+
+on_post_page:  collects each page's sections from its rendered article.
+on_post_build: writes `search/pl-index.<hash>.json` (documents + lemma table), read by the worker
+               `assets/javascripts/workers/search-pl.js` only when the reader types a query, and
+               turns Material's `search/search_index.json`, which its bundle fetches on every page
+               load, into a stub that only names that file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from anatomia_engine import search_pl  # noqa: E402
+
+CACHE = ROOT / ".cache" / "search_pl"
+_docs: dict[str, list[dict]] = {}
+
+
+def on_pre_build(config):
+    _docs.clear()
+
+
+def on_post_page(output, page, config):
+    meta = page.meta.get("search") or {}      # Material's front matter: search: {exclude: true, boost: 2}
+    if meta.get("exclude"):
+        return output
+    title = search_pl.tex_to_text(re.sub(r"<[^>]+>", "", page.title or ""))
+    docs = search_pl.page_docs(page.url, title, output)
+    if "boost" in meta:
+        for doc in docs:
+            doc["boost"] = float(meta["boost"])
+    _docs[page.url] = docs
+    return output
+
+
+@event_priority(-100)   # after Material's search plugin has written search_index.json
+def on_post_build(config):
+    site = Path(config["site_dir"])
+    stub = site / "search" / "search_index.json"
+    if not stub.exists():
+        raise PluginError(f"{stub} is missing: the 'search' plugin must stay enabled in mkdocs.yml")
+    material = json.loads(stub.read_text(encoding="utf-8"))
+    version = search_pl._simplemma_version()
+    lemmatiser = search_pl.Lemmatiser(CACHE / f"lemmas-simplemma-{version}.json")
+    docs = [d for url in sorted(_docs) for d in _docs[url]]
+    name, text = search_pl.dump(search_pl.build_index(docs, lemmatiser))
+    lemmatiser.save()
+    for old in stub.parent.glob("pl-index.*.json"):
+        old.unlink()
+    (stub.parent / name).write_text(text, encoding="utf-8")
+    config_stub = {**material["config"], "lang": ["pl"], "pl_index": name}
+    stub.write_text(json.dumps({"config": config_stub, "docs": []}, sort_keys=True), encoding="utf-8")

@@ -1,0 +1,230 @@
+"""The blog post "głowy indukcyjne" and its module figures_src/induction_training.py.
+
+Page: docs/posty/posts/glowy-indukcyjne.md -> /posty/glowy-indukcyjne/.
+Checked: front matter, the built page (title, date, tags, links, footnotes, figures in both
+themes with their alt text), every number shown against the value the module computes, and the
+module's key values against an independent recomputation from its recorded curves and its
+trained parameters.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import re
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from numpy.testing import assert_allclose
+from test_induction_training import induction_by_occurrence, plain_patterns, short_run
+
+from anatomia_engine import numfmt as nf
+from anatomia_engine.kit import KIND
+from anatomia_engine.plot import STYLES
+from figures_src import induction_training as it
+
+REPO = Path(__file__).resolve().parents[1]
+POST = REPO / "docs" / "posty" / "posts" / "glowy-indukcyjne.md"
+FIGURES = ("training_loss_curves", "training_head_scores", "trained_previous_token_head",
+           "trained_induction_head", "hand_built_induction_head")
+
+
+@cache
+def values() -> dict:
+    return it.training_values()
+
+
+def front_matter() -> tuple[dict, str]:
+    text = POST.read_text(encoding="utf-8")
+    m = re.match(r"^---\n(.*?)\n---\n", text, re.DOTALL)
+    assert m, "the post must start with YAML front matter"
+    return yaml.safe_load(m.group(1)), text[m.end():]
+
+
+@pytest.fixture(scope="module")
+def article(built_site):
+    path = built_site / "posty" / "glowy-indukcyjne" / "index.html"
+    assert path.exists(), "the post must be built at /posty/glowy-indukcyjne/"
+    found = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one(
+        "article.md-content__inner")
+    assert found is not None
+    return found
+
+
+# --- front matter and page ------------------------------------------------------------------
+
+def test_front_matter():
+    meta, body = front_matter()
+    assert meta["slug"] == "glowy-indukcyjne"
+    assert meta["computed"] == ["induction_training"]
+    assert isinstance(meta["date"], datetime.date)
+    assert {"transformer", "anatomia llm"} <= set(meta["tags"])
+    assert len(meta["description"]) > 80
+    assert body.count("<!-- more -->") == 1
+    assert "[^" not in body.split("<!-- more -->")[0], "no footnotes in the excerpt"
+
+
+def test_module_figures_are_the_ones_the_page_shows():
+    found = {n for n, f in vars(it).items()
+             if getattr(f, KIND, None) == "figure" and f.__module__ == it.__name__}
+    assert found == set(FIGURES)
+    _, body = front_matter()
+    shown = re.findall(r'^\{\{ figure\("(\w+)"\) \}\}$', body, re.M)
+    assert shown == list(FIGURES)
+
+
+def test_figures_are_embedded_light_and_dark_with_alt_text(article):
+    for name in FIGURES:
+        fig = article.select_one(f"figure#fig-induction_training-{name}")
+        assert fig is not None, f"{name} is not on the page"
+        srcs = sorted(img["src"] for img in fig.select("img"))
+        assert [s.rsplit("#", 1)[1] for s in srcs] == ["only-dark", "only-light"]
+        plot = getattr(it, name)(STYLES[0])
+        assert fig.select_one("img")["alt"] == plot.alt.replace("[", "(").replace("]", ")")
+        assert fig.select_one("figcaption").get_text(strip=True)
+
+
+def test_links_to_the_main_post_section_resolve(article, built_site):
+    hrefs = [a["href"] for a in article.select("a[href]") if "llm-mechanizm-uwagi" in a["href"]]
+    assert hrefs, "the post links to the hand-built circuit"
+    for href in hrefs:
+        path, _, anchor = href.partition("#")
+        target = (built_site / "posty" / "glowy-indukcyjne" / path).resolve() / "index.html"
+        assert target.exists(), href
+        assert f'id="{anchor}"' in target.read_text(encoding="utf-8"), href
+
+
+def test_footnotes_cite_olsson_elhage_and_adam(article):
+    items = [li.get_text(" ") for li in article.select(".footnote li")]
+    assert len(items) == 3
+    assert "A Mathematical Framework for Transformer Circuits" in items[0]
+    assert "In-context Learning and Induction Heads" in items[1] and "2209.11895" in items[1]
+    assert "Adam" in items[2] and "1412.6980" in items[2]
+
+
+def test_no_placeholder_survives(article):
+    text = article.get_text()
+    assert "{{" not in text and "{%" not in text and "endclaim" not in text
+
+
+def test_every_number_in_prose_is_the_module_value(article):
+    """Each span.num names its expression; evaluate it on the module's values and compare."""
+    from anatomia_engine.placeholders import Entry, Evaluator
+
+    scope = {k: Entry(v, "figures_src/induction_training.py") for k, v in values().items()}
+    spans = article.select("span.num")
+    assert len(spans) > 50
+    for span in spans:
+        title = html.unescape(span["title"])
+        cell = re.match(r"(?P<table>\w+): \S+ \(obliczone w figures_src/induction_training\.py\)$",
+                        title)
+        if cell:
+            table = scope[cell.group("table")].value
+            shown = {nf.fmt_spec(v, spec) for row in table.rows
+                     for v, spec in zip(row, table.column_specs(), strict=True) if spec}
+            assert span.get_text() in shown, title
+            continue
+        m = re.match(r"(?P<expr>.+) = \S+ \(obliczone w figures_src/induction_training\.py\)$",
+                     title)
+        assert m, title
+        value = float(Evaluator(scope)(m.group("expr")))
+        assert_allclose(float(span["data-exact"]), value, rtol=1e-12, err_msg=m.group("expr"))
+
+
+def test_key_sentences_show_the_recomputed_numbers(article):
+    v, h = values(), it.history()
+    text = " ".join(article.get_text(" ").split())
+    k = phase_change_by_hand(h)
+    assert f"Wychodzi krok {nf.fmt_int(h.steps[k])}" in text
+    assert f"Strata spada z {nf.fmt_dec(h.repeated[0], 2)} do {nf.fmt_dec(h.repeated[-1], 2)}" in text
+    prev_head = int(np.argmax(h.prev[-1, 0]))
+    assert f"głowa {prev_head + 1} rośnie od" in text
+    assert v["tr_sample"] in text
+
+
+# --- the module's values, recomputed --------------------------------------------------------
+
+def phase_change_by_hand(h) -> int:
+    """Steepest fall of the repeated-half loss (slope over +-2 records) after it first drops
+    below log V."""
+    start = int(np.flatnonzero(h.repeated < np.log(it.SETTINGS.vocab_size))[0])
+    slopes = {k: (h.repeated[k + 2] - h.repeated[k - 2]) / (h.steps[k + 2] - h.steps[k - 2])
+              for k in range(max(start, 2), len(h.steps) - 2)}
+    return min(slopes, key=slopes.get)
+
+
+def test_phase_change_and_half_way_steps_by_hand():
+    v, h = values(), it.history()
+    k = phase_change_by_hand(h)
+    assert v["tr_phase_step"] == h.steps[k]
+    prev = h.prev[:, 0, v["tr_prev_head"] - 1]
+    ind = h.ind[:, 1, v["tr_ind_head"] - 1]
+    for curve, key in ((prev, "tr_prev_half_step"), (ind, "tr_ind_half_step")):
+        mid = (curve[0] + curve[-1]) / 2
+        first = next(s for s, c in zip(h.steps, curve, strict=True) if c >= mid)
+        assert v[key] == first
+
+
+def test_final_losses_and_scores_by_plain_recomputation():
+    """From the trained parameters, with loops: losses of both halves and every head's scores."""
+    v, h, s = values(), it.history(), it.SETTINGS
+    weights, logits = plain_patterns(s.config, h.params, h.eval_tokens)
+    logp = logits[:, :-1] - np.log(np.exp(logits[:, :-1]).sum(axis=-1, keepdims=True))
+    nll = -np.take_along_axis(logp, h.eval_tokens[:, 1:, None], axis=-1)[..., 0]
+    assert_allclose(v["tr_first_end"], nll[:, : s.half - 1].mean(), rtol=1e-10)
+    assert_allclose(v["tr_rep_end"], nll[:, s.half:].mean(), rtol=1e-10)
+    assert_allclose(v["tr_ind_end"], induction_by_occurrence(weights[1], h.eval_tokens).max(),
+                    rtol=1e-10)
+    assert_allclose(v["tr_l1_ind_max_end"],
+                    induction_by_occurrence(weights[0], h.eval_tokens).max(), rtol=1e-10)
+    i = np.arange(1, s.half)
+    assert_allclose(v["tr_prev_first_half"],
+                    weights[0][:, v["tr_prev_head"] - 1, i, i - 1].mean(), rtol=1e-10)
+    assert v["tr_n_params"] == sum(p.size for p in h.params.values())
+    assert v["tr_log_v"] == pytest.approx(np.log(32), rel=1e-15)
+
+
+def test_hand_built_circuit_on_the_sample_copies_exactly():
+    v = values()
+    assert v["tr_sample_hand"] > 0.999999
+    assert v["tr_sample_hand"] > v["tr_sample_trained"]
+
+
+def test_the_short_run_is_the_start_of_the_full_run():
+    """Same seed, same batches: the shorter test run's curves are a prefix of the page's run."""
+    short, full = short_run(), it.history()
+    at = np.searchsorted(full.steps, short.steps)
+    assert np.array_equal(full.steps[at], short.steps)
+    assert_allclose(short.repeated, full.repeated[at], rtol=1e-12)
+    assert_allclose(short.prev, full.prev[at], rtol=1e-12)
+
+
+# --- in the browser -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_page_in_the_browser_is_offline_typeset_with_its_figures(browser, server, scheme):
+    from test_browser import open_page
+
+    context, page, outside, failed = open_page(browser, server + "/posty/glowy-indukcyjne/", scheme)
+    try:
+        assert outside == [] and failed == [], (outside, failed)
+        assert page.evaluate("document.querySelectorAll('.arithmatex .katex').length") > 5
+        assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
+        want = "only-dark" if scheme == "dark" else "only-light"
+        loaded = page.evaluate("""async (want) => {
+            const imgs = [...document.querySelectorAll('article figure img')]
+                .filter(i => i.src.includes('#' + want));
+            imgs.forEach(img => { img.loading = 'eager'; });
+            await Promise.all(imgs.map(img => img.complete ? null : new Promise(done => {
+                img.addEventListener('load', done); img.addEventListener('error', done); })));
+            return imgs.filter(i => i.offsetParent !== null && i.naturalWidth > 0).length;
+        }""", want)
+        assert loaded == len(FIGURES)
+        page.set_viewport_size({"width": 375, "height": 800})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, "no sideways scroll"
+    finally:
+        context.close()
