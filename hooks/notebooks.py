@@ -13,8 +13,8 @@ on_pre_page:     wait for the build (its error stops the build here, with file:l
 on_page_content: keep the notebook part of mkdocs-jupyter's HTML and make its code cells
                  Material code blocks (see `material_html`).
 on_post_build:   drop cache entries this build did not use.
-Math in Markdown cells comes out as nbconvert writes it for a browser-side renderer
-(`$…$`, `$$…$$`); hooks/assets/katex-init.js typesets it inside notebook cells.
+Math in Markdown cells, which nbconvert writes as `$…$` / `$$…$$` for a browser-side renderer,
+is given the site's arithmatex form in the same pass (KaTeX and the search index expect it).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import hashlib
 import logging
 import os
 import posixpath
+import re
 import threading
 from pathlib import Path
 
@@ -148,6 +149,8 @@ def material_html(html_text: str) -> str:
                 code.append(child.extract())
         pre.clear()
         pre.append(code)
+    for cell in wrapper.select(".jp-RenderedMarkdown"):
+        _math_like_arithmatex(soup, cell)
     for link in wrapper.select("a.anchor-link"):
         link["class"] = ["headerlink"]
         link["title"] = "Odnośnik do tej sekcji"
@@ -156,14 +159,40 @@ def material_html(html_text: str) -> str:
     return str(wrapper)
 
 
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+
+
+def _math_like_arithmatex(soup, cell) -> None:
+    """Math of a Markdown cell as pymdownx.arithmatex (generic) writes it on every other page:
+    `span.arithmatex` holding `\\(…\\)` or `\\[…\\]`, for the site's KaTeX and search index.
+    nbconvert writes it as `$…$` / `$$…$$` for a browser-side renderer."""
+    for node in list(cell.find_all(string=_MATH)):
+        if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
+            continue
+        parts, last = [], 0
+        for m in _MATH.finditer(node):
+            parts.append(node[last:m.start()])
+            display = m.group(1) is not None
+            span = soup.new_tag("span", attrs={"class": "arithmatex arithmatex-display" if display
+                                               else "arithmatex"})
+            span.string = f"\\[{m.group(1)}\\]" if display else f"\\({m.group(2)}\\)"
+            parts.append(span)
+            last = m.end()
+        parts.append(node[last:])
+        for part in parts:
+            if part != "":
+                node.insert_before(part)
+        node.extract()
+
+
 def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     job = _pages.get(page.file.src_uri)
     if job is None:
         return html_text
-    # Parsing the page takes ~0.3 s: keep the result in the notebook's cache entry, named by
-    # the digests of its input and of itself (checked when read, so an edited copy is not used).
+    # Parsing the page takes ~0.3 s: keep the result in the notebook's cache entry, named by the
+    # digests of its input (with this file) and of itself (checked when read: an edit is not used).
     entry = Path(job.result().page).parent
-    digest = hashlib.sha256(html_text.encode()).hexdigest()[:20]
+    digest = hashlib.sha256(html_text.encode() + Path(__file__).read_bytes()).hexdigest()[:20]
     for cached in entry.glob(f"html-{digest}-*.html"):
         text = cached.read_text(encoding="utf-8")
         if cached.name == f"html-{digest}-{hashlib.sha256(text.encode()).hexdigest()[:20]}.html":

@@ -197,14 +197,18 @@ def test_pytorch_reference_is_shown_beside_the_numpy_code(page):
     assert all("torch" in d.select_one(".highlight code").get_text() for d in references)
 
 
-def test_math_in_markdown_cells_is_written_for_katex(page):
+def test_math_in_markdown_cells_is_left_for_katex_like_arithmatex(page):
     cells = page.select(".jupyter-wrapper .jp-RenderedMarkdown")
-    text = "\n".join(cell.get_text() for cell in cells)
-    inline = re.findall(r"(?<!\$)\$[^$\n]+\$(?!\$)", text)
-    display = re.findall(r"\$\$.+?\$\$", text, re.DOTALL)
-    source = SOURCE.read_text(encoding="utf-8")
-    assert len(inline) > 50 and display
-    assert len(display) == source.count("$$") // 2                # every display formula of the source
+    spans = [s for cell in cells for s in cell.select("span.arithmatex")]
+    assert len(spans) > 50
+    assert all(re.fullmatch(r"\\\(.*\\\)|\\\[.*\\\]", s.get_text(), re.DOTALL) for s in spans)
+    display = [s for s in spans if "arithmatex-display" in s["class"]]
+    assert len(display) == SOURCE.read_text(encoding="utf-8").count("$$") // 2
+    for cell in cells:
+        for node in cell.find_all(string=True):
+            if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
+                continue
+            assert "$" not in node, f"unrendered math: {node!r}"
 
 
 def test_math_in_the_lab_is_typeset_in_the_browser(server, browser):

@@ -11,18 +11,6 @@
       throwOnError: false,
       errorColor: "#d32f2f",
     });
-    // Notebook pages: nbconvert writes the math of Markdown cells as $…$ and $$…$$ (Jupyter's
-    // own convention), so inside those cells a single $ delimits math too.
-    (root || document.body).querySelectorAll(".jupyter-wrapper .jp-RenderedMarkdown").forEach(function (cell) {
-      renderMathInElement(cell, {
-        delimiters: [
-          { left: "$$", right: "$$", display: true },
-          { left: "$", right: "$", display: false },
-        ],
-        throwOnError: false,
-        errorColor: "#d32f2f",
-      });
-    });
   }
   if (typeof document$ !== "undefined") {
     document$.subscribe(function () { typeset(document.body); });
