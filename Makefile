@@ -25,11 +25,7 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 	touch $(STAMP)
 
 docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the previous site/)
-	@rm -rf .site.tmp
-	@if $(VENV)/bin/mkdocs build --strict --site-dir .site.tmp; then \
-	  rm -rf .site.old; if [ -d $(SITE) ]; then mv $(SITE) .site.old; fi; \
-	  mv .site.tmp $(SITE); rm -rf .site.old; echo "site built: $(SITE)/index.html"; \
-	else rm -rf .site.tmp; echo "build failed; $(SITE)/ was left as it was" >&2; exit 1; fi
+	@$(PY) -m anatomia_engine.publish --site-dir $(SITE) --strict
 
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload
 	$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000
@@ -52,4 +48,12 @@ lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/
 	$(NPM) install --package-lock-only --no-audit --no-fund
 
 clean: ## remove the venv, node_modules, caches and the built site
-	rm -rf $(VENV) node_modules .cache $(SITE) .site.tmp .site.old .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .cache $(SITE) .site.tmp* .site.old* .site.lock .pytest_cache .hypothesis
+
+.PHONY: weight audit
+
+weight: docs ## first-load weight of every page (raw and gzip, budget 400/150 KiB)
+	$(PY) tests/bench/weight.py $(SITE)
+
+audit: docs ## Lighthouse mobile performance and accessibility of every page (Debian's chromium)
+	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(PY) tests/bench/audit.py $(SITE)

@@ -156,8 +156,8 @@ def test_shown_probabilities_sum_as_rounded(vals):
 
 def test_h_mouse_and_logits_share_their_precision(page, vals):
     def shown(start: str) -> str:
-        block = next(d.get_text() for d in page.select("div.arithmatex")
-                     if d.get_text().strip().removeprefix(r"\[").strip().startswith(start))
+        texts = [a.get_text() for a in page.select('div.arithmatex annotation[encoding="application/x-tex"]')]
+        block = next(t for t in texts if t.strip().startswith(start))
         return block.rsplit(r"\begin{bmatrix}", 1)[1].split(r"\end{bmatrix}")[0]
 
     h_cells = [c.strip() for c in shown(r"h_{\text{mouse}} =").split("&")]

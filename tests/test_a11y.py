@@ -1,0 +1,54 @@
+"""Accessibility: axe-core (npm devDependency, served from node_modules into the page) over every
+page of the built site, light and dark, at desktop and phone width: no serious or critical
+violation. A failure lists each rule with the selectors of the elements that break it."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import REPO
+
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/posty/tagi/",
+         "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/", "/404.html"]
+BLOCKING = {"serious", "critical"}
+
+RUN_AXE = """async () => {
+    const result = await axe.run(document, {resultTypes: ['violations']});
+    return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+        nodes: v.nodes.map(n => n.target.join(' ') + (n.failureSummary ?
+            ' — ' + n.failureSummary.split('\\n').slice(1, 2).join(' ').trim() : ''))}));
+}"""
+
+
+def axe_violations(browser, url: str, scheme: str, width: int) -> list[dict]:
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
+    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(url, wait_until="networkidle")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        # Let the page's own scripts finish their idle-time work (phone.js's scrolling boxes).
+        page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 50), {timeout: 3000}))")
+        page.add_script_tag(path=str(AXE))
+        return page.evaluate(RUN_AXE)
+    finally:
+        context.close()
+
+
+def report(violations: list[dict]) -> str:
+    lines = []
+    for v in violations:
+        lines.append(f"{v['impact']}: {v['id']} ({v['help']}), {len(v['nodes'])} element(s):")
+        lines += [f"    {node}" for node in v["nodes"][:8]]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_serious_violation(browser, server, path, scheme, width):
+    violations = axe_violations(browser, server + path, scheme, width)
+    blocking = [v for v in violations if v["impact"] in BLOCKING]
+    assert not blocking, f"{path} ({scheme}, {width} px):\n{report(blocking)}"
