@@ -185,6 +185,7 @@ def _math_like_arithmatex(soup, cell) -> None:
         node.extract()
 
 
+@event_priority(50)   # before hooks/katex.py typesets the arithmatex spans made here
 def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     job = _pages.get(page.file.src_uri)
     if job is None:
