@@ -50,11 +50,6 @@ class Value:
     masked: bool = False
 
 
-def bare(produced: dict[str, Any]) -> dict[str, Any]:
-    """What a `@values` function returned, each `Value` replaced by its value (for tests)."""
-    return {name: v.value if isinstance(v, Value) else v for name, v in produced.items()}
-
-
 @dataclass(frozen=True)
 class Table:
     """A table shown on a page (Markdown) and offered as CSV (full precision).
