@@ -39,12 +39,15 @@ class Value:
     `weights[1][1]` is described as what.format(i="chases", j="chases").
     `cite` marks a value quoted from a publication rather than computed ("Dao (2023)"): the page
     then says where it comes from instead of "obliczone".
+    `masked=True` marks an array of masked attention scores: it may hold -inf (a blocked
+    position, shown as −∞). Any other NaN or ±inf in a published value stops the build.
     """
 
     value: Any
     what: str | None = None
     cite: str | None = None
     axes: Sequence[Sequence[str]] | None = None
+    masked: bool = False
 
 
 @dataclass(frozen=True)

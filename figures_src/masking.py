@@ -25,7 +25,7 @@ import functools
 import numpy as np
 
 from attn_core import causal_mask, future_mask, scaled_dot_product_attention
-from anatomia_engine.kit import Plot, Table, figure, values
+from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import heatmap, new_figure
 
 SEED = 1706  # arXiv:1706.03762
@@ -58,9 +58,9 @@ def mask_values() -> dict:
         "mask_tokens": list(TOKENS),
         "mask_n": n,
         "mask_d_k": D_K,
-        "mask_M": causal_mask(n),
+        "mask_M": Value(causal_mask(n), masked=True),     # 0 / -inf
         "mask_scaled": masked.scaled,
-        "mask_masked": masked.masked,
+        "mask_masked": Value(masked.masked, masked=True),
         "mask_weights": w,
         "mask_weights_full": w_full,
         "mask_future_weight_sum": float(w[blocked].sum()),

@@ -140,8 +140,8 @@ def worked_example() -> dict:
         "scores": att.scores,
         "sqrt_d_k": sqrt_d_k,
         "scaled": att.scaled,
-        "mask": causal_mask(t),
-        "masked": att.masked,
+        "mask": Value(causal_mask(t), masked=True),          # 0 / -inf
+        "masked": att.masked,                                        # -inf above the diagonal
         "exp_masked": np.exp(att.masked),                            # e^-inf = 0
         "weights": att.weights,
         "weights_enc": enc.attention.weights,
@@ -205,7 +205,7 @@ def _described(out: dict, tokens: list[str]) -> dict:
         "soft_weights": ("waga klucza {i}", ([fmt_dec(k, 0) for k in SOFT_LOOKUP_KEYS],)),
     }
     for name, (text, axes) in what.items():
-        out[name] = Value(out[name], what=text, axes=axes)
+        out[name] = Value(out[name], what=text, axes=axes, masked=name == "masked")
     out["base_d_model"] = Value(BASE_D_MODEL, cite="Vaswani i in. (2017)")
     out["base_heads"] = Value(BASE_HEADS, cite="Vaswani i in. (2017)")
     out["bert_d_model"] = Value(BERT_D_MODEL, cite="Devlin i in. (2019)")

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 import numpy as np
 import pytest
@@ -112,7 +113,7 @@ def test_page_shows_the_executed_weights_which_equal_attn_core(page):
     assert_allclose(printed_matrix(page, "oceny przed skalowaniem:"), toy().scores, atol=PRINT_TOL)
     assert_allclose(printed_matrix(page, "oceny po skalowaniu:"), toy().scaled, atol=PRINT_TOL)
     assert_allclose(printed_matrix(page, "wagi po softmax:"), toy().weights, atol=PRINT_TOL)
-    assert_allclose(printed_matrix(page, "wektory wynikowe:"), toy().output, atol=PRINT_TOL)
+    assert_allclose(printed_matrix(page, "wyjście Y = AV:"), toy().output, atol=PRINT_TOL)
 
 
 def test_page_shows_masked_weights_zero_above_the_diagonal(page):
@@ -166,7 +167,9 @@ def test_page_cross_checks_every_matrix_against_attn_core(page):
 def test_each_exercise_has_a_collapsed_solution_with_printed_numbers(page):
     solutions = page.select(".jupyter-wrapper details.success")
     summaries = [d.summary.get_text(strip=True) for d in solutions]
-    assert summaries == [f"Rozwiązanie ćwiczenia {n}" for n in range(1, 7)]
+    tagged = re.findall(r'tags=\["solution"\] exercise=(\d+)', SOURCE.read_text(encoding="utf-8"))
+    exercises = sorted({int(n) for n in tagged})
+    assert exercises and summaries == [f"Rozwiązanie ćwiczenia {n}" for n in exercises]
     assert all(not d.has_attr("open") for d in solutions)
     first = next(d for d in solutions if d.summary.get_text(strip=True).endswith(" 1"))
     printed = first.select_one(".jp-OutputArea-output pre").get_text()
@@ -181,7 +184,7 @@ def test_heatmaps_before_and_after_the_mask_have_labelled_axes(page):
     svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
     for title in ("Przed nałożeniem maski", "Po nałożeniu maski przyczynowej"):
         assert svg.count(title) == 1, title
-    for axis in ("i — pozycja, dla której liczymy wynik", "j — pozycja, z której pobieramy informację"):
+    for axis in ("i — pozycja, dla której liczymy wyjście", "j — pozycja, z której pobieramy informację"):
         assert svg.count(axis) == 2, axis                        # both panels
     labels = re.findall(r">([^<>]*\d[^<>]*)</text>", svg)
     assert "0,50" in labels and not any("." in label for label in labels)   # decimal comma
@@ -206,6 +209,17 @@ def test_math_in_markdown_cells_is_typeset_at_build_like_arithmatex(page):
             if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
                 continue
             assert "$" not in node, f"unrendered math: {node!r}"
+
+
+def test_math_in_the_lab_is_typeset_in_the_browser(server, browser):
+    page = browser.new_page()
+    page.goto(server + "/" + PAGE.removesuffix("index.html"), wait_until="networkidle")
+    typeset = page.locator(".jupyter-wrapper .jp-RenderedMarkdown .katex").count()
+    left = page.evaluate("""() => [...document.querySelectorAll('.jupyter-wrapper .jp-RenderedMarkdown')]
+        .map(c => c.innerText).join('\\n')""")
+    page.close()
+    assert typeset > 50
+    assert "$" not in left, left[max(0, left.find("$") - 80):left.find("$") + 80]
 
 
 def test_page_is_light_no_jupyterlab_css_or_foreign_scripts(built_site, page):
@@ -245,14 +259,15 @@ def test_download_link_serves_a_valid_standalone_notebook(built_site, page):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.outputs == [] and c.execution_count is None for c in code)
     assert not any("figures_src" in c.source.split("#")[0] or "attn_core" in c.source for c in code)
-    (inputs,) = [c for c in code if "inputs" in c.metadata.get("tags", [])]
-    namespace = {"np": np}
-    exec(inputs.source, namespace)
-    for name in ("TOY_X", "LEAK_A", "LEAK_B", "INPUT_IDS", "EXERCISE_4_THIRD_ROW"):
-        assert_allclose(namespace[name], getattr(lab3, name), rtol=0, atol=0)
-    for name in ("D_K", "D_V", "D_MODEL", "VOCAB_SIZE", "MAX_SEQ_LEN", "SEED_EMBEDDINGS",
-                 "WEAK_VALUE_SCALE"):
-        assert namespace[name] == getattr(lab3, name)
+    # The download runs the notebook's own code: every code cell of the source, except the
+    # project-only ones (a note instead) and `inputs` cells (written out as literals).
+    source = jupytext.read(SOURCE)
+    kept = [c.source for c in source.cells if c.cell_type == "code"
+            and not {"repo-only", "inputs"} & set(c.metadata.get("tags", []))]
+    assert [c.source for c in code if "inputs" not in c.metadata.get("tags", [])] == kept
+    notes = [c for c in nb.cells if c.cell_type == "markdown" and "attn_core" in c.source
+             and "pominięto" in c.source]
+    assert len(notes) == sum("repo-only" in c.metadata.get("tags", []) for c in source.cells)
     solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert solutions and all(c.metadata["jupyter"]["source_hidden"] for c in solutions)
 
@@ -312,15 +327,15 @@ def mini_project(tmp_path) -> Path:
 
 
 def run_hook(root: Path, cache: Path) -> tuple[str, float | None]:
-    from hooks import notebooks
+    from anatomia_engine import notebooks
 
-    key, page, download, elapsed = notebooks.build_notebook(
-        root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache, root=root)
-    return key, elapsed
+    source = root / "docs" / "laby" / "mini.py"
+    built = notebooks.build(source, "docs/laby/mini.py", cache_dir=cache, root=root)
+    return built.key, built.seconds
 
 
 def test_cache_key_follows_the_notebook_attn_core_figures_src_and_lock(mini_project):
-    from hooks.notebooks import cache_key
+    from anatomia_engine.notebooks import cache_key
 
     source = mini_project / "docs" / "laby" / "mini.py"
     keys = {cache_key(source, mini_project)}
@@ -345,7 +360,7 @@ def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini
     (mini_project / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
     changed, elapsed = run_hook(mini_project, cache)
     assert changed != first and elapsed is not None
-    page = nbformat.read(cache / f"{changed}.ipynb", as_version=4)
+    page = nbformat.read(cache / changed / "page.ipynb", as_version=4)
     printed = "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
     assert "[[3. 6.]]" in printed                                    # the new attn_core ran
 
@@ -353,11 +368,11 @@ def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini
 def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
     cache = tmp_path / "cache"
     key, _ = run_hook(mini_project, cache)
-    page = nbformat.read(cache / f"{key}.ipynb", as_version=4)
+    page = nbformat.read(cache / key / "page.ipynb", as_version=4)
     kinds = [(c.cell_type, c.source) for c in page.cells]
     assert kinds[2] == ("raw", '<details class="success">\n<summary>Rozwiązanie ćwiczenia 1</summary>')
     assert kinds[4] == ("raw", "</details>")
-    download = nbformat.read(cache / f"{key}.download.ipynb", as_version=4)
+    download = nbformat.read(cache / key / "download.ipynb", as_version=4)
     nbformat.validate(download)
     assert "X = np.array([[1.0, 2.0]])" in download.cells[1].source
     assert download.cells[2].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
@@ -366,15 +381,47 @@ def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
 
 
 def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_project, tmp_path):
-    from mkdocs.exceptions import PluginError
+    from anatomia_engine.notebooks import NotebookError
 
     source = mini_project / "docs" / "laby" / "mini.py"
     svg = 'SVG("<svg xmlns=\\"http://www.w3.org/2000/svg\\"/>")'
     source.write_text(source.read_text() + f'\n# %%\nfrom IPython.display import SVG, display\n'
                       f'display({svg}, metadata={{"alt": "Pusty rysunek"}})\n')
     key, _ = run_hook(mini_project, tmp_path / "cache")
-    page = nbformat.read(tmp_path / "cache" / f"{key}.ipynb", as_version=4)
+    page = nbformat.read(tmp_path / "cache" / key / "page.ipynb", as_version=4)
     assert '<img class="lab-figure" alt="Pusty rysunek"' in page.cells[-1].outputs[0].data["text/html"]
     source.write_text(source.read_text() + f"\n# %%\n{svg}\n")
-    with pytest.raises(PluginError, match=r"notebook cell 6 draws a figure but has no alt text"):
+    with pytest.raises(NotebookError, match=r"notebook cell 6 draws a figure but has no alt text"):
         run_hook(mini_project, tmp_path / "cache")
+
+
+def test_cache_key_follows_relative_imports_of_the_modules_the_notebook_imports(mini_project):
+    from anatomia_engine.notebooks import cache_key
+
+    (mini_project / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
+    (mini_project / "figures_src" / "mini.py").write_text("from ._base import X\n")
+    source = mini_project / "docs" / "laby" / "mini.py"
+    before = cache_key(source, mini_project)
+    (mini_project / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[5.0, 2.0]])\n")
+    assert cache_key(source, mini_project) != before
+
+
+@pytest.mark.parametrize("damage", ["truncate", "edit", "remove"])
+def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_project, tmp_path,
+                                                                          caplog, damage):
+    cache = tmp_path / "cache"
+    key, elapsed = run_hook(mini_project, cache)
+    page = cache / key / "page.ipynb"
+    good = page.read_bytes()
+    if damage == "truncate":
+        page.write_bytes(good[: len(good) // 2])
+    elif damage == "edit":
+        page.write_bytes(good.replace(b"[[2. 4.]]", b"[[9. 9.]]"))
+        assert page.read_bytes() != good
+    else:
+        (cache / key / "download.ipynb").unlink()
+    caplog.clear()
+    again, elapsed = run_hook(mini_project, cache)
+    assert again == key and elapsed is not None                    # executed, not read back
+    assert "cached notebook not used, executing it again" in caplog.text
+    assert page.read_bytes() == good and (cache / key / "download.ipynb").is_file()

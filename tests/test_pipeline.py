@@ -183,8 +183,7 @@ def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, ex
      r"figures_src/demo\.py failed:\nin figures_src\.demo\.bars\(style='light'\):\nTraceback.*"
      r"ZeroDivisionError"),
     (lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),
-     r"docs/index\.md:6: \{\{ weight \| dec\(2\) \}\}: cannot show this value with 'dec': "
-     r"the value is NaN"),
+     r"figures_src/demo\.py: numbers\(\) returned 'weight' with NaN: a published number must be finite"),
     (lambda s: s.replace("import numpy as np", "import numpy as np\nimport no_such_module"),
      r"in figures_src\.demo \(import\).*ModuleNotFoundError: No module named 'no_such_module'"),
 ])
@@ -240,7 +239,7 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(project):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         output = server.communicate(timeout=20)[0]
-    assert "the value is NaN" in output
+    assert "figures_src/demo.py: numbers() returned 'weight' with NaN" in output, output[-3000:]
     # One build at start and one per edit (three edits): the cache never triggers a rebuild loop.
     assert 2 <= output.count("Building documentation") <= 4, output[-3000:]
 

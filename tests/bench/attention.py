@@ -18,25 +18,19 @@ timings are stable on a small shared machine.
 
 from __future__ import annotations
 
+import argparse
 import os
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import numpy as np
 
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
+from attn_core import scaled_dot_product_attention, tiled_attention
 
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from attn_core import scaled_dot_product_attention, tiled_attention  # noqa: E402
-
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 SEED = 2022                      # FlashAttention's year; any fixed seed will do
 D_HEAD = 64
 N_VALUES = [256, 512, 1024, 2048, 4096, 8192]
@@ -157,4 +151,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    if any(var not in os.environ for var in BLAS_THREADS):
+        # BLAS reads its thread count when NumPy loads: start again with it set (default 1).
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**{var: "1" for var in BLAS_THREADS}, **os.environ})
     main()

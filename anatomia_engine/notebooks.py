@@ -1,0 +1,389 @@
+"""Notebook pages: a jupytext percent `.py` file, executed at build time, published twice.
+
+`build(source, where)` executes the notebook (jupytext -> nbformat -> nbclient, kernel
+`python3` of this interpreter, cwd = the project root so `import attn_core` works) unless
+its cache entry exists and verifies, and returns two copies:
+
+- the page copy, handed to mkdocs-jupyter as an ordinary executed `.ipynb` for it to render:
+  solution cells grouped in collapsible blocks, image outputs as <img> with alt text, the
+  download button under the title, cell tags removed (they are consumed here);
+- the download copy: no outputs, the `inputs` cell written out as literals, `repo-only`
+  cells replaced by a note, solutions collapsed.
+
+A failing cell raises NotebookError with file:line, the cell number, its numbered source
+and the traceback. The cache key hashes the notebook, every project file it imports, attn_core,
+the engine, the lock and the Python version (runner.content_hash); an entry is a folder
+`<key>/` with page.ipynb, download.ipynb and a manifest of checksums, written atomically and
+checked on every read.
+
+Cell tags (metadata on the `# %%` line stays ASCII, since jupytext writes other characters
+as \\u escapes):
+  `solution`  consecutive cells with the same `exercise=N` form one collapsible block
+              "Rozwiązanie ćwiczenia N" on the page; collapsed in the download.
+  `inputs`    a cell that only imports from figures_src: in the download it is replaced by
+              the same names written out literally (values taken from the executed kernel).
+  `repo-only` a cell that needs the project (e.g. the attn_core cross-check): in the
+              download it becomes a short note.
+Figures: an image output needs alt text, given by the code that shows it:
+`display(fig, metadata={"alt": "..."})`.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import copy
+import hashlib
+import html
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from anatomia_engine import runner
+
+log = logging.getLogger("anatomia_engine.notebooks")
+
+ROOT = runner.ROOT
+KERNEL = "python3"
+CELL_TIMEOUT = 180                     # seconds per cell
+STARTUP_TIMEOUT = 120                  # seconds for the kernel to come up
+PAGE, DOWNLOAD = "page.ipynb", "download.ipynb"
+DOWNLOAD_LABEL = "Pobierz notatnik (.ipynb)"
+REPO_ONLY_NOTE = (
+    "*Na stronie w tym miejscu jest komórka, która porównuje wyniki notatnika z biblioteką "
+    "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
+    "projektu tej biblioteki nie ma, więc w pobranym notatniku komórkę pominięto.*"
+)
+
+
+class NotebookError(Exception):
+    """The notebook cannot be published; the message starts with the file (and line)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    key: str
+    page: Path            # the executed page copy (.ipynb) for mkdocs-jupyter
+    download: Path        # the copy readers download
+    seconds: float | None  # time spent executing; None when it came from the cache
+
+
+# --- the key -------------------------------------------------------------------------------------
+
+def cache_key(source: Path, root: Path = ROOT) -> str:
+    """SHA-256 over everything that can change what the notebook prints."""
+    files = runner.import_closure([source], root)
+    return runner.content_hash(files + [f for f in runner.shared_files(root) if f not in set(files)], root)
+
+
+# --- reading and executing -----------------------------------------------------------------------
+
+def read_notebook(source: Path) -> nbformat.NotebookNode:
+    """The notebook of a jupytext percent file, with cell ids that do not change per build."""
+    nb = jupytext.read(source)
+    for index, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{index}"
+    return nb
+
+
+def cell_lines(source: Path) -> list[int]:
+    """1-based line in `source` where each cell's text starts (after its `# %%` marker)."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    return [n + 2 for n, line in enumerate(lines) if line.startswith("# %%")]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.rstrip().splitlines())
+
+
+def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
+    """'docs/laby/lab-3.py:473: notebook cell 13 of 35 failed: NameError: ...', the cell's
+    source numbered with the file's own lines (the failing one marked) and the traceback."""
+    starts = cell_lines(source)
+    first = starts[index] if len(starts) == len(nb.cells) else None
+    ename = getattr(error, "ename", type(error).__name__)
+    evalue = getattr(error, "evalue", str(error))
+    traceback = _ANSI.sub("", getattr(error, "traceback", "") or "")
+    # nbclient repeats the cell source above its traceback; keep only the traceback.
+    traceback = traceback.rsplit("-" * 18 + "\n", 1)[-1].strip("\n")
+    failing = re.search(r"^Cell In\[\d+\], line (\d+)", traceback, re.MULTILINE)
+    offset = int(failing.group(1)) - 1 if failing else None
+    if first is None:
+        location = where
+    elif offset is None:
+        location = f"{where}:{first}"
+    else:
+        location = f"{where}:{first + offset}"
+    message = [f"{location}: notebook cell {index + 1} of {len(nb.cells)} failed: {ename}: {evalue}",
+               "  cell source" + (f" (from line {first}):" if first else ":")]
+    for n, line in enumerate(nb.cells[index].source.splitlines()):
+        mark = ">" if n == offset else " "
+        number = f"{first + n:4d}" if first else f"{n + 1:4d}"
+        message.append(f"  {mark}{number} | {line}")
+    if traceback.strip():
+        message += ["  traceback:", _indent(traceback)]
+    return "\n".join(message)
+
+
+_PROBE = """\
+import json as _json
+import numpy as _np
+def _literal(value):
+    if isinstance(value, _np.ndarray):
+        return f"np.array({value.tolist()!r})"
+    return repr(value)
+print(_json.dumps({_name: _literal(globals()[_name]) for _name in %r}))
+"""
+
+
+def imported_names(cell, where: str = "notebook") -> list[str]:
+    """Names an `inputs` cell imports; such a cell may only do `from figures_src... import`."""
+    names: list[str] = []
+    for node in ast.parse(cell.source).body:
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("figures_src")):
+            raise NotebookError(f"{where}: cell {cell.id} is tagged 'inputs' but does more than "
+                                f"'from figures_src... import ...': {ast.unparse(node)!r}")
+        names += [alias.asname or alias.name for alias in node.names]
+    return names
+
+
+def input_names(nb, where: str = "notebook") -> list[str]:
+    return [name for cell in nb.cells if "inputs" in cell.metadata.get("tags", [])
+            for name in imported_names(cell, where)]
+
+
+def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
+    """Run every cell of `nb` in place; return the `inputs` names as Python literals."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellControlSignal, DeadKernelError
+
+    names = input_names(nb, where)
+    probe = nbformat.v4.new_code_cell(_PROBE % (names,), id="inputs-probe")
+    nb.cells.append(probe)
+    state = {"index": 0}
+
+    def on_cell_start(cell, cell_index):
+        state["index"] = cell_index
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}   # keep the inline backend
+    env.update(PYTHONPATH=os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")])),
+               PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0")
+    client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT,
+                            startup_timeout=STARTUP_TIMEOUT, allow_errors=False,
+                            record_timing=False, on_cell_start=on_cell_start,
+                            coalesce_streams=True,   # one output per stream: the same page every build
+                            resources={"metadata": {"path": str(root)}})
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
+        try:
+            client.execute(env=env, stderr=kernel_log)
+        except (CellControlSignal, DeadKernelError) as exc:
+            index = state["index"]
+            nb.cells.pop()
+            if index >= len(nb.cells):
+                raise NotebookError(f"{where}: reading the 'inputs' names back from the kernel "
+                                    f"failed: {exc}") from None
+            if isinstance(exc, DeadKernelError):
+                kernel_log.seek(0)
+                exc.traceback = kernel_log.read()[-3000:]
+            raise NotebookError(failure_message(where, source, nb, index, exc)) from None
+        except Exception as exc:   # the kernel did not start or stopped answering
+            kernel_log.seek(0)
+            raise NotebookError(f"{where}: kernel '{KERNEL}' ({sys.executable}) could not run the "
+                                f"notebook: {type(exc).__name__}: {exc}\n  kernel log:\n"
+                                f"{_indent(kernel_log.read()[-3000:])}") from None
+    nb.cells.pop()
+    printed = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
+    return json.loads(printed) if names else {}
+
+
+# --- the two copies we publish -------------------------------------------------------------------
+
+def _solution_summary(cell) -> str | None:
+    """'Rozwiązanie ćwiczenia 3' for a `solution` cell with `exercise=3`; None for other cells."""
+    if "solution" not in cell.metadata.get("tags", []):
+        return None
+    exercise = cell.metadata.get("exercise")
+    return "Rozwiązanie" if exercise is None else f"Rozwiązanie ćwiczenia {exercise}"
+
+
+def _raw_html(text: str, cell_id: str):
+    return nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/html"}, id=cell_id)
+
+
+_SVG_PROLOGUE = re.compile(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*",
+                           re.DOTALL)
+_SVG_FONTS = re.compile(r"font-family: ('[^']+')(?:, [^;\"]+)?")
+
+
+def figure_html(data: dict, alt: str) -> str:
+    """An <img> with alt text for an image output (nbconvert's own has no alt text)."""
+    if "image/svg+xml" in data:
+        svg = _SVG_PROLOGUE.sub("", data["image/svg+xml"])
+        svg = _SVG_FONTS.sub(r"font-family: \1, sans-serif", svg)   # one font, not twelve
+        src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    else:
+        src = "data:image/png;base64," + "".join(data["image/png"].split())
+    return f'<img class="lab-figure" alt="{html.escape(alt)}" src="{src}">'
+
+
+def download_button(href: str, filename: str) -> str:
+    return (f'<p class="lab-download"><a class="md-button" href="{html.escape(href)}" '
+            f'download="{html.escape(filename)}">{DOWNLOAD_LABEL}</a></p>')
+
+
+def _with_button_under_title(cells: list, button: str, where: str) -> list:
+    """Put the download button (HTML) on the line after the notebook's `# title`."""
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.splitlines()
+        title = next((n for n, line in enumerate(lines) if line.startswith("# ")), None)
+        if title is not None:
+            cell.source = "\n".join(lines[: title + 1] + ["", button, ""] + lines[title + 1:])
+            return cells
+    raise NotebookError(f"{where}: the notebook has no '# title' heading to put the download button under")
+
+
+def page_notebook(executed, key: str, where: str, download_href: str | None = None,
+                  download_name: str | None = None):
+    """The executed notebook as the page shows it.
+
+    Each run of solution cells goes inside <details>; each image output becomes an <img>
+    with the alt text from its output's `alt` metadata (a figure without one is an error);
+    the download button follows the title; tags are dropped (consumed here).
+    """
+    nb = copy.deepcopy(executed)
+    cells, current = [], None
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/svg+xml" in data or "image/png" in data:
+                alt = str(output.get("metadata", {}).get("alt", "")).strip()
+                if not alt:
+                    raise NotebookError(f"{where}: notebook cell {index + 1} draws a figure but has no "
+                                        "alt text; show it with display(fig, metadata={'alt': '...'})")
+                output["data"] = {"text/html": figure_html(data, alt)}
+                output["metadata"] = {}
+        summary = _solution_summary(cell)
+        if summary != current and current is not None:
+            cells.append(_raw_html("</details>", f"{cell.id}-end"))
+        if summary != current and summary is not None:
+            cells.append(_raw_html(f'<details class="success">\n<summary>{html.escape(summary)}'
+                                   "</summary>", f"{cell.id}-begin"))
+        current = summary
+        cell.metadata.pop("tags", None)
+        cells.append(cell)
+    if current is not None:
+        cells.append(_raw_html("</details>", "end"))
+    if download_href is not None:
+        cells = _with_button_under_title(cells, download_button(download_href, download_name or ""), where)
+    nb.cells = cells
+    # The key in the metadata makes mkdocs-jupyter's own cache (keyed on these bytes) follow ours.
+    nb.metadata["anatomia"] = {"cache_key": key}
+    nb.metadata.pop("jupytext", None)
+    return nb
+
+
+def download_notebook(executed, literals: dict[str, str], where: str):
+    """What readers download: no outputs, inputs written out, project-only cells replaced."""
+    nb = copy.deepcopy(executed)
+    cells = []
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "inputs" in tags:
+            lines = [f"# Dane wejściowe laboratorium (w projekcie: {', '.join(_modules(cell))}),",
+                     "# wpisane tu przy budowie strony, żeby notatnik działał bez repozytorium."]
+            lines += [f"{name} = {literals[name]}" for name in imported_names(cell, where)]
+            cell.source = "\n".join(lines)
+        elif "repo-only" in tags:
+            cell = nbformat.v4.new_markdown_cell(REPO_ONLY_NOTE, id=cell.id)
+        if "solution" in tags:
+            cell.metadata["jupyter"] = {"source_hidden": True, "outputs_hidden": True}
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    nb.cells = cells
+    nb.metadata.pop("jupytext", None)
+    nb.metadata.pop("anatomia", None)
+    nb.metadata.pop("widgets", None)
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as exc:
+        raise NotebookError(f"{where}: the downloadable notebook is not valid nbformat: {exc}") from None
+    return nb
+
+
+def _modules(cell) -> list[str]:
+    tree = ast.parse(cell.source)
+    return sorted({node.module.replace(".", "/") + ".py" for node in tree.body
+                   if isinstance(node, ast.ImportFrom) and node.module})
+
+
+# --- the cache entry -----------------------------------------------------------------------------
+
+def entry_key(source: Path, root: Path = ROOT, download_href: str | None = None,
+              download_name: str | None = None) -> str:
+    """The name of the cache entry: cache_key, and the download link the page copy holds."""
+    key = cache_key(source, root)
+    if download_href is not None:
+        key = hashlib.sha256(f"{key}\0{download_href}\0{download_name}".encode()).hexdigest()
+    return key
+
+
+def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
+          download_href: str | None = None, download_name: str | None = None,
+          key: str | None = None) -> Built:
+    """The page and download copies of the notebook at `source`, executed or from the cache
+    (`cache_dir/<key>/`; `key` as entry_key gives it, computed when not given)."""
+    key = key or entry_key(source, root, download_href, download_name)
+    final = cache_dir / key
+    if final.exists():
+        problem = runner.manifest_problem(final, required=(PAGE, DOWNLOAD))
+        if problem is None:
+            return Built(key, final / PAGE, final / DOWNLOAD, None)
+        log.warning("%s: cached notebook not used, executing it again: %s: %s", where, final, problem)
+        shutil.rmtree(final, ignore_errors=True)
+    started = time.perf_counter()
+    nb = read_notebook(source)
+    literals = execute(nb, source, where, root)
+    elapsed = time.perf_counter() - started
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=cache_dir))
+    try:
+        nbformat.write(download_notebook(nb, literals, where), work / DOWNLOAD)
+        nbformat.write(page_notebook(nb, key, where, download_href, download_name), work / PAGE)
+        runner.write_manifest(work)
+        if not final.exists():
+            try:
+                work.rename(final)
+            except OSError:   # another build published the same key first
+                pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return Built(key, final / PAGE, final / DOWNLOAD, elapsed)
+
+
+def prune(cache_dir: Path, keep: set[str]) -> None:
+    """Drop cache entries (and leftovers) other than `keep`."""
+    if not cache_dir.is_dir():
+        return
+    for path in cache_dir.iterdir():
+        if path.name not in keep and not path.name.startswith("."):   # "." : another build's work
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)

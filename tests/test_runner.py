@@ -1,0 +1,391 @@
+"""The runner (anatomia_engine/runner.py, codec.py): every way a figures_src module can fail
+stops with its name, nothing is cached for a failed run, and a cache entry is used only when
+it is complete and unchanged.
+
+Most tests run a small module in a project of their own (fast); each failure class is also
+exercised against a copy of the real project (tests/helpers.py copy_project).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anatomia_engine import codec, runner
+from anatomia_engine.kit import Table
+from figures_src import masking
+from helpers import copy_project, mkdocs_build
+
+HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
+
+
+@pytest.fixture
+def mini(tmp_path) -> Path:
+    """A project with an empty figures_src package and a one-line attn_core."""
+    root = tmp_path / "mini"
+    (root / "figures_src").mkdir(parents=True)
+    (root / "figures_src" / "__init__.py").write_text("")
+    (root / "attn_core").mkdir()
+    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
+    (root / "requirements.lock").write_text("numpy\n")
+    return root
+
+
+def module(root: Path, name: str, body: str) -> Path:
+    path = root / "figures_src" / f"{name}.py"
+    path.write_text(HEADER + textwrap.dedent(body))
+    return path
+
+
+def entries(cache: Path, name: str) -> list[Path]:
+    """What is cached for `name`, plus any temporary folder left in the cache."""
+    folder = cache / name
+    kept = list(folder.iterdir()) if folder.exists() else []
+    return kept + [p for p in cache.glob(".*") if p.is_dir()]
+
+
+def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
+    """runner.compute in a separate interpreter (so a hang fails the test instead of blocking it)."""
+    code = ("import sys; from pathlib import Path; from anatomia_engine import runner\n"
+            "try:\n"
+            f"    runner.compute({names!r}, root=Path({str(root)!r}))\n"
+            "except runner.ComputeError as exc:\n"
+            "    print(exc, file=sys.stderr); sys.exit(3)\n")
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=environment,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# --- typed results, one codec -------------------------------------------------------------------
+
+def test_results_cross_the_boundary_as_typed_records(mini):
+    module(mini, "demo", """
+        @values
+        def numbers():
+            return {"w": Value(np.array([[0.25, 0.75]]), what="waga {i} {j}", axes=(["a"], ["b", "c"])),
+                    "n": 3, "q": Value(2.0, cite="Dao (2023)"), "t": Table(["x", "p"], [["a", 0.5]])}
+        """)
+    results, ran = runner.compute(["demo"], root=mini)
+    assert ran == ["demo"]
+    out = results["demo"].output
+    assert isinstance(out, codec.ModuleOutput)
+    record = out.values["w"]
+    assert isinstance(record, codec.ValueRecord)
+    assert (record.kind, record.function, record.what, record.axes) == ("array", "numbers", "waga {i} {j}",
+                                                                       (("a",), ("b", "c")))
+    assert out.values["q"].cite == "Dao (2023)" and out.values["n"].kind == "int"
+    # the plain views the page code reads
+    assert results["demo"].values["n"] == 3
+    assert results["demo"].meta["w"] == {"function": "numbers", "what": "waga {i} {j}", "cite": None,
+                                         "axes": [["a"], ["b", "c"]]}
+    assert isinstance(results["demo"].values["t"], Table)
+    # the codec round-trips what it wrote
+    again = codec.decode(codec.encode(out))
+    assert again.values.keys() == out.values.keys()
+    np.testing.assert_array_equal(again.values["w"].value, record.value)
+
+
+# --- NaN and infinities -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, word", [
+    ("float('nan')", "NaN"),
+    ("np.array([1.0, np.inf])", "+inf"),
+    ("np.array([[0.0, -np.inf]])", "-inf"),
+    ("Table(['a', 'b'], [['x', float('nan')]])", "NaN"),
+    ("{'inner': [1.0, float('-inf')]}", "-inf"),
+    ("Value(float('-inf'), masked=True)", "masked=True"),
+])
+def test_nan_or_inf_is_refused_naming_module_function_and_value(mini, value, word):
+    module(mini, "bad", f"""
+        @values
+        def produce():
+            return {{"fine": 1.0, "broken": {value}}}
+        """)
+    with pytest.raises(runner.ComputeError) as info:
+        runner.compute(["bad"], root=mini)
+    message = str(info.value)
+    assert "figures_src/bad.py" in message and "produce()" in message and "'broken'" in message
+    assert word in message
+    assert entries(mini / ".cache" / "computed", "bad") == []          # nothing cached
+
+
+def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
+    module(mini, "masked", """
+        @values
+        def scores():
+            return {"masked": Value(np.array([[0.5, -np.inf], [0.1, 0.2]]), masked=True)}
+        """)
+    results, _ = runner.compute(["masked"], root=mini)
+    value = results["masked"].values["masked"]
+    assert value[0, 1] == -math.inf and value[1, 1] == 0.2
+    module(mini, "masked", """
+        @values
+        def scores():
+            return {"masked": Value(np.array([[np.nan, -np.inf]]), masked=True)}
+        """)
+    with pytest.raises(runner.ComputeError, match=r"'masked' with NaN at index \[0, 0\]"):
+        runner.compute(["masked"], root=mini)
+
+
+def test_nan_in_a_figure_table_is_refused(mini):
+    module(mini, "fig", """
+        @figure
+        def chart(style):
+            import matplotlib.pyplot as plt
+            fig = plt.figure()
+            return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", float("nan")]]))
+        """)
+    with pytest.raises(runner.ComputeError, match=r"chart\(style\) returned a Plot whose data table"):
+        runner.compute(["fig"], root=mini)
+
+
+def test_real_project_build_stops_on_a_nan_naming_module_function_and_value(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    path = project / "figures_src" / "quadratic_cost.py"
+    path.write_text(path.read_text() + textwrap.dedent("""
+
+        @values
+        def broken_ratio():
+            return {"ratio_of_nothing": np.float64(0.0) / np.float64(0.0)}
+        """))
+    proc = mkdocs_build(project, tmp_path / "site")
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    expected = "figures_src/quadratic_cost.py: broken_ratio() returned 'ratio_of_nothing' with NaN"
+    assert expected in log, log[-3000:]
+    assert "Traceback" not in log.split("broken_ratio", 1)[0][-200:]
+    assert not (tmp_path / "site").exists()
+
+
+def test_real_masked_scores_keep_minus_inf(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    results, _ = runner.compute(["masking", "worked_example"], root=project)
+    for name, key in [("masking", "mask_masked"), ("worked_example", "masked")]:
+        record = results[name].output.values[key]
+        assert record.masked and np.isneginf(record.value).any()
+        assert np.isfinite(record.value[~np.isneginf(record.value)]).all()
+
+
+# --- hangs, signals and early exits ----------------------------------------------------------
+
+def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
+    module(mini, "slow", """
+        import time
+        TIME_LIMIT = 2
+
+        @values
+        def wait():
+            time.sleep(600)
+            return {}
+        """)
+    proc = compute_in_child(mini, ["slow"])
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "figures_src/slow.py did not finish within its time limit of 2 s" in proc.stderr
+    assert "figures_src.slow.wait()" in proc.stderr and "ANATOMIA_MODULE_TIMEOUT" in proc.stderr
+    assert entries(mini / ".cache" / "computed", "slow") == []
+
+
+def test_the_time_limit_is_set_by_the_environment_for_every_module(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    path = project / "figures_src" / "scaling.py"
+    path.write_text(path.read_text() + "\nimport time\ntime.sleep(600)\n")
+    proc = compute_in_child(project, ["scaling"], env={runner.TIME_LIMIT_ENV: "3"})
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "figures_src/scaling.py did not finish within its time limit of 3 s" in proc.stderr
+    assert "figures_src.scaling (import)" in proc.stderr
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
+     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit\.die\(\)"),
+    ("import sys\nsys.exit(0)\n",
+     r"figures_src\.quit \(import\) called sys\.exit\(0\)"),
+    ("import os\n\n@values\ndef leave():\n    print('bye')\n    os._exit(0)\n",
+     r"ended with exit status 0 before writing its results \(while running figures_src\.quit\.leave\(\)\)"
+     r"(?s:.*)bye"),
+])
+def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(mini, body, expected):
+    (mini / "figures_src" / "quit.py").write_text(HEADER + body)
+    with pytest.raises(runner.ComputeError, match=expected) as info:
+        runner.compute(["quit"], root=mini)
+    assert "Nothing was cached" in str(info.value)
+    assert entries(mini / ".cache" / "computed", "quit") == []
+
+
+def test_real_module_ending_the_process_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    path = project / "figures_src" / "multi_head.py"
+    path.write_text(path.read_text() + "\nimport sys\nsys.exit(0)\n")
+    proc = mkdocs_build(project, tmp_path / "site")
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
+    assert not (tmp_path / "site").exists()
+    cached = list((project / ".cache" / "computed" / "multi_head").iterdir())
+    assert all(p.name != runner.cache_key("multi_head", project) for p in cached)
+
+
+def test_modules_do_not_share_state(mini):
+    module(mini, "first", """
+        import matplotlib
+        matplotlib.rcParams["font.size"] = 99.0
+        np.random.seed(7)
+        LEAK = np.random.random()
+
+        @values
+        def one():
+            return {"leak": LEAK}
+        """)
+    module(mini, "second", """
+        import sys
+        import matplotlib
+
+        @values
+        def two():
+            return {"font_size": float(matplotlib.rcParams["font.size"]),
+                    "sees_first": int("figures_src.first" in sys.modules)}
+        """)
+    results, _ = runner.compute(["first", "second"], root=mini, jobs=1)
+    assert results["second"].values["font_size"] != 99.0
+    assert results["second"].values["sees_first"] == 0
+
+
+# --- never stale -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("statement", ["from ._shared import FACTOR", "from . import _shared",
+                                       "from ._pkg.deep import FACTOR", "import figures_src._shared"])
+def test_key_follows_relative_and_absolute_imports(mini, statement):
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
+    (mini / "figures_src" / "_pkg").mkdir()
+    (mini / "figures_src" / "_pkg" / "__init__.py").write_text("")
+    (mini / "figures_src" / "_pkg" / "deep.py").write_text("FACTOR = 2\n")
+    module(mini, "user", f"{statement}\n")
+    before = runner.cache_key("user", mini)
+    target = "_pkg/deep.py" if "deep" in statement else "_shared.py"
+    (mini / "figures_src" / target).write_text("FACTOR = 3\n")
+    assert runner.cache_key("user", mini) != before
+
+
+def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 2\n")
+    path = project / "figures_src" / "quadratic_cost.py"
+    path.write_text(path.read_text() + textwrap.dedent("""
+        from ._bench_factor import FACTOR
+
+
+        @values
+        def factor_value():
+            return {"helper_factor": FACTOR}
+        """))
+    results, ran = runner.compute(["quadratic_cost"], root=project)
+    assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 2
+    (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 5\n")
+    results, ran = runner.compute(["quadratic_cost"], root=project)
+    assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 5
+
+
+def test_key_covers_engine_attn_core_lock_and_python(mini):
+    module(mini, "demo", "X = 1\n")
+    key = runner.cache_key("demo", mini)
+    shared = {p.resolve() for p in runner.shared_files(mini)}
+    assert (mini / "attn_core" / "__init__.py").resolve() in shared
+    assert (mini / "requirements.lock").resolve() in shared
+    assert Path(runner.__file__).resolve() in shared and Path(codec.__file__).resolve() in shared
+    (mini / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
+    assert runner.cache_key("demo", mini) != key
+
+
+def _damage_truncate(folder: Path) -> str:
+    path = folder / runner.RESULT
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    return "result.json differs from its checksum"
+
+
+def _damage_edit_value(folder: Path) -> str:
+    path = folder / runner.RESULT
+    doc = json.loads(path.read_text())
+    doc["values"]["mask_first_self"]["encoded"]["value"] = 0.123
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True))
+    return "result.json differs from its checksum"
+
+
+def _damage_remove_figure(folder: Path) -> str:
+    (folder / "mask_matrix-dark.svg").unlink()
+    return "mask_matrix-dark.svg is missing"
+
+
+def _damage_manifest(folder: Path) -> str:
+    (folder / runner.MANIFEST).write_text("{")
+    return "manifest.json is unreadable"
+
+
+@pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_remove_figure,
+                                    _damage_manifest])
+def test_real_damaged_cache_entry_is_recomputed_and_said_never_published(tmp_path, caplog, damage):
+    project = copy_project(tmp_path / "proj")
+    cache = project / ".cache" / "computed"
+    good, _ = runner.compute(["masking"], root=project)
+    expected = good["masking"].values["mask_first_self"]
+    folder = cache / "masking" / runner.cache_key("masking", project)
+    assert folder.is_dir()
+    reason = damage(folder)
+    caplog.clear()
+    results, ran = runner.compute(["masking"], root=project)
+    err = caplog.text
+    assert ran == ["masking"]
+    assert "figures_src/masking.py: cached result not used, running the module again" in err and reason in err
+    assert results["masking"].values["mask_first_self"] == expected
+    assert runner.manifest_problem(folder) is None                    # the entry is whole again
+
+
+def test_real_build_with_a_truncated_cache_file_rebuilds_it(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    runner.compute(["worked_example"], root=project)
+    folder = project / ".cache" / "computed" / "worked_example" / runner.cache_key("worked_example", project)
+    _damage_truncate(folder)
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "figures_src/worked_example.py: cached result not used" in proc.stderr
+    assert runner.manifest_problem(folder) is None
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_command_line_runs_one_module_and_prints_its_values():
+    proc = subprocess.run([sys.executable, "-m", "anatomia_engine.runner", "figures_src.masking"],
+                          cwd=runner.ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"mask_n = {len(masking.TOKENS)}" in proc.stdout
+    assert "figures: mask_effect, mask_matrix ->" in proc.stdout
+
+
+def test_key_follows_a_helper_created_after_the_module_that_imports_it(mini):
+    module(mini, "user", "from ._later import FACTOR\n")
+    before = runner.cache_key("user", mini)
+    (mini / "figures_src" / "_later.py").write_text("FACTOR = 2\n")
+    created = runner.cache_key("user", mini)
+    (mini / "figures_src" / "_later.py").write_text("FACTOR = 3\n")
+    assert len({before, created, runner.cache_key("user", mini)}) == 3
+
+
+def test_an_edited_import_record_is_not_trusted(mini):
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
+    module(mini, "user", "from ._shared import FACTOR\n")
+    runner._parsed.clear()
+    before = runner.cache_key("user", mini)
+    for record in (mini / ".cache" / "imports").glob("*.json"):
+        doc = json.loads(record.read_text())
+        doc["names"] = []
+        record.write_text(json.dumps(doc))
+    runner._parsed.clear()
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
+    assert runner.cache_key("user", mini) != before
