@@ -51,11 +51,31 @@ def refresh() -> None:
             del sys.modules[name]
         log.info("anatomia_engine changed: reloaded")
     importlib.import_module(ENGINE)._fingerprint = current
+    _refresh_sibling_hooks(engine_changed=loaded is not None and loaded is not sys.modules.get(ENGINE))
     me = sys.modules.get(__name__)
     own = Path(__file__)
     if me is not None and getattr(me, "_own", None) not in (None, own.read_bytes()):
         me.__spec__.loader.exec_module(me)  # the event functions below look up their helpers anew
         log.info("hooks/computed.py changed: reloaded")
+
+
+def _refresh_sibling_hooks(*, engine_changed: bool) -> None:
+    """Re-run the other hooks/*.py modules when the engine was reloaded or their file changed.
+
+    MkDocs loads each hook once per process and keeps its event functions; re-executing the
+    module in its own namespace rebinds the names those functions look up (e.g. the freshly
+    imported `anatomia_engine.notebooks`), so under serve they use the edited engine too.
+    """
+    here = Path(__file__).resolve().parent
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if not path or mod is sys.modules.get(__name__) or Path(path).resolve().parent != here:
+            continue
+        source = Path(path).read_bytes()
+        if engine_changed or getattr(mod, "_source", source) != source:
+            mod.__spec__.loader.exec_module(mod)
+            log.info("%s: reloaded", Path(path).name)
+        mod._source = source
 
 
 def _engine():

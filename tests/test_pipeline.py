@@ -251,7 +251,13 @@ def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path)
                     ignore=shutil.ignore_patterns("__pycache__"))
     config = project / "mkdocs.yml"
     config.write_text(config.read_text().replace("watch: [attn_core, figures_src]",
-                                                 "watch: [attn_core, figures_src, anatomia_engine]"))
+                                                 "watch: [attn_core, figures_src, anatomia_engine]")
+                      .replace("hooks: [hooks/computed.py]", "hooks: [hooks/computed.py, hooks/stamp.py]"))
+    # Another hook that holds an engine module from its import, as hooks/notebooks.py does.
+    (project / "hooks" / "stamp.py").write_text(
+        "from anatomia_engine import numfmt\n\n\n"
+        "def on_page_markdown(markdown, page, config, files):\n"
+        "    return markdown + '\\n\\nstempel ' + numfmt.fmt_dec(0.25, 2) + ' koniec\\n'\n")
     port = _free_port()
     url = f"http://127.0.0.1:{port}/"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -268,10 +274,12 @@ def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path)
         assert edited != source
         numfmt.write_text(edited)
         shown = _wait_for(lambda: ">0\u239665</span>" in _get(url), timeout=180)
+        served = _get(url) if shown else ""
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         output = server.communicate(timeout=20)[0]
     assert shown, "the formatter edit did not show:\n" + output[-3000:]
+    assert "stempel 0\u239625 koniec" in served, "another hook kept the old engine module"
     build_ok(project, tmp_path / "site")  # `make docs` shows the same
     assert ">0\u239665</span>" in (tmp_path / "site" / "index.html").read_text()
     assert "anatomia_engine changed: reloaded" in output
