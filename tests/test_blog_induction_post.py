@@ -144,6 +144,8 @@ def test_every_number_in_prose_is_the_module_value(article):
         shown |= {nf.fmt_dec(c, n) for c in candidates for n in range(5)}
         shown |= {nf.fmt_pct(c, n) for c in candidates for n in range(3)}
         shown |= {nf.fmt_int(c) for c in candidates if float(c) == int(c)}
+        shown |= {nf.fmt_words(c, case) for c in candidates if float(c) == int(c) and 2 <= c <= 20
+                  for case in nf.CASES}
         assert text in shown, span
 
 
