@@ -287,6 +287,10 @@ def test_search_on_a_phone_and_its_dialog_is_named(browser, server):
         assert page.get_attribute(".md-search[role=dialog]", "aria-label") == "Szukaj"
         items = search(page, "kluczy")
         assert "/llm/anatomia/" in [unquote(i["pages"][0]) for i in items]
+        # Material opens the dialog with a growing circle (.md-search__overlay) that is wider than
+        # the screen while it animates; what a reader is left with is the page once it has settled.
+        page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')",
+                               timeout=10000)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 375, f"search dialog makes the page {width} px wide"
     finally:
