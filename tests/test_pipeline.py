@@ -218,14 +218,19 @@ def _wait_for(predicate, timeout: float = 60.0):
     return False
 
 
-def test_serve_reloads_changed_attn_core_and_survives_errors(project):
+def _serve(project: Path) -> tuple[subprocess.Popen, str]:
+    """`mkdocs serve` of `project` on a free port in its own process group; (process, page URL)."""
     port = _free_port()
-    url = f"http://127.0.0.1:{port}/"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
+    return server, f"http://127.0.0.1:{port}/"
+
+
+def test_serve_reloads_changed_attn_core_and_survives_errors(project):
+    server, url = _serve(project)
     try:
         assert _wait_for(lambda: ">0,65</span>" in _get(url)), "server did not start"
         core = project / "attn_core" / "__init__.py"
@@ -258,13 +263,7 @@ def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path)
         "from anatomia_engine import numfmt\n\n\n"
         "def on_page_markdown(markdown, page, config, files):\n"
         "    return markdown + '\\n\\nstempel ' + numfmt.fmt_dec(0.25, 2) + ' koniec\\n'\n")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+    server, url = _serve(project)
     try:
         assert _wait_for(lambda: ">0,65</span>" in _get(url), timeout=120), "server did not start"
         numfmt = project / "anatomia_engine" / "numfmt.py"
