@@ -201,8 +201,8 @@ def test_math_in_markdown_cells_is_typeset_at_build_like_arithmatex(page):
     cells = page.select(".jupyter-wrapper .jp-RenderedMarkdown")
     spans = [s for cell in cells for s in cell.select("span.arithmatex")]
     assert len(spans) > 50
-    # KaTeX's HTML (and MathML) is in the page: no TeX is left for a script in the browser.
-    assert all(s.select_one(".katex .katex-html") and s.select_one(".katex math") for s in spans)
+    # KaTeX's MathML is in the page: no TeX is left for a script in the browser.
+    assert all(s.select_one(".katex math") and not s.select_one(".katex-html") for s in spans)
     assert not any(re.search(r"\\[(\[]", s.get_text()) for s in spans)
     for cell in cells:
         for node in cell.find_all(string=True):
@@ -222,11 +222,9 @@ def test_math_in_the_lab_is_typeset_in_the_browser(server, browser):
     assert "$" not in left, left[max(0, left.find("$") - 80):left.find("$") + 80]
 
 
-@pytest.mark.xfail(strict=True, reason="known, open (readers' issue): the lab page's HTML is ~460 KiB "
-                   "since the multi-head exercise and typeset formulas; the budget is 400 KiB")
 def test_lab_page_html_within_its_budget(built_site):
     size = (built_site / PAGE).stat().st_size
-    # The formulas ship typeset (KaTeX's HTML + MathML) instead of a 267 KiB script.
+    # The formulas ship as MathML typeset at build time (no script, no KaTeX HTML, CSS or fonts).
     assert size < 400 * 1024, f"the lab page weighs {size / 1024:.0f} KiB"
 
 

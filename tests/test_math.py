@@ -1,11 +1,13 @@
 """Math typeset at build time (anatomia_engine/katex.py, hooks/katex.py).
 
-- the renderer itself: KaTeX's HTML for arithmatex's spans/divs, one node round trip per batch,
+- the renderer itself: KaTeX's MathML for arithmatex's spans/divs (trimmed: no xmlns, no
+  redundant cell styles, accented letters of `\\text{}` whole), one node round trip per batch,
   a cache by formula, the same bytes twice, and bad TeX stopping a real `mkdocs build` with the
   page, the line and the formula;
-- the built site in Chromium: math readable with JavaScript off (no `\\(`…`\\)` left, KaTeX's
-  HTML and MathML in the page), no KaTeX script on any page, and no layout shift (CLS 0,
-  measured with a PerformanceObserver of `layout-shift`) on every page at phone and desktop size.
+- the built site in Chromium: math readable with JavaScript off (no `\\(`…`\\)` left, every
+  formula MathML that the browser lays out as math: a fraction's numerator above its
+  denominator), no KaTeX script, CSS or font on any page, and no layout shift (CLS 0, measured
+  with a PerformanceObserver of `layout-shift`) on every page at phone and desktop size.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import unicodedata
 
 import pytest
 
@@ -27,20 +30,61 @@ MATH_PAGES = ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/", 
 
 # --- the renderer ---------------------------------------------------------------------------
 
-def test_inline_and_display_become_katex_html_with_mathml():
+def test_inline_and_display_become_mathml_without_katex_html():
     out = katex.render_html('<p>Niech <span class="arithmatex">\\(a &lt; b_1\\)</span>.</p>'
                             '<div class="arithmatex">\\[\\frac{x}{2}\\]</div>')
     assert "\\(" not in out and "\\[" not in out
     assert out.count('class="katex"') == 2
-    assert out.count("<math") == 2                          # MathML for screen readers
-    assert '<span class="katex-display">' in out            # the \[ … \] one is display math
+    assert out.count("<math") == 2 and out.count('<math display="block">') == 1
+    assert "katex-html" not in out and "xmlns" not in out   # no HTML rendering, no namespace noise
     assert '<div class="arithmatex arithmatex-display">' in out
     assert "<mo>&lt;</mo>" in out                           # the HTML entity reached KaTeX as "<"
+    assert "<mfrac><mi>x</mi><mn>2</mn></mfrac>" in out
+    assert '<annotation encoding="application/x-tex">\\frac{x}{2}</annotation>' in out
 
 
 def test_notebook_display_span_is_marked_display():
     out = katex.render_html('<p><span class="arithmatex arithmatex-display">\\[y = x\\]</span></p>')
-    assert out.startswith('<p><span class="arithmatex arithmatex-display"><span class="katex-display">')
+    assert out.startswith('<p><span class="arithmatex arithmatex-display"><span class="katex">'
+                          '<math display="block">')
+
+
+def _math_text(html: str) -> list[str]:
+    """The text of each MathML token element of `html`, the TeX annotation left out."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(f"<r>{html}</r>")
+    return [el.text for el in root.iter() if el.tag in ("mi", "mn", "mo", "mtext") and el.text]
+
+
+@pytest.mark.parametrize("word", ["przepustowość", "źdźbło", "gęś", "żółć", "Łódź"])
+def test_polish_words_in_text_stay_whole_words(word):
+    """KaTeX sets an accented letter of \\text{} as a base letter under a spacing accent; the page
+    gets the word as written in the source, one `mtext`, in NFC."""
+    out = katex.render_html(f'<span class="arithmatex">\\(x_{{\\text{{{word}}}}}\\)</span>')
+    assert unicodedata.normalize("NFC", word) in _math_text(out)
+    assert "<mover" not in out
+
+
+def test_subscript_text_is_not_merged_into_its_base():
+    out = katex.render_html('<span class="arithmatex">\\(\\text{score}_{\\text{general}} + '
+                            '\\text{score}_{\\text{ogólny}}\\)</span>')
+    assert "<msub><mtext>score</mtext><mtext>general</mtext></msub>" in out
+    assert "<msub><mtext>score</mtext><mrow><mtext>ogólny</mtext></mrow></msub>" in out
+
+
+def test_matrix_cells_lose_only_the_redundant_style():
+    out = katex.render_html('<div class="arithmatex">\\[\\begin{bmatrix}1 & \\frac12\\end{bmatrix}'
+                            '\\begin{aligned} a &= \\dfrac{1}{2} \\end{aligned}\\]</div>')
+    assert 'displaystyle="false"' not in out
+    assert "<mtd><mn>1</mn></mtd>" in out
+    assert out.count('<mtd><mstyle scriptlevel="0" displaystyle="true">') == 2   # aligned's cells keep theirs
+
+
+def test_function_names_get_tex_thin_space_before_an_argument_only():
+    out = katex.render_html('<span class="arithmatex">\\(\\cos m + \\exp(x)\\)</span>')
+    assert '<mi>cos</mi><mo rspace="0.1667em">\u2061</mo><mi>m</mi>' in out
+    assert '<mi>exp</mi><mo>\u2061</mo><mo stretchy="false">(</mo>' in out
 
 
 def test_cache_typesets_a_formula_once_and_output_is_deterministic():
@@ -70,7 +114,8 @@ def test_markdown_extension_after_arithmatex():
         extensions=["pymdownx.arithmatex", "anatomia_engine.katex"],
         extension_configs={"pymdownx.arithmatex": {"generic": True, "inline_syntax": ["round"]}})
     out = md.convert("Tekst \\(x_i\\) i wzór:\n\n\\[\ny = \\sum_i x_i\n\\]\n")
-    assert out.count('class="katex"') == 2 and "\\(" not in out and "\\[" not in out
+    assert out.count('class="katex"') == 2 and out.count("<math") == 2
+    assert "\\(" not in out and "\\[" not in out
 
 
 def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
@@ -100,11 +145,31 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
 
 # --- the built site ---------------------------------------------------------------------------
 
-def test_no_page_ships_the_katex_script(built_site):
+def test_no_page_ships_katex_script_css_or_fonts(built_site):
     for page in built_site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         assert "katex.min.js" not in text and "auto-render" not in text, page
-    assert not (built_site / "assets" / "katex" / "katex.min.js").exists()
+        assert "katex.min.css" not in text and "KaTeX_" not in text, page
+    assert not (built_site / "assets" / "katex").exists()
+
+
+# Every formula is MathML the browser lays out as math: its box has a size, and a fraction's
+# numerator sits above its denominator (as inline text they would sit side by side).
+MATH_LAYOUT = """() => {
+    const all = [...document.querySelectorAll('article .arithmatex')];   // details opened first
+    const empty = all.filter(el => {
+        const m = el.querySelector('math');
+        if (!m) return true;
+        const r = m.getBoundingClientRect();
+        return !(r.width > 0 && r.height > 0);
+    }).map(el => el.textContent.slice(0, 60));
+    const fracs = [...document.querySelectorAll('article mfrac')].map(f => {
+            const [num, den] = [...f.children].map(c => c.getBoundingClientRect());
+            return num.bottom <= den.top + 1 && num.width > 0 && den.width > 0;
+        });
+    return {total: all.length, empty, fracs: fracs.length, stacked: fracs.filter(Boolean).length,
+            family: all.length ? getComputedStyle(all[0].querySelector('math')).fontFamily : ''};
+}"""
 
 
 @pytest.mark.parametrize("path", MATH_PAGES)
@@ -116,12 +181,15 @@ def test_math_is_readable_with_javascript_off(browser, server, path):
         text = page.evaluate("document.querySelector('article').innerText")
         for delim in ("\\(", "\\)", "\\[", "\\]"):
             assert delim not in text, f"raw TeX {delim!r} visible on {path} without JavaScript"
-        typeset = page.evaluate("document.querySelectorAll('.arithmatex .katex-html').length")
-        total = page.evaluate("document.querySelectorAll('.arithmatex').length")
-        assert total > 0 and typeset == total, f"{typeset} of {total} formulas typeset on {path}"
-        # KaTeX's fonts apply: a typeset letter is set in KaTeX's face, not the page's.
-        family = page.evaluate("getComputedStyle(document.querySelector('.katex')).fontFamily")
-        assert "KaTeX_Main" in family
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        layout = page.evaluate(MATH_LAYOUT)
+        assert layout["total"] > 0, f"no formula on {path}"
+        assert layout["empty"] == [], f"formulas without a MathML box on {path}: {layout['empty'][:5]}"
+        if path != "/llm/anatomia/":
+            assert layout["fracs"] > 0, f"no visible fraction on {path}: the layout check checks nothing"
+        assert layout["stacked"] == layout["fracs"], f"fractions not laid out as math on {path}: {layout}"
+        # A math face (with an OpenType MATH table) is asked for, not the prose font.
+        assert "Math" in layout["family"] and layout["family"].rstrip().endswith("math"), layout
     finally:
         context.close()
 

@@ -1,6 +1,9 @@
 """Lighthouse (npm devDependency) on every page of site/: mobile performance and accessibility.
 
-Serves the built site (default: site/, or the directory given as argument) on 127.0.0.1 and
+Serves the built site (default: site/, or the directory given as argument) on 127.0.0.1 the way
+a static host does (HTTP/1.1 keep-alive, text gzip-compressed, `gzip_server` below; Python's
+plain http.server sends neither, and Lighthouse's simulated slow 4G then charges every request a
+new connection and every byte uncompressed: 1–2 s more on each page than readers get) and
 runs node_modules/.bin/lighthouse with Debian's Chromium (CHROME_PATH, default /usr/bin/chromium)
 on each page, mobile form factor with Lighthouse's default simulated throttling. Prints one line
 per page and exits 1 when a page scores below the goal (performance 95, accessibility 100),
@@ -11,17 +14,75 @@ naming the failing accessibility audits.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gzip
+import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers import CHROMIUM, REPO, serving  # noqa: E402
+from helpers import CHROMIUM, REPO  # noqa: E402
 from weight import pages  # noqa: E402
+
+COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
+
+
+class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
+    """GET with keep-alive and gzip (-6, like common static hosts) for text; 404 otherwise."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?", 1)[0].endswith("/"):
+                self.send_response(301)
+                self.send_header("Location", self.path.split("?", 1)[0] + "/")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            path = path / "index.html"
+        if not path.is_file():
+            self.send_error(404)
+            return
+        body = path.read_bytes()
+        kind = self.guess_type(str(path))
+        packed = kind.startswith(COMPRESSIBLE) and "gzip" in self.headers.get("Accept-Encoding", "")
+        if packed:
+            body = gzip.compress(body, 6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        if packed:
+            self.send_header("Content-Encoding", "gzip")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@contextlib.contextmanager
+def gzip_server(directory: Path):
+    """Serve `directory` on a free port of 127.0.0.1 like a static host; yields the base URL."""
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_StaticHostHandler, directory=str(directory)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
 
 LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
 GOAL = {"performance": 95, "accessibility": 100}
@@ -56,8 +117,9 @@ def main() -> int:
         print(f"{LIGHTHOUSE} is missing: run 'make docs' (npm ci installs lighthouse)", file=sys.stderr)
         return 2
     below = []
-    with serving(site) as base, tempfile.TemporaryDirectory() as tmp:
-        print("Lighthouse, mobile (simulated throttling); goal: performance ≥ 95, accessibility 100")
+    with gzip_server(site) as base, tempfile.TemporaryDirectory() as tmp:
+        print("Lighthouse, mobile (simulated throttling), served with gzip and keep-alive; "
+              "goal: performance ≥ 95, accessibility 100")
         print(f"{'page':34} {'perf':>5} {'a11y':>5} {'LCP s':>6} {'TBT ms':>7} {'CLS':>6}  failing a11y audits")
         for i, path in enumerate(pages(site)):
             report = audit(base + path, Path(tmp) / f"{i}.json")

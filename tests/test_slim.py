@@ -1,0 +1,131 @@
+"""Smaller page HTML with the same rendering (anatomia_engine/slim.py): a Markdown table's column
+alignment said once per table instead of on every cell."""
+
+from __future__ import annotations
+
+import re
+
+import markdown
+import pytest
+
+from anatomia_engine import slim
+from helpers import REPO
+
+
+def md_table(header: str, rule: str, rows: list[str]) -> str:
+    return markdown.markdown("\n".join([header, rule, *rows]), extensions=["tables"])
+
+
+RIGHT = md_table("| a | b |", "|--:|--:|", ["| 1 | 2 |", "| 3 | 4 |"])
+LEFT_RIGHT = md_table("| nazwa | x | y |", "|:--|--:|--:|", ["| ala | 1,5 | 2 |"])
+MIXED = md_table("| a | b | c |", "|--:|:--|--:|", ["| 1 | x | 2 |"])
+PLAIN = md_table("| a | b |", "|---|---|", ["| 1 | 2 |"])
+
+
+def cells(html: str) -> list[str]:
+    return re.findall(r"<t[hd](?:\s[^>]*)?>(.*?)</t[hd]>", html, re.S)
+
+
+@pytest.mark.parametrize("source, layout", [(RIGHT, "right"), (LEFT_RIGHT, "left right")])
+def test_uniform_alignment_moves_to_the_table(source, layout):
+    assert 'style="text-align' in source                      # the input really has per-cell styles
+    out = slim.compact_table_alignment(source)
+    assert out.startswith(f'<table data-align="{layout}">')
+    assert "style=" not in out
+    assert cells(out) == cells(source)                         # same cells, same text
+    assert len(out) < len(source)
+
+
+@pytest.mark.parametrize("source", [MIXED, PLAIN])
+def test_other_tables_are_left_alone(source):
+    assert slim.compact_table_alignment(source) == source
+
+
+def test_hand_written_cells_with_other_attributes_are_left_alone():
+    html = ('<table>\n<tr>\n<td style="text-align: right;">1</td>\n<td colspan="2">x</td>\n</tr>\n'
+            '<tr>\n<td style="text-align: right;">2</td>\n</tr>\n</table>')
+    assert slim.compact_table_alignment(html) == html
+
+
+def test_line_breaks_inside_cells_are_kept():
+    html = md_table("| a |", "|--:|", ["| x<br>y |"]).replace("x<br>y", "x\ny")
+    out = slim.compact_table_alignment(html)
+    assert "<td>x\ny</td>" in out
+
+
+ALIGN_OF_CELLS = """() => [...document.querySelectorAll('table')].map(t =>
+    [...t.querySelectorAll('th, td')].map(c => getComputedStyle(c).textAlign))"""
+
+
+def test_cells_render_with_the_same_alignment_in_chromium(browser):
+    """Each table as Python-Markdown wrote it and as slim wrote it, in an article with the site's
+    Material and extra CSS: every cell's computed text-align is the same."""
+    material = next((REPO / ".venv").glob("lib/python*/site-packages/material/templates/assets/"
+                                          "stylesheets/main.*.min.css"))
+    css = material.read_text(encoding="utf-8") + (REPO / "docs/stylesheets/extra.css").read_text(encoding="utf-8")
+    tables = [RIGHT, LEFT_RIGHT, MIXED]
+
+    def aligned(html_tables: list[str]) -> list[list[str]]:
+        page = browser.new_page()
+        try:
+            page.set_content(f"<style>{css}</style><article class='md-typeset'>{''.join(html_tables)}</article>")
+            return page.evaluate(ALIGN_OF_CELLS)
+        finally:
+            page.close()
+
+    before = aligned(tables)
+    after = aligned([slim.compact_table_alignment(t) for t in tables])
+    assert before == after
+    assert {"right", "left"} <= {a for table in before for a in table}   # the check compares something
+
+
+CODE = markdown.markdown("```python\nweights = np.exp(scores - scores.max())\n```",
+                         extensions=["pymdownx.superfences", "pymdownx.highlight"])
+
+
+def text_of(html: str) -> str:
+    import html as htmlmod
+
+    return htmlmod.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_plain_name_spans_are_unwrapped_in_code_only():
+    assert '<span class="n">weights</span>' in CODE               # Pygments' output, as the site gets it
+    prose = '<p><span class="n">zostaje</span></p>'
+    out = slim.unwrap_plain_names(CODE + prose)
+    assert 'class="n"' not in out.removesuffix(prose) and out.endswith(prose)
+    assert text_of(out) == text_of(CODE + prose)                 # the same text, character for character
+    assert '<span class="o">=</span>' in out                     # coloured tokens keep their spans
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_names_keep_their_colour_in_chromium(browser, scheme):
+    """A name as a `.n` span under Material's CSS and as bare text under Material's + extra.css:
+    the same computed colour, in both palettes."""
+    assets = next((REPO / ".venv").glob("lib/python*/site-packages/material/templates/assets/stylesheets"))
+    css = "".join(p.read_text(encoding="utf-8") for p in sorted(assets.glob("*.min.css")))
+    css += (REPO / "docs/stylesheets/extra.css").read_text(encoding="utf-8")
+    page = browser.new_page()
+    try:
+        page.set_content(f"<style>{css}</style><body data-md-color-scheme='{scheme}'>"
+                         f"<article class='md-typeset'><div id='a'>{CODE}</div>"
+                         f"<div id='b'>{slim.unwrap_plain_names(CODE)}</div></article></body>")
+        span = page.evaluate("getComputedStyle(document.querySelector('#a .n')).color")
+        bare = page.evaluate("getComputedStyle(document.querySelector('#b code')).color")
+        plain_before = page.evaluate("getComputedStyle(document.querySelector('#a code')).color")
+    finally:
+        page.close()
+    assert span == bare
+    assert span != "rgb(0, 0, 0)" and plain_before                 # a real colour was computed
+
+
+def test_indentation_goes_except_where_white_space_is_kept():
+    html = ("<nav>\n    <ul>\n      <li>a</li>\n    </ul>\n</nav>\n<pre><code>def f():\n    return 1\n</code></pre>"
+            "\n  <p>Zdanie z <code>x =\n    1</code> i\n\t\t<kbd>Ctrl\n  C</kbd>.</p>")
+    out = slim.strip_indentation(html)
+    assert "<nav>\n<ul>\n<li>a</li>\n</ul>\n</nav>" in out
+    assert "<pre><code>def f():\n    return 1\n</code></pre>" in out
+    assert "<code>x =\n    1</code>" in out and "<kbd>Ctrl\n  C</kbd>" in out
+    assert "\n<p>Zdanie z" in out and " i\n<kbd>" in out
+    # only spaces right after a line break go: every run of white space is still a run
+    assert re.sub(r"\s+", " ", out) == re.sub(r"\s+", " ", html) and len(out) < len(html)
