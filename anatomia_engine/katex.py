@@ -13,9 +13,10 @@ parser puts `<math>` in the MathML namespace anyway), no `<mstyle scriptlevel="0
 displaystyle="false">` around matrix cells (MathML Core's `mtable` already sets that style), a thin
 space after a function name followed by its argument (`\\cos m`, as TeX sets it), and a
 letter KaTeX split into base + accent in `\\text{…}` (`ś` as `s` under `ˊ`) is one letter again, so
-Polish words inside formulas are spelt, and read, as words. The TeX source stays in each formula's
-`<annotation encoding="application/x-tex">`: search snippets and copying use it, and it costs a
-few KiB per page (screen readers skip it).
+Polish words inside formulas are spelt, and read, as words; letters of \\mathbb, \\mathcal,
+\\mathbf … are Unicode's mathematical letters (ℝ, ℒ), since MathML Core has no mathvariant but
+"normal". The TeX source stays in each formula's `<annotation encoding="application/x-tex">`:
+search snippets and copying use it, and it costs a few KiB per page (screen readers skip it).
 
 One node process serves the whole build (and every rebuild under `mkdocs serve`): formulas go to
 it as JSON lines on stdin, one page's new formulas at a time, and come back as JSON lines on
@@ -110,8 +111,9 @@ def _join_accents(parent: ET.Element) -> None:
         return
     previous = None
     for child in list(parent):
-        if (previous is not None and child.tag == previous.tag == "mtext" and (child in joined or previous in joined)
-                and not child.attrib and not previous.attrib and len(child) == len(previous) == 0):
+        if (previous is not None and child.tag == previous.tag == "mtext"
+                and (child in joined or previous in joined) and not child.attrib
+                and not previous.attrib and len(child) == len(previous) == 0):
             previous.text = (previous.text or "") + (child.text or "")
             joined.add(previous)
             parent.remove(child)
@@ -128,6 +130,49 @@ def _unwrap_cells(root: ET.Element) -> None:
             cell.remove(style)
             cell.text = style.text
             cell.extend(list(style))
+
+
+# MathML Core (Chromium) supports no mathvariant but "normal": \\mathbb{R}, \\mathcal{L} … showed as
+# plain R, L. The letters become Unicode's mathematical alphanumeric symbols, as MathML Core
+# expects: (first capital A, first digit 0 or None); then the letters Unicode had before.
+ALPHANUMERIC = {
+    "bold": (0x1D400, 0x1D7CE), "italic": (0x1D434, None), "bold-italic": (0x1D468, None),
+    "script": (0x1D49C, None), "bold-script": (0x1D4D0, None), "fraktur": (0x1D504, None),
+    "double-struck": (0x1D538, 0x1D7D8), "bold-fraktur": (0x1D56C, None),
+    "sans-serif": (0x1D5A0, 0x1D7E2), "bold-sans-serif": (0x1D5D4, 0x1D7EC),
+    "sans-serif-italic": (0x1D608, None), "sans-serif-bold-italic": (0x1D63C, None),
+    "monospace": (0x1D670, 0x1D7F6),
+}
+LETTERLIKE = {
+    ("italic", "h"): "ℎ",
+    **{("script", k): v for k, v in zip("BEFHILMRego", "ℬℰℱℋℐℒℳℛℯℊℴ")},
+    **{("fraktur", k): v for k, v in zip("CHIRZ", "ℭℌℑℜℨ")},
+    **{("double-struck", k): v for k, v in zip("CHNPQRZ", "ℂℍℕℙℚℝℤ")},
+}
+
+
+def _alphanumeric(variant: str, char: str) -> str | None:
+    if (variant, char) in LETTERLIKE:
+        return LETTERLIKE[(variant, char)]
+    letters, digits = ALPHANUMERIC[variant]
+    if "A" <= char <= "Z":
+        return chr(letters + ord(char) - ord("A"))
+    if "a" <= char <= "z":
+        return chr(letters + 26 + ord(char) - ord("a"))
+    if "0" <= char <= "9" and digits is not None:
+        return chr(digits + ord(char) - ord("0"))
+    return None
+
+
+def _math_alphabets(root: ET.Element) -> None:
+    """`<mi mathvariant="double-struck">R</mi>` -> `<mi>ℝ</mi>` (letters and digits only)."""
+    for el in root.iter():
+        variant = el.get("mathvariant")
+        if variant in ALPHANUMERIC and el.text and len(el) == 0:
+            chars = [_alphanumeric(variant, c) for c in el.text]
+            if all(chars):
+                el.text = "".join(chars)
+                del el.attrib["mathvariant"]
 
 
 def _space_after_functions(root: ET.Element) -> None:
@@ -150,6 +195,7 @@ def slim(html: str) -> str:
     _unwrap_cells(root)
     _join_accents(root)
     _space_after_functions(root)
+    _math_alphabets(root)
     return ET.tostring(root, encoding="unicode", short_empty_elements=False)
 
 

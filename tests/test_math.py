@@ -81,6 +81,21 @@ def test_matrix_cells_lose_only_the_redundant_style():
     assert out.count('<mtd><mstyle scriptlevel="0" displaystyle="true">') == 2   # aligned's cells keep theirs
 
 
+@pytest.mark.parametrize("tex, variant, letters", [
+    ("\\mathbb{R}", "double-struck", "R"), ("\\mathbb{E}", "double-struck", "E"),
+    ("\\mathcal{L}", "script", "L"), ("\\mathcal{N}", "script", "N"), ("\\mathbf{x}", "bold", "x")])
+def test_math_alphabets_become_unicode_letters(tex, variant, letters):
+    """MathML Core has no mathvariant but "normal": the letter itself must be the styled one.
+    Golden: the Unicode character database's name of the letter (e.g. DOUBLE-STRUCK CAPITAL R)."""
+    out = katex.render_html(f'<span class="arithmatex">\\({tex}\\)</span>')
+    assert "mathvariant" not in out
+    name = {"double-struck": "DOUBLE-STRUCK", "script": "SCRIPT", "bold": "BOLD"}[variant]
+    case = "CAPITAL" if letters.isupper() else "SMALL"
+    tokens = [t for t in _math_text(out)
+              if len(t) == 1 and unicodedata.name(t, "").endswith(f"{case} {letters.upper()}")]
+    assert tokens and name in unicodedata.name(tokens[0]), _math_text(out)
+
+
 def test_function_names_get_tex_thin_space_before_an_argument_only():
     out = katex.render_html('<span class="arithmatex">\\(\\cos m + \\exp(x)\\)</span>')
     assert '<mi>cos</mi><mo rspace="0.1667em">\u2061</mo><mi>m</mi>' in out

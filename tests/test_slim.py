@@ -62,13 +62,15 @@ def test_cells_render_with_the_same_alignment_in_chromium(browser):
     Material and extra CSS: every cell's computed text-align is the same."""
     material = next((REPO / ".venv").glob("lib/python*/site-packages/material/templates/assets/"
                                           "stylesheets/main.*.min.css"))
-    css = material.read_text(encoding="utf-8") + (REPO / "docs/stylesheets/extra.css").read_text(encoding="utf-8")
+    css = material.read_text(encoding="utf-8")
+    css += (REPO / "docs/stylesheets/extra.css").read_text(encoding="utf-8")
     tables = [RIGHT, LEFT_RIGHT, MIXED]
 
     def aligned(html_tables: list[str]) -> list[list[str]]:
         page = browser.new_page()
         try:
-            page.set_content(f"<style>{css}</style><article class='md-typeset'>{''.join(html_tables)}</article>")
+            body = "".join(html_tables)
+            page.set_content(f"<style>{css}</style><article class='md-typeset'>{body}</article>")
             return page.evaluate(ALIGN_OF_CELLS)
         finally:
             page.close()
@@ -120,7 +122,8 @@ def test_names_keep_their_colour_in_chromium(browser, scheme):
 
 
 def test_indentation_goes_except_where_white_space_is_kept():
-    html = ("<nav>\n    <ul>\n      <li>a</li>\n    </ul>\n</nav>\n<pre><code>def f():\n    return 1\n</code></pre>"
+    html = ("<nav>\n    <ul>\n      <li>a</li>\n    </ul>\n</nav>\n"
+            "<pre><code>def f():\n    return 1\n</code></pre>"
             "\n  <p>Zdanie z <code>x =\n    1</code> i\n\t\t<kbd>Ctrl\n  C</kbd>.</p>")
     out = slim.strip_indentation(html)
     assert "<nav>\n<ul>\n<li>a</li>\n</ul>\n</nav>" in out
