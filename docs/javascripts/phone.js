@@ -2,7 +2,8 @@
 //
 // 1. Boxes that scroll sideways (a formula, a table or a printed output wider than the column)
 //    get a place in the tab order and a name, so a keyboard can scroll them too; boxes that fit
-//    get nothing (no useless tab stops). Checked again when the window is resized.
+//    get nothing (no useless tab stops). Checked again when the window is resized, and for the
+//    boxes in a <details> when it is opened.
 //
 // 2. Figures full-size on a phone: each figure gets a "Powiększ" button (a tap on the figure does
 // the same) that opens the picture in a dialog that scrolls both ways, at its own size or larger:
@@ -79,6 +80,9 @@
     var boxes = [];
     SCROLLERS.forEach(function (pair) {
       root.querySelectorAll("article " + pair[0]).forEach(function (box) {
+        // A box in a closed <details> is not laid out: measuring it would force a layout of its
+        // own for each one (30 on the post, most of this script's cost). Measured when opened.
+        if (box.closest("details:not([open])")) return;
         boxes.push([box, pair[1], box.scrollWidth > box.clientWidth + 1 &&
                     getComputedStyle(box).overflowX !== "visible"]);
       });
@@ -98,6 +102,11 @@
       }
     });
   }
+
+  // "toggle" does not bubble: listened to while capturing.
+  document.addEventListener("toggle", function (e) {
+    if (e.target.open) scrollers(e.target);
+  }, true);
 
   var resizeTimer = null;
   window.addEventListener("resize", function () {
