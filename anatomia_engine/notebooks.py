@@ -179,7 +179,7 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> tuple[dict[str, 
 
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}   # keep the inline backend
     env.update(PYTHONPATH=os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")])),
-               PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0")
+               PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0", **runner.ONE_THREAD)
     client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT,
                             startup_timeout=STARTUP_TIMEOUT, allow_errors=False,
                             record_timing=False, on_cell_start=on_cell_start,

@@ -59,6 +59,9 @@ PACKAGE = "figures_src"
 CACHE = ROOT / ".cache" / "computed"
 LOCK_FILES = ("requirements.lock",)
 DEFAULT_TIME_LIMIT = 300.0
+# One BLAS/OpenMP thread per process: modules run side by side on every core already, and the
+# arrays are small (threads only add overhead and make sums depend on the machine's core count).
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 TIME_LIMIT_ENV = "ANATOMIA_MODULE_TIMEOUT"
 RESULT, MANIFEST, ERROR, DEPS = "result.json", "manifest.json", "error.txt", "deps.json"
 OUTPUT, CURRENT = "output.txt", "current.txt"   # what the module printed; what it was running
@@ -438,7 +441,7 @@ class _Worker:
     def __init__(self, root: Path, jobs: int, scratch: Path):
         self.log_path = scratch / "worker.log"
         path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
-        env = dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+        env = dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0", **ONE_THREAD)
         with self.log_path.open("w") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "anatomia_engine.runner", "--serve", str(jobs)],

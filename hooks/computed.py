@@ -8,6 +8,9 @@ on_files:          run the figures_src modules whose inputs changed (anatomia_en
 on_page_markdown:  check the front matter of every page and fill `{{ ... }}` placeholders and
                    `{% claim %}` blocks (anatomia_engine/markdown.py, the same code that the
                    Markdown extension runs under Zensical); any problem stops the build at file:line.
+                   A page rendered before from the very same inputs is taken from
+                   `.cache/pages/` (see `_render_key`); nothing is stored for a failed page.
+on_post_build:     drop stored pages this build did not use.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import hashlib
 import importlib
 import importlib.util
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -86,6 +90,8 @@ def _engine():
 
 _own = Path(__file__).read_bytes()
 _results: dict = {}
+_results_digest: list[str] = [""]   # of every module's verified manifest (results and figure files)
+_rendered: set[Path] = set()        # .cache/pages/ files this build used
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -108,6 +114,11 @@ def _on_files(files: Files, config: MkDocsConfig) -> Files:
         raise PluginError(str(exc)) from None
     _results.clear()
     _results.update(results)
+    digest = hashlib.sha256()
+    for name, result in sorted(results.items()):
+        digest.update(f"{name}\0{result.key}\0".encode() + (result.folder / runner.MANIFEST).read_bytes())
+    _results_digest[0] = digest.hexdigest()
+    _rendered.clear()
     if ran:
         log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                  time.perf_counter() - started, len(results) - len(ran))
@@ -131,7 +142,67 @@ def _on_page_markdown(text: str, page: Page, config: MkDocsConfig, files: Files)
     docs = Path(config.docs_dir).resolve()
     docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
     raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
+    store = _page_store(config) / f"{_render_key(text, raw, page.file.src_uri, docs_name, root)}.md"
+    cached = _read_checked(store)
+    if cached is not None:
+        _rendered.add(store)
+        return cached
     try:
-        return markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results)
+        rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results)
     except markdown.TemplateError as exc:
         raise PluginError(str(exc)) from None
+    _write_checked(store, rendered)
+    _rendered.add(store)
+    return rendered
+
+
+def _page_store(config: MkDocsConfig) -> Path:
+    return Path(config.config_file_path).resolve().parent / ".cache" / "pages"
+
+
+def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> str:
+    """SHA-256 over everything rendering a page reads: its Markdown and file, its name, every
+    module result with its figure files (the manifests' checksums), the engine's code (all of
+    anatomia_engine), this hook, the lock and the Python version."""
+    digest = hashlib.sha256()
+    for part in (text, raw, uri, docs_name, _results_digest[0], sys.version,
+                 getattr(sys.modules.get(ENGINE), "_fingerprint", None) or _fingerprint(_engine_files())):
+        digest.update(str(part).encode() + b"\0")
+    digest.update(Path(__file__).read_bytes() + b"\0")
+    for lock in sorted(root.glob("requirements*.lock")):
+        digest.update(lock.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _read_checked(path: Path) -> str | None:
+    """The text stored at `path` if its first line (the SHA-256 of the rest) matches, else None."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head, _, body = data.partition(b"\n")
+    if head.decode("ascii", "replace") != hashlib.sha256(body).hexdigest():
+        log.warning("%s: stored page is damaged; rendering the page again", path)
+        return None
+    return body.decode("utf-8")
+
+
+def _write_checked(path: Path, text: str) -> None:
+    body = text.encode("utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.debug("could not store %s: %s", path, exc)
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    """Keep the stored pages this build used (one per page), drop the others."""
+    store = _page_store(config)
+    if not store.is_dir() or not _rendered:
+        return
+    for path in store.iterdir():
+        if path.suffix == ".md" and path not in _rendered:
+            path.unlink(missing_ok=True)
