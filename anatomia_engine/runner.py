@@ -14,6 +14,9 @@ child per module (as many at a time as there are cores). Every module still runs
 process, so nothing leaks from one module to the next. A module that raises, returns NaN or
 ±inf (codec.py), exits early (`sys.exit`, `os._exit`), is killed by a signal, or runs longer
 than its time limit stops the build with its name; nothing is cached for a failed run.
+Under `mkdocs serve` (compute's `keep_worker`) the worker stays up between rebuilds, so an
+edit re-runs only the modules it touches without importing NumPy and matplotlib again; it is
+restarted as soon as a file it imported (engine, lock) no longer has the hash it had.
 
 Time limit: DEFAULT_TIME_LIMIT seconds per module; the environment variable
 ANATOMIA_MODULE_TIMEOUT sets another default, and a module may set its own with a top-level
@@ -33,6 +36,7 @@ Run one module by hand (prints its values, writes its figures to a temporary fol
 from __future__ import annotations
 
 import ast
+import atexit
 import functools
 import hashlib
 import json
@@ -436,10 +440,16 @@ def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
 
 
 class _Worker:
-    """The warm worker: `python -m anatomia_engine.runner --serve JOBS` in the project root."""
+    """The warm worker: `python -m anatomia_engine.runner --serve JOBS` in the project root.
 
-    def __init__(self, root: Path, jobs: int, scratch: Path):
+    Its first line says which project files it imported before forking (`preloaded`, a
+    depfile); then it answers one line per request. `run(..., finish=False)` leaves it
+    running for the next batch (under `mkdocs serve`, see compute's `keep_worker`)."""
+
+    def __init__(self, root: Path, jobs: int, scratch: Path, patience: float = 300.0):
+        self.root, self.jobs, self.scratch = root, jobs, scratch
         self.log_path = scratch / "worker.log"
+        self.buffer = b""
         path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
         env = dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0", **ONE_THREAD)
         with self.log_path.open("w") as err:
@@ -447,43 +457,65 @@ class _Worker:
                 [sys.executable, "-m", "anatomia_engine.runner", "--serve", str(jobs)],
                 cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                 start_new_session=True)
+        hello = self._line(patience, "starting")
+        if hello is None or "preloaded" not in hello:
+            self.kill()
+            raise ComputeError(f"the worker running figures_src modules did not start "
+                               f"(exit status {self.proc.returncode}):\n{_tail(self.log_path)}")
+        self.preloaded: dict = hello["preloaded"]
 
-    def run(self, requests: list[dict], patience: float) -> dict[str, dict]:
-        """Send every request, collect {id: reply}; the worker enforces the time limits."""
-        assert self.proc.stdin and self.proc.stdout
-        try:
-            self.proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
-            self.proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        replies: dict[str, dict] = {}
-        buffer = b""
+    def _line(self, patience: float, doing: str) -> dict | None:
+        """The next JSON line from the worker; None at its end; ComputeError after `patience` s."""
+        assert self.proc.stdout
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + patience
-        while len(replies) < len(requests):
+        while b"\n" not in self.buffer:
             ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 self.kill()
                 raise ComputeError(f"the worker running figures_src modules stopped answering "
-                                   f"(waited {patience:g} s); still running: "
-                                   f"{', '.join(r['id'] for r in requests if r['id'] not in replies)}")
+                                   f"(waited {patience:g} s); {doing}")
             chunk = os.read(fd, 65536)
             if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def run(self, requests: list[dict], patience: float, finish: bool = True) -> dict[str, dict]:
+        """Send every request, collect {id: reply}; the worker enforces the time limits.
+        `finish`: close its input afterwards, so it ends once these are answered."""
+        assert self.proc.stdin and self.proc.stdout
+        try:
+            self.proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
+            self.proc.stdin.flush()
+            if finish:
+                self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        replies: dict[str, dict] = {}
+        while len(replies) < len(requests):
+            waiting = ", ".join(r["id"] for r in requests if r["id"] not in replies)
+            reply = self._line(patience, f"still running: {waiting}")
+            if reply is None:
                 break
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                reply = json.loads(line)
-                replies[reply["id"]] = reply
-                deadline = time.monotonic() + patience
-        self.proc.stdout.close()
-        self.proc.wait(timeout=60)
+            replies[reply["id"]] = reply
+        if finish or len(replies) < len(requests):
+            if not self.proc.stdin.closed:
+                self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.proc.wait(timeout=60)
         if len(replies) < len(requests):
             raise ComputeError(f"the worker running figures_src modules ended with exit status "
                                f"{self.proc.returncode} before running "
                                f"{', '.join(r['id'] for r in requests if r['id'] not in replies)}:\n"
                                f"{_tail(self.log_path)}")
         return replies
+
+    def usable(self, root: Path, jobs: int) -> bool:
+        """Still running, for this project, and every file it imported unchanged."""
+        return (self.proc.poll() is None and self.root == root and self.jobs == jobs
+                and dependency_problem(self.preloaded, root) is None)
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -497,6 +529,20 @@ class _Worker:
                 pipe.close()
 
 
+_kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
+
+
+def stop_worker() -> None:
+    """End the worker kept between builds, if any, and remove its scratch folder."""
+    while _kept:
+        worker = _kept.pop()
+        worker.kill()
+        shutil.rmtree(worker.scratch, ignore_errors=True)
+
+
+atexit.register(stop_worker)
+
+
 def _sweep(cache: Path, older_than: float = 3600.0) -> None:
     """Drop temporary run folders left by a build that was killed (older than an hour)."""
     now = time.time()
@@ -508,25 +554,50 @@ def _sweep(cache: Path, older_than: float = 3600.0) -> None:
             pass
 
 
-def run_modules(names: list[str], root: Path, cache: Path, jobs: int) -> dict[str, ModuleResult]:
-    """Run `names` in the warm worker; publish each successful result in the cache."""
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def run_modules(names: list[str], root: Path, cache: Path, jobs: int,
+                keep_worker: bool = False) -> dict[str, ModuleResult]:
+    """Run `names` in the warm worker; publish each successful result in the cache.
+    `keep_worker`: leave the worker running for the next call (and use the one left by the
+    previous call while every file it imported is unchanged, else start a new one)."""
     cache.mkdir(parents=True, exist_ok=True)
     _sweep(cache)
     limits = {n: time_limit(n, root) for n in names}
     works = {n: Path(tempfile.mkdtemp(prefix=f".{n}-", dir=cache)) for n in names}
     results: dict[str, ModuleResult] = {}
     errors: list[str] = []
-    with tempfile.TemporaryDirectory(prefix=".worker-", dir=cache) as scratch:
-        worker = _Worker(root, jobs, Path(scratch))
-        try:
-            requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n],
-                         "root": str(root)} for n in names]
-            replies = worker.run(requests, patience=max(limits.values()) + 120)
-        except BaseException:
+    # Largest source first (a rough guess of the longest run): the long ones start at once and
+    # the short ones fill the other cores around them.
+    order = sorted(names, key=lambda n: -_size(root / PACKAGE / f"{n}.py"))
+    requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n],
+                 "root": str(root)} for n in order]
+    patience = max(limits.values()) + 120
+    worker = None
+    try:
+        if keep_worker:
+            if _kept and not _kept[0].usable(root, jobs):
+                stop_worker()
+            if not _kept:
+                _kept.append(_Worker(root, jobs, Path(tempfile.mkdtemp(prefix="anatomia-worker-"))))
+            worker = _kept[0]
+            replies = worker.run(requests, patience, finish=False)
+        else:
+            with tempfile.TemporaryDirectory(prefix=".worker-", dir=cache) as scratch:
+                worker = _Worker(root, jobs, Path(scratch))
+                replies = worker.run(requests, patience)
+    except BaseException:
+        if worker is not None:
             worker.kill()
-            for work in works.values():
-                shutil.rmtree(work, ignore_errors=True)
-            raise
+        stop_worker()
+        for work in works.values():
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     for n in names:
         work, reply = works[n], replies[n]
         try:
@@ -562,9 +633,10 @@ def _publish(name: str, key: str, work: Path, final: Path) -> ModuleResult:
 
 
 def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
-            jobs: int | None = None) -> tuple[dict[str, ModuleResult], list[str]]:
+            jobs: int | None = None, keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
     """Results for every module (cached where its depfile still matches and the entry
-    verifies); also the names that ran."""
+    verifies); also the names that ran. `keep_worker` (for `mkdocs serve`): keep the warm
+    worker between calls, restarted when a file it imported changed (run_modules)."""
     cache = cache or root / ".cache" / "computed"
     names = list(module_names(root) if names is None else names)
     results: dict[str, ModuleResult] = {}
@@ -595,7 +667,7 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
         if n not in results:
             stale.append(n)
     if stale:
-        results.update(run_modules(stale, root, cache, jobs or os.cpu_count() or 2))
+        results.update(run_modules(stale, root, cache, jobs or os.cpu_count() or 2, keep_worker))
     return {n: results[n] for n in names}, stale
 
 
@@ -761,6 +833,7 @@ def serve(jobs: int) -> int:
     _PRELOADED = record_dependencies(_loaded_files(), Path.cwd(), started_ns)
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
+    out.write(json.dumps({"preloaded": _PRELOADED}).encode() + b"\n")
     queue: deque[dict] = deque()
     running: dict[int, dict] = {}
     buffer, eof = b"", False

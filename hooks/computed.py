@@ -4,7 +4,8 @@ on_config:         under `mkdocs serve`, re-import the engine (anatomia_engine/*
                    when one of their files changed, so an edit shows as it would in `make docs`.
 on_files:          run the figures_src modules whose inputs changed (anatomia_engine/runner.py, in
                    subprocesses, cached by content hash) and add their SVG/CSV files to the
-                   build as generated files (never written into docs/).
+                   build as generated files (never written into docs/). Under `mkdocs serve`
+                   the runner's warm worker stays up between rebuilds (on_startup, on_shutdown).
 on_page_markdown:  check the front matter of every page and fill `{{ ... }}` placeholders and
                    `{% claim %}` blocks (anatomia_engine/markdown.py, the same code that the
                    Markdown extension runs under Zensical); any problem stops the build at file:line.
@@ -30,6 +31,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 log = logging.getLogger("mkdocs.hooks.computed")
+cache_log = logging.getLogger("anatomia_engine.pages")   # a warning that `--strict` does not count
 ENGINE = "anatomia_engine"
 
 
@@ -51,6 +53,9 @@ def refresh() -> None:
     loaded = sys.modules.get(ENGINE)
     current = _fingerprint(_engine_files())
     if loaded is not None and getattr(loaded, "_fingerprint", current) != current:
+        old_runner = sys.modules.get(ENGINE + ".runner")
+        if old_runner is not None:
+            old_runner.stop_worker()   # the reloaded runner starts its own
         for name in [n for n in sys.modules if n == ENGINE or n.startswith(ENGINE + ".")]:
             del sys.modules[name]
         log.info("anatomia_engine changed: reloaded")
@@ -73,7 +78,9 @@ def _refresh_sibling_hooks(*, engine_changed: bool) -> None:
     here = Path(__file__).resolve().parent
     for mod in list(sys.modules.values()):
         path = getattr(mod, "__file__", None)
-        if not path or mod is sys.modules.get(__name__) or Path(path).resolve().parent != here:
+        if (not path or mod is sys.modules.get(__name__) or not path.endswith(".py")
+                or Path(path).name == "__init__.py" or "site-packages" in path
+                or Path(path).resolve().parent != here):
             continue
         source = Path(path).read_bytes()
         if engine_changed or getattr(mod, "_source", source) != source:
@@ -94,6 +101,19 @@ _results_digest: list[str] = [""]   # of every module's verified manifest (resul
 _rendered: set[Path] = set()        # .cache/pages/ files this build used
 
 
+_serving = [False]
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    _serving[0] = command == "serve"   # keep the warm worker between rebuilds
+
+
+def on_shutdown() -> None:
+    runner = sys.modules.get(ENGINE + ".runner")
+    if runner is not None:
+        runner.stop_worker()
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     refresh()
     markdown, _ = _engine()
@@ -109,7 +129,8 @@ def _on_files(files: Files, config: MkDocsConfig) -> Files:
     markdown, runner = _engine()
     started = time.perf_counter()
     try:
-        results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent)
+        results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent,
+                                      keep_worker=_serving[0])
     except runner.ComputeError as exc:
         raise PluginError(str(exc)) from None
     _results.clear()
@@ -143,7 +164,7 @@ def _on_page_markdown(text: str, page: Page, config: MkDocsConfig, files: Files)
     docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
     raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
     store = _page_store(config) / f"{_render_key(text, raw, page.file.src_uri, docs_name, root)}.md"
-    cached = _read_checked(store)
+    cached = _read_checked(store, f"{docs_name}/{page.file.src_uri}")
     if cached is not None:
         _rendered.add(store)
         return cached
@@ -174,7 +195,7 @@ def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> st
     return digest.hexdigest()
 
 
-def _read_checked(path: Path) -> str | None:
+def _read_checked(path: Path, where: str) -> str | None:
     """The text stored at `path` if its first line (the SHA-256 of the rest) matches, else None."""
     try:
         data = path.read_bytes()
@@ -182,7 +203,7 @@ def _read_checked(path: Path) -> str | None:
         return None
     head, _, body = data.partition(b"\n")
     if head.decode("ascii", "replace") != hashlib.sha256(body).hexdigest():
-        log.warning("%s: stored page is damaged; rendering the page again", path)
+        cache_log.warning("%s: stored page is damaged; rendering the page again (%s)", where, path)
         return None
     return body.decode("utf-8")
 

@@ -540,3 +540,29 @@ def test_command_line_runs_one_module_and_prints_its_values():
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"mask_n = {len(masking.TOKENS)}" in proc.stdout
     assert "figures: mask_effect, mask_matrix ->" in proc.stdout
+
+
+# --- the worker kept between builds (mkdocs serve) ------------------------------------------------
+
+def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    try:
+        results, names = runner.compute(["masking"], root=project, keep_worker=True)
+        assert names == ["masking"] and len(runner._kept) == 1
+        first = runner._kept[0].proc.pid
+        expected = results["masking"].values["mask_first_self"]
+        module = project / "figures_src" / "masking.py"
+        module.write_text(module.read_text() + "\n# edited\n")
+        results, names = runner.compute(["masking"], root=project, keep_worker=True)
+        assert names == ["masking"] and runner._kept[0].proc.pid == first          # reused
+        assert results["masking"].values["mask_first_self"] == expected
+        kit = project / "anatomia_engine" / "kit.py"                                 # the worker imported it
+        kit.write_text(kit.read_text() + "\n# edited\n")
+        results, names = runner.compute(["masking"], root=project, keep_worker=True)
+        assert names == ["masking"] and runner._kept[0].proc.pid != first          # restarted
+        assert results["masking"].values["mask_first_self"] == expected
+        kept = runner._kept[0].proc
+    finally:
+        runner.stop_worker()
+    assert runner._kept == [] and kept.poll() is not None
