@@ -13,11 +13,12 @@ its cache entry exists and verifies, and returns two copies:
 A failing cell raises NotebookError with file:line, the cell number, its numbered source
 and the traceback. Cache validity works as for the figures_src modules (runner.py): after
 the last cell, the kernel reports the project files in its sys.modules (the attn_core files
-and figures_src modules the notebook's code actually loaded), and these, the notebook file
-and the lock are recorded with their SHA-256 and the Python version in the entry's
-deps.json. An entry `<key>/` (key: the SHA-256 of deps.json) holds page.ipynb,
-download.ipynb, deps.json and a manifest of checksums, is written atomically and checked on
-every read; it is used while every recorded file still has its hash.
+and figures_src modules the notebook's code actually loaded), and these, the notebook file,
+this file and runner.py (they make the copies) and the lock are recorded with their
+SHA-256 and the Python version in the entry's deps.json. An entry `<key>/` (key: the
+SHA-256 of deps.json) holds page.ipynb, download.ipynb, deps.json and a manifest of
+checksums, is written atomically and checked on every read; it is used while every
+recorded file still has its hash.
 
 Cell tags (metadata on the `# %%` line stays ASCII, since jupytext writes other characters
 as \\u escapes):
@@ -386,7 +387,8 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     nb = read_notebook(source)
     literals, loaded = execute(nb, source, where, root)
     elapsed = time.perf_counter() - started
-    deps = runner.record_dependencies([*loaded, source], root, started_ns)
+    # this file and the runner's make the two copies from the executed notebook: theirs count too
+    deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
     deps.update(_deps_matching(source, root, download_href, download_name))
     deps_text = json.dumps(deps, indent=1)
     key = hashlib.sha256(deps_text.encode()).hexdigest()

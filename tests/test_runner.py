@@ -329,6 +329,27 @@ def lazy(mini) -> Path:
     return mini
 
 
+def test_real_attn_core_imports_on_first_use_and_keeps_its_public_names():
+    code = textwrap.dedent("""
+        import importlib, json, sys
+        import attn_core
+        before = sorted(n for n in sys.modules if n.startswith("attn_core."))
+        from attn_core import rope
+        after = sorted(n for n in sys.modules if n.startswith("attn_core."))
+        same = all(getattr(attn_core, n) is getattr(importlib.import_module(
+            "attn_core." + attn_core._SOURCES.get(n, "softmax")), n) for n in attn_core.__all__)
+        names = sorted(set(attn_core.__all__)) == sorted({*attn_core._SOURCES, "softmax"})
+        print(json.dumps([before, after, same, names, rope.__module__]))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=runner.ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    before, after, same, names, module_of_rope = json.loads(proc.stdout)
+    assert "attn_core.transformer" not in before and "attn_core.position" not in before
+    assert "attn_core.position" in after and "attn_core.transformer" not in after
+    assert same and names and module_of_rope == "attn_core.position"
+
+
 def test_an_attn_core_file_a_module_never_loads_does_not_rerun_it(lazy):
     assert ran(lazy, "uses_a") == ["uses_a"]
     (lazy / "attn_core" / "b.py").write_text("B = 20\n")

@@ -8,8 +8,9 @@ All builds run in one copy of the project, in this run, so the ratios compare li
 - warm:      our build again, nothing changed;
 - md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
              shows the edit;
-- library edit: `mkdocs serve` running; one attn_core file edited (every module and the
-             notebook depend on attn_core); seconds until the served page shows the new value;
+- library edit: `mkdocs serve` running; one attn_core file edited (a file only the
+             benchmark's marker module imports: the cache re-runs that module alone, in the
+             warm worker kept by serve); seconds until the served page shows the new value;
 - module edit: one figures_src module edited; our build; which modules re-ran;
 - training:  the costliest module alone, figures_src.induction_training (it trains a model),
              run cold by the runner: wall-clock and CPU seconds.
