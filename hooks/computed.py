@@ -21,6 +21,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -97,7 +98,7 @@ def _engine():
 
 _own = Path(__file__).read_bytes()
 _results: dict = {}
-_results_digest: list[str] = [""]   # of every module's verified manifest (results and figure files)
+_result_digests: dict[str, str] = {}  # module -> digest of its verified manifest (values and figures)
 _rendered: set[Path] = set()        # .cache/pages/ files this build used
 
 
@@ -135,10 +136,10 @@ def _on_files(files: Files, config: MkDocsConfig) -> Files:
         raise PluginError(str(exc)) from None
     _results.clear()
     _results.update(results)
-    digest = hashlib.sha256()
-    for name, result in sorted(results.items()):
-        digest.update(f"{name}\0{result.key}\0".encode() + (result.folder / runner.MANIFEST).read_bytes())
-    _results_digest[0] = digest.hexdigest()
+    _result_digests.clear()
+    for name, result in results.items():
+        _result_digests[name] = hashlib.sha256(f"{name}\0{result.key}\0".encode()
+                                               + (result.folder / runner.MANIFEST).read_bytes()).hexdigest()
     _rendered.clear()
     if ran:
         log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
@@ -182,11 +183,15 @@ def _page_store(config: MkDocsConfig) -> Path:
 
 
 def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> str:
-    """SHA-256 over everything rendering a page reads: its Markdown and file, its name, every
-    module result with its figure files (the manifests' checksums), the engine's code (all of
+    """SHA-256 over everything rendering a page reads: its Markdown and file, its name, the
+    results (with figure files: the manifests' checksums) of every module whose name occurs in
+    the page as a word (a page can only reach a module by writing its name, in `computed:` or
+    as `module.value`; the module list itself too), the engine's code (all of
     anatomia_engine), this hook, the lock and the Python version."""
+    named = sorted(n for n in _result_digests if re.search(rf"\b{re.escape(n)}\b", raw + "\0" + text))
+    modules = ",".join(f"{n}={_result_digests[n]}" for n in named) + "|" + ",".join(sorted(_result_digests))
     digest = hashlib.sha256()
-    for part in (text, raw, uri, docs_name, _results_digest[0], sys.version,
+    for part in (text, raw, uri, docs_name, modules, sys.version,
                  getattr(sys.modules.get(ENGINE), "_fingerprint", None) or _fingerprint(_engine_files())):
         digest.update(str(part).encode() + b"\0")
     digest.update(Path(__file__).read_bytes() + b"\0")

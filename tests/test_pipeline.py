@@ -165,6 +165,7 @@ def test_stored_pages_are_reused_only_for_the_same_inputs_and_checked(project, t
     stored = sorted((project / ".cache" / "pages").glob("*.md"))
     assert len(stored) == 2                                   # one per page
     page = next(p for p in stored if "Waga wynosi" in p.read_text())
+    other = next(p for p in stored if "Zwykły tekst" in p.read_text())
     head, _, body = page.read_bytes().partition(b"\n")
     assert head.decode() == hashlib.sha256(body).hexdigest()
     # The stored text is what the build uses: a consistent forgery shows (so the store is read) ...
@@ -177,6 +178,7 @@ def test_stored_pages_are_reused_only_for_the_same_inputs_and_checked(project, t
     build_ok(project, tmp_path / "c")
     html = (tmp_path / "c" / "index.html").read_text()
     assert ">0,32</span>" in html and "Podrobiona" not in html
+    assert other.exists()          # a page that names no module keeps its stored text (same key)
     # A damaged stored page is not used and says so.
     page = next(p for p in (project / ".cache" / "pages").glob("*.md") if "Waga wynosi" in p.read_text())
     page.write_bytes(page.read_bytes().replace(b"Waga wynosi", b"Wagi wynosi"))
