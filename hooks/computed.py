@@ -20,7 +20,6 @@ import hashlib
 import importlib
 import importlib.util
 import logging
-import os
 import re
 import sys
 import time
@@ -32,7 +31,6 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 log = logging.getLogger("mkdocs.hooks.computed")
-cache_log = logging.getLogger("anatomia_engine.pages")   # a warning that `--strict` does not count
 ENGINE = "anatomia_engine"
 
 
@@ -99,7 +97,7 @@ def _engine():
 _own = Path(__file__).read_bytes()
 _results: dict = {}
 _result_digests: dict[str, str] = {}  # module -> digest of its verified manifest (values and figures)
-_rendered: set[Path] = set()        # .cache/pages/ files this build used
+_pages: list = [None]                # the store of rendered pages, .cache/pages/ (anatomia_engine/store.py)
 
 
 _serving = [False]
@@ -140,7 +138,6 @@ def _on_files(files: Files, config: MkDocsConfig) -> Files:
     for name, result in results.items():
         _result_digests[name] = hashlib.sha256(f"{name}\0{result.key}\0".encode()
                                                + (result.folder / runner.MANIFEST).read_bytes()).hexdigest()
-    _rendered.clear()
     if ran:
         log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                  time.perf_counter() - started, len(results) - len(ran))
@@ -164,22 +161,25 @@ def _on_page_markdown(text: str, page: Page, config: MkDocsConfig, files: Files)
     docs = Path(config.docs_dir).resolve()
     docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
     raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
-    store = _page_store(config) / f"{_render_key(text, raw, page.file.src_uri, docs_name, root)}.md"
-    cached = _read_checked(store, f"{docs_name}/{page.file.src_uri}")
+    store = _page_store(config)
+    name = _render_key(text, raw, page.file.src_uri, docs_name, root)
+    cached = store.get(name, f"{docs_name}/{page.file.src_uri}")
     if cached is not None:
-        _rendered.add(store)
-        return cached
+        return cached.decode("utf-8")
     try:
         rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results)
     except markdown.TemplateError as exc:
         raise PluginError(str(exc)) from None
-    _write_checked(store, rendered)
-    _rendered.add(store)
+    store.put(name, rendered.encode("utf-8"))
     return rendered
 
 
-def _page_store(config: MkDocsConfig) -> Path:
-    return Path(config.config_file_path).resolve().parent / ".cache" / "pages"
+def _page_store(config: MkDocsConfig):
+    folder = Path(config.config_file_path).resolve().parent / ".cache" / "pages"
+    store = importlib.import_module(ENGINE + ".store")
+    if not isinstance(_pages[0], store.Store) or _pages[0].folder != folder:   # first, or engine reloaded
+        _pages[0] = store.Store(folder, ".md")
+    return _pages[0]
 
 
 def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> str:
@@ -200,35 +200,6 @@ def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> st
     return digest.hexdigest()
 
 
-def _read_checked(path: Path, where: str) -> str | None:
-    """The text stored at `path` if its first line (the SHA-256 of the rest) matches, else None."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    head, _, body = data.partition(b"\n")
-    if head.decode("ascii", "replace") != hashlib.sha256(body).hexdigest():
-        cache_log.warning("%s: stored page is damaged; rendering the page again (%s)", where, path)
-        return None
-    return body.decode("utf-8")
-
-
-def _write_checked(path: Path, text: str) -> None:
-    body = text.encode("utf-8")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
-        os.replace(tmp, path)
-    except OSError as exc:
-        log.debug("could not store %s: %s", path, exc)
-
-
 def on_post_build(config: MkDocsConfig) -> None:
     """Keep the stored pages this build used (one per page), drop the others."""
-    store = _page_store(config)
-    if not store.is_dir() or not _rendered:
-        return
-    for path in store.iterdir():
-        if path.suffix == ".md" and path not in _rendered:
-            path.unlink(missing_ok=True)
+    _page_store(config).prune()

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from anatomia_engine import search_pl, store
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from anatomia_engine import search_pl  # noqa: E402
-
 CACHE = ROOT / ".cache" / "search_pl"
 _docs: dict[str, list[dict]] = {}
+_sections = store.Store(CACHE / "pages", ".json")   # page_docs of earlier builds, by page HTML
 
 
 def on_pre_build(config):
@@ -36,7 +33,13 @@ def on_post_page(output, page, config):
     if meta.get("exclude"):
         return output
     title = search_pl.tex_to_text(re.sub(r"<[^>]+>", "", page.title or ""))
-    docs = search_pl.page_docs(page.url, title, output)
+    name = store.key(store.source_of(search_pl), page.url, title, output)
+    stored = _sections.get(name, page.file.src_uri)
+    if stored is not None:
+        docs = json.loads(stored)
+    else:
+        docs = search_pl.page_docs(page.url, title, output)
+        _sections.put(name, json.dumps(docs, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     if "boost" in meta:
         for doc in docs:
             doc["boost"] = float(meta["boost"])
@@ -56,6 +59,7 @@ def on_post_build(config):
     docs = [d for url in sorted(_docs) for d in _docs[url]]
     name, text = search_pl.dump(search_pl.build_index(docs, lemmatiser))
     lemmatiser.save()
+    _sections.prune()
     for old in stub.parent.glob("pl-index.*.json"):
         old.unlink()
     (stub.parent / name).write_text(text, encoding="utf-8")
