@@ -1,5 +1,8 @@
 """MkDocs hook: the Polish search index (anatomia_engine/search_pl.py) replaces Material's lunr index.
 
+on_page_context: keeps each page's own `search:` front matter and sets `exclude: true` for
+               Material's search plugin, whose lunr index would be thrown away (below): with its
+               own documented switch it no longer parses every page on every build.
 on_post_page:  collects each page's sections from its rendered article.
 on_post_build: writes `search/pl-index.<hash>.json` (documents + lemma table), read by the worker
                `assets/javascripts/workers/search-pl.js` only when the reader types a query, and
@@ -24,12 +27,24 @@ _docs: dict[str, list[dict]] = {}
 _sections = store.Store(CACHE / "pages", ".json")   # page_docs of earlier builds, by page HTML
 
 
+_meta: dict[str, dict] = {}     # page url -> its own `search:` front matter
+
+
 def on_pre_build(config):
     _docs.clear()
+    _meta.clear()
+
+
+@event_priority(100)   # before Material's search plugin (priority 0) reads `search:` of the page
+def on_page_context(context, page, config, nav):
+    own = page.meta.get("search") or {}
+    _meta[page.url] = own
+    page.meta["search"] = {**own, "exclude": True}
+    return context
 
 
 def on_post_page(output, page, config):
-    meta = page.meta.get("search") or {}      # Material's front matter: search: {exclude: true, boost: 2}
+    meta = _meta.get(page.url, {})           # Material's front matter: search: {exclude: true, boost: 2}
     if meta.get("exclude"):
         return output
     title = search_pl.tex_to_text(re.sub(r"<[^>]+>", "", page.title or ""))
