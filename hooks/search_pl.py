@@ -24,7 +24,7 @@ from anatomia_engine import search_pl, store
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "search_pl"
 _docs: dict[str, list[dict]] = {}
-_sections = store.Store(CACHE / "pages", ".json")   # page_docs of earlier builds, by page HTML
+_sections = store.Store(CACHE / "pages", ".json")   # page_docs by page HTML; the index by its docs
 
 
 _meta: dict[str, dict] = {}     # page url -> its own `search:` front matter
@@ -70,10 +70,15 @@ def on_post_build(config):
         raise PluginError(f"{stub} is missing: the 'search' plugin must stay enabled in mkdocs.yml")
     material = json.loads(stub.read_text(encoding="utf-8"))
     version = search_pl._simplemma_version()
-    lemmatiser = search_pl.Lemmatiser(CACHE / f"lemmas-simplemma-{version}.json")
     docs = [d for url in sorted(_docs) for d in _docs[url]]
-    name, text = search_pl.dump(search_pl.build_index(docs, lemmatiser))
-    lemmatiser.save()
+    key = store.key(store.source_of(search_pl), version, json.dumps(docs, ensure_ascii=False, sort_keys=True))
+    text = (_sections.get(key, "search/pl-index") or b"").decode("utf-8")
+    if not text:
+        lemmatiser = search_pl.Lemmatiser(CACHE / f"lemmas-simplemma-{version}.json")
+        text = search_pl.dump(search_pl.build_index(docs, lemmatiser))[1]
+        lemmatiser.save()
+        _sections.put(key, text.encode("utf-8"))
+    name = search_pl.index_name(text)
     _sections.prune()
     for old in stub.parent.glob("pl-index.*.json"):
         old.unlink()
