@@ -18,12 +18,17 @@ import difflib
 import html
 import logging
 import os
+import pickle
 import posixpath
 import re
+import sys
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from anatomia_engine.store import Store, source_of
+from anatomia_engine.store import key as store_key
 
 # Attributes that load or link to another resource, per element.
 URL_ATTRS: dict[str, tuple[str, ...]] = {
@@ -214,16 +219,29 @@ def locate(lines: list[str], url: str, first: int = 1, last: int | None = None) 
 class Checker:
     """Collects the pages of one build, then checks every link against the built files."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
         self.pages: list[Page] = []
         self.reported: set[tuple[str, str]] = set()   # (where, link) MkDocs warned about already
+        self.store = store                            # the parses of earlier builds, by HTML
+
+    def parse(self, page: Page) -> Parsed:
+        """`parse(page.html)`, taken from the store when this code has parsed that HTML before."""
+        if self.store is None:
+            return parse(page.html)
+        name = store_key(source_of(sys.modules[__name__]), page.html)
+        stored = self.store.get(name, page.where)
+        if stored is not None:
+            return pickle.loads(stored)
+        parsed = parse(page.html)
+        self.store.put(name, pickle.dumps(parsed, protocol=5))
+        return parsed
 
     def add(self, page: Page) -> None:
         self.pages.append(page)
 
     def check(self, site_dir: Path) -> list[str]:
         files = site_files(site_dir)
-        parsed = {page.dest: parse(page.html) for page in self.pages}
+        parsed = {page.dest: self.parse(page) for page in self.pages}
         problems: list[str] = []
 
         def ids_of(dest: str) -> set[str] | None:

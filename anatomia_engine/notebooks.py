@@ -11,10 +11,14 @@ its cache entry exists and verifies, and returns two copies:
   cells replaced by a note, solutions collapsed.
 
 A failing cell raises NotebookError with file:line, the cell number, its numbered source
-and the traceback. The cache key hashes the notebook, every project file it imports, attn_core,
-the engine, the lock and the Python version (runner.content_hash); an entry is a folder
-`<key>/` with page.ipynb, download.ipynb and a manifest of checksums, written atomically and
-checked on every read.
+and the traceback. Cache validity works as for the figures_src modules (runner.py): after
+the last cell, the kernel reports the project files in its sys.modules (the attn_core files
+and figures_src modules the notebook's code actually loaded), and these, the notebook file,
+this file and runner.py (they make the copies) and the lock are recorded with their
+SHA-256 and the Python version in the entry's deps.json. An entry `<key>/` (key: the
+SHA-256 of deps.json) holds page.ipynb, download.ipynb, deps.json and a manifest of
+checksums, is written atomically and checked on every read; it is used while every
+recorded file still has its hash.
 
 Cell tags (metadata on the `# %%` line stays ASCII, since jupytext writes other characters
 as \\u escapes):
@@ -78,14 +82,6 @@ class Built:
     seconds: float | None  # time spent executing; None when it came from the cache
 
 
-# --- the key -------------------------------------------------------------------------------------
-
-def cache_key(source: Path, root: Path = ROOT) -> str:
-    """SHA-256 over everything that can change what the notebook prints."""
-    files = runner.import_closure([source], root)
-    return runner.content_hash(files + [f for f in runner.shared_files(root) if f not in set(files)], root)
-
-
 # --- reading and executing -----------------------------------------------------------------------
 
 def read_notebook(source: Path) -> nbformat.NotebookNode:
@@ -145,7 +141,10 @@ def _literal(value):
     if isinstance(value, _np.ndarray):
         return f"np.array({value.tolist()!r})"
     return repr(value)
-print(_json.dumps({_name: _literal(globals()[_name]) for _name in %r}))
+import sys as _sys
+print(_json.dumps({"inputs": {_name: _literal(globals()[_name]) for _name in %r},
+                   "loaded": [_f for _m in list(_sys.modules.values())
+                              if isinstance(_f := getattr(_m, "__file__", None), str)]}))
 """
 
 
@@ -165,8 +164,9 @@ def input_names(nb, where: str = "notebook") -> list[str]:
             for name in imported_names(cell, where)]
 
 
-def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
-    """Run every cell of `nb` in place; return the `inputs` names as Python literals."""
+def execute(nb, source: Path, where: str, root: Path = ROOT) -> tuple[dict[str, str], list[str]]:
+    """Run every cell of `nb` in place; return the `inputs` names as Python literals and the
+    files of the modules loaded in the kernel."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, DeadKernelError
 
@@ -180,7 +180,7 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
 
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}   # keep the inline backend
     env.update(PYTHONPATH=os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")])),
-               PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0")
+               PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0", **runner.ONE_THREAD)
     client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT,
                             startup_timeout=STARTUP_TIMEOUT, allow_errors=False,
                             record_timing=False, on_cell_start=on_cell_start,
@@ -206,7 +206,12 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> dict[str, str]:
                                 f"{_indent(kernel_log.read()[-3000:])}") from None
     nb.cells.pop()
     printed = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
-    return json.loads(printed) if names else {}
+    try:
+        report = json.loads(printed)
+        return report["inputs"], report["loaded"]
+    except (ValueError, KeyError, TypeError):
+        raise NotebookError(f"{where}: the kernel's report after the last cell is unreadable "
+                            f"(did a cell redefine print or json?): {printed[:300]!r}") from None
 
 
 # --- the two copies we publish -------------------------------------------------------------------
@@ -335,43 +340,72 @@ def _modules(cell) -> list[str]:
 
 # --- the cache entry -----------------------------------------------------------------------------
 
-def entry_key(source: Path, root: Path = ROOT, download_href: str | None = None,
-              download_name: str | None = None) -> str:
-    """The name of the cache entry: cache_key, and the download link the page copy holds."""
-    key = cache_key(source, root)
-    if download_href is not None:
-        key = hashlib.sha256(f"{key}\0{download_href}\0{download_name}".encode()).hexdigest()
-    return key
+def _deps_matching(source: Path, root: Path, download_href: str | None, download_name: str | None) -> dict:
+    """What a depfile of this notebook states besides its files: which notebook and link."""
+    return {"notebook": runner._dep_name(source.resolve(), root.resolve()),
+            "download": [download_href, download_name]}
+
+
+def lookup(source: Path, cache_dir: Path, root: Path = ROOT, download_href: str | None = None,
+           download_name: str | None = None, where: str | None = None) -> Built | None:
+    """The cached copies of the notebook at `source` if an entry is still valid (its manifest
+    verifies and every file its depfile records is unchanged), else None. A damaged entry is
+    removed (and the log says so)."""
+    if not cache_dir.is_dir():
+        return None
+    wanted = _deps_matching(source, root, download_href, download_name)
+    for folder in sorted(cache_dir.glob("[!.]*")):
+        if not folder.is_dir():
+            continue
+        problem = runner.manifest_problem(folder, required=(PAGE, DOWNLOAD, runner.DEPS))
+        if problem is None:
+            try:
+                deps = runner.read_dependencies(folder)
+            except (OSError, ValueError) as exc:
+                problem = f"{runner.DEPS}: {exc}"
+            else:
+                if not isinstance(deps, dict) or any(deps.get(k) != v for k, v in wanted.items()):
+                    continue   # another notebook's entry, or another download link
+                if runner.dependency_problem(deps, root) is None:
+                    return Built(folder.name, folder / PAGE, folder / DOWNLOAD, None)
+                continue       # out of date: prune() drops it after the build
+        log.warning("%s: cached notebook not used, executing it again: %s: %s", where or source, folder,
+                    problem)
+        shutil.rmtree(folder, ignore_errors=True)
+    return None
 
 
 def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
-          download_href: str | None = None, download_name: str | None = None,
-          key: str | None = None) -> Built:
-    """The page and download copies of the notebook at `source`, executed or from the cache
-    (`cache_dir/<key>/`; `key` as entry_key gives it, computed when not given)."""
-    key = key or entry_key(source, root, download_href, download_name)
-    final = cache_dir / key
-    if final.exists():
-        problem = runner.manifest_problem(final, required=(PAGE, DOWNLOAD))
-        if problem is None:
-            return Built(key, final / PAGE, final / DOWNLOAD, None)
-        log.warning("%s: cached notebook not used, executing it again: %s: %s", where, final, problem)
-        shutil.rmtree(final, ignore_errors=True)
+          download_href: str | None = None, download_name: str | None = None) -> Built:
+    """The page and download copies of the notebook at `source`, from the cache (lookup) or
+    executed and stored in `cache_dir/<key>/`."""
+    cached = lookup(source, cache_dir, root, download_href, download_name, where)
+    if cached is not None:
+        return cached
+    started_ns = time.time_ns()
     started = time.perf_counter()
     nb = read_notebook(source)
-    literals = execute(nb, source, where, root)
+    literals, loaded = execute(nb, source, where, root)
     elapsed = time.perf_counter() - started
+    # this file and the runner's make the two copies from the executed notebook: theirs count too
+    deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
+    deps.update(_deps_matching(source, root, download_href, download_name))
+    deps_text = json.dumps(deps, indent=1)
+    key = hashlib.sha256(deps_text.encode()).hexdigest()
+    final = cache_dir / key
     cache_dir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=cache_dir))
     try:
         nbformat.write(download_notebook(nb, literals, where), work / DOWNLOAD)
         nbformat.write(page_notebook(nb, key, where, download_href, download_name), work / PAGE)
+        (work / runner.DEPS).write_text(deps_text, encoding="utf-8")
         runner.write_manifest(work)
-        if not final.exists():
-            try:
-                work.rename(final)
-            except OSError:   # another build published the same key first
-                pass
+        if final.exists():
+            shutil.rmtree(final, ignore_errors=True)   # a stale copy of the same name (e.g. damaged)
+        try:
+            work.rename(final)
+        except OSError:   # another build published the same key first
+            pass
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Built(key, final / PAGE, final / DOWNLOAD, elapsed)

@@ -1,24 +1,32 @@
 """Run figures_src modules, each in a fresh child process, and cache their results by content hash.
 
-Cache key: the SHA-256 of the module's source and of every project file it imports,
-transitively (absolute and relative imports: `from .x import y`, `from . import x`), all of
-attn_core, the whole engine package, the dependency lock and the Python version. Same key ->
-the cached result is reused; any change -> the module runs again.
+Cache validity (a depfile, as make and ccache keep): when a module runs, its child process
+records every project file it loaded (its sys.modules: the module, figures_src helpers
+imported absolutely or relatively, the attn_core files it reached, the engine files the
+worker had imported), every project file it opened for reading, and the dependency lock,
+each with its SHA-256, plus the Python version, in deps.json. A cached result is used while
+every recorded file still has its hash; any change -> the module runs again. attn_core
+imports its submodules lazily, so an edit to an attn_core file a module never loads (or to
+an engine file the worker never imports, such as publish.py) leaves its result cached.
 
 Running: one warm worker process imports NumPy, matplotlib and the kit once, then forks one
 child per module (as many at a time as there are cores). Every module still runs in a fresh
 process, so nothing leaks from one module to the next. A module that raises, returns NaN or
 ±inf (codec.py), exits early (`sys.exit`, `os._exit`), is killed by a signal, or runs longer
 than its time limit stops the build with its name; nothing is cached for a failed run.
+Under `mkdocs serve` (compute's `keep_worker`) the worker stays up between rebuilds, so an
+edit re-runs only the modules it touches without importing NumPy and matplotlib again; it is
+restarted as soon as a file it imported (engine, lock) no longer has the hash it had.
 
 Time limit: DEFAULT_TIME_LIMIT seconds per module; the environment variable
 ANATOMIA_MODULE_TIMEOUT sets another default, and a module may set its own with a top-level
 `TIME_LIMIT = <seconds>`.
 
-Cache entry: `.cache/computed/<module>/<key>/` with result.json (codec.py), the figure files
-and manifest.json (the SHA-256 of every file). It is written in a temporary folder and
-renamed into place, and checked against its manifest whenever it is read: a missing,
-truncated or altered file makes the module run again (and the log says why).
+Cache entry: `.cache/computed/<module>/<key>/` (key: the SHA-256 of its deps.json) with
+result.json (codec.py), the figure files, deps.json and manifest.json (the SHA-256 of every
+file). It is written in a temporary folder and renamed into place, and checked against its
+manifest whenever it is read: a missing, truncated or altered file (depfile included) makes
+the module run again (and the log says why).
 
 Run one module by hand (prints its values, writes its figures to a temporary folder):
 
@@ -28,6 +36,7 @@ Run one module by hand (prints its values, writes its figures to a temporary fol
 from __future__ import annotations
 
 import ast
+import atexit
 import functools
 import hashlib
 import json
@@ -54,8 +63,11 @@ PACKAGE = "figures_src"
 CACHE = ROOT / ".cache" / "computed"
 LOCK_FILES = ("requirements.lock",)
 DEFAULT_TIME_LIMIT = 300.0
+# One BLAS/OpenMP thread per process: modules run side by side on every core already, and the
+# arrays are small (threads only add overhead and make sums depend on the machine's core count).
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 TIME_LIMIT_ENV = "ANATOMIA_MODULE_TIMEOUT"
-RESULT, MANIFEST, ERROR = "result.json", "manifest.json", "error.txt"
+RESULT, MANIFEST, ERROR, DEPS = "result.json", "manifest.json", "error.txt", "deps.json"
 OUTPUT, CURRENT = "output.txt", "current.txt"   # what the module printed; what it was running
 
 log = logging.getLogger("anatomia_engine.runner")
@@ -112,23 +124,6 @@ def module_names(root: Path = ROOT) -> list[str]:
     return sorted(p.stem for p in (root / PACKAGE).glob("*.py") if not p.stem.startswith("_"))
 
 
-def project_imports(path: Path, root: Path = ROOT) -> frozenset[Path]:
-    """The project files (under `root`) that the Python file at `path` imports directly,
-    with the `__init__.py` of every package on the way; relative imports included."""
-    try:
-        package = tuple(path.resolve().relative_to(root.resolve()).with_suffix("").parts[:-1])
-    except ValueError:
-        package = ()
-    found: set[Path] = set()
-    for parts in _imported_names(path.read_bytes(), package, root):
-        for i in range(1, len(parts) + 1):   # resolved on every call: new files count at once
-            stem = root.joinpath(*parts[:i])
-            for candidate in (stem / "__init__.py", stem.with_name(stem.name + ".py")):
-                if candidate.is_file():
-                    found.add(candidate)
-    return frozenset(found)
-
-
 def _imported_names(source: bytes, package: tuple[str, ...], root: Path) -> list[tuple[str, ...]]:
     """Dotted names (as tuples) an import statement of `source` may load, relative ones made
     absolute from `package`. Parsed once per content: kept in memory and in .cache/imports/."""
@@ -181,49 +176,144 @@ def _parse_imports(source: bytes, package: tuple[str, ...]) -> list[tuple[str, .
     return sorted(set(wanted))
 
 
-def import_closure(paths: Iterable[Path], root: Path = ROOT) -> list[Path]:
-    """`paths` and every project file they import, transitively; sorted. Files of attn_core
-    and of the engine are in every key whole (shared_files), so their imports are not read."""
-    whole = {p.resolve() for p in shared_files(root)}
-    seen: set[Path] = set()
-    todo = [Path(p) for p in paths]
-    while todo:
-        current = todo.pop()
-        if current in seen or not current.is_file():
+# --- what a result depends on: recorded when it is computed ------------------------------------
+#
+# A module's imports are known exactly only once it has run: `from attn_core import rope`
+# loads attn_core/position.py through attn_core's lazy __getattr__, which no reading of the
+# source can see. So the child that ran a module records every project file present in its
+# sys.modules (the module itself, figures_src helpers, attn_core files, the engine files the
+# worker imported), every project file it opened for reading, and the lock, each with its
+# SHA-256, in deps.json (a depfile, as make and ccache keep). A cached result is used only
+# while every recorded file still has its hash and the Python version is the same.
+# Files that the recorded ones try to import but that do not exist (yet) are recorded as
+# absent: creating one (e.g. a helper that shadows a fallback) makes the module run again.
+
+def _excluded(path: Path) -> bool:
+    """Not a project source: virtual environments, caches, installed packages, bytecode."""
+    return any(part.startswith(".") or part in ("__pycache__", "site-packages", "dist-packages",
+                                                "node_modules") for part in path.parts)
+
+
+def _project_file(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path.is_relative_to(r) and not _excluded(path.relative_to(r)) for r in roots)
+
+
+def _dep_name(path: Path, root: Path) -> str:
+    """How a depfile names `path`: relative to the project root, else absolute."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+
+
+def _dep_path(name: str, root: Path) -> Path:
+    path = Path(name)
+    return path if path.is_absolute() else root / path
+
+
+def record_dependencies(paths: Iterable[str | Path], root: Path, since_ns: int | None = None,
+                        skip: Iterable[Path] = (), known: dict | None = None) -> dict:
+    """The depfile of a computation: `paths` that are project files (under `root`, or under the
+    engine's own checkout when it is elsewhere), with the lock, each with its SHA-256; the
+    missing files their imports name; the Python version. `volatile` is true when a file was
+    modified at or after `since_ns` (during the run): such a result serves this build only.
+    `known` is an earlier record (the warm worker's, of what it imported before forking):
+    its digests are kept, since they describe the code that was loaded."""
+    known = known or {"files": {}, "volatile": False}
+    root = root.resolve()
+    roots = (root, ROOT) if ROOT != root else (root,)
+    skipped = tuple(Path(p).resolve() for p in skip)
+    files: dict[str, str] = {}
+    volatile = False
+    candidates = {root / f for f in LOCK_FILES} | {Path(p) for p in paths}
+    for path in sorted(candidates):
+        try:
+            path = path.resolve()
+            if (not _project_file(path, roots) or any(path.is_relative_to(s) for s in skipped)
+                    or not path.is_file()):
+                continue
+            name = _dep_name(path, root)
+            if name in known["files"]:
+                files[name] = known["files"][name]
+                continue
+            before = path.stat().st_mtime_ns
+            files[name] = _sha256(path)
+        except OSError:
             continue
-        seen.add(current)
-        if current.resolve() not in whole:
-            todo.extend(project_imports(current, root))
-    return sorted(seen)
+        if since_ns is not None and max(before, path.stat().st_mtime_ns) >= since_ns:
+            volatile = True
+    absent: set[str] = set()
+    for name in files:
+        path = _dep_path(name, root)
+        if path.suffix == ".py" and path.is_relative_to(root):
+            absent |= {_dep_name(c, root) for c in import_candidates(path, root) if not c.exists()}
+    return {"python": sys.version, "files": dict(sorted(files.items())), "absent": sorted(absent),
+            "volatile": volatile or known["volatile"]}
 
 
-def dependency_files(name: str, root: Path = ROOT) -> list[Path]:
-    """The module's own file and every project file it imports, transitively."""
-    return import_closure([root / PACKAGE / f"{name}.py", root / PACKAGE / "__init__.py"], root)
+def dependency_problem(deps: dict, root: Path, hashes: dict[Path, str | None] | None = None) -> str | None:
+    """None if the depfile `deps` still describes the project at `root`; else what changed.
+    `hashes` memoizes file digests across calls (one build)."""
+    hashes = {} if hashes is None else hashes
+    try:
+        if deps["python"] != sys.version:
+            return "the Python version changed"
+        if deps["volatile"]:
+            return "a file it depends on changed while it ran"
+        files, absent = deps["files"], deps["absent"]
+        if not isinstance(files, dict) or not isinstance(absent, list):
+            raise TypeError("files/absent")
+        for name, digest in files.items():
+            path = _dep_path(name, root)
+            if path not in hashes:
+                try:
+                    hashes[path] = _sha256(path)
+                except OSError:
+                    hashes[path] = None
+            if hashes[path] is None:
+                return f"{name} is gone"
+            if hashes[path] != digest:
+                return f"{name} changed"
+        for name in absent:
+            if _dep_path(name, root).exists():
+                return f"{name} appeared"
+    except (KeyError, TypeError, AttributeError) as exc:
+        return f"{DEPS} is unreadable ({type(exc).__name__}: {exc})"
+    return None
 
 
-def shared_files(root: Path = ROOT) -> list[Path]:
-    """What every result depends on: attn_core, the lock, the whole engine package."""
-    engine = root / "anatomia_engine" if (root / "anatomia_engine").is_dir() else ENGINE
-    files = sorted((root / "attn_core").rglob("*.py"))
-    files += [root / f for f in LOCK_FILES if (root / f).exists()]
-    return files + sorted(engine.rglob("*.py"))
+def import_candidates(path: Path, root: Path = ROOT) -> frozenset[Path]:
+    """Every project file an import statement of the Python file at `path` could load,
+    existing or not (`pkg/name/__init__.py` and `pkg/name.py` for each dotted prefix whose
+    parent is a folder)."""
+    try:
+        package = tuple(path.resolve().relative_to(root.resolve()).with_suffix("").parts[:-1])
+    except ValueError:
+        package = ()
+    found: set[Path] = set()
+    for parts in _imported_names(path.read_bytes(), package, root):
+        for i in range(1, len(parts) + 1):
+            stem = root.joinpath(*parts[:i])
+            if i > 1 and not stem.parent.is_dir():
+                break   # `parts[:i-1]` is a module, not a package: the rest are names in it
+            found |= {stem / "__init__.py", stem.with_name(stem.name + ".py")}
+    return frozenset(found)
 
 
-def content_hash(paths: Iterable[Path], root: Path = ROOT) -> str:
-    """SHA-256 over the Python version and each existing file's name (relative to `root`) and bytes."""
-    digest = hashlib.sha256(sys.version.encode())
-    for path in paths:
-        if path.exists():
-            name = path.relative_to(root) if path.is_relative_to(root) else path.name
-            digest.update(str(name).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+def read_dependencies(folder: Path) -> dict:
+    return json.loads((folder / DEPS).read_text(encoding="utf-8"))
 
 
-def cache_key(name: str, root: Path = ROOT) -> str:
-    """SHA-256 over everything that can change what `name` computes."""
-    files = dependency_files(name, root)
-    return content_hash(files + [f for f in shared_files(root) if f not in set(files)], root)[:20]
+def entry_key(deps_text: str) -> str:
+    """A cache entry's name: the SHA-256 of its depfile (the same inputs give the same name)."""
+    return hashlib.sha256(deps_text.encode()).hexdigest()[:20]
+
+
+def cached_entry(name: str, root: Path = ROOT, cache: Path | None = None) -> Path | None:
+    """The cache folder whose result is valid for module `name` now (verified), or None."""
+    cache = cache or root / ".cache" / "computed"
+    for folder in sorted((cache / name).glob("[!.]*")):
+        if (manifest_problem(folder, required=(RESULT, DEPS)) is None
+                and dependency_problem(read_dependencies(folder), root) is None):
+            return folder
+    return None
 
 
 def time_limit(name: str, root: Path = ROOT) -> float:
@@ -350,54 +440,82 @@ def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
 
 
 class _Worker:
-    """The warm worker: `python -m anatomia_engine.runner --serve JOBS` in the project root."""
+    """The warm worker: `python -m anatomia_engine.runner --serve JOBS` in the project root.
 
-    def __init__(self, root: Path, jobs: int, scratch: Path):
+    Its first line says which project files it imported before forking (`preloaded`, a
+    depfile); then it answers one line per request. `run(..., finish=False)` leaves it
+    running for the next batch (under `mkdocs serve`, see compute's `keep_worker`)."""
+
+    def __init__(self, root: Path, jobs: int, scratch: Path, patience: float = 300.0):
+        self.root, self.jobs, self.scratch = root, jobs, scratch
         self.log_path = scratch / "worker.log"
+        self.buffer = b""
         path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
-        env = dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+        env = dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0", **ONE_THREAD)
         with self.log_path.open("w") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "anatomia_engine.runner", "--serve", str(jobs)],
                 cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                 start_new_session=True)
+        hello = self._line(patience, "starting")
+        if hello is None or "preloaded" not in hello:
+            self.kill()
+            raise ComputeError(f"the worker running figures_src modules did not start "
+                               f"(exit status {self.proc.returncode}):\n{_tail(self.log_path)}")
+        self.preloaded: dict = hello["preloaded"]
 
-    def run(self, requests: list[dict], patience: float) -> dict[str, dict]:
-        """Send every request, collect {id: reply}; the worker enforces the time limits."""
-        assert self.proc.stdin and self.proc.stdout
-        try:
-            self.proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
-            self.proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        replies: dict[str, dict] = {}
-        buffer = b""
+    def _line(self, patience: float, doing: str) -> dict | None:
+        """The next JSON line from the worker; None at its end; ComputeError after `patience` s."""
+        assert self.proc.stdout
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + patience
-        while len(replies) < len(requests):
+        while b"\n" not in self.buffer:
             ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 self.kill()
                 raise ComputeError(f"the worker running figures_src modules stopped answering "
-                                   f"(waited {patience:g} s); still running: "
-                                   f"{', '.join(r['id'] for r in requests if r['id'] not in replies)}")
+                                   f"(waited {patience:g} s); {doing}")
             chunk = os.read(fd, 65536)
             if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def run(self, requests: list[dict], patience: float, finish: bool = True) -> dict[str, dict]:
+        """Send every request, collect {id: reply}; the worker enforces the time limits.
+        `finish`: close its input afterwards, so it ends once these are answered."""
+        assert self.proc.stdin and self.proc.stdout
+        try:
+            self.proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
+            self.proc.stdin.flush()
+            if finish:
+                self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        replies: dict[str, dict] = {}
+        while len(replies) < len(requests):
+            waiting = ", ".join(r["id"] for r in requests if r["id"] not in replies)
+            reply = self._line(patience, f"still running: {waiting}")
+            if reply is None:
                 break
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                reply = json.loads(line)
-                replies[reply["id"]] = reply
-                deadline = time.monotonic() + patience
-        self.proc.stdout.close()
-        self.proc.wait(timeout=60)
+            replies[reply["id"]] = reply
+        if finish or len(replies) < len(requests):
+            if not self.proc.stdin.closed:
+                self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.proc.wait(timeout=60)
         if len(replies) < len(requests):
             raise ComputeError(f"the worker running figures_src modules ended with exit status "
                                f"{self.proc.returncode} before running "
                                f"{', '.join(r['id'] for r in requests if r['id'] not in replies)}:\n"
                                f"{_tail(self.log_path)}")
         return replies
+
+    def usable(self, root: Path, jobs: int) -> bool:
+        """Still running, for this project, and every file it imported unchanged."""
+        return (self.proc.poll() is None and self.root == root and self.jobs == jobs
+                and dependency_problem(self.preloaded, root) is None)
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -411,6 +529,20 @@ class _Worker:
                 pipe.close()
 
 
+_kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
+
+
+def stop_worker() -> None:
+    """End the worker kept between builds, if any, and remove its scratch folder."""
+    while _kept:
+        worker = _kept.pop()
+        worker.kill()
+        shutil.rmtree(worker.scratch, ignore_errors=True)
+
+
+atexit.register(stop_worker)
+
+
 def _sweep(cache: Path, older_than: float = 3600.0) -> None:
     """Drop temporary run folders left by a build that was killed (older than an hour)."""
     now = time.time()
@@ -422,36 +554,61 @@ def _sweep(cache: Path, older_than: float = 3600.0) -> None:
             pass
 
 
-def run_modules(names: list[str], keys: dict[str, str], root: Path, cache: Path,
-                jobs: int) -> dict[str, ModuleResult]:
-    """Run `names` in the warm worker; publish each successful result in the cache."""
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def run_modules(names: list[str], root: Path, cache: Path, jobs: int,
+                keep_worker: bool = False) -> dict[str, ModuleResult]:
+    """Run `names` in the warm worker; publish each successful result in the cache.
+    `keep_worker`: leave the worker running for the next call (and use the one left by the
+    previous call while every file it imported is unchanged, else start a new one)."""
     cache.mkdir(parents=True, exist_ok=True)
     _sweep(cache)
     limits = {n: time_limit(n, root) for n in names}
     works = {n: Path(tempfile.mkdtemp(prefix=f".{n}-", dir=cache)) for n in names}
     results: dict[str, ModuleResult] = {}
     errors: list[str] = []
-    with tempfile.TemporaryDirectory(prefix=".worker-", dir=cache) as scratch:
-        worker = _Worker(root, jobs, Path(scratch))
-        try:
-            requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n]}
-                        for n in names]
-            replies = worker.run(requests, patience=max(limits.values()) + 120)
-        except BaseException:
+    # Largest source first (a rough guess of the longest run): the long ones start at once and
+    # the short ones fill the other cores around them.
+    order = sorted(names, key=lambda n: -_size(root / PACKAGE / f"{n}.py"))
+    requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n],
+                 "root": str(root)} for n in order]
+    patience = max(limits.values()) + 120
+    worker = None
+    try:
+        if keep_worker:
+            if _kept and not _kept[0].usable(root, jobs):
+                stop_worker()
+            if not _kept:
+                _kept.append(_Worker(root, jobs, Path(tempfile.mkdtemp(prefix="anatomia-worker-"))))
+            worker = _kept[0]
+            replies = worker.run(requests, patience, finish=False)
+        else:
+            with tempfile.TemporaryDirectory(prefix=".worker-", dir=cache) as scratch:
+                worker = _Worker(root, jobs, Path(scratch))
+                replies = worker.run(requests, patience)
+    except BaseException:
+        if worker is not None:
             worker.kill()
-            for work in works.values():
-                shutil.rmtree(work, ignore_errors=True)
-            raise
+        stop_worker()
+        for work in works.values():
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     for n in names:
         work, reply = works[n], replies[n]
         try:
             if reply.get("status") != 0 or reply.get("timed_out") or not (work / MANIFEST).exists():
                 raise ComputeError(_failure(n, work, reply, limits[n]))
             try:
-                load(n, keys[n], work)
-            except ComputeError as exc:
+                key = entry_key((work / DEPS).read_text(encoding="utf-8"))
+                load(n, key, work)
+            except (OSError, ComputeError) as exc:
                 raise ComputeError(f"figures_src/{n}.py: its result cannot be read back: {exc}") from None
-            results[n] = _publish(n, keys[n], work, cache / n / keys[n])
+            results[n] = _publish(n, key, work, cache / n / key)
         except ComputeError as exc:
             errors.append(str(exc))
         finally:
@@ -476,27 +633,41 @@ def _publish(name: str, key: str, work: Path, final: Path) -> ModuleResult:
 
 
 def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
-            jobs: int | None = None) -> tuple[dict[str, ModuleResult], list[str]]:
-    """Results for every module (cached where the key matches and the entry verifies);
-    also the names that ran."""
+            jobs: int | None = None, keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
+    """Results for every module (cached where its depfile still matches and the entry
+    verifies); also the names that ran. `keep_worker` (for `mkdocs serve`): keep the warm
+    worker between calls, restarted when a file it imported changed (run_modules)."""
     cache = cache or root / ".cache" / "computed"
     names = list(module_names(root) if names is None else names)
-    keys = {n: cache_key(n, root) for n in names}
     results: dict[str, ModuleResult] = {}
     stale = []
+    hashes: dict[Path, str | None] = {}
     for n in names:
-        folder = cache / n / keys[n]
-        if not folder.exists():
-            stale.append(n)
-            continue
-        try:
-            results[n] = load(n, keys[n], folder)
-        except ComputeError as exc:
-            log.warning("figures_src/%s.py: cached result not used, running the module again: %s", n, exc)
+        for folder in sorted((cache / n).glob("[!.]*")):
+            problem = manifest_problem(folder, required=(RESULT, DEPS))
+            if problem is None:
+                try:
+                    deps = read_dependencies(folder)
+                except (OSError, ValueError) as exc:
+                    problem = f"{DEPS}: {exc}"
+                else:
+                    changed = dependency_problem(deps, root, hashes)
+                    if changed is not None:
+                        log.info("figures_src/%s.py: runs again: %s", n, changed)
+                        continue
+            if problem is None:
+                try:
+                    results[n] = load(n, folder.name, folder)
+                    break
+                except ComputeError as exc:
+                    problem = str(exc)
+            log.warning("figures_src/%s.py: cached result not used, running the module again: %s: %s",
+                        n, folder, problem)
             shutil.rmtree(folder, ignore_errors=True)
+        if n not in results:
             stale.append(n)
     if stale:
-        results.update(run_modules(stale, keys, root, cache, jobs or os.cpu_count() or 2))
+        results.update(run_modules(stale, root, cache, jobs or os.cpu_count() or 2, keep_worker))
     return {n: results[n] for n in names}, stale
 
 
@@ -519,9 +690,11 @@ def _save_svg(fig, path: Path, salt: str) -> None:
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
 
 
-def run_module(module_name: str, out: Path) -> None:
-    """Import one module, call its functions, write result.json, the figure files and the
-    manifest into `out` (the manifest last). Raises on any problem."""
+def run_module(module_name: str, out: Path, root: Path | None = None, opened: Iterable[str] = (),
+               started_ns: int | None = None) -> None:
+    """Import one module, call its functions, write result.json, the figure files, the depfile
+    (deps.json: the project files in sys.modules and `opened`, see record_dependencies) and
+    the manifest into `out` (the manifest last). Raises on any problem."""
     import importlib
 
     import matplotlib
@@ -572,7 +745,24 @@ def run_module(module_name: str, out: Path) -> None:
         output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
     now_running(f"{module_name} (writing the result)")
     (out / RESULT).write_text(codec.encode(output), encoding="utf-8")
+    deps = record_dependencies([*_loaded_files(), *opened], root or Path.cwd(), started_ns, skip=[out],
+                               known=_PRELOADED)
+    (out / DEPS).write_text(json.dumps(deps, indent=1), encoding="utf-8")
     write_manifest(out)
+
+
+_WRITING = os.O_WRONLY | os.O_RDWR
+
+
+def _note_read(opened: set[str], event: str, args: tuple) -> None:
+    """Audit hook (in the child only): remember each file opened for reading."""
+    if event == "open":
+        try:
+            path, _mode, flags = args
+            if isinstance(path, (str, bytes, os.PathLike)) and not (flags or 0) & _WRITING:
+                opened.add(os.fsdecode(path))
+        except Exception:   # noqa: BLE001 - an audit hook must never break the operation
+            pass
 
 
 def _child(request: dict) -> None:
@@ -585,8 +775,11 @@ def _child(request: dict) -> None:
         os.dup2(fd, 2)
         os.close(fd)
         sys.stdin = open(os.devnull)  # noqa: SIM115
+        started_ns = time.time_ns()
+        opened: set[str] = set()
+        sys.addaudithook(functools.partial(_note_read, opened))
         try:
-            run_module(request["module"], out)
+            run_module(request["module"], out, Path(request.get("root") or Path.cwd()), opened, started_ns)
             code = 0
         except codec.CodecError as exc:   # names module, function and value: no traceback needed
             (out / ERROR).write_text(str(exc), encoding="utf-8")
@@ -624,12 +817,23 @@ def _preload() -> None:
     plt.close(fig)
 
 
+_PRELOADED: dict | None = None   # the warm worker's record of the project files it imported
+
+
+def _loaded_files() -> list[str]:
+    return [f for m in list(sys.modules.values()) if isinstance(f := getattr(m, "__file__", None), str)]
+
+
 def serve(jobs: int) -> int:
     """The warm worker: read JSON requests on stdin, fork one child per module (at most `jobs`
     at a time), kill a child past its time limit, answer one JSON line per request."""
+    global _PRELOADED
+    started_ns = time.time_ns()
     _preload()
+    _PRELOADED = record_dependencies(_loaded_files(), Path.cwd(), started_ns)
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
+    out.write(json.dumps({"preloaded": _PRELOADED}).encode() + b"\n")
     queue: deque[dict] = deque()
     running: dict[int, dict] = {}
     buffer, eof = b"", False

@@ -402,8 +402,12 @@ def build_index(docs: list[dict], lemmatiser: Lemmatiser) -> dict:
 def dump(index: dict) -> tuple[str, str]:
     """(file name with a content hash, JSON text) of the index; byte-identical for the same input."""
     text = json.dumps(index, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
-    return f"pl-index.{digest}.json", text
+    return index_name(text), text
+
+
+def index_name(text: str) -> str:
+    """The index's file name: `pl-index.<first 10 hex digits of its SHA-256>.json`."""
+    return f"pl-index.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
 
 
 def table_from_index(index: dict) -> dict[str, str]:

@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.pages import Page
 
-from anatomia_engine import links
+from anatomia_engine import links, store
 
 NOTEBOOK_DIR = "laby/"
 _checker = links.Checker()
@@ -32,7 +32,8 @@ def _prefix(config: MkDocsConfig) -> str:
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _checker
-    _checker = links.Checker()
+    root = Path(config.config_file_path).resolve().parent
+    _checker = links.Checker(store.Store(root / ".cache" / "links", ".pickle"))
     links.install_line_filter(Path(config.docs_dir), _prefix(config), _checker)
     return config
 
@@ -58,5 +59,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 def on_post_build(config: MkDocsConfig) -> None:
     problems = _checker.check(Path(config.site_dir))
     _checker.pages.clear()
+    if _checker.store is not None:
+        _checker.store.prune()
     if problems:
         raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))

@@ -7,9 +7,10 @@ copy next to the page.
 
 on_files:        start building (or taking from `.cache/notebooks/<key>/`) both copies of every
                  notebook in a background thread, so the kernel runs while the figures_src
-                 modules do; point the page's File at the page copy; add `<name>.ipynb`.
+                 modules do; add `<name>.ipynb` (the download copy).
 on_pre_page:     wait for the build (its error stops the build here, with file:line); point
-                 mkdocs-jupyter's NotebookFile wrapper at the executed copy too.
+                 the page's File (and mkdocs-jupyter's NotebookFile wrapper) at the executed
+                 copy, and the download's File at the download copy.
 on_page_content: keep the notebook part of mkdocs-jupyter's HTML and make its code cells
                  Material code blocks (see `material_html`).
 on_post_build:   drop cache entries this build did not use.
@@ -56,10 +57,12 @@ class _Build(threading.Thread):
     """One notebook built in the background, so its kernel runs while the figures_src modules
     run (hooks/computed.py); joined before the page is read."""
 
-    def __init__(self, source: Path, where: str, cache_dir: Path, root: Path, href: str, name: str, key: str):
+    def __init__(self, source: Path, where: str, cache_dir: Path, root: Path, href: str, name: str,
+                 download: File):
         super().__init__(name=f"notebook {where}", daemon=True)
-        self.args = (source, where, cache_dir, root, href, name, key)
+        self.args = (source, where, cache_dir, root, href, name)
         self.where = where
+        self.download = download
         self.built: notebooks.Built | None = None
         self.error: Exception | None = None
         self.reported = False
@@ -67,7 +70,7 @@ class _Build(threading.Thread):
     def run(self) -> None:
         try:
             self.built = notebooks.build(*self.args[:4], download_href=self.args[4],
-                                         download_name=self.args[5], key=self.args[6])
+                                         download_name=self.args[5])
         except Exception as exc:  # noqa: BLE001 - reported when the page is read
             self.error = exc
 
@@ -78,6 +81,8 @@ class _Build(threading.Thread):
         if self.error is not None:
             raise PluginError(f"{self.where}: {type(self.error).__name__}: {self.error}") from self.error
         assert self.built is not None
+        self.download.abs_src_path = str(self.built.download)   # copied after the pages are built
+        _used.add(self.built.key)
         if self.reported:
             return self.built
         self.reported = True
@@ -99,15 +104,16 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         download_uri = file.src_uri[:-3] + ".ipynb"
         name = posixpath.basename(download_uri)
         href = f"../{name}" if config.use_directory_urls else name   # from laby/x/ (or laby/x.html)
-        key = notebooks.entry_key(source, root, href, name)
-        entry = _cache_dir(config) / key
-        job = _Build(source, where, _cache_dir(config), root, href, name, key)
-        job.start()
-        _used.add(key)
-        _pages[file.src_uri] = job
-        file.abs_src_path = str(entry / notebooks.PAGE)      # the page renders the executed copy
+        # The entry's name is known once the notebook ran (it names what the kernel loaded):
+        # until then both Files point into a pending folder, re-pointed by _Build.result().
+        pending = _cache_dir(config) / f".pending-{hashlib.sha256(where.encode()).hexdigest()[:12]}"
         # mkdocs-jupyter takes only files named page.ipynb (mkdocs.yml), so this stays a download.
-        files.append(File.generated(config, download_uri, abs_src_path=str(entry / notebooks.DOWNLOAD)))
+        download = File.generated(config, download_uri, abs_src_path=str(pending / notebooks.DOWNLOAD))
+        files.append(download)
+        job = _Build(source, where, _cache_dir(config), root, href, name, download)
+        job.start()
+        _pages[file.src_uri] = job
+        file.abs_src_path = str(pending / notebooks.PAGE)      # the page renders the executed copy
     return files
 
 
@@ -212,4 +218,6 @@ def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Fil
 
 def on_post_build(config: MkDocsConfig) -> None:
     """Keep one executed copy per notebook: drop cache entries this build did not use."""
+    for job in _pages.values():
+        job.result()
     notebooks.prune(_cache_dir(config), _used)

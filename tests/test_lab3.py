@@ -337,23 +337,6 @@ def run_hook(root: Path, cache: Path) -> tuple[str, float | None]:
     return built.key, built.seconds
 
 
-def test_cache_key_follows_the_notebook_attn_core_figures_src_and_lock(mini_project):
-    from anatomia_engine.notebooks import cache_key
-
-    source = mini_project / "docs" / "laby" / "mini.py"
-    keys = {cache_key(source, mini_project)}
-    (mini_project / "docs" / "index.md").write_text("# Start, edited\n")   # another page: no effect
-    assert cache_key(source, mini_project) in keys
-    (mini_project / "figures_src" / "other.py").write_text("Y = 2\n")      # a module it does not import
-    assert cache_key(source, mini_project) in keys
-    for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("figures_src/mini.py", "X = 1\n"),
-                       ("requirements.lock", "numpy==2\n"), ("docs/laby/mini.py", "# %%\n1\n")]:
-        (mini_project / path).write_text(text)
-        key = cache_key(source, mini_project)
-        assert key not in keys, path
-        keys.add(key)
-
-
 def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini_project, tmp_path):
     cache = tmp_path / "cache"
     first, elapsed = run_hook(mini_project, cache)
@@ -396,17 +379,6 @@ def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_proje
     source.write_text(source.read_text() + f"\n# %%\n{svg}\n")
     with pytest.raises(NotebookError, match=r"notebook cell 6 draws a figure but has no alt text"):
         run_hook(mini_project, tmp_path / "cache")
-
-
-def test_cache_key_follows_relative_imports_of_the_modules_the_notebook_imports(mini_project):
-    from anatomia_engine.notebooks import cache_key
-
-    (mini_project / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
-    (mini_project / "figures_src" / "mini.py").write_text("from ._base import X\n")
-    source = mini_project / "docs" / "laby" / "mini.py"
-    before = cache_key(source, mini_project)
-    (mini_project / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[5.0, 2.0]])\n")
-    assert cache_key(source, mini_project) != before
 
 
 @pytest.mark.parametrize("damage", ["truncate", "edit", "remove"])

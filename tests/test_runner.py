@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -229,8 +230,7 @@ def test_real_module_ending_the_process_fails_the_build(tmp_path):
     assert proc.returncode != 0
     assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
     assert not (tmp_path / "site").exists()
-    cached = list((project / ".cache" / "computed" / "multi_head").iterdir())
-    assert all(p.name != runner.cache_key("multi_head", project) for p in cached)
+    assert runner.cached_entry("multi_head", project) is None
 
 
 def test_modules_do_not_share_state(mini):
@@ -258,20 +258,28 @@ def test_modules_do_not_share_state(mini):
     assert results["second"].values["sees_first"] == 0
 
 
-# --- never stale -----------------------------------------------------------------------------------
+# --- never stale: the depfile -------------------------------------------------------------------
+
+def ran(root: Path, *names: str) -> list[str]:
+    return runner.compute(list(names), root=root)[1]
+
 
 @pytest.mark.parametrize("statement", ["from ._shared import FACTOR", "from . import _shared",
                                        "from ._pkg.deep import FACTOR", "import figures_src._shared"])
-def test_key_follows_relative_and_absolute_imports(mini, statement):
+def test_a_module_reruns_when_a_file_it_imports_changes(mini, statement):
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
     (mini / "figures_src" / "_pkg").mkdir()
     (mini / "figures_src" / "_pkg" / "__init__.py").write_text("")
     (mini / "figures_src" / "_pkg" / "deep.py").write_text("FACTOR = 2\n")
     module(mini, "user", f"{statement}\n")
-    before = runner.cache_key("user", mini)
+    assert ran(mini, "user") == ["user"]
+    assert ran(mini, "user") == []
     target = "_pkg/deep.py" if "deep" in statement else "_shared.py"
+    other = "_shared.py" if "deep" in statement else "_pkg/deep.py"
+    (mini / "figures_src" / other).write_text("FACTOR = 4\n")          # not imported: no effect
+    assert ran(mini, "user") == []
     (mini / "figures_src" / target).write_text("FACTOR = 3\n")
-    assert runner.cache_key("user", mini) != before
+    assert ran(mini, "user") == ["user"]
 
 
 def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
@@ -293,15 +301,202 @@ def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
     assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 5
 
 
-def test_key_covers_engine_attn_core_lock_and_python(mini):
-    module(mini, "demo", "X = 1\n")
-    key = runner.cache_key("demo", mini)
-    shared = {p.resolve() for p in runner.shared_files(mini)}
-    assert (mini / "attn_core" / "__init__.py").resolve() in shared
-    assert (mini / "requirements.lock").resolve() in shared
-    assert Path(runner.__file__).resolve() in shared and Path(codec.__file__).resolve() in shared
-    (mini / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
-    assert runner.cache_key("demo", mini) != key
+LAZY_INIT = """\
+import importlib
+_SOURCES = {"A": "a", "B": "b"}
+
+
+def __getattr__(name):
+    value = getattr(importlib.import_module(f"attn_core.{_SOURCES[name]}"), name)
+    globals()[name] = value
+    return value
+"""
+
+
+@pytest.fixture
+def lazy(mini) -> Path:
+    """mini with an attn_core that imports its submodules on first use, as the real one does."""
+    (mini / "attn_core" / "__init__.py").write_text(LAZY_INIT)
+    (mini / "attn_core" / "a.py").write_text("A = 1\n")
+    (mini / "attn_core" / "b.py").write_text("B = 2\n")
+    module(mini, "uses_a", """
+        from attn_core import A
+
+        @values
+        def a():
+            return {"a": A}
+        """)
+    return mini
+
+
+def test_real_attn_core_imports_on_first_use_and_keeps_its_public_names():
+    code = textwrap.dedent("""
+        import importlib, json, sys
+        import attn_core
+        before = sorted(n for n in sys.modules if n.startswith("attn_core."))
+        from attn_core import rope
+        after = sorted(n for n in sys.modules if n.startswith("attn_core."))
+        same = all(getattr(attn_core, n) is getattr(importlib.import_module(
+            "attn_core." + attn_core._SOURCES.get(n, "softmax")), n) for n in attn_core.__all__)
+        names = sorted(set(attn_core.__all__)) == sorted({*attn_core._SOURCES, "softmax"})
+        print(json.dumps([before, after, same, names, rope.__module__]))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=runner.ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    before, after, same, names, module_of_rope = json.loads(proc.stdout)
+    assert "attn_core.transformer" not in before and "attn_core.position" not in before
+    assert "attn_core.position" in after and "attn_core.transformer" not in after
+    assert same and names and module_of_rope == "attn_core.position"
+
+
+def test_an_attn_core_file_a_module_never_loads_does_not_rerun_it(lazy):
+    assert ran(lazy, "uses_a") == ["uses_a"]
+    (lazy / "attn_core" / "b.py").write_text("B = 20\n")
+    (lazy / "attn_core" / "c.py").write_text("C = 3\n")        # a new file nobody imports
+    assert ran(lazy, "uses_a") == []
+    (lazy / "attn_core" / "a.py").write_text("A = 10\n")       # reached through __getattr__ only
+    results, names = runner.compute(["uses_a"], root=lazy)
+    assert names == ["uses_a"] and results["uses_a"].values["a"] == 10
+
+
+def test_a_new_import_is_followed(lazy):
+    assert ran(lazy, "uses_a") == ["uses_a"]
+    (lazy / "attn_core" / "c.py").write_text("C = 3\n")
+    (lazy / "attn_core" / "a.py").write_text("from attn_core.c import C\nA = C\n")
+    results, names = runner.compute(["uses_a"], root=lazy)
+    assert names == ["uses_a"] and results["uses_a"].values["a"] == 3
+    (lazy / "attn_core" / "c.py").write_text("C = 4\n")        # now a dependency
+    results, names = runner.compute(["uses_a"], root=lazy)
+    assert names == ["uses_a"] and results["uses_a"].values["a"] == 4
+
+
+def test_a_file_that_appears_where_an_import_looked_reruns_the_module(mini):
+    module(mini, "user", """
+        try:
+            from ._fast import FACTOR
+        except ImportError:
+            FACTOR = 1
+
+        @values
+        def factor():
+            return {"factor": FACTOR}
+        """)
+    assert runner.compute(["user"], root=mini)[0]["user"].values["factor"] == 1
+    assert ran(mini, "user") == []
+    (mini / "figures_src" / "_fast.py").write_text("FACTOR = 2\n")
+    results, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and results["user"].values["factor"] == 2
+
+
+def test_a_data_file_the_module_reads_is_a_dependency(mini):
+    (mini / "figures_src" / "facts.json").write_text('{"n": 7}')
+    module(mini, "reader", """
+        import json
+        from pathlib import Path
+
+        @values
+        def facts():
+            return json.loads((Path(__file__).parent / "facts.json").read_text())
+        """)
+    assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 7
+    assert ran(mini, "reader") == []
+    (mini / "figures_src" / "facts.json").write_text('{"n": 8}')
+    assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 8
+
+
+def test_depfile_covers_attn_core_lock_engine_and_python(mini):
+    module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
+    results, _ = runner.compute(["demo"], root=mini)
+    deps = runner.read_dependencies(results["demo"].folder)
+    files = {runner._dep_path(name, mini).resolve() for name in deps["files"]}
+    for path in (mini / "attn_core" / "__init__.py", mini / "requirements.lock",
+                 mini / "figures_src" / "demo.py", Path(runner.__file__), Path(codec.__file__)):
+        assert path.resolve() in files, path
+    assert deps["python"] == sys.version
+    assert runner.dependency_problem(deps, mini) is None
+    assert runner.dependency_problem(deps | {"python": "2.7.18"}, mini) == "the Python version changed"
+    for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("requirements.lock", "numpy==2\n")]:
+        (mini / path).write_text(text)
+        assert ran(mini, "demo") == ["demo"], path
+
+
+def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    assert ran(project, "masking") == ["masking"]
+    deps = runner.read_dependencies(runner.cached_entry("masking", project))
+    assert "anatomia_engine/kit.py" in deps["files"] and "anatomia_engine/publish.py" not in deps["files"]
+    assert not any(name.startswith("attn_core/transformer") for name in deps["files"])
+    for name in ("anatomia_engine/publish.py", "anatomia_engine/katex.py", "anatomia_engine/markdown.py",
+                 "attn_core/transformer.py"):
+        (project / name).write_text((project / name).read_text() + "\n# edited\n")
+    assert ran(project, "masking") == []
+    kit = project / "anatomia_engine" / "kit.py"
+    kit.write_text(kit.read_text() + "\n# edited\n")
+    assert ran(project, "masking") == ["masking"]
+
+
+def test_a_stale_depfile_is_a_miss_and_an_altered_one_is_not_trusted(mini, caplog):
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
+    module(mini, "user", """
+        from ._shared import FACTOR
+
+        @values
+        def factor():
+            return {"factor": FACTOR}
+        """)
+    folder = runner.compute(["user"], root=mini)[0]["user"].folder
+    deps_path = folder / runner.DEPS
+    deps = json.loads(deps_path.read_text())
+    # altered: the helper dropped from the depfile (as if it were no dependency), manifest not updated
+    forged = dict(deps, files={k: v for k, v in deps["files"].items() if not k.endswith("_shared.py")})
+    deps_path.write_text(json.dumps(forged, indent=1))
+    caplog.clear()
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
+    results, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and results["user"].values["factor"] == 3
+    assert "deps.json differs from its checksum" in caplog.text
+    # stale: a depfile consistent with its manifest but recording an older helper
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 4\n")
+    assert runner.cached_entry("user", mini) is None
+    results, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and results["user"].values["factor"] == 4
+
+
+def test_a_file_edited_while_the_module_runs_is_not_trusted_next_time(mini):
+    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
+    module(mini, "user", """
+        import time
+        from pathlib import Path
+        from ._shared import FACTOR
+
+        @values
+        def factor():
+            helper = Path(__file__).with_name("_shared.py")
+            time.sleep(0.05)
+            helper.write_text("FACTOR = 5\\n")     # an edit saved while the module runs
+            return {"factor": FACTOR}
+        """)
+    results, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and results["user"].values["factor"] == 2     # what it imported
+    results, names = runner.compute(["user"], root=mini)
+    assert names == ["user"]          # the result of the run that saw the edit is not reused
+
+
+def test_an_edited_import_record_is_not_trusted(mini):
+    (mini / "figures_src" / "_shared.py").write_text("try:\n    from ._fast import F\nexcept ImportError:\n"
+                                                      "    F = 1\n")
+    module(mini, "user", "from ._shared import F\n")
+    runner._parsed.clear()
+    assert ran(mini, "user") == ["user"]
+    for record in (mini / ".cache" / "imports").glob("*.json"):
+        doc = json.loads(record.read_text())
+        doc["names"] = []
+        record.write_text(json.dumps(doc))
+    runner._parsed.clear()
+    (mini / "figures_src" / "_fast.py").write_text("F = 2\n")
+    assert ran(mini, "user") == ["user"]
 
 
 def _damage_truncate(folder: Path) -> str:
@@ -335,8 +530,8 @@ def test_real_damaged_cache_entry_is_recomputed_and_said_never_published(tmp_pat
     cache = project / ".cache" / "computed"
     good, _ = runner.compute(["masking"], root=project)
     expected = good["masking"].values["mask_first_self"]
-    folder = cache / "masking" / runner.cache_key("masking", project)
-    assert folder.is_dir()
+    folder = runner.cached_entry("masking", project)
+    assert folder is not None and folder.parent == cache / "masking"
     reason = damage(folder)
     caplog.clear()
     results, ran = runner.compute(["masking"], root=project)
@@ -350,7 +545,7 @@ def test_real_damaged_cache_entry_is_recomputed_and_said_never_published(tmp_pat
 def test_real_build_with_a_truncated_cache_file_rebuilds_it(tmp_path):
     project = copy_project(tmp_path / "proj")
     runner.compute(["worked_example"], root=project)
-    folder = project / ".cache" / "computed" / "worked_example" / runner.cache_key("worked_example", project)
+    folder = runner.cached_entry("worked_example", project)
     _damage_truncate(folder)
     proc = mkdocs_build(project, tmp_path / "site")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
@@ -368,24 +563,27 @@ def test_command_line_runs_one_module_and_prints_its_values():
     assert "figures: mask_effect, mask_matrix ->" in proc.stdout
 
 
-def test_key_follows_a_helper_created_after_the_module_that_imports_it(mini):
-    module(mini, "user", "from ._later import FACTOR\n")
-    before = runner.cache_key("user", mini)
-    (mini / "figures_src" / "_later.py").write_text("FACTOR = 2\n")
-    created = runner.cache_key("user", mini)
-    (mini / "figures_src" / "_later.py").write_text("FACTOR = 3\n")
-    assert len({before, created, runner.cache_key("user", mini)}) == 3
+# --- the worker kept between builds (mkdocs serve) ------------------------------------------------
 
-
-def test_an_edited_import_record_is_not_trusted(mini):
-    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
-    module(mini, "user", "from ._shared import FACTOR\n")
-    runner._parsed.clear()
-    before = runner.cache_key("user", mini)
-    for record in (mini / ".cache" / "imports").glob("*.json"):
-        doc = json.loads(record.read_text())
-        doc["names"] = []
-        record.write_text(json.dumps(doc))
-    runner._parsed.clear()
-    (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
-    assert runner.cache_key("user", mini) != before
+def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    try:
+        results, names = runner.compute(["masking"], root=project, keep_worker=True)
+        assert names == ["masking"] and len(runner._kept) == 1
+        first = runner._kept[0].proc.pid
+        expected = results["masking"].values["mask_first_self"]
+        module = project / "figures_src" / "masking.py"
+        module.write_text(module.read_text() + "\n# edited\n")
+        results, names = runner.compute(["masking"], root=project, keep_worker=True)
+        assert names == ["masking"] and runner._kept[0].proc.pid == first          # reused
+        assert results["masking"].values["mask_first_self"] == expected
+        kit = project / "anatomia_engine" / "kit.py"                                 # the worker imported it
+        kit.write_text(kit.read_text() + "\n# edited\n")
+        results, names = runner.compute(["masking"], root=project, keep_worker=True)
+        assert names == ["masking"] and runner._kept[0].proc.pid != first          # restarted
+        assert results["masking"].values["mask_first_self"] == expected
+        kept = runner._kept[0].proc
+    finally:
+        runner.stop_worker()
+    assert runner._kept == [] and kept.poll() is not None

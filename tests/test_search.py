@@ -295,3 +295,37 @@ def test_search_on_a_phone_and_its_dialog_is_named(browser, server):
         assert width <= 375, f"search dialog makes the page {width} px wide"
     finally:
         context.close()
+
+
+def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp_path, monkeypatch):
+    """hooks/search_pl.py tells Material's indexer to skip every page (its index is replaced by
+    ours), while a page's own `search: {exclude: true}` / `boost` keeps working for our index."""
+    import types
+
+    import hooks.search_pl as hook
+
+    monkeypatch.setattr(hook._sections, "folder", tmp_path)      # the store of this test only
+    html = '<div class="md-content__inner"><h1>Strona</h1><p>Uwaga na klucze.</p></main>'
+
+    def page(url, meta):
+        return types.SimpleNamespace(url=url, meta=meta, title="Strona",
+                                     file=types.SimpleNamespace(src_uri=url + "index.md"))
+
+    hidden, plain, boosted = page("ukryta/", {"search": {"exclude": True}}), page("zwykla/", {}), \
+        page("wazna/", {"search": {"boost": 2}})
+    hook.on_pre_build(None)
+    for p in (hidden, plain, boosted):
+        hook.on_page_context({}, p, None, None)
+        assert p.meta["search"]["exclude"] is True                  # what Material's plugin reads
+        hook.on_post_page(html, p, None)
+    assert "ukryta/" not in hook._docs
+    assert hook._docs["zwykla/"][0]["text"] == "Uwaga na klucze."
+    assert all("boost" not in d for d in hook._docs["zwykla/"])
+    assert hook._docs["wazna/"][0]["boost"] == 2.0
+    hook.on_pre_build(None)
+
+
+def test_materials_own_index_is_empty_in_the_built_site(built_site):
+    stub = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert stub["docs"] == []
+    assert len(load_index(built_site)["docs"]) > 20

@@ -1,0 +1,121 @@
+"""The notebook cache (anatomia_engine/notebooks.py): an executed notebook is reused while every
+project file its kernel loaded, the notebook itself and the lock are unchanged; an edit to a
+file the kernel never loaded does not execute it again. Small projects in tmp_path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from anatomia_engine import notebooks, runner
+
+LAZY_INIT = """\
+import importlib
+_SOURCES = {"SCALE": "scale", "OTHER": "other"}
+
+
+def __getattr__(name):
+    value = getattr(importlib.import_module(f"attn_core.{_SOURCES[name]}"), name)
+    globals()[name] = value
+    return value
+"""
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A three-cell notebook, a lazy attn_core (like the real one) and figures_src."""
+    root = tmp_path / "mini"
+    (root / "docs" / "laby").mkdir(parents=True)
+    (root / "attn_core").mkdir()
+    (root / "figures_src").mkdir()
+    (root / "attn_core" / "__init__.py").write_text(LAZY_INIT)
+    (root / "attn_core" / "scale.py").write_text("SCALE = 2\n")
+    (root / "attn_core" / "other.py").write_text("OTHER = 5\n")
+    (root / "figures_src" / "__init__.py").write_text("")
+    (root / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
+    (root / "figures_src" / "mini.py").write_text("from ._base import X\n")
+    (root / "requirements.lock").write_text("numpy\n")
+    (root / "docs" / "index.md").write_text("# Start\n")
+    (root / "docs" / "laby" / "mini.py").write_text(
+        '# %% [markdown]\n# # Mini\n\n'
+        '# %% tags=["inputs"]\nfrom figures_src.mini import X\n\n'
+        '# %%\nfrom attn_core import SCALE\nprint(X * SCALE)\n')
+    return root
+
+
+def build(root: Path, cache: Path) -> notebooks.Built:
+    return notebooks.build(root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache,
+                           root=root)
+
+
+def printed(built: notebooks.Built) -> str:
+    page = nbformat.read(built.page, as_version=4)
+    return "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
+
+
+def test_the_depfile_names_what_the_kernel_loaded(project, tmp_path):
+    built = build(project, tmp_path / "cache")
+    deps = runner.read_dependencies(built.page.parent)
+    assert {"attn_core/__init__.py", "attn_core/scale.py", "figures_src/mini.py", "figures_src/_base.py",
+            "docs/laby/mini.py", "requirements.lock"} <= set(deps["files"])
+    assert "attn_core/other.py" not in deps["files"]
+    engine = {runner._dep_path(name, project).resolve() for name in deps["files"]}
+    assert Path(notebooks.__file__).resolve() in engine and Path(runner.__file__).resolve() in engine
+
+
+@pytest.mark.parametrize("path, text, effect", [
+    ("docs/index.md", "# Start, edited\n", False),                 # another page
+    ("figures_src/other.py", "Y = 2\n", False),                    # a module it does not import
+    ("attn_core/other.py", "OTHER = 6\n", False),                  # an attn_core file it never loads
+    ("attn_core/scale.py", "SCALE = 3\n", True),                   # loaded through attn_core's __getattr__
+    ("figures_src/_base.py", "import numpy as np\nX = np.array([[5.0, 2.0]])\n", True),   # relative import
+    ("requirements.lock", "numpy==2\n", True),
+    ("docs/laby/mini.py", "# %% [markdown]\n# # Mini\n\n# %%\nprint(1)\n", True),
+])
+def test_executed_again_exactly_when_something_it_loaded_changed(project, tmp_path, path, text, effect):
+    cache = tmp_path / "cache"
+    first = build(project, cache)
+    assert first.seconds is not None and "[[2. 4.]]" in printed(first)
+    assert build(project, cache).seconds is None                     # cached
+    (project / path).write_text(text)
+    again = build(project, cache)
+    assert (again.seconds is not None) == effect
+    assert (again.key != first.key) == effect
+
+
+def test_a_new_import_in_the_notebook_is_followed(project, tmp_path):
+    cache = tmp_path / "cache"
+    build(project, cache)
+    source = project / "docs" / "laby" / "mini.py"
+    source.write_text(source.read_text() + "\n# %%\nfrom attn_core import OTHER\nprint(OTHER)\n")
+    assert build(project, cache).seconds is not None
+    (project / "attn_core" / "other.py").write_text("OTHER = 7\n")   # now loaded: a dependency
+    again = build(project, cache)
+    assert again.seconds is not None and "7" in printed(again)
+
+
+def test_an_altered_depfile_is_not_trusted(project, tmp_path, caplog):
+    cache = tmp_path / "cache"
+    first = build(project, cache)
+    deps_path = first.page.parent / runner.DEPS
+    deps = json.loads(deps_path.read_text())
+    deps["files"].pop("attn_core/scale.py")
+    deps_path.write_text(json.dumps(deps, indent=1))
+    (project / "attn_core" / "scale.py").write_text("SCALE = 3\n")
+    caplog.clear()
+    again = build(project, cache)
+    assert again.seconds is not None and "[[3. 6.]]" in printed(again)
+    assert "cached notebook not used, executing it again" in caplog.text
+    assert "deps.json differs from its checksum" in caplog.text
+
+
+def test_an_entry_of_another_download_link_is_not_used(project, tmp_path):
+    cache = tmp_path / "cache"
+    source = project / "docs" / "laby" / "mini.py"
+    one = notebooks.build(source, "docs/laby/mini.py", cache, project, "../mini.ipynb", "mini.ipynb")
+    two = notebooks.build(source, "docs/laby/mini.py", cache, project, "mini.ipynb", "mini.ipynb")
+    assert two.seconds is not None and one.key != two.key
+    assert notebooks.lookup(source, cache, project, "../mini.ipynb", "mini.ipynb").key == one.key

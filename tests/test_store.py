@@ -1,0 +1,82 @@
+"""anatomia_engine/store.py: checksummed entries, used again only when intact; and the two
+per-page results kept in it besides the rendered pages (links, search sections)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import time
+
+from anatomia_engine import links, store
+
+
+def test_key_delimits_its_parts():
+    assert store.key("ab", "c") != store.key("a", "bc")
+    assert store.key("a", b"b") == store.key(b"a", "b")
+
+
+def test_an_entry_comes_back_and_a_damaged_one_does_not(tmp_path, caplog):
+    s = store.Store(tmp_path, ".bin")
+    s.put("k", b"payload")
+    assert store.Store(tmp_path, ".bin").get("k") == b"payload"
+    path = tmp_path / "k.bin"
+    path.write_bytes(path.read_bytes().replace(b"payload", b"paylaod"))     # edited by hand
+    with caplog.at_level(logging.WARNING, logger="anatomia_engine.store"):
+        assert store.Store(tmp_path, ".bin").get("k", "docs/x.md") is None
+    assert "docs/x.md: " in caplog.text and "is damaged (its checksum does not match)" in caplog.text
+    path.write_bytes(path.read_bytes()[:20])                                 # truncated
+    assert store.Store(tmp_path, ".bin").get("k") is None
+    assert store.Store(tmp_path, ".bin").get("missing") is None
+
+
+def test_prune_keeps_what_was_used_and_drops_old_temporary_files(tmp_path):
+    s = store.Store(tmp_path, ".bin")
+    for name in "abc":
+        s.put(name, name.encode())
+    s.prune()
+    stale_tmp = tmp_path / ".d.bin.123.tmp"
+    fresh_tmp = tmp_path / ".e.bin.124.tmp"
+    stale_tmp.write_bytes(b"x")
+    fresh_tmp.write_bytes(b"x")
+    os.utime(stale_tmp, (time.time() - 7200, time.time() - 7200))
+    s = store.Store(tmp_path, ".bin")
+    assert s.get("b") == b"b"
+    s.prune()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".e.bin.124.tmp", "b.bin"]
+    store.Store(tmp_path, ".bin").prune()     # a build that used nothing removes nothing
+    assert (tmp_path / "b.bin").exists()
+
+
+def _page(html: str) -> links.Page:
+    return links.Page(dest="index.html", html=html, where="docs/index.md")
+
+
+def test_links_are_parsed_once_per_html_and_a_damaged_parse_is_not_used(tmp_path):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<p id='a'>x</p>")
+    html = "<h2 id='a'>A</h2><a href='#a'>to a</a><a href='#b'>to b</a>"
+    checker = links.Checker(store.Store(tmp_path / "cache", ".pickle"))
+    checker.add(_page(html))
+    first = checker.check(tmp_path / "site")
+    assert len(first) == 1 and "#b" in first[0]
+    [entry] = (tmp_path / "cache").glob("*.pickle")
+    # The stored parse is what the next check uses: a consistent forgery shows ...
+    head, _, body = entry.read_bytes().partition(b"\n")
+    parsed = pickle.loads(body)
+    parsed.ids.add("b")
+    forged = pickle.dumps(parsed)
+    entry.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
+    checker = links.Checker(store.Store(tmp_path / "cache", ".pickle"))
+    checker.add(_page(html))
+    assert checker.check(tmp_path / "site") == []
+    # ... a damaged one is parsed again, so the broken link is reported as before.
+    entry.write_bytes(entry.read_bytes()[:-3])
+    checker = links.Checker(store.Store(tmp_path / "cache", ".pickle"))
+    checker.add(_page(html))
+    assert checker.check(tmp_path / "site") == first
+    # Other HTML is another entry: the stored parse of the old page is not used for it.
+    checker.pages.clear()
+    checker.add(_page(html.replace("#b", "#a")))
+    assert checker.check(tmp_path / "site") == []
