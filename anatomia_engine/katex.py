@@ -42,8 +42,11 @@ from pathlib import Path
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
 
+from anatomia_engine import store
+
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+_CODE = Path(__file__).read_bytes()   # in the key of every stored formula (slim() is here)
 
 OPTIONS = {
     "output": "mathml",          # MathML Core: the browser lays it out, no KaTeX CSS or fonts
@@ -220,14 +223,25 @@ def node_executable() -> str:
 
 
 class KatexRenderer:
-    """A long-lived node process running KaTeX, with a cache by (formula, display)."""
+    """A long-lived node process running KaTeX, with a cache by (formula, display) in memory and,
+    across builds, one stored entry per page's list of formulas (`.cache/katex/`, store.py): a
+    build whose formulas did not change does not start node at all."""
 
-    def __init__(self, dist: Path = KATEX_DIST):
+    def __init__(self, dist: Path = KATEX_DIST, stored: store.Store | None = None):
         self.dist = dist
         self.cache: dict[tuple[str, bool], str | KatexError] = {}
         self.proc: subprocess.Popen | None = None
         self.lock = threading.Lock()
         self.formulas_typeset = 0     # how many formulas went to node (the rest came from the cache)
+        self.store = stored
+
+    def _stored_key(self, jobs: list[tuple[str, bool]]) -> str:
+        """Everything the MathML of `jobs` depends on: KaTeX's version, the options, this code."""
+        try:
+            version = (self.dist.parent / "package.json").read_bytes()
+        except OSError:
+            version = b""
+        return store.key(version, json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
 
     def _start(self) -> subprocess.Popen:
         if not (self.dist / "katex.js").exists():
@@ -255,6 +269,12 @@ class KatexRenderer:
         """Typeset every (tex, display) not yet cached in one round trip; return results for all."""
         with self.lock:
             todo = list(dict.fromkeys(j for j in jobs if j not in self.cache))
+            name = self._stored_key(jobs) if todo and self.store is not None else None
+            stored = self.store.get(name) if name else None
+            if stored is not None:
+                for tex, display, mathml in json.loads(stored):
+                    self.cache.setdefault((tex, bool(display)), mathml)
+                todo = [j for j in todo if j not in self.cache]
             if todo:
                 proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
                 # Write and read in a thread each way: a long page must not fill both pipes.
@@ -274,7 +294,11 @@ class KatexRenderer:
                         self.cache[job] = slim(answer["html"])
                 writer.join()
                 self.formulas_typeset += len(todo)
-            return {j: self.cache[j] for j in jobs}
+            results = {j: self.cache[j] for j in jobs}
+            if name and not any(isinstance(r, KatexError) for r in results.values()):
+                self.store.put(name, json.dumps([[t, d, results[(t, d)]] for t, d in results],
+                                                ensure_ascii=False).encode("utf-8"))
+            return results
 
     @staticmethod
     def _write(proc: subprocess.Popen, payload: str) -> None:
@@ -288,7 +312,7 @@ _renderer: KatexRenderer | None = None
 def renderer() -> KatexRenderer:
     global _renderer
     if _renderer is None:
-        _renderer = KatexRenderer()
+        _renderer = KatexRenderer(stored=store.Store(ROOT / ".cache" / "katex", ".json"))
         atexit.register(_renderer.close)
     return _renderer
 

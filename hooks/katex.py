@@ -6,7 +6,8 @@ script, CSS or fonts ship with the site. This hook
 - names the page being rendered, so a formula KaTeX cannot typeset stops the build with
   `docs/page.md:LINE` and the formula;
 - typesets the formulas of pages that do not go through Python-Markdown (the notebook page,
-  whose cells mkdocs-jupyter renders with nbconvert into arithmatex-style spans).
+  whose cells mkdocs-jupyter renders with nbconvert into arithmatex-style spans);
+- after the build, drops the stored formulas of pages that no longer exist.
 """
 
 from __future__ import annotations
@@ -24,3 +25,10 @@ def on_page_content(html, page, config, files):
         return katex.render_html(html, f"docs/{page.file.src_uri}")
     finally:
         katex.set_current_page(None)
+
+
+def on_post_build(config):
+    """Keep the stored formulas of this build's pages (.cache/katex/), drop the others."""
+    stored = katex.renderer().store
+    if stored is not None:
+        stored.prune()
