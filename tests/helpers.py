@@ -47,10 +47,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serving(directory: Path, port: int = 0):
-    """Serve `directory` over HTTP on 127.0.0.1 (`port` 0: a free one); yields the base URL."""
+def serving(directory: Path, port: int = 0, handler: type = _QuietHandler):
+    """Serve `directory` over HTTP on 127.0.0.1 (`port` 0: a free one) with `handler` (a
+    SimpleHTTPRequestHandler); yields the base URL."""
     httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(directory)))
+        ("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

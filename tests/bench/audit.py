@@ -1,7 +1,7 @@
 """Lighthouse (npm devDependency) on every page of site/: mobile performance and accessibility.
 
 Serves the built site (default: site/, or the directory given as argument) on 127.0.0.1 the way
-a static host does (HTTP/1.1 keep-alive, text gzip-compressed, `gzip_server` below; Python's
+a static host does (HTTP/1.1 keep-alive, text gzip-compressed, `_StaticHostHandler` below; Python's
 plain http.server sends neither, and Lighthouse's simulated slow 4G then charges every request a
 new connection and every byte uncompressed: 1–2 s more on each page than readers get) and
 runs node_modules/.bin/lighthouse with Debian's Chromium (CHROME_PATH, default /usr/bin/chromium)
@@ -14,8 +14,6 @@ naming the failing accessibility audits.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import gzip
 import http.server
 import json
@@ -23,12 +21,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers import CHROMIUM, REPO  # noqa: E402
+from helpers import CHROMIUM, REPO, serving  # noqa: E402
 from weight import pages  # noqa: E402
 
 COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
@@ -69,21 +66,6 @@ class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@contextlib.contextmanager
-def gzip_server(directory: Path):
-    """Serve `directory` on a free port of 127.0.0.1 like a static host; yields the base URL."""
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_StaticHostHandler, directory=str(directory)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
-
 LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
 GOAL = {"performance": 95, "accessibility": 100}
 
@@ -117,7 +99,7 @@ def main() -> int:
         print(f"{LIGHTHOUSE} is missing: run 'make docs' (npm ci installs lighthouse)", file=sys.stderr)
         return 2
     below = []
-    with gzip_server(site) as base, tempfile.TemporaryDirectory() as tmp:
+    with serving(site, handler=_StaticHostHandler) as base, tempfile.TemporaryDirectory() as tmp:
         print("Lighthouse, mobile (simulated throttling), served with gzip and keep-alive; "
               "goal: performance ≥ 95, accessibility 100")
         print(f"{'page':34} {'perf':>5} {'a11y':>5} {'LCP s':>6} {'TBT ms':>7} {'CLS':>6}  failing a11y audits")
