@@ -216,6 +216,16 @@ def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Fil
     return slim
 
 
+def on_build_error(error: Exception) -> None:
+    """A build that stops early (a false claim on another page, a failing module) still waits
+    for the notebooks it started: a Jupyter client left running in its thread while the
+    interpreter exits can abort that exit inside ZeroMQ (`Assertion failed: pfd.revents &
+    POLLIN`) and hang the build instead of ending it with the error. Bounded by the cell and
+    start-up time limits of anatomia_engine/notebooks.py."""
+    for job in _pages.values():
+        job.join()
+
+
 def on_post_build(config: MkDocsConfig) -> None:
     """Keep one executed copy per notebook: drop cache entries this build did not use."""
     for job in _pages.values():
