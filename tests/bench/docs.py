@@ -74,11 +74,11 @@ def median_build(project: Path, site: Path, config: str = "mkdocs.yml", repeat: 
 
 
 def make_plain(project: Path, site: Path) -> str:
-    """Write docs_plain/: every page with placeholders expanded, figures/KaTeX as files."""
+    """Write docs_plain/: every page with placeholders expanded, figures as files (the math is
+    left as TeX: the pages ship no KaTeX assets, only build-time MathML)."""
     plain = project / "docs_plain"
     shutil.copytree(project / "docs", plain)
-    for src in (site / "figures", site / "assets" / "katex"):
-        shutil.copytree(src, plain / src.relative_to(site))
+    shutil.copytree(site / "figures", plain / "figures")
     # The lab as the executed notebook our hook hands to mkdocs-jupyter (newest cache entry).
     executed = max((project / ".cache" / "notebooks").glob("*/page.ipynb"), key=lambda p: p.stat().st_mtime)
     (plain / "laby" / "lab-3.py").unlink()
