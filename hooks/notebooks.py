@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import posixpath
 import re
 import threading
@@ -35,7 +34,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from anatomia_engine import notebooks
+from anatomia_engine import notebooks, store
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
@@ -196,23 +195,18 @@ def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Fil
     job = _pages.get(page.file.src_uri)
     if job is None:
         return html_text
-    # Parsing the page takes ~0.3 s: keep the result in the notebook's cache entry, named by the
-    # digests of its input (with this file) and of itself (checked when read: an edit is not used).
-    entry = Path(job.result().page).parent
-    digest = hashlib.sha256(html_text.encode() + Path(__file__).read_bytes()).hexdigest()[:20]
-    for cached in entry.glob(f"html-{digest}-*.html"):
-        text = cached.read_text(encoding="utf-8")
-        if cached.name == f"html-{digest}-{hashlib.sha256(text.encode()).hexdigest()[:20]}.html":
-            return text
-        cached.unlink(missing_ok=True)
+    # Parsing the page takes ~0.3 s: keep the result beside the executed notebook (store.py:
+    # keyed by the page's HTML and this file, checksummed; a damaged copy is parsed again).
+    kept = store.Store(Path(job.result().page).parent, ".html")
+    name = store.key(html_text, Path(__file__).read_bytes())
+    cached = kept.get(name, f"docs/{page.file.src_uri}")
+    if cached is not None:
+        return cached.decode("utf-8")
     try:
         slim = material_html(html_text)
     except PluginError as exc:
         raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
-    target = entry / f"html-{digest}-{hashlib.sha256(slim.encode()).hexdigest()[:20]}.html"
-    tmp = entry / f".{target.name}.tmp"
-    tmp.write_text(slim, encoding="utf-8")
-    os.replace(tmp, target)
+    kept.put(name, slim.encode("utf-8"))
     return slim
 
 
