@@ -3,9 +3,11 @@
 
 Token and learned positional embeddings, `n_layers` causal multi-head attention layers that
 add their output to the residual stream, an unembedding; no MLP and no layer norm, as in the
-attention-only models of Elhage et al. (2021) and Olsson et al. (2022). The forward pass is
-made of `split_heads`, `scaled_dot_product_attention` and `merge_heads`; `backward` applies
-the chain rule to the same steps in reverse.
+attention-only models of Elhage et al. (2021) and Olsson et al. (2022). The forward pass
+computes what `split_heads`, `scaled_dot_product_attention` and `merge_heads` compute;
+`backward` applies the chain rule to the same steps in reverse. The public functions check
+their input once; the steps inside (`_forward`, `_backward`, `_softmax_unchecked`) do not,
+which keeps a training step from re-checking the same arrays a dozen times.
 Parameters live in a dict of float64 arrays: 'embed' (V, d), 'pos' (n_ctx, d), 'unembed'
 (d, V) and, for layer l, 'q{l}', 'k{l}', 'v{l}' (d, d) and 'o{l}' (d, d).
 """
@@ -17,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attn_core._checks import check_positive_int, check_positive_number, check_token_ids
-from attn_core.attention import scaled_dot_product_attention
 from attn_core.heads import merge_heads, split_heads
 from attn_core.masks import causal_mask
 from attn_core.softmax import softmax
@@ -134,15 +135,47 @@ def merge_batch_heads(x: np.ndarray) -> np.ndarray:
     return merged.reshape(b, t, h * d_k)                             # (B, T, d)
 
 
-def _attention_layer(config, params, layer: int, x: np.ndarray, mask) -> LayerTrace:
-    """Causal multi-head self-attention on a batch; x (B, T, d)."""
+def _split(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """Unchecked `split_batch_heads`: (B, T, d) -> (B, h, T, d_k), the same contiguous copy."""
+    b, t, d = x.shape
+    heads = x.reshape(b * t, n_heads, d // n_heads).transpose(1, 0, 2)   # (h, B*T, d_k)
+    return heads.reshape(n_heads, b, t, d // n_heads).swapaxes(0, 1)   # (B, h, T, d_k)
+
+
+def _merge(x: np.ndarray) -> np.ndarray:
+    """Unchecked `merge_batch_heads`: (B, h, T, d_k) -> (B, T, h * d_k)."""
+    b, h, t, d_k = x.shape
+    merged = x.swapaxes(0, 1).reshape(h, b * t, d_k).transpose(1, 0, 2).reshape(b * t, h * d_k)
+    return merged.reshape(b, t, h * d_k)                             # (B, T, d)
+
+
+def _softmax_unchecked(x: np.ndarray) -> np.ndarray:
+    """`softmax(x, axis=-1)` with the same arithmetic and no input checks (new array).
+
+    Only for arrays already known to be finite or -inf with at least one finite entry per row
+    (the causal attention scores and logits of a validated forward pass)."""
+    e = x - np.max(x, axis=-1, keepdims=True)                        # (..., n)
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=-1, keepdims=True)                           # (..., n)
+    return e
+
+
+def _attention_layer(config, params, layer: int, x: np.ndarray, mask: np.ndarray) -> LayerTrace:
+    """Causal multi-head self-attention on a batch; x (B, T, d); mask (T, T) additive (0 / -inf).
+
+    The arithmetic of `scaled_dot_product_attention` (scores * scale + mask, softmax, @ v),
+    without its input checks: `forward` has validated params and tokens once, and every
+    intermediate here is finite by construction.
+    """
     h = config.n_heads
-    q = split_batch_heads(x @ params[f"q{layer}"], h)                # (B, h, T, d_k)
-    k = split_batch_heads(x @ params[f"k{layer}"], h)                # (B, h, T, d_k)
-    v = split_batch_heads(x @ params[f"v{layer}"], h)                # (B, h, T, d_k)
-    attn = scaled_dot_product_attention(q, k, v, mask=mask)          # weights (B, h, T, T)
-    z = merge_batch_heads(attn.output)                               # (B, T, d)
-    return LayerTrace(x=x, q=q, k=k, v=v, weights=attn.weights, z=z, scale=attn.scale)
+    q = _split(x @ params[f"q{layer}"], h)                           # (B, h, T, d_k)
+    k = _split(x @ params[f"k{layer}"], h)                           # (B, h, T, d_k)
+    v = _split(x @ params[f"v{layer}"], h)                           # (B, h, T, d_k)
+    scale = 1.0 / float(np.sqrt(q.shape[-1]))
+    scores = (q @ k.swapaxes(-1, -2)) * scale + mask                 # (B, h, T, T)
+    weights = _softmax_unchecked(scores)                             # (B, h, T, T)
+    z = _merge(weights @ v)                                          # (B, T, d)
+    return LayerTrace(x=x, q=q, k=k, v=v, weights=weights, z=z, scale=scale)
 
 
 def forward(config: AttnOnlyConfig, params: dict[str, np.ndarray], tokens) -> AttnOnlyTrace:
@@ -150,10 +183,17 @@ def forward(config: AttnOnlyConfig, params: dict[str, np.ndarray], tokens) -> At
 
     x_0 = W_E[tokens] + W_pos[:T]; x_{l+1} = x_l + MultiHead_l(x_l) under a causal mask;
     logits = x_L W_U. Keeps every layer's input and attention pattern for `backward`.
+    Each layer computes what `split_batch_heads`, `scaled_dot_product_attention` and
+    `merge_batch_heads` compute (tests/test_attn_transformer.py checks it), with the inputs
+    validated once here rather than inside every step.
     Used by: figures_src/induction_training.py, docs/posty/posts/glowy-indukcyjne.md.
     """
     check_params(config, params)
-    ids = _check_tokens(config, tokens)
+    return _forward(config, params, _check_tokens(config, tokens))
+
+
+def _forward(config: AttnOnlyConfig, params: dict[str, np.ndarray], ids: np.ndarray) -> AttnOnlyTrace:
+    """`forward` on validated params and token ids (B, T)."""
     t = ids.shape[1]
     mask = causal_mask(t)                                            # (T, T)
     x = params["embed"][ids] + params["pos"][:t]                     # (B, T, d)
@@ -181,10 +221,15 @@ def cross_entropy(logits: np.ndarray, targets, loss_mask=None) -> tuple[float, n
     keep = np.ones(ids.shape, bool) if loss_mask is None else np.asarray(loss_mask)
     if keep.dtype != np.bool_ or keep.shape != ids.shape:
         raise ValueError(f"loss_mask must be bool of shape {ids.shape}, got {keep.dtype} {keep.shape}")
-    n = int(keep.sum())
-    if n == 0:
+    if not keep.any():
         raise ValueError("loss_mask selects no position: the mean loss is undefined")
-    p = softmax(logits, axis=-1)                                     # (..., V)
+    return _cross_entropy_of(softmax(logits, axis=-1), ids, keep)
+
+
+def _cross_entropy_of(p: np.ndarray, ids: np.ndarray, keep: np.ndarray) -> tuple[float, np.ndarray]:
+    """`cross_entropy` from p = softmax(logits) (..., V), ids (...) in 0..V-1 and keep (...)
+    bool with at least one True, all validated by the caller."""
+    n = int(keep.sum())
     picked = np.take_along_axis(p, ids[..., None], axis=-1)[..., 0]  # (...)
     loss = float(-np.log(picked[keep]).sum() / n)
     grad = p.copy()
@@ -201,7 +246,7 @@ def _attention_layer_backward(config, params, layer: int, lt: LayerTrace, d_out:
     """
     d, h = config.d_model, config.n_heads
     grads[f"o{layer}"] = lt.z.reshape(-1, d).T @ d_out.reshape(-1, d)  # (d, d)
-    dz = split_batch_heads(d_out @ params[f"o{layer}"].T, h)         # (B, h, T, d_k)
+    dz = _split(d_out @ params[f"o{layer}"].T, h)                   # (B, h, T, d_k)
     dw = dz @ lt.v.swapaxes(-1, -2)                                  # (B, h, T, T)
     dv = lt.weights.swapaxes(-1, -2) @ dz                            # (B, h, T, d_k)
     ds = lt.weights * (dw - np.sum(dw * lt.weights, axis=-1, keepdims=True))  # softmax'
@@ -210,7 +255,7 @@ def _attention_layer_backward(config, params, layer: int, lt: LayerTrace, d_out:
     dx = np.zeros_like(lt.x)                                         # (B, T, d)
     x2 = lt.x.reshape(-1, d)                                         # (B*T, d)
     for name, g in (("q", dq), ("k", dk), ("v", dv)):
-        g2 = merge_batch_heads(g)                                    # (B, T, d)
+        g2 = _merge(g)                                               # (B, T, d)
         grads[f"{name}{layer}"] = x2.T @ g2.reshape(-1, d)           # (d, d)
         dx += g2 @ params[f"{name}{layer}"].T                        # (B, T, d)
     return dx
@@ -228,6 +273,12 @@ def backward(config: AttnOnlyConfig, params: dict[str, np.ndarray], trace: AttnO
     if d_logits.shape != trace.logits.shape:
         raise ValueError(f"d_logits must have the logits' shape {trace.logits.shape}, "
                          f"got {d_logits.shape}")
+    return _backward(config, params, trace, d_logits)
+
+
+def _backward(config: AttnOnlyConfig, params: dict[str, np.ndarray], trace: AttnOnlyTrace,
+              d_logits: np.ndarray) -> dict[str, np.ndarray]:
+    """`backward` on a trace of `_forward` and a float d_logits of the logits' shape."""
     d, v = config.d_model, config.vocab_size
     grads = {"unembed": trace.residual.reshape(-1, d).T @ d_logits.reshape(-1, v)}  # (d, V)
     dx = d_logits @ params["unembed"].T                              # (B, T, d)
@@ -251,11 +302,19 @@ def next_token_loss(config: AttnOnlyConfig, params: dict[str, np.ndarray], token
     ids = _check_tokens(config, tokens)
     if ids.shape[1] < 2:
         raise ValueError(f"next-token loss needs T >= 2 tokens, got shape {ids.shape}")
-    trace = forward(config, params, ids)
-    loss, d_pred = cross_entropy(trace.logits[:, :-1], ids[:, 1:], loss_mask)  # (B, T-1, V)
+    check_params(config, params)
+    keep = np.ones((ids.shape[0], ids.shape[1] - 1), bool) if loss_mask is None else np.asarray(loss_mask)
+    if keep.dtype != np.bool_ or keep.shape != (ids.shape[0], ids.shape[1] - 1):
+        raise ValueError(f"loss_mask must be bool of shape {(ids.shape[0], ids.shape[1] - 1)}, "
+                         f"got {keep.dtype} {keep.shape}")
+    if not keep.any():
+        raise ValueError("loss_mask selects no position: the mean loss is undefined")
+    trace = _forward(config, params, ids)                            # finite: params are
+    p = _softmax_unchecked(trace.logits[:, :-1])                     # (B, T-1, V)
+    loss, d_pred = _cross_entropy_of(p, ids[:, 1:], keep)            # (B, T-1, V)
     d_logits = np.zeros_like(trace.logits)
     d_logits[:, :-1] = d_pred                                        # (B, T, V)
-    return loss, backward(config, params, trace, d_logits), trace
+    return loss, _backward(config, params, trace, d_logits), trace
 
 
 @dataclass
