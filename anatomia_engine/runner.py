@@ -684,9 +684,20 @@ def _collect(module):
 
 
 def _save_svg(fig, path: Path, salt: str) -> None:
+    """Save `fig` as a deterministic SVG, running its layout engine once.
+
+    `savefig` with a layout engine draws the figure twice (a dry run that lays it out, with
+    text measured by a renderer of its own, then the real draw); here the layout runs once,
+    measured by an SVG renderer as before, and the figure is then drawn once."""
     import matplotlib
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
 
     with matplotlib.rc_context({"svg.hashsalt": salt}):
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            FigureCanvasSVG(fig)               # text measured as the SVG writer measures it
+            engine.execute(fig)
+            fig.set_layout_engine(None)        # laid out: savefig skips its dry-run draw
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
 
 
