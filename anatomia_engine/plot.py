@@ -17,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import functools  # noqa: E402
+import re  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -25,6 +26,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import (  # noqa: E402
     FormatStrFormatter,
     LogFormatter,
+    LogFormatterMathtext,
     PercentFormatter,
     ScalarFormatter,
     StrMethodFormatter,
@@ -103,16 +105,50 @@ def _comma_class(cls: type) -> type:
     })
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
+_MATHTEXT_POWER = re.compile(r"\^\{([^{}]*)\}")
+
+
+def plain_power(text: str) -> str:
+    """A log-axis label of matplotlib's mathtext formatters as plain text, decimal comma kept.
+
+    '$\\mathdefault{10^{-3}}$' -> '10⁻³', '$\\mathdefault{2\\times10^{4}}$' -> '2×10⁴',
+    '$\\mathdefault{0.5}$' -> '0,5', '' -> ''. Plain text is measured and drawn without the
+    mathtext parser, and reads the same.
+    """
+    if not text:
+        return text
+    if not (text.startswith("$\\mathdefault{") and text.endswith("}$")):
+        raise ValueError(f"unexpected log-axis tick label {text!r}")
+    body = text[len("$\\mathdefault{"):-2].replace("\\times", "×")
+    body = _MATHTEXT_POWER.sub(lambda m: m.group(1).translate(_SUPERSCRIPT), body)
+    return body.replace("-", "−").replace(".", ",")
+
+
+@functools.cache
+def _plain_log_class(cls: type) -> type:
+    """A subclass of the log formatter `cls` whose labels are plain text (see `plain_power`)."""
+    return type(f"Plain{cls.__name__}", (cls,), {
+        "__call__": lambda self, x, pos=None: plain_power(cls.__call__(self, x, pos)),
+    })
+
+
 def use_decimal_comma(fig) -> None:
     """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5).
 
     Called by the runner before each figure is saved, so figure code never has to remember it;
-    text tick labels (token names) are left alone.
+    text tick labels (token names) are left alone. Log axes' powers (10⁻³) become plain text
+    rather than mathtext.
     """
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             for fmt in (axis.get_major_formatter(), axis.get_minor_formatter()):
-                if isinstance(fmt, _NUMERIC_FORMATTERS) and not type(fmt).__name__.startswith("Comma"):
+                name = type(fmt).__name__
+                if name.startswith(("Comma", "Plain")):
+                    continue
+                if isinstance(fmt, LogFormatterMathtext):
+                    fmt.__class__ = _plain_log_class(type(fmt))
+                elif isinstance(fmt, _NUMERIC_FORMATTERS):
                     fmt.__class__ = _comma_class(type(fmt))
 
 
