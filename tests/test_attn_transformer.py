@@ -274,3 +274,60 @@ def test_scores_reject_bad_input():
         induction_scores(np.zeros((1, 1, 3, 3)), np.array([[0, 1, 0, 1]]))
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         init_params(SMALL, 0)
+
+
+# --- the unchecked internal steps compute what the checked building blocks compute ---------
+
+def test_forward_layers_equal_the_checked_building_blocks():
+    """forward validates once and then skips the per-step checks; every layer must still hold
+    exactly (bit for bit) what split_batch_heads, scaled_dot_product_attention and
+    merge_batch_heads give."""
+    from attn_core import causal_mask, scaled_dot_product_attention
+    from attn_core.transformer import merge_batch_heads, split_batch_heads
+
+    params, tokens = small_case(seed=3, b=4, t=7)
+    trace = forward(SMALL, params, tokens)
+    x = params["embed"][tokens] + params["pos"][:7]
+    for layer, lt in enumerate(trace.layers):
+        q, k, v = (split_batch_heads(x @ params[f"{w}{layer}"], SMALL.n_heads) for w in "qkv")
+        attn = scaled_dot_product_attention(q, k, v, mask=causal_mask(7))
+        assert_array_equal(lt.x, x)
+        for got, want in ((lt.q, q), (lt.k, k), (lt.v, v), (lt.weights, attn.weights),
+                          (lt.z, merge_batch_heads(attn.output))):
+            assert_array_equal(got, want)
+        assert lt.scale == attn.scale
+        x = x + lt.z @ params[f"o{layer}"]
+    assert_array_equal(trace.logits, x @ params["unembed"])
+
+
+def test_next_token_loss_equals_the_public_loss_and_backward():
+    params, tokens = small_case(seed=4)
+    mask = np.random.default_rng(5).random((3, 5)) < 0.6
+    loss, grads, trace = next_token_loss(SMALL, params, tokens, mask)
+    want_loss, d_pred = cross_entropy(trace.logits[:, :-1], tokens[:, 1:], mask)
+    d_logits = np.zeros_like(trace.logits)
+    d_logits[:, :-1] = d_pred
+    want = backward(SMALL, params, forward(SMALL, params, tokens), d_logits)
+    assert loss == want_loss
+    assert list(grads) == list(want)
+    for name in want:
+        assert_array_equal(grads[name], want[name])
+
+
+def test_next_token_loss_checks_params_and_mask_at_the_boundary():
+    params, tokens = small_case()
+    bad = params["q0"].copy()
+    bad[1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"params\['q0'\] \(shape \(6, 6\)\) must be finite"):
+        next_token_loss(SMALL, params | {"q0": bad}, tokens)
+    with pytest.raises(ValueError, match=r"loss_mask must be bool of shape \(3, 5\), got int64 \(3, 5\)"):
+        next_token_loss(SMALL, params, tokens, np.ones((3, 5), np.int64))
+    with pytest.raises(ValueError, match=r"loss_mask must be bool of shape \(3, 5\), got bool \(3, 6\)"):
+        next_token_loss(SMALL, params, tokens, np.ones((3, 6), bool))
+    with pytest.raises(ValueError, match="must lie in 0..4"):
+        next_token_loss(SMALL, params, np.array([[0, 1, 5]]))
+
+
+def test_cross_entropy_still_rejects_nan_logits():
+    with pytest.raises(ValueError, match="must not contain NaN"):
+        cross_entropy(np.array([[0.0, np.nan]]), [0])
