@@ -276,3 +276,69 @@ def test_value_names_unique_across_the_blog_modules():
         for name in _values(importlib.import_module(f"figures_src.{module}")):
             assert name not in seen, f"{name} defined by {seen.get(name)} and {module}"
             seen[name] = module
+
+
+# --- saving: one layout pass, plain-text powers on log axes ----------------------------------
+
+@pytest.mark.parametrize(("text", "plain"), [
+    (r"$\mathdefault{10^{-3}}$", "10⁻³"),
+    (r"$\mathdefault{10^{12}}$", "10¹²"),
+    (r"$\mathdefault{2^{5}}$", "2⁵"),
+    (r"$\mathdefault{2\times10^{4}}$", "2×10⁴"),
+    (r"$\mathdefault{-10^{0}}$", "−10⁰"),
+    (r"$\mathdefault{0.5}$", "0,5"),
+    ("", ""),
+])
+def test_log_tick_labels_become_plain_text(text, plain):
+    from anatomia_engine.plot import plain_power
+
+    assert plain_power(text) == plain
+
+
+def test_unexpected_log_tick_label_is_an_error():
+    from anatomia_engine.plot import plain_power
+
+    with pytest.raises(ValueError, match="unexpected log-axis tick label"):
+        plain_power("10^3")
+
+
+def test_log_axis_ticks_are_plain_text_after_use_decimal_comma():
+    from anatomia_engine.plot import use_decimal_comma
+
+    style = STYLES[0]
+    with matplotlib.rc_context(style.rc()):
+        plot = flash_attention.flash_difference(style)
+        use_decimal_comma(plot.fig)
+        plot.fig.canvas.draw()
+        labels = [t.get_text() for ax in plot.fig.axes for t in ax.get_yticklabels()]
+    plt.close(plot.fig)
+    shown = [t for t in labels if t]
+    assert shown and all(t.startswith("10") and "$" not in t for t in shown), labels
+    assert any(set(t) & set("⁻⁰¹²³⁴⁵⁶⁷⁸⁹") for t in shown), labels
+
+
+@pytest.mark.parametrize(("module", "name"), [("flash_attention", "flash_difference"),
+                                              ("induction_heads", "induction_head"),
+                                              ("gqa_kv_cache", "kv_cache_sizes"),
+                                              ("scaling", "saturation_vs_dk")])
+def test_single_layout_save_writes_what_savefig_writes(module, name, tmp_path):
+    """runner._save_svg lays a figure out once and draws it once; matplotlib's own savefig
+    (a dry-run draw that lays out, then the real draw) must give the same bytes."""
+    from anatomia_engine import runner
+
+    fn = _figures(importlib.import_module(f"figures_src.{module}"))[name]
+    out = {}
+    for how in ("savefig", "runner"):
+        for style in STYLES:
+            with matplotlib.rc_context(style.rc()):
+                plot = fn(style)
+                path = tmp_path / f"{how}-{style.name}.svg"
+                if how == "runner":
+                    runner._save_svg(plot.fig, path, "salt")
+                else:
+                    with matplotlib.rc_context({"svg.hashsalt": "salt"}):
+                        plot.fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
+                plt.close(plot.fig)
+            out[how, style.name] = path.read_bytes()
+    for style in STYLES:
+        assert out["runner", style.name] == out["savefig", style.name], style.name
