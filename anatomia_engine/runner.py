@@ -683,22 +683,69 @@ def _collect(module):
             [f for f in functions if getattr(f, KIND) == "figure"])
 
 
-def _save_svg(fig, path: Path, salt: str) -> None:
-    """Save `fig` as a deterministic SVG, running its layout engine once.
+def _layout_key(fig) -> tuple:
+    """What a figure's constrained layout depends on besides colours, read before the layout
+    runs: the figure's size, each Axes' kind, limits, scales, ticks and tick labels, and every
+    text with its font. The light and dark drawings of one figure differ only in colours, so
+    equal keys mean equal layouts (tests/test_blog_figures.py checks it for every figure)."""
+    from matplotlib.text import Text
+
+    axes = []
+    for ax in fig.axes:
+        axes.append((type(ax).__name__, ax.get_xlim(), ax.get_ylim(), ax.get_xscale(), ax.get_yscale(),
+                     tuple(ax.get_xticks()), tuple(ax.get_yticks()),
+                     tuple(t.get_text() for t in ax.get_xticklabels()),
+                     tuple(t.get_text() for t in ax.get_yticklabels()),
+                     ax.get_anchor(), ax.get_box_aspect(), ax.get_aspect()))
+    texts = tuple((t.get_text(), t.get_fontsize(), t.get_rotation(), tuple(t.get_fontfamily()),
+                   t.get_fontweight(), t.get_fontstyle(), t.get_visible())
+                  for t in fig.findobj(Text))
+    return (tuple(fig.get_size_inches()), fig.dpi, len(fig.subfigs), tuple(axes), texts)
+
+
+def _layout_of(fig) -> list[tuple]:
+    """Where the layout put every Axes: (active, original position, anchor, box aspect, aspect)."""
+    return [(ax.get_position(original=False).frozen(), ax.get_position(original=True).frozen(),
+             ax.get_anchor(), ax.get_box_aspect(), ax.get_aspect()) for ax in fig.axes]
+
+
+def _save_svg(fig, path: Path, salt: str, like: tuple | None = None) -> tuple | None:
+    """Save `fig` as a deterministic SVG, laying it out at most once; returns its layout.
 
     `savefig` with a layout engine draws the figure twice (a dry run that lays it out, with
     text measured by a renderer of its own, then the real draw); here the layout runs once,
-    measured by an SVG renderer as before, and the figure is then drawn once."""
+    measured by an SVG renderer as before, and the figure is then drawn once. `like` is what
+    this function returned for the same figure in the other style: when the layout keys are
+    equal, that layout is applied as it is instead of being computed again.
+    """
     import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
 
+    done = None
     with matplotlib.rc_context({"svg.hashsalt": salt}):
         engine = fig.get_layout_engine()
         if engine is not None:
             FigureCanvasSVG(fig)               # text measured as the SVG writer measures it
-            engine.execute(fig)
+            # Not reused: sub-figures and super-titles (placed by the layout too), and a fixed
+            # aspect kept by moving the data limits (each layout pass moves them again).
+            simple = not (fig.subfigs or fig.get_suptitle() or fig.get_supxlabel() or fig.get_supylabel()
+                          or any(ax.get_adjustable() == "datalim" and ax.get_aspect() != "auto"
+                                 for ax in fig.axes))
+            key = _layout_key(fig) if simple else None
+            if key is not None and like is not None and like[0] == key:
+                for ax, (active, original, anchor, box, aspect) in zip(fig.axes, like[1], strict=True):
+                    ax.set_position(original, which="original")
+                    ax.set_position(active, which="active")
+                    ax.set_anchor(anchor)
+                    ax.set_box_aspect(box)
+                    ax.set_aspect(aspect)
+                done = like
+            else:
+                engine.execute(fig)
+                done = (key, _layout_of(fig)) if key is not None else None
             fig.set_layout_engine(None)        # laid out: savefig skips its dry-run draw
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
+    return done
 
 
 def run_module(module_name: str, out: Path, root: Path | None = None, opened: Iterable[str] = (),
@@ -737,7 +784,7 @@ def run_module(module_name: str, out: Path, root: Path | None = None, opened: It
         if name in output.values:
             raise ValueError(f"{name!r} is both a value and a figure in {module_name}")
         files: dict[str, str] = {}
-        plot = None
+        plot = layout = None
         for style in STYLES:
             now_running(f"{module_name}.{name}(style={style.name!r})")
             with matplotlib.rc_context(style.rc()):
@@ -746,7 +793,7 @@ def run_module(module_name: str, out: Path, root: Path | None = None, opened: It
                     raise TypeError(f"@figure function must return a Plot, got {type(plot).__name__}")
                 filename = f"{name}-{style.name}.svg"
                 use_decimal_comma(plot.fig)
-                _save_svg(plot.fig, out / filename, f"{short}.{name}.{style.name}")
+                layout = _save_svg(plot.fig, out / filename, f"{short}.{name}.{style.name}", layout)
                 plt.close(plot.fig)
             files[style.name] = filename
         codec.encode_value(plot.table,

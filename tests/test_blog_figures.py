@@ -342,3 +342,36 @@ def test_single_layout_save_writes_what_savefig_writes(module, name, tmp_path):
             out[how, style.name] = path.read_bytes()
     for style in STYLES:
         assert out["runner", style.name] == out["savefig", style.name], style.name
+
+
+def _all_figures():
+    from anatomia_engine import runner
+
+    return [(mod, name) for mod in runner.module_names()
+            for name in _figures(importlib.import_module(f"figures_src.{mod}"))]
+
+
+@pytest.mark.parametrize(("module", "name"), _all_figures())
+def test_dark_drawing_reuses_the_light_layout_only_when_it_is_the_same(module, name, tmp_path):
+    """The runner lays out the light drawing and, when the layout keys match, gives the dark
+    drawing the same layout without computing it again: the dark SVG must be byte for byte
+    the one its own layout gives. Holds for every figure of the site."""
+    from anatomia_engine import runner
+    from anatomia_engine.plot import use_decimal_comma
+
+    fn = _figures(importlib.import_module(f"figures_src.{module}"))[name]
+    light, dark = STYLES
+
+    def save(style, path, like=None):
+        with matplotlib.rc_context(style.rc()):
+            plot = fn(style)
+            use_decimal_comma(plot.fig)
+            try:
+                return runner._save_svg(plot.fig, path, "salt", like)
+            finally:
+                plt.close(plot.fig)
+
+    layout = save(light, tmp_path / "light.svg")
+    save(dark, tmp_path / "reused.svg", layout)
+    save(dark, tmp_path / "own.svg")
+    assert (tmp_path / "reused.svg").read_bytes() == (tmp_path / "own.svg").read_bytes()
