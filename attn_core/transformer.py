@@ -172,8 +172,16 @@ def _attention_layer(config, params, layer: int, x: np.ndarray, mask: np.ndarray
     k = _split(x @ params[f"k{layer}"], h)                           # (B, h, T, d_k)
     v = _split(x @ params[f"v{layer}"], h)                           # (B, h, T, d_k)
     scale = 1.0 / float(np.sqrt(q.shape[-1]))
-    scores = (q @ k.swapaxes(-1, -2)) * scale + mask                 # (B, h, T, T)
-    weights = _softmax_unchecked(scores)                             # (B, h, T, T)
+    scaled = (q @ k.swapaxes(-1, -2)) * scale                        # (B, h, T, T)
+    # softmax(scaled + mask) with the -inf entries kept out of exp (they make it slow):
+    # e = exp(min(scaled - max, 0)) * open, where open is 1 for a visible key and 0 for a
+    # blocked one; on visible keys scaled - max <= 0 already, so their values are unchanged.
+    e = scaled - np.max(scaled + mask, axis=-1, keepdims=True)       # (B, h, T, T)
+    np.minimum(e, 0.0, out=e)
+    np.exp(e, out=e)
+    e *= mask == 0
+    e /= np.sum(e, axis=-1, keepdims=True)
+    weights = e                                                      # (B, h, T, T)
     z = _merge(weights @ v)                                          # (B, T, d)
     return LayerTrace(x=x, q=q, k=k, v=v, weights=weights, z=z, scale=scale)
 
