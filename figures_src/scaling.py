@@ -47,9 +47,9 @@ from figures_src.multi_head import TRANSFORMER_BASE
 
 SEED = 1762  # footnote 4 of arXiv:1706.03762 makes this argument
 D_K_VALUES = 2 ** np.arange(0, 11)          # 1, 2, 4, ..., 1024
-N_SAMPLES = 20_000                          # dot products per d_k for the variance
+N_SAMPLES = 10_000                          # dot products per d_k for the variance
 N_TOKENS = 16                               # keys per query in the saturation experiment
-SAT_SAMPLES = 2_000                         # queries per d_k in the saturation experiment
+SAT_SAMPLES = 1_000                         # queries per d_k in the saturation experiment
 FOCUS_D_K = TRANSFORMER_BASE["d_model"] // TRANSFORMER_BASE["h"]
 
 
