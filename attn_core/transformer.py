@@ -163,9 +163,9 @@ def _softmax_unchecked(x: np.ndarray) -> np.ndarray:
 def _attention_layer(config, params, layer: int, x: np.ndarray, mask: np.ndarray) -> LayerTrace:
     """Causal multi-head self-attention on a batch; x (B, T, d); mask (T, T) additive (0 / -inf).
 
-    The arithmetic of `scaled_dot_product_attention` (scores * scale + mask, softmax, @ v),
-    without its input checks: `forward` has validated params and tokens once, and every
-    intermediate here is finite by construction.
+    The values of `scaled_dot_product_attention` (scores * scale + mask, softmax, @ v), bit
+    for bit, without its input checks: `forward` has validated params and tokens once, so
+    every score is finite and every query sees at least itself.
     """
     h = config.n_heads
     q = _split(x @ params[f"q{layer}"], h)                           # (B, h, T, d_k)
