@@ -136,17 +136,15 @@ def merge_batch_heads(x: np.ndarray) -> np.ndarray:
 
 
 def _split(x: np.ndarray, n_heads: int) -> np.ndarray:
-    """Unchecked `split_batch_heads`: (B, T, d) -> (B, h, T, d_k), the same contiguous copy."""
+    """Unchecked `split_batch_heads`: (B, T, d) -> (B, h, T, d_k), a view of x."""
     b, t, d = x.shape
-    heads = x.reshape(b * t, n_heads, d // n_heads).transpose(1, 0, 2)   # (h, B*T, d_k)
-    return heads.reshape(n_heads, b, t, d // n_heads).swapaxes(0, 1)   # (B, h, T, d_k)
+    return x.reshape(b, t, n_heads, d // n_heads).swapaxes(1, 2)    # (B, h, T, d_k)
 
 
 def _merge(x: np.ndarray) -> np.ndarray:
-    """Unchecked `merge_batch_heads`: (B, h, T, d_k) -> (B, T, h * d_k)."""
+    """Unchecked `merge_batch_heads`: (B, h, T, d_k) -> (B, T, h * d_k), one copy."""
     b, h, t, d_k = x.shape
-    merged = x.swapaxes(0, 1).reshape(h, b * t, d_k).transpose(1, 0, 2).reshape(b * t, h * d_k)
-    return merged.reshape(b, t, h * d_k)                             # (B, T, d)
+    return x.swapaxes(1, 2).reshape(b, t, h * d_k)                   # (B, T, d)
 
 
 def _softmax_unchecked(x: np.ndarray) -> np.ndarray:
