@@ -244,6 +244,47 @@ def figure_html(data: dict, alt: str) -> str:
     return f'<img class="lab-figure" alt="{html.escape(alt)}" src="{src}">'
 
 
+_IMG = re.compile(r"<img\s[^>]*>")
+_INLINE_SRC = re.compile(r'\ssrc="data:image/(svg\+xml|png);base64,([^"]+)"')
+_SVG_SIZE = re.compile(rb'<svg[^>]*?\swidth="([\d.]+)pt"[^>]*?\sheight="([\d.]+)pt"')
+
+
+def _pixel_size(kind: str, data: bytes) -> tuple[int, int] | None:
+    """(width, height) in CSS px of a matplotlib SVG (sized in pt) or a PNG (its IHDR)."""
+    if kind == "png":
+        return (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) \
+            if data[:8] == b"\x89PNG\r\n\x1a\n" else None
+    size = _SVG_SIZE.search(data[:2000])
+    return (round(float(size[1]) * 4 / 3), round(float(size[2]) * 4 / 3)) if size else None
+
+
+def figures_as_files(page_html: str) -> tuple[str, dict[str, bytes]]:
+    """The page's figures (inline in the executed notebook) moved into files of their own.
+
+    Each `<img class="lab-figure" src="data:...">` becomes `src="rysunek-<sha256[:12]>.svg"`
+    (or .png, a name fixed by the content) with its size in CSS px, loaded lazily: a figure
+    below the fold costs a reader nothing until they scroll to it, and the size keeps the
+    layout from moving when it arrives. Returns the page and {file name: bytes}, for the hook
+    to write beside the page."""
+    files: dict[str, bytes] = {}
+
+    def moved(m: re.Match) -> str:
+        tag = m.group(0)
+        inline = _INLINE_SRC.search(tag)
+        if 'class="lab-figure"' not in tag or inline is None:
+            return tag
+        kind, payload = inline.groups()
+        data = base64.b64decode(payload)
+        name = f"rysunek-{hashlib.sha256(data).hexdigest()[:12]}.{'png' if kind == 'png' else 'svg'}"
+        files[name] = data
+        size = _pixel_size(kind, data)
+        dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+        return (tag[:inline.start()] + f' src="{name}"{dims} loading="lazy" decoding="async"'
+                + tag[inline.end():])
+
+    return _IMG.sub(moved, page_html), files
+
+
 def download_button(href: str, filename: str) -> str:
     return (f'<p class="lab-download"><a class="md-button" href="{html.escape(href)}" '
             f'download="{html.escape(filename)}">{DOWNLOAD_LABEL}</a></p>')

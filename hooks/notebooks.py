@@ -201,12 +201,18 @@ def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Fil
     name = store.key(html_text, Path(__file__).read_bytes())
     cached = kept.get(name, f"docs/{page.file.src_uri}")
     if cached is not None:
-        return cached.decode("utf-8")
-    try:
-        slim = material_html(html_text)
-    except PluginError as exc:
-        raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
-    kept.put(name, slim.encode("utf-8"))
+        slim = cached.decode("utf-8")
+    else:
+        try:
+            slim = material_html(html_text)
+        except PluginError as exc:
+            raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
+        kept.put(name, slim.encode("utf-8"))
+    slim, figures = notebooks.figures_as_files(slim)
+    folder = Path(config.site_dir) / posixpath.dirname(page.file.dest_uri)
+    folder.mkdir(parents=True, exist_ok=True)
+    for filename, data in figures.items():      # beside the page, named by content
+        (folder / filename).write_bytes(data)
     return slim
 
 

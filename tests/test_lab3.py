@@ -8,6 +8,7 @@ venv's mkdocs (tests/helpers.py).
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import re
 import shutil
@@ -176,12 +177,17 @@ def test_each_exercise_has_a_collapsed_solution_with_printed_numbers(page):
     assert f"≈ {toy().scaled[0, 2]:.3f}" in printed          # the number comes from the code
 
 
-def test_heatmaps_before_and_after_the_mask_have_labelled_axes(page):
+def test_heatmaps_before_and_after_the_mask_have_labelled_axes(page, built_site):
     (img,) = page.select(".jupyter-wrapper img.lab-figure")
     assert "mapy ciepła" in img["alt"] and len(img["alt"]) > 80
     src = img["src"]
-    assert src.startswith("data:image/svg+xml;base64,")
-    svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
+    assert re.fullmatch(r"rysunek-[0-9a-f]{12}\.svg", src), src     # a file beside the page, loaded lazily
+    assert img["loading"] == "lazy" and int(img["width"]) > 300 and int(img["height"]) > 100
+    svg = (built_site / PAGE).with_name(src).read_text(encoding="utf-8")
+    assert src == f"rysunek-{hashlib.sha256(svg.encode('utf-8')).hexdigest()[:12]}.svg"
+    width, height = re.search(r'<svg[^>]*width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
+    assert (int(img["width"]), int(img["height"])) == (round(float(width) * 4 / 3), round(float(height) * 4 / 3))
+    assert "data:image" not in (built_site / PAGE).read_text(encoding="utf-8")
     for title in ("Przed nałożeniem maski", "Po nałożeniu maski przyczynowej"):
         assert svg.count(title) == 1, title
     for axis in ("i — pozycja, dla której liczymy wyjście", "j — pozycja, z której pobieramy informację"):
@@ -400,3 +406,21 @@ def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_p
     assert again == key and elapsed is not None                    # executed, not read back
     assert "cached notebook not used, executing it again" in caplog.text
     assert page.read_bytes() == good and (cache / key / "download.ipynb").is_file()
+
+
+def test_figures_move_into_files_named_by_content_with_their_size():
+    from anatomia_engine.notebooks import figures_as_files
+
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="300pt" height="150.6pt" viewBox="0 0 300 150.6"/>'
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big")
+    html = (f'<p><img alt="a &quot;b&quot;" class="lab-figure" src="data:image/svg+xml;base64,'
+            f'{base64.b64encode(svg).decode()}"/></p><img class="lab-figure" src="data:image/png;base64,'
+            f'{base64.b64encode(png).decode()}"><img class="other" src="data:image/png;base64,AAAA">')
+    page, files = figures_as_files(html)
+    svg_name = f"rysunek-{hashlib.sha256(svg).hexdigest()[:12]}.svg"
+    png_name = f"rysunek-{hashlib.sha256(png).hexdigest()[:12]}.png"
+    assert files == {svg_name: svg, png_name: png}
+    assert (f'<img alt="a &quot;b&quot;" class="lab-figure" src="{svg_name}" width="400" height="201" '
+            'loading="lazy" decoding="async"/>') in page
+    assert f'src="{png_name}" width="640" height="480" loading="lazy"' in page
+    assert '<img class="other" src="data:image/png;base64,AAAA">' in page      # not a notebook figure

@@ -8,7 +8,6 @@ strict build of the real site.
 from __future__ import annotations
 
 import ast
-import base64
 import re
 
 import jupytext
@@ -135,9 +134,9 @@ def test_multi_head_step_prints_attn_cores_weights_and_output(page):
     assert not np.allclose(ref.weights[0], ref.weights[1])      # the heads differ
 
 
-def test_heatmap_has_a_transparent_background(page):
+def test_heatmap_has_a_transparent_background(page, built_site):
     (img,) = page.select(".jupyter-wrapper img.lab-figure")
-    svg = base64.b64decode(img["src"].split(",", 1)[1]).decode("utf-8")
+    svg = (built_site / "laby" / "lab-3" / img["src"]).read_text(encoding="utf-8")
     patch = re.search(r'<g id="figure_1">\s*<g id="patch_1">\s*<path d="[^"]*"\s*style="([^"]*)"', svg)
     assert patch, "no figure background patch in the SVG"
     assert "fill: #ffffff" not in patch.group(1) or "opacity: 0" in patch.group(1)
