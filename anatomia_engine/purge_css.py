@@ -63,7 +63,8 @@ process.stdin.on("end", async () => {
   const rules = await purge(request.css, request.content, request.greedy.map((s) => new RegExp(s)), null);
   const read = new Set(request.variables);
   for (const css of rules) for (const m of css.matchAll(READ)) read.add(m[1]);
-  process.stdout.write(JSON.stringify(await purge(rules, [{ raw: "", extension: "html" }], [/./], [...read])));
+  const trimmed = await purge(rules, [{ raw: "", extension: "html" }], [/./], [...read]);
+  process.stdout.write(JSON.stringify(trimmed));
 });
 """
 
