@@ -48,20 +48,23 @@ let input = "";
 process.stdin.on("data", (chunk) => { input += chunk; });
 process.stdin.on("end", async () => {
   const request = JSON.parse(input);
-  const purge = async (css, variables) => (await new PurgeCSS().purge({
+  const purge = async (css, content, greedy, variables) => (await new PurgeCSS().purge({
     css: css.map((raw) => ({ raw })),   // text, not files: no source map is read
-    content: request.content,
+    content,
     extractors: [{ extractor: fromHtml.default || fromHtml, extensions: ["html"] }],
-    safelist: { greedy: request.greedy.map((source) => new RegExp(source)), variables },
+    safelist: { greedy, variables: variables || [] },
     variables: variables !== null,
-    keyframes: true,
-    fontFace: true,
+    keyframes: variables === null,
+    fontFace: variables === null,
   })).map(({ css }) => css);
-  // Rules first; then the custom properties that neither the kept rules nor the rest of the site read.
-  const rules = await purge(request.css, null);
+  // Rules first (against the site's pages and scripts); then, every rule kept (/./ matches any
+  // selector, so no content needs reading again), the custom properties that neither the kept
+  // rules nor the rest of the site read.
+  const rules = await purge(request.css, request.content, request.greedy.map((s) => new RegExp(s)), null);
   const read = new Set(request.variables);
   for (const css of rules) for (const m of css.matchAll(READ)) read.add(m[1]);
-  process.stdout.write(JSON.stringify(await purge(rules, [...read])));
+  const trimmed = await purge(rules, [{ raw: "", extension: "html" }], [/./], [...read]);
+  process.stdout.write(JSON.stringify(trimmed));
 });
 """
 

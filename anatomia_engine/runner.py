@@ -95,7 +95,21 @@ class ModuleResult:
     name: str
     key: str
     folder: Path
-    output: codec.ModuleOutput
+
+    @functools.cached_property
+    def output(self) -> codec.ModuleOutput:
+        """result.json decoded, on first use: a build whose pages all come from the page store
+        decodes nothing (`load` has checked the file's bytes against the manifest already)."""
+        try:
+            return codec.decode((self.folder / RESULT).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, codec.CodecError) as exc:
+            raise ComputeError(f"{self.folder}: {RESULT}: {exc}") from None
+
+    @functools.cached_property
+    def files(self) -> list[str]:
+        """The figure files (SVG per style, CSV), as the manifest lists them."""
+        listed = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))["files"]
+        return sorted(name for name in listed if name not in (RESULT, DEPS))
 
     @functools.cached_property
     def values(self) -> dict:
@@ -379,21 +393,21 @@ def manifest_problem(folder: Path, required: Iterable[str] = (RESULT,)) -> str |
     return None
 
 
-def load(name: str, key: str, folder: Path) -> ModuleResult:
-    """The verified result in `folder`; ComputeError naming the file if anything is off."""
+def load(name: str, key: str, folder: Path, decode: bool = False) -> ModuleResult:
+    """The verified result in `folder` (every file matches the manifest); with `decode`, also
+    decoded and its figure files checked against it. ComputeError naming the file if anything
+    is off."""
     problem = manifest_problem(folder)
     if problem is None:
-        try:
-            output = codec.decode((folder / RESULT).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, codec.CodecError) as exc:
-            problem = f"{RESULT}: {exc}"
-        else:
-            for fig in output.figures.values():
-                missing = [f for f in fig.files.values() if not (folder / f).is_file()]
-                if missing:
-                    problem = f"figure file {missing[0]} is missing"
-            if problem is None:
-                return ModuleResult(name, key, folder, output)
+        result = ModuleResult(name, key, folder)
+        if not decode:
+            return result
+        for fig in result.output.figures.values():
+            missing = [f for f in fig.files.values() if f not in result.files]
+            if missing:
+                problem = f"figure file {missing[0]} is missing"
+        if problem is None:
+            return result
     raise ComputeError(f"{folder}: {problem}")
 
 
@@ -605,7 +619,7 @@ def run_modules(names: list[str], root: Path, cache: Path, jobs: int,
                 raise ComputeError(_failure(n, work, reply, limits[n]))
             try:
                 key = entry_key((work / DEPS).read_text(encoding="utf-8"))
-                load(n, key, work)
+                load(n, key, work, decode=True)
             except (OSError, ComputeError) as exc:
                 raise ComputeError(f"figures_src/{n}.py: its result cannot be read back: {exc}") from None
             results[n] = _publish(n, key, work, cache / n / key)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -70,6 +71,25 @@ def _simplemma_version() -> str:
     return version("simplemma")
 
 
+_loading: list[threading.Thread] = []
+
+
+def load_dictionary_in_background() -> None:
+    """Start loading simplemma's Polish dictionary (~3 s of CPU, once per process) in a thread.
+
+    A build that has no lemmas stored yet calls this when it starts: the dictionary then loads
+    while the figures modules run in their own processes, instead of after the last page. The
+    first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads twice."""
+    if not _loading:
+        def load() -> None:
+            import simplemma
+
+            simplemma.lemmatize("uwaga", lang="pl")
+
+        _loading.append(threading.Thread(target=load, name="simplemma-pl", daemon=True))
+        _loading[0].start()
+
+
 class Lemmatiser:
     """simplemma's Polish lemmas, remembered in `cache_file` (word -> lemma, JSON)."""
 
@@ -88,6 +108,8 @@ class Lemmatiser:
             else:
                 import simplemma
 
+                for thread in _loading:
+                    thread.join()
                 self.lemmas[lower] = simplemma.lemmatize(lower, lang="pl").lower()
             self.changed = True
         return self.lemmas[lower]

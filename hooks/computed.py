@@ -142,10 +142,9 @@ def _on_files(files: Files, config: MkDocsConfig) -> Files:
         log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                  time.perf_counter() - started, len(results) - len(ran))
     for name, result in results.items():
-        for entry in result.figures.values():
-            for filename in entry["files"].values():
-                files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}",
-                                            abs_src_path=str(result.folder / filename)))
+        for filename in result.files:
+            files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}",
+                                        abs_src_path=str(result.folder / filename)))
     return files
 
 
@@ -170,6 +169,8 @@ def _on_page_markdown(text: str, page: Page, config: MkDocsConfig, files: Files)
         rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results)
     except markdown.TemplateError as exc:
         raise PluginError(str(exc)) from None
+    except markdown.runner.ComputeError as exc:     # a stored result that cannot be decoded
+        raise PluginError(f"{docs_name}/{page.file.src_uri}: {exc}") from None
     store.put(name, rendered.encode("utf-8"))
     return rendered
 

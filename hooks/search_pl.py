@@ -33,6 +33,12 @@ _meta: dict[str, dict] = {}     # page url -> its own `search:` front matter
 def on_pre_build(config):
     _docs.clear()
     _meta.clear()
+    if not _lemma_file().exists():      # a first build: load the dictionary while the modules run
+        search_pl.load_dictionary_in_background()
+
+
+def _lemma_file() -> Path:
+    return CACHE / f"lemmas-simplemma-{search_pl._simplemma_version()}.json"
 
 
 @event_priority(100)   # before Material's search plugin (priority 0) reads `search:` of the page
@@ -74,7 +80,7 @@ def on_post_build(config):
     key = store.key(store.source_of(search_pl), version, json.dumps(docs, ensure_ascii=False, sort_keys=True))
     text = (_sections.get(key, "search/pl-index") or b"").decode("utf-8")
     if not text:
-        lemmatiser = search_pl.Lemmatiser(CACHE / f"lemmas-simplemma-{version}.json")
+        lemmatiser = search_pl.Lemmatiser(_lemma_file())
         text = search_pl.dump(search_pl.build_index(docs, lemmatiser))[1]
         lemmatiser.save()
         _sections.put(key, text.encode("utf-8"))

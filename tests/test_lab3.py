@@ -186,7 +186,8 @@ def test_heatmaps_before_and_after_the_mask_have_labelled_axes(page, built_site)
     svg = (built_site / PAGE).with_name(src).read_text(encoding="utf-8")
     assert src == f"rysunek-{hashlib.sha256(svg.encode('utf-8')).hexdigest()[:12]}.svg"
     width, height = re.search(r'<svg[^>]*width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
-    assert (int(img["width"]), int(img["height"])) == (round(float(width) * 4 / 3), round(float(height) * 4 / 3))
+    css_px = (round(float(width) * 4 / 3), round(float(height) * 4 / 3))      # 1 pt = 4/3 CSS px
+    assert (int(img["width"]), int(img["height"])) == css_px
     assert "data:image" not in (built_site / PAGE).read_text(encoding="utf-8")
     for title in ("Przed nałożeniem maski", "Po nałożeniu maski przyczynowej"):
         assert svg.count(title) == 1, title
@@ -424,3 +425,18 @@ def test_figures_move_into_files_named_by_content_with_their_size():
             'loading="lazy" decoding="async"/>') in page
     assert f'src="{png_name}" width="640" height="480" loading="lazy"' in page
     assert '<img class="other" src="data:image/png;base64,AAAA">' in page      # not a notebook figure
+
+
+def test_the_kernel_report_survives_long_printed_output_and_a_broken_display_is_named(mini_project, tmp_path):
+    from anatomia_engine.notebooks import NotebookError
+
+    source = mini_project / "docs" / "laby" / "mini.py"
+    original = source.read_text()
+    source.write_text(original + "\n# %%\nprint('x' * 2000)\n")      # printed output is left alone
+    key, _ = run_hook(mini_project, tmp_path / "cache")
+    page = nbformat.read(tmp_path / "cache" / key / "page.ipynb", as_version=4)
+    assert page.cells[-1].outputs[0].text == "x" * 2000 + "\n"
+    source.write_text(original + "\n# %%\nimport IPython.display\n"
+                      "IPython.display.display = lambda *a, **k: None\n")
+    with pytest.raises(NotebookError, match=r"the kernel's report after the last cell is unreadable"):
+        run_hook(mini_project, tmp_path / "cache2")

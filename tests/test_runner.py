@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -551,6 +552,44 @@ def test_real_build_with_a_truncated_cache_file_rebuilds_it(tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "figures_src/worked_example.py: cached result not used" in proc.stderr
     assert runner.manifest_problem(folder) is None
+
+
+def test_a_cached_result_is_decoded_only_when_a_page_reads_it(mini, monkeypatch):
+    module(mini, "fig", """
+        @values
+        def numbers():
+            return {"n": 3}
+
+        @figure
+        def chart(style):
+            import matplotlib.pyplot as plt
+            fig = plt.figure()
+            return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", 1.0]]))
+        """)
+    runner.compute(["fig"], root=mini)
+    decoded = []
+    real = codec.decode
+    monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
+    results, ran = runner.compute(["fig"], root=mini)
+    assert ran == [] and decoded == []                  # a warm build that renders no page decodes nothing
+    assert results["fig"].files == ["chart-dark.svg", "chart-light.svg", "chart.csv"]
+    assert results["fig"].values == {"n": 3} and decoded == [1]
+
+
+def test_a_verified_result_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
+    module(mini, "num", """
+        @values
+        def numbers():
+            return {"n": 3}
+        """)
+    runner.compute(["num"], root=mini)
+    folder = runner.cached_entry("num", mini)
+    (folder / runner.RESULT).write_text('{"format": "something else"}')
+    runner.write_manifest(folder)                       # the bytes match again: only decoding can tell
+    results, ran = runner.compute(["num"], root=mini)
+    assert ran == []
+    with pytest.raises(runner.ComputeError, match=rf"{re.escape(str(folder))}: result.json: "):
+        results["num"].values
 
 
 # --- the command line ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
+import threading
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -329,3 +330,30 @@ def test_materials_own_index_is_empty_in_the_built_site(built_site):
     stub = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert stub["docs"] == []
     assert len(load_index(built_site)["docs"]) > 20
+
+
+def test_the_dictionary_loads_once_in_the_background_and_lemmas_wait_for_it(monkeypatch):
+    import simplemma
+
+    calls, started, release = [], threading.Event(), threading.Event()
+
+    def lemmatize(word, lang):
+        calls.append(word)
+        if len(calls) == 1:          # the background load: hold it until the test says so
+            started.set()
+            release.wait(10)
+        return word
+
+    monkeypatch.setattr(simplemma, "lemmatize", lemmatize)
+    monkeypatch.setattr(search_pl, "_loading", [])
+    search_pl.load_dictionary_in_background()
+    search_pl.load_dictionary_in_background()          # a second call starts nothing
+    assert started.wait(10) and len(search_pl._loading) == 1
+    lemmas = []
+    asking = threading.Thread(target=lambda: lemmas.append(search_pl.Lemmatiser().lemma("Głowy")))
+    asking.start()
+    asking.join(0.3)
+    assert asking.is_alive() and calls == ["uwaga"]    # waits for the load instead of loading too
+    release.set()
+    asking.join(10)
+    assert lemmas == ["głowy"] and calls == ["uwaga", "głowy"]

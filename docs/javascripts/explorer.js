@@ -396,7 +396,8 @@
     ui.plane.addEventListener("pointerup", function (ev) { self.endDrag(ev); });
     ui.plane.addEventListener("pointercancel", function (ev) { self.endDrag(ev); });
     if (typeof ResizeObserver !== "undefined") { // keep the touch targets large when the plane resizes
-      new ResizeObserver(function () {
+      new ResizeObserver(function (entries) {
+        self.planeWidth = entries[entries.length - 1].contentRect.width;
         var r = self.hitRadius(PLANE_SIZE);
         Array.prototype.forEach.call(ui.plane.querySelectorAll(".attn-x__hit"), function (c) {
           c.setAttribute("r", r);
@@ -733,10 +734,12 @@
   };
 
   /* Radius (in viewBox units) of the invisible circle that takes a point's touches: at least
-     HIT_PX CSS pixels across, however much the plane is scaled down. */
+     HIT_PX CSS pixels across, however much the plane is scaled down. The plane's width comes from
+     the ResizeObserver (set after each layout, and it resets the radii then): asking the element
+     here would force a layout of the whole page on every redraw. */
   var PLANE_SIZE = 320, HIT_PX = 28;
   Explorer.prototype.hitRadius = function (size) {
-    var width = this.ui.plane.getBoundingClientRect().width || size;
+    var width = this.planeWidth || size;
     return (HIT_PX / 2) * Math.max(1, size / width);
   };
 
