@@ -73,8 +73,8 @@ def _swap_in_material(page) -> list[str]:
 
 
 def _styles(browser, url: str, scheme: str, original: bool, search: str | None = None,
-            scroll_and_copy: bool = False) -> list[str]:
-    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme=scheme,
+            scroll_and_copy: bool = False, width: int = 375) -> list[str]:
+    context = browser.new_context(viewport={"width": width, "height": 812}, color_scheme=scheme,
                                   reduced_motion="reduce", permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     try:
@@ -105,11 +105,12 @@ def _first_difference(trimmed: list[str], full: list[str]) -> str:
     return ""
 
 
+@pytest.mark.parametrize("width", [375, 1280])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", PAGES)
-def test_trimming_changes_no_computed_style(browser, server, path, scheme):
-    trimmed = _styles(browser, server + path, scheme, original=False)
-    full = _styles(browser, server + path, scheme, original=True)
+def test_trimming_changes_no_computed_style(browser, server, path, scheme, width):
+    trimmed = _styles(browser, server + path, scheme, original=False, width=width)
+    full = _styles(browser, server + path, scheme, original=True, width=width)
     assert trimmed and not _first_difference(trimmed, full), _first_difference(trimmed, full)
 
 
