@@ -12,9 +12,8 @@ build's own node) together with everything that can put a class, id or attribute
   writes `"md-tooltip--" + state`): every such prefix found in the shipped scripts keeps every
   selector that contains it (`dynamic_prefixes`).
 Custom properties no stylesheet, page or script reads (`used_variables`), unused keyframes and
-font faces go too. The trimmed file gets a name of its
-own (`main.<sha256[:8]>.min.css`), every page is pointed at it and the old file and its source
-map (which no longer match) are removed, so a browser can never pair a page with a stylesheet
+font faces go too. The trimmed file gets a name of its own (`main.<sha256[:8]>.min.css`), every
+page is pointed at it and the old file and its source map (which no longer match) are removed, so a browser can never pair a page with a stylesheet
 cached from another build. The site's own stylesheets (docs/stylesheets) are left as written.
 
 What PurgeCSS returns is stored (.cache/purge_css/, keyed by the stylesheets, every content file
@@ -134,12 +133,13 @@ def purge_site(site: Path, cache: Path | None = None) -> dict[str, tuple[str, in
         raise PurgeError(f"{site}: none of {', '.join(THEME_CSS)} was built; is the theme still Material?")
     pages = sorted(site.rglob("*.html"))
     scripts = _scripts(site)
-    greedy = dynamic_prefixes([p.read_bytes() for p in scripts])
     own_css = [p for p in site.rglob("*.css") if p not in css]
-    variables = used_variables([p.read_bytes() for p in (*own_css, *pages, *scripts)])
+    data = {p: p.read_bytes() for p in (*css, *pages, *scripts, *own_css)}   # each file read once
+    greedy = dynamic_prefixes([data[p] for p in scripts])
+    variables = used_variables([data[p] for p in (*own_css, *pages, *scripts)])
     parts: list[str | bytes] = [Path(__file__).read_bytes(), json.dumps([greedy, variables])]
     for path in (*css, *pages, *scripts):
-        parts += [path.relative_to(site).as_posix(), path.read_bytes()]
+        parts += [path.relative_to(site).as_posix(), data[path]]
     kept = store.Store(cache or ROOT / ".cache" / "purge_css", ".json")
     name = store.key(*parts)
     stored = kept.get(name, "PurgeCSS result")
@@ -156,21 +156,22 @@ def purge_site(site: Path, cache: Path | None = None) -> dict[str, tuple[str, in
         stem = path.name.split(".", 1)[0]                       # "main" of main.57a0d79d.min.css
         new = f"{stem}.{hashlib.sha256(trimmed).hexdigest()[:8]}.min.css"
         (path.parent / new).write_bytes(trimmed)
-        renamed[path.name] = (new, path.stat().st_size, len(trimmed))
+        renamed[path.name] = (new, len(data[path]), len(trimmed))
+    removed = [old for old, (new, _, _) in renamed.items() if old != new]
+    stale = []
     for page in pages:
-        text = page.read_text(encoding="utf-8")
+        text = data[page].decode("utf-8")
         changed = text
         for old, (new, _, _) in renamed.items():
             changed = changed.replace(f"assets/stylesheets/{old}", f"assets/stylesheets/{new}")
         if changed != text:
             page.write_text(changed, encoding="utf-8")
+        if any(old in changed for old in removed):
+            stale.append(page.relative_to(site).as_posix())
     for path in css:
         if renamed[path.name][0] != path.name:
             path.unlink()
         path.with_name(path.name + ".map").unlink(missing_ok=True)
-    removed = [old for old, (new, _, _) in renamed.items() if old != new]
-    stale = [p.relative_to(site).as_posix() for p in pages
-             if any(old in p.read_text(encoding="utf-8") for old in removed)]
     if stale:
         raise PurgeError(f"pages still name a removed stylesheet: {', '.join(stale[:5])}")
     return renamed
