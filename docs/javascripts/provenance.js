@@ -153,6 +153,10 @@
       hide();
     }
   });
+  // Content put into the page later (a closed box loaded on opening: lazy-details.js).
+  document.addEventListener("anatomia:content", function (e) { init(e.target); });
+  window.anatomiaProvenance = { init: init };
+
   window.addEventListener("resize", function () {
     if (current) place(current);
   });
