@@ -46,6 +46,7 @@ THRESHOLD = 1024
 PREFIX = "ramka-"
 LINK_TEXT = "Pokaż treść tej ramki"
 BODY_CLASS = "lazy-details__body"     # the script moves this element's children into the box
+BODY_END = '</div>\n<p><a href="./">Wróć do całego artykułu</a></p>\n'
 
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}
@@ -159,8 +160,7 @@ def fragment_document(body: str, summary: str, page_title: str, stylesheets: lis
         f"<title>{title}</title>\n{links}\n</head>\n{body_open}\n"
         '<main class="md-main"><div class="md-main__inner md-grid"><div class="md-content">\n'
         f'<article class="md-content__inner md-typeset">\n<h1>{html.escape(summary)}</h1>\n'
-        f'<div class="{BODY_CLASS}">{body}</div>\n'
-        '<p><a href="./">Wróć do całego artykułu</a></p>\n'
+        f'<div class="{BODY_CLASS}">{body}{BODY_END}'
         "</article>\n</div></div></main>\n</body>\n</html>\n"
     )
 
@@ -261,3 +261,19 @@ def split_page(text: str, threshold: int = THRESHOLD) -> tuple[str, dict[str, by
         return text, {}, []
     out.append(text[last:])
     return "".join(out), files, moved
+
+
+_HOLDER = re.compile(r'\n<p class="lazy-details"(?: data-lazy-ids="[^"]*")?><a href="(' + PREFIX
+                     + r'[0-9a-f]{12}\.html)">[^<]*</a></p>\n')
+
+
+def body_of(document: str) -> str:
+    """The moved body inside a fragment document, its links to the page in-page links again."""
+    start = document.index(f'<div class="{BODY_CLASS}">') + len(f'<div class="{BODY_CLASS}">')
+    return document[start:document.rindex(BODY_END)].replace(' href="./#', ' href="#')
+
+
+def restore(page: str, read) -> str:
+    """The page with every moved body put back, as the script does: `read(name)` gives the text
+    of the fragment `name` beside the page."""
+    return _HOLDER.sub(lambda match: body_of(read(match.group(1))), page)

@@ -24,6 +24,7 @@ from test_induction_training import induction_by_occurrence, plain_patterns, sho
 from anatomia_engine import numfmt as nf
 from anatomia_engine.kit import KIND
 from anatomia_engine.plot import STYLES
+from helpers import whole_page
 from figures_src import induction_training as it
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,7 +49,7 @@ def front_matter() -> tuple[dict, str]:
 def article(built_site):
     path = built_site / "posty" / "glowy-indukcyjne" / "index.html"
     assert path.exists(), "the post must be built at /posty/glowy-indukcyjne/"
-    found = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one(
+    found = BeautifulSoup(whole_page(path), "html.parser").select_one(   # closed boxes put back
         "article.md-content__inner")
     assert found is not None
     return found
@@ -94,7 +95,7 @@ def test_links_to_the_main_post_section_resolve(article, built_site):
         path, _, anchor = href.partition("#")
         target = (built_site / "posty" / "glowy-indukcyjne" / path).resolve() / "index.html"
         assert target.exists(), href
-        assert f'id="{anchor}"' in target.read_text(encoding="utf-8"), href
+        assert f'id="{anchor}"' in whole_page(target), href
 
 
 def test_footnotes_cite_olsson_elhage_and_adam(article):

@@ -25,6 +25,7 @@ from anatomia_engine import numfmt as nf
 from figures_src import luong_bahdanau, masking, multi_head, scaling
 from anatomia_engine.kit import KIND, Plot, Table, Value
 from anatomia_engine.plot import STYLES
+from helpers import whole_page
 
 REPO = Path(__file__).resolve().parents[1]
 POST = REPO / "docs" / "posty" / "posts" / "llm-mechanizm-uwagi.md"
@@ -119,7 +120,7 @@ def formats_of(value) -> set[str]:
 def page(built_site) -> BeautifulSoup:
     path = built_site / "posty" / "llm-mechanizm-uwagi" / "index.html"
     assert path.exists(), "the post must be built at /posty/llm-mechanizm-uwagi/"
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return BeautifulSoup(whole_page(path), "html.parser")   # closed boxes put back
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +245,7 @@ def test_internal_links_resolve_and_series_links_are_gone(article, built_site):
             target = target / "index.html"
         assert target.exists(), f"broken link {href}"
         if anchor and target.suffix == ".html":
-            assert f'id="{anchor}"' in target.read_text(encoding="utf-8"), f"no anchor {href}"
+            assert f'id="{anchor}"' in whole_page(target), f"no anchor {href}"
     wanted = {"../../krok-po-kroku/", "../../laby/lab-3/", "../../llm/anatomia/#uwaga"}
     assert wanted <= internal, internal
     # The source links to posts this site does not have (the series' overview, the tokens

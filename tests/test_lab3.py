@@ -25,7 +25,7 @@ from numpy.testing import assert_allclose
 
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import lab3
-from helpers import REPO, copy_project, mkdocs_build
+from helpers import REPO, copy_project, mkdocs_build, whole_page
 
 PAGE = "laby/lab-3/index.html"
 SOURCE = REPO / "docs" / "laby" / "lab-3.py"
@@ -37,7 +37,7 @@ PRINT_TOL = 5e-4 + 1e-12   # np.set_printoptions(precision=3): half a unit in th
 
 @pytest.fixture(scope="module")
 def page(built_site) -> BeautifulSoup:
-    return BeautifulSoup((built_site / PAGE).read_text(encoding="utf-8"), "html.parser")
+    return BeautifulSoup(whole_page(built_site / PAGE), "html.parser")   # closed boxes put back
 
 
 def outputs(page: BeautifulSoup) -> list[str]:
@@ -188,7 +188,7 @@ def test_heatmaps_before_and_after_the_mask_have_labelled_axes(page, built_site)
     width, height = re.search(r'<svg[^>]*width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
     css_px = (round(float(width) * 4 / 3), round(float(height) * 4 / 3))      # 1 pt = 4/3 CSS px
     assert (int(img["width"]), int(img["height"])) == css_px
-    assert "data:image" not in (built_site / PAGE).read_text(encoding="utf-8")
+    assert "data:image" not in whole_page(built_site / PAGE)
     for title in ("Przed nałożeniem maski", "Po nałożeniu maski przyczynowej"):
         assert svg.count(title) == 1, title
     for axis in ("i — pozycja, dla której liczymy wyjście", "j — pozycja, z której pobieramy informację"):

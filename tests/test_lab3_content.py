@@ -18,7 +18,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from attn_core import future_mask, multi_head_attention
 from figures_src import inputs
-from helpers import REPO
+from helpers import REPO, whole_page
 
 SOURCE = REPO / "docs" / "laby" / "lab-3.py"
 PRINT_TOL = 5e-4 + 1e-12          # np.set_printoptions(precision=3)
@@ -32,7 +32,7 @@ def notebook():
 
 @pytest.fixture(scope="module")
 def page(built_site) -> BeautifulSoup:
-    return BeautifulSoup((built_site / "laby" / "lab-3" / "index.html").read_text(encoding="utf-8"),
+    return BeautifulSoup(whole_page(built_site / "laby" / "lab-3" / "index.html"),   # boxes put back
                          "html.parser")
 
 

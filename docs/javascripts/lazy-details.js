@@ -26,7 +26,7 @@
     if (!body) throw new Error(src(holder) + ": no .lazy-details__body");
     var nodes = document.createDocumentFragment();
     while (body.firstChild) nodes.appendChild(document.adoptNode(body.firstChild));
-    nodes.querySelectorAll('a[href^="./#"]').forEach(function (a) {
+    nodes.querySelectorAll('[href^="./#"]').forEach(function (a) {
       a.setAttribute("href", a.getAttribute("href").slice(2));   // an in-page link again
     });
     box.replaceChild(nodes, holder);
