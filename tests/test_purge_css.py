@@ -73,13 +73,16 @@ def _swap_in_material(page) -> list[str]:
 
 
 def _styles(browser, url: str, scheme: str, original: bool, search: str | None = None,
-            scroll_and_copy: bool = False, width: int = 375) -> list[str]:
+            scroll_and_copy: bool = False, width: int = 375, open_boxes: bool = False) -> list[str]:
     context = browser.new_context(viewport={"width": width, "height": 812}, color_scheme=scheme,
                                   reduced_motion="reduce", permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     try:
         swapped = _swap_in_material(page) if original else []
         page.goto(url, wait_until="networkidle")
+        if open_boxes:    # closed boxes whose body loads from its own file when opened (lazy_details)
+            page.evaluate("document.querySelectorAll('details:has(> p.lazy-details)').forEach(d => { d.open = true; })")
+            page.wait_for_function("() => !document.querySelector('details > p.lazy-details')")
         assert sorted(swapped) == (sorted(p.name for p in MATERIAL_CSS.glob("*.min.css")) if original else [])
         if search is not None:
             page.keyboard.press("s")          # Material's shortcut opens the search dialog
@@ -112,6 +115,15 @@ def test_trimming_changes_no_computed_style(browser, server, path, scheme, width
     trimmed = _styles(browser, server + path, scheme, original=False, width=width)
     full = _styles(browser, server + path, scheme, original=True, width=width)
     assert trimmed and not _first_difference(trimmed, full), _first_difference(trimmed, full)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", ["/posty/llm-mechanizm-uwagi/", "/laby/lab-3/"])
+def test_trimming_changes_nothing_in_boxes_loaded_on_opening(browser, server, path, scheme):
+    trimmed = _styles(browser, server + path, scheme, original=False, open_boxes=True)
+    full = _styles(browser, server + path, scheme, original=True, open_boxes=True)
+    assert any("md-typeset__scrollwrap" in row for row in trimmed)       # a figure's data table
+    assert not _first_difference(trimmed, full), _first_difference(trimmed, full)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -171,6 +183,20 @@ def test_unused_rules_go_used_ones_stay_and_pages_follow_the_new_name(tmp_path):
     assert f"assets/stylesheets/{new_main}" in html and "00000000" not in html
     assert sorted(p.name for p in (site / "assets" / "stylesheets").iterdir()) == sorted(
         new for new, _, _ in renamed.values())
+
+
+def test_a_rule_used_only_in_a_closed_boxs_file_stays_and_the_file_follows_the_new_name(tmp_path):
+    site = _small_site(tmp_path)
+    main = site / "assets" / "stylesheets" / "main.00000000.min.css"
+    main.write_text(main.read_text(encoding="utf-8") + ".md-only-in-a-box{color:red}", encoding="utf-8")
+    box = site / "posty" / "x" / "ramka-0123456789ab.html"        # as hooks/lazy_details.py writes it
+    box.parent.mkdir(parents=True)
+    box.write_text('<link rel="stylesheet" href="../../assets/stylesheets/main.00000000.min.css">'
+                   '<article class="md-typeset"><p class="md-only-in-a-box">x</p></article>', encoding="utf-8")
+    renamed = purge_css.purge_site(site, cache=tmp_path / "cache")
+    new_main = renamed["main.00000000.min.css"][0]
+    assert ".md-only-in-a-box" in (site / "assets" / "stylesheets" / new_main).read_text(encoding="utf-8")
+    assert f"assets/stylesheets/{new_main}" in box.read_text(encoding="utf-8")
 
 
 def test_the_result_is_stored_and_a_damaged_entry_is_worked_out_again(tmp_path, monkeypatch):

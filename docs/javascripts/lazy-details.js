@@ -4,7 +4,7 @@
 // a file beside the page and left in its place a link to that file:
 //   <p class="lazy-details" data-lazy-ids="fnref:3"><a href="ramka-….html">Pokaż treść tej ramki</a></p>
 // When the reader opens the box, this script fetches the file and moves the children of its
-// `.lazy-details__body` into the box in place of the link (once), then tells provenance.js
+// .lazy-details__body into the box in place of the link (once), then tells provenance.js
 // ("anatomia:content"), which gives the numbers inside their popovers. (What Material's script
 // does at load to code blocks and tables, the build did in the file already.) A link or an
 // address naming an id inside a body not yet loaded (data-lazy-ids) opens and loads that box.
