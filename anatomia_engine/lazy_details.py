@@ -37,6 +37,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 # 1 KiB: the placeholder costs ~100 bytes in the page, so a moved body saves at least 90 % of
 # itself; the price, one request of the body plus ~1 KiB of document head, is paid only by a reader
@@ -48,8 +49,6 @@ LINK_TEXT = "Pokaż treść tej ramki"
 BODY_CLASS = "lazy-details__body"     # the script moves this element's children into the box
 BODY_END = '</div>\n<p><a href="./">Wróć do całego artykułu</a></p>\n'
 
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-         "track", "wbr"}
 _HEADING = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _SAME_PAGE = re.compile(r'(\shref=")#')
 
@@ -103,7 +102,7 @@ class _Scanner(HTMLParser):
             self.in_title = True
         href = values.get("href") or ""
         if tag == "a" and href.startswith("#") and len(href) > 1:
-            self.links.add(href[1:])
+            self.links.add(unquote(href[1:]))
         box = self.boxes[-1] if self.depth and self.boxes else None
         if box is not None and box.summary_end >= 0 and values.get("id"):
             box.ids.append(values["id"])

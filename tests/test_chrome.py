@@ -26,7 +26,10 @@ def site_url() -> str:
 
 
 def pages(site: Path) -> list[Path]:
-    return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts)
+    """Every page of the site; not the bodies of closed boxes beside a page (`ramka-*.html`,
+    anatomia_engine/lazy_details.py), which are parts of that page without its chrome."""
+    return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts
+                  and not p.name.startswith("ramka-"))
 
 
 def soup(path: Path) -> BeautifulSoup:

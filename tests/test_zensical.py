@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import copy_project, mkdocs_build
+from helpers import copy_project, mkdocs_build, whole_page
 
 ZENSICAL = Path(sys.executable).parent / "zensical"
 pytestmark = pytest.mark.skipif(not ZENSICAL.exists(), reason="zensical is installed by the test extra")
@@ -62,7 +62,7 @@ def test_zensical_pages_show_the_numbers_and_text_of_the_mkdocs_build(project, t
     compared = set()
     for rel in pages:
         z = project / "site" / rel
-        m = (tmp_path / "mkdocs" / rel).read_text()
+        m = whole_page(tmp_path / "mkdocs" / rel)    # Zensical moves no closed box out of a page
         if rel.parts[0] == "laby" or not z.exists() or 'class="num"' not in m:
             continue
         z = z.read_text()
