@@ -12,7 +12,7 @@ stylesheets (same folder, same relative links) render on its own.
 
 The placeholder:
 
-    <p class="lazy-details" data-lazy-ids="fnref:3 x"><a href="ramka-….html">Pokaż treść tej ramki</a></p>
+    <p class="lazy-details" data-lazy-ids="fnref:3 x"><a href="ramka-….html">Pokaż treść …</a></p>
 
 - The link is the fallback without JavaScript and, for the script, the file's address (one
   address a box: the lab carries 14 boxes and is within a few KiB of its budget).

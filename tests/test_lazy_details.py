@@ -29,7 +29,8 @@ LOADED = "() => !document.querySelector('details[open] > p.lazy-details')"
 
 
 def _page(body: str, head_extra: str = "") -> str:
-    return ("<!doctype html>\n<html lang=\"pl\"><head><meta charset=\"utf-8\"><title>Strona &amp; tytuł</title>\n"
+    return ('<!doctype html>\n<html lang="pl"><head><meta charset="utf-8">'
+            "<title>Strona &amp; tytuł</title>\n"
             '<link rel="stylesheet" href="../../assets/stylesheets/main.abcdef12.min.css">\n'
             '<link rel="stylesheet" href="../../stylesheets/extra.css">\n' + head_extra +
             '</head>\n<body dir="ltr" data-md-color-scheme="default">\n'
@@ -51,7 +52,8 @@ def _filler(n: int) -> str:
 def test_a_large_closed_box_moves_and_the_page_around_it_stays_byte_for_byte():
     body = "\n" + _filler(3000) + "\n"
     before, after = "<p>Przed ramką.</p>\n", "\n<p>Po ramce.</p>"
-    page = _page(before + f'<details class="note">\n<summary>Dla dociekliwych: wzór</summary>{body}</details>' + after)
+    box = f'<details class="note">\n<summary>Dla dociekliwych: wzór</summary>{body}</details>'
+    page = _page(before + box + after)
     text, files, moved = ld.split_page(page)
     assert [m.summary for m in moved] == ["Dla dociekliwych: wzór"]
     (name, document), = files.items()
@@ -125,7 +127,8 @@ def test_the_fragment_is_a_complete_polish_document_with_the_pages_stylesheets()
 def test_tables_and_code_get_what_materials_script_gives_them_at_load():
     config = ('<script id="__config" type="application/json">{"features": ["content.code.copy"], '
               '"translations": {"clipboard.copy": "Kopiuj do schowka"}}</script>\n')
-    body = ('<table data-align="right"><tr><td>1</td></tr></table>\n<table class="own"><tr><td>2</td></tr></table>\n'
+    body = ('<table data-align="right"><tr><td>1</td></tr></table>\n'
+            '<table class="own"><tr><td>2</td></tr></table>\n'
             '<div class="highlight"><pre><span></span><code>a = 1</code></pre></div>\n'
             '<div class="highlight"><pre><code>b = 2</code></pre></div>\n' + _filler(2000))
     for head, button in ((config, True), ("", False)):
@@ -254,7 +257,8 @@ def test_search_finds_words_that_are_only_in_a_moved_body(built_site):
         only_moved |= {w for w in re.findall(r"\w{9,}", re.sub(r"<[^>]+>", " ", prose))
                        if not w.isdigit()} - words
     assert len(only_moved) > 10
-    post_text = " ".join(d["text"] for d in index["docs"] if d["location"].startswith("posty/llm-mechanizm-uwagi/"))
+    post_text = " ".join(d["text"] for d in index["docs"]
+                         if d["location"].startswith("posty/llm-mechanizm-uwagi/"))
     found = [w for w in only_moved if w in post_text]
     assert len(found) > 0.9 * len(only_moved), sorted(only_moved - set(found))[:10]
     assert not any(d["location"].count("ramka-") for d in index["docs"])
@@ -402,7 +406,8 @@ def test_opened_boxes_pass_axe_and_fit_a_phone(context, server, path, scheme):
 
     page = context(color_scheme=scheme)
     page.goto(server + path, wait_until="networkidle")
-    page.evaluate("document.querySelectorAll('details:has(> p.lazy-details)').forEach(d => { d.open = true; })")
+    page.evaluate("document.querySelectorAll('details:has(> p.lazy-details)')"
+                  ".forEach(d => { d.open = true; })")
     page.wait_for_function(LOADED)
     assert page.locator(HOLDER).count() == 0
     page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 50), {timeout: 3000}))")

@@ -81,7 +81,8 @@ def _styles(browser, url: str, scheme: str, original: bool, search: str | None =
         swapped = _swap_in_material(page) if original else []
         page.goto(url, wait_until="networkidle")
         if open_boxes:    # closed boxes whose body loads from its own file when opened (lazy_details)
-            page.evaluate("document.querySelectorAll('details:has(> p.lazy-details)').forEach(d => { d.open = true; })")
+            page.evaluate("document.querySelectorAll('details:has(> p.lazy-details)')"
+                          ".forEach(d => { d.open = true; })")
             page.wait_for_function("() => !document.querySelector('details > p.lazy-details')")
         assert sorted(swapped) == (sorted(p.name for p in MATERIAL_CSS.glob("*.min.css")) if original else [])
         if search is not None:
@@ -192,7 +193,8 @@ def test_a_rule_used_only_in_a_closed_boxs_file_stays_and_the_file_follows_the_n
     box = site / "posty" / "x" / "ramka-0123456789ab.html"        # as hooks/lazy_details.py writes it
     box.parent.mkdir(parents=True)
     box.write_text('<link rel="stylesheet" href="../../assets/stylesheets/main.00000000.min.css">'
-                   '<article class="md-typeset"><p class="md-only-in-a-box">x</p></article>', encoding="utf-8")
+                   '<article class="md-typeset"><p class="md-only-in-a-box">x</p></article>',
+                   encoding="utf-8")
     renamed = purge_css.purge_site(site, cache=tmp_path / "cache")
     new_main = renamed["main.00000000.min.css"][0]
     assert ".md-only-in-a-box" in (site / "assets" / "stylesheets" / new_main).read_text(encoding="utf-8")
