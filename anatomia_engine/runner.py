@@ -42,6 +42,7 @@ import hashlib
 import json
 import logging
 import os
+import resource
 import select
 import shutil
 import signal
@@ -477,6 +478,8 @@ class _Worker:
             raise ComputeError(f"the worker running figures_src modules did not start "
                                f"(exit status {self.proc.returncode}):\n{_tail(self.log_path)}")
         self.preloaded: dict = hello["preloaded"]
+        # CPU and wall seconds the worker spent importing NumPy, matplotlib and the kit
+        self.startup = {"cpu": hello.get("cpu"), "seconds": hello.get("seconds")}
 
     def _line(self, patience: float, doing: str) -> dict | None:
         """The next JSON line from the worker; None at its end; ComputeError after `patience` s."""
@@ -575,6 +578,12 @@ def _size(path: Path) -> int:
         return 0
 
 
+# The last run_modules call, as measured (for `make bench-docs`): the worker's start-up
+# ({"cpu", "seconds"}: importing NumPy, matplotlib and the kit) and each module's child
+# process in the order they started ({"cpu": user + system seconds, "seconds": wall-clock}).
+last_run: dict = {}
+
+
 def run_modules(names: list[str], root: Path, cache: Path, jobs: int,
                 keep_worker: bool = False) -> dict[str, ModuleResult]:
     """Run `names` in the warm worker; publish each successful result in the cache.
@@ -612,6 +621,9 @@ def run_modules(names: list[str], root: Path, cache: Path, jobs: int,
         for work in works.values():
             shutil.rmtree(work, ignore_errors=True)
         raise
+    last_run.clear()
+    last_run.update(worker=worker.startup, modules={
+        n: {"seconds": replies[n].get("seconds"), "cpu": replies[n].get("cpu")} for n in order})
     for n in names:
         work, reply = works[n], replies[n]
         try:
@@ -655,6 +667,7 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     names = list(module_names(root) if names is None else names)
     results: dict[str, ModuleResult] = {}
     stale = []
+    last_run.clear()
     hashes: dict[Path, str | None] = {}
     for n in names:
         for folder in sorted((cache / n).glob("[!.]*")):
@@ -905,7 +918,9 @@ def serve(jobs: int) -> int:
     _PRELOADED = record_dependencies(_loaded_files(), Path.cwd(), started_ns)
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
-    out.write(json.dumps({"preloaded": _PRELOADED}).encode() + b"\n")
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out.write(json.dumps({"preloaded": _PRELOADED, "cpu": round(usage.ru_utime + usage.ru_stime, 3),
+                          "seconds": round((time.time_ns() - started_ns) / 1e9, 3)}).encode() + b"\n")
     queue: deque[dict] = deque()
     running: dict[int, dict] = {}
     buffer, eof = b"", False
@@ -931,7 +946,7 @@ def serve(jobs: int) -> int:
         else:
             time.sleep(0.01)
         while running:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
             if pid == 0:
                 break
             request = running.pop(pid, None)
@@ -939,7 +954,8 @@ def serve(jobs: int) -> int:
                 continue
             code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
             reply = {"id": request["id"], "status": code, "timed_out": request.get("timed_out", False),
-                     "seconds": round(time.monotonic() - request["started"], 3)}
+                     "seconds": round(time.monotonic() - request["started"], 3),
+                     "cpu": round(usage.ru_utime + usage.ru_stime, 3)}
             out.write(json.dumps(reply).encode() + b"\n")
         now = time.monotonic()
         for pid, request in running.items():

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
+from anatomia_engine import cpu
+
 WORD_RE = re.compile(r"[^\W_]+")
 
 # Terms the site writes in two ways: the folded lemma on the left is searched as the one on the right.
@@ -82,9 +84,10 @@ def load_dictionary_in_background() -> None:
     first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads twice."""
     if not _loading:
         def load() -> None:
-            import simplemma
+            with cpu.thread_part("search: simplemma's Polish dictionary (background thread)"):
+                import simplemma
 
-            simplemma.lemmatize("uwaga", lang="pl")
+                simplemma.lemmatize("uwaga", lang="pl")
 
         _loading.append(threading.Thread(target=load, name="simplemma-pl", daemon=True))
         _loading[0].start()
