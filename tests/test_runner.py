@@ -626,3 +626,24 @@ def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(t
     finally:
         runner.stop_worker()
     assert runner._kept == [] and kept.poll() is not None
+
+
+def test_modules_start_longest_first_by_their_last_cpu_time_and_new_ones_before_them(mini):
+    """The order modules start in: never run here -> first, largest source first; then by the
+    CPU seconds their last run took (durations.json), measured by the worker."""
+    module(mini, "tiny", "X = 1\n")
+    module(mini, "busy", "@values\ndef v():\n    return {'s': float(sum(i * i for i in range(3_000_000)))}\n")
+    module(mini, "idle", "@values\ndef v():\n    return {'i': 1}\n")
+    cache = mini / ".cache" / "computed"
+    big_new = module(mini, "zz_new", "# padding\n" * 400)
+    assert runner.schedule(["tiny", "busy", "idle"], mini, cache) == sorted(
+        ["tiny", "busy", "idle"], key=lambda n: -(mini / "figures_src" / f"{n}.py").stat().st_size)
+    runner.compute(["tiny", "busy", "idle"], root=mini, cache=cache)
+    recorded = json.loads((cache / runner.DURATIONS).read_text())
+    assert set(recorded) == {"tiny", "busy", "idle"}
+    assert recorded["busy"] > recorded["idle"] and recorded["busy"] > recorded["tiny"]
+    by_cpu = sorted(["tiny", "busy", "idle"], key=lambda n: -recorded[n])
+    assert runner.schedule(["idle", "tiny", "zz_new", "busy"], mini, cache) == ["zz_new", *by_cpu]
+    assert big_new.exists()
+    (cache / runner.DURATIONS).write_text("not json")              # a damaged hint: sizes again
+    assert runner.schedule(["idle", "busy"], mini, cache)[0] == "busy"
