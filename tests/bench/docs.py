@@ -60,7 +60,8 @@ TRAINING_MODULE = "figures_src.induction_training"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_MKDOCS_2_WARNING": "1"}
 
 
-def build(project: Path, site: Path, config: str = "mkdocs.yml", env: dict | None = None) -> tuple[float, str]:
+def build(project: Path, site: Path, config: str = "mkdocs.yml",
+          env: dict | None = None) -> tuple[float, str]:
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config,
                            "--site-dir", str(site)], cwd=project, env=env or ENV, capture_output=True,
@@ -88,6 +89,19 @@ def measured_build(project: Path, site: Path, report: Path) -> tuple[float, str,
     return elapsed, log, record
 
 
+def cpu_parts(record: dict) -> dict[str, dict]:
+    """{part: {"cpu", "seconds"}} of a build's CPU report, completed (see cpu_breakdown)."""
+    parts = {name: dict(v) for name, v in record["parts"].items()}
+    if record.get("node") is not None:
+        parts["KaTeX: node process"] = {"cpu": record["node"], "seconds": 0.0}
+    outside = ("figures_src", "notebook: kernel", "KaTeX: node", "purge_css: node")
+    inside = sum(v["cpu"] for n, v in record["parts"].items() if not n.startswith(outside))
+    parts["MkDocs and the rest of the build process"] = {"cpu": record["self"] - inside, "seconds": 0.0}
+    parts["not attributed"] = {"cpu": record["total"] - sum(v["cpu"] for v in parts.values()),
+                               "seconds": 0.0}
+    return parts
+
+
 def cpu_breakdown(record: dict) -> list[str]:
     """The cold build's CPU seconds per part and its critical path, as measured in this run
     (hooks/cpu_report.py). Parts measured outside the build process: each figures_src module's
@@ -97,14 +111,8 @@ def cpu_breakdown(record: dict) -> list[str]:
     a waited child). "MkDocs and the rest" is the build process's CPU minus its measured
     parts; "not attributed" is the total minus everything above (process start-ups outside
     the measured spans, the worker's own loop)."""
-    parts = {name: dict(v) for name, v in record["parts"].items()}
-    if record.get("node") is not None:
-        parts["KaTeX: node process"] = {"cpu": record["node"], "seconds": 0.0}
-    outside = ("figures_src", "notebook: kernel", "KaTeX: node", "purge_css: node")
-    inside = sum(v["cpu"] for n, v in record["parts"].items() if not n.startswith(outside))
-    parts["MkDocs and the rest of the build process"] = {"cpu": record["self"] - inside, "seconds": 0.0}
+    parts = cpu_parts(record)
     total = record["total"]
-    parts["not attributed"] = {"cpu": total - sum(v["cpu"] for v in parts.values()), "seconds": 0.0}
     width = max(map(len, parts)) + 2
     lines = [f"cold build CPU, this run: {total:.2f} s (user + system) in {record['wall']:.2f} s wall "
              f"on {os.cpu_count()} cores (CPU / wall = {total / record['wall']:.2f})",
@@ -116,7 +124,8 @@ def cpu_breakdown(record: dict) -> list[str]:
         modules += v["cpu"] if name.startswith("figures_src/") else 0.0
     lines.append(f"  {'(all figures_src modules)':<{width}}{modules:>8.2f}{modules / total:>8.0%}")
     m = {k: v - record["launched"] for k, v in record["marks"].items()}
-    notebook = [k.removesuffix(" started") for k in m if k.endswith(" started") and k != "figures_src started"]
+    notebook = [k.removesuffix(" started") for k in m
+                if k.endswith(" started") and k != "figures_src started"]
     longest = max(((n, v) for n, v in record["parts"].items() if n.startswith("figures_src/")),
                   key=lambda kv: kv[1]["seconds"], default=None)
     lines.append("critical path (wall-clock seconds from the build's start, this run):")
