@@ -642,8 +642,10 @@ def test_modules_start_longest_first_by_their_last_cpu_time_and_new_ones_before_
     recorded = json.loads((cache / runner.DURATIONS).read_text())
     assert set(recorded) == {"tiny", "busy", "idle"}
     assert recorded["busy"] > recorded["idle"] and recorded["busy"] > recorded["tiny"]
-    by_cpu = sorted(["tiny", "busy", "idle"], key=lambda n: -recorded[n])
-    assert runner.schedule(["idle", "tiny", "zz_new", "busy"], mini, cache) == ["zz_new", *by_cpu]
+    order = runner.schedule(["idle", "tiny", "zz_new", "busy"], mini, cache)
+    assert order[:2] == ["zz_new", "busy"] and sorted(order[2:]) == ["idle", "tiny"]
     assert big_new.exists()
+    (cache / runner.DURATIONS).write_text(json.dumps({"tiny": 3.0, "busy": 1.0, "idle": 2.0}))
+    assert runner.schedule(["busy", "idle", "tiny"], mini, cache) == ["tiny", "idle", "busy"]
     (cache / runner.DURATIONS).write_text("not json")              # a damaged hint: sizes again
     assert runner.schedule(["idle", "busy"], mini, cache)[0] == "busy"
