@@ -614,8 +614,9 @@ def schedule(names: list[str], root: Path, cache: Path) -> list[str]:
 
 
 # The last run_modules call, as measured (for `make bench-docs`): the worker's start-up
-# ({"cpu", "seconds"}: importing NumPy, matplotlib and the kit) and each module's child
-# process in the order they started ({"cpu": user + system seconds, "seconds": wall-clock}).
+# ({"cpu", "seconds"}: importing NumPy, matplotlib and the kit; {} when a kept worker was
+# reused) and each module's child process in the order they started ({"cpu": user + system
+# seconds, "seconds": wall-clock}).
 last_run: dict = {}
 
 
@@ -657,6 +658,7 @@ def run_modules(names: list[str], root: Path, cache: Path, jobs: int,
     last_run.clear()
     last_run.update(worker=worker.startup, modules={
         n: {"seconds": replies[n].get("seconds"), "cpu": replies[n].get("cpu")} for n in order})
+    worker.startup = {}      # a kept worker (mkdocs serve) started once: count its start-up once
     for n in names:
         work, reply = works[n], replies[n]
         try:

@@ -649,3 +649,25 @@ def test_modules_start_longest_first_by_their_last_cpu_time_and_new_ones_before_
     assert runner.schedule(["busy", "idle", "tiny"], mini, cache) == ["tiny", "idle", "busy"]
     (cache / runner.DURATIONS).write_text("not json")              # a damaged hint: sizes again
     assert runner.schedule(["idle", "busy"], mini, cache)[0] == "busy"
+
+
+def test_each_run_reports_the_cpu_of_every_module_and_a_kept_workers_start_up_once(mini):
+    """runner.last_run (read by `make bench-docs`): every module that ran with its CPU and wall
+    seconds; the worker's start-up in the run that started it, not again when serve reuses it."""
+    path = module(mini, "a", "@values\ndef v():\n    return {'a': 1}\n")
+    cache = mini / ".cache" / "computed"
+    try:
+        runner.compute(["a"], root=mini, cache=cache, keep_worker=True)
+        first = json.loads(json.dumps(runner.last_run))
+        path.write_text(path.read_text() + "# edited\n")
+        _, ran = runner.compute(["a"], root=mini, cache=cache, keep_worker=True)
+        second = json.loads(json.dumps(runner.last_run))
+        runner.compute(["a"], root=mini, cache=cache, keep_worker=True)      # nothing to run
+        third = runner.last_run
+    finally:
+        runner.stop_worker()
+    assert ran == ["a"]
+    assert first["worker"]["cpu"] > 0 and first["worker"]["seconds"] > 0
+    assert set(first["modules"]) == {"a"} and first["modules"]["a"]["cpu"] > 0
+    assert second["worker"] == {} and second["modules"]["a"]["seconds"] > 0
+    assert third == {}
