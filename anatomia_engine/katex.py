@@ -42,7 +42,7 @@ from pathlib import Path
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
 
-from anatomia_engine import store
+from anatomia_engine import cpu, store
 
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
@@ -339,6 +339,11 @@ def _locate(where: str | None, tex: str, source: str | None) -> str:
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
     """Replace every arithmatex span/div of `html` by KaTeX's HTML; raise KatexError naming `where`."""
+    with cpu.thread_part("KaTeX: Python side (finding formulas, trimming MathML)"):
+        return _render_html(html, where, source)
+
+
+def _render_html(html: str, where: str | None, source: str | None) -> str:
     matches = list(MATH_RE.finditer(html))
     if not matches:
         return html

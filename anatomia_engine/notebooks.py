@@ -53,7 +53,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from anatomia_engine import runner
+from anatomia_engine import cpu, runner
 
 log = logging.getLogger("anatomia_engine.notebooks")
 
@@ -142,10 +142,13 @@ def _literal(value):
         return f"np.array({value.tolist()!r})"
     return repr(value)
 import sys as _sys
+import resource as _resource
 _display({"application/json": {
     "inputs": {_name: _literal(globals()[_name]) for _name in %r},
     "loaded": [_f for _m in list(_sys.modules.values())
                if isinstance(_f := getattr(_m, "__file__", None), str)],
+    "cpu": sum(_u.ru_utime + _u.ru_stime for _u in (_resource.getrusage(_resource.RUSAGE_SELF),
+                                                   _resource.getrusage(_resource.RUSAGE_CHILDREN))),
 }}, raw=True)
 """
 
@@ -213,10 +216,13 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> tuple[dict[str, 
                if o.output_type == "display_data" and "application/json" in o.get("data", {})]
     try:
         (report,) = reports
-        return dict(report["inputs"]), list(report["loaded"])
+        inputs, loaded = dict(report["inputs"]), list(report["loaded"])
     except (ValueError, KeyError, TypeError):
         raise NotebookError(f"{where}: the kernel's report after the last cell is unreadable "
                             f"(did a cell redefine display?): {probe.outputs!r:.300}") from None
+    if isinstance(report.get("cpu"), (int, float)):
+        cpu.add("notebook: kernel (start-up and cells)", report["cpu"])
+    return inputs, loaded
 
 
 # --- the two copies we publish -------------------------------------------------------------------

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
+from anatomia_engine import cpu
+
 WORD_RE = re.compile(r"[^\W_]+")
 
 # Terms the site writes in two ways: the folded lemma on the left is searched as the one on the right.
@@ -71,20 +73,31 @@ def _simplemma_version() -> str:
     return version("simplemma")
 
 
+def lemmatize(word: str) -> str:
+    """simplemma's Polish lemma of `word`, from its memory-frugal dictionary (`low_memory`).
+
+    Both of simplemma's dictionary back-ends read the same shipped data and give the same
+    lemmas; the frugal one indexes the front-coded stream instead of decoding every entry
+    into a dict, which halves the one-off load (~1.6 s of CPU instead of ~3.3 s) at the
+    price of slower look-ups (~20 µs each; a site has a few thousand words)."""
+    import simplemma
+
+    return simplemma.lemmatize(word, lang="pl", low_memory=True)
+
+
 _loading: list[threading.Thread] = []
 
 
 def load_dictionary_in_background() -> None:
-    """Start loading simplemma's Polish dictionary (~3 s of CPU, once per process) in a thread.
+    """Start loading simplemma's Polish dictionary (~1.6 s of CPU, once per process) in a thread.
 
     A build that has no lemmas stored yet calls this when it starts: the dictionary then loads
     while the figures modules run in their own processes, instead of after the last page. The
     first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads twice."""
     if not _loading:
         def load() -> None:
-            import simplemma
-
-            simplemma.lemmatize("uwaga", lang="pl")
+            with cpu.thread_part("search: simplemma's Polish dictionary (background thread)"):
+                lemmatize("uwaga")
 
         _loading.append(threading.Thread(target=load, name="simplemma-pl", daemon=True))
         _loading[0].start()
@@ -106,11 +119,9 @@ class Lemmatiser:
             if lower.isdigit():
                 self.lemmas[lower] = lower
             else:
-                import simplemma
-
                 for thread in _loading:
                     thread.join()
-                self.lemmas[lower] = simplemma.lemmatize(lower, lang="pl").lower()
+                self.lemmas[lower] = lemmatize(lower).lower()
             self.changed = True
         return self.lemmas[lower]
 

@@ -357,8 +357,9 @@ class Adam:
             g = np.asarray(grads[name], dtype=float)
             if g.shape != p.shape:
                 raise ValueError(f"grads['{name}'] has shape {g.shape}; params has {p.shape}")
-            m = self.m.setdefault(name, np.zeros_like(p))
-            v = self.v.setdefault(name, np.zeros_like(p))
+            if name not in self.m:         # (not setdefault: it would build the zeros every step)
+                self.m[name], self.v[name] = np.zeros_like(p), np.zeros_like(p)
+            m, v = self.m[name], self.v[name]
             m *= self.beta1
             m += (1.0 - self.beta1) * g
             v *= self.beta2

@@ -126,12 +126,19 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def _on_files(files: Files, config: MkDocsConfig) -> Files:
     markdown, runner = _engine()
+    cpu = importlib.import_module(ENGINE + ".cpu")
     started = time.perf_counter()
+    cpu.mark("figures_src started")
     try:
         results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent,
                                       keep_worker=_serving[0])
     except runner.ComputeError as exc:
         raise PluginError(str(exc)) from None
+    cpu.mark("figures_src done")
+    if runner.last_run.get("worker"):
+        cpu.add("figures_src: worker start-up (NumPy, matplotlib, kit)", **runner.last_run["worker"])
+    for name, used in runner.last_run.get("modules", {}).items():
+        cpu.add(f"figures_src/{name}.py", **used)
     _results.clear()
     _results.update(results)
     _result_digests.clear()

@@ -34,7 +34,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from anatomia_engine import notebooks, store
+from anatomia_engine import cpu, notebooks, store
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
@@ -67,11 +67,14 @@ class _Build(threading.Thread):
         self.reported = False
 
     def run(self) -> None:
+        cpu.mark(f"{self.where} started")
         try:
-            self.built = notebooks.build(*self.args[:4], download_href=self.args[4],
-                                         download_name=self.args[5])
+            with cpu.thread_part("notebook: client thread (nbclient, both copies written)"):
+                self.built = notebooks.build(*self.args[:4], download_href=self.args[4],
+                                             download_name=self.args[5])
         except Exception as exc:  # noqa: BLE001 - reported when the page is read
             self.error = exc
+        cpu.mark(f"{self.where} done")
 
     def result(self) -> notebooks.Built:
         self.join()

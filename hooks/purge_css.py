@@ -14,7 +14,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from anatomia_engine import purge_css
+from anatomia_engine import cpu, purge_css
 
 log = logging.getLogger("mkdocs.hooks.purge_css")
 _serving = [False]
@@ -29,7 +29,8 @@ def on_post_build(config: MkDocsConfig) -> None:
     if _serving[0]:
         return
     try:
-        renamed = purge_css.purge_site(Path(config.site_dir))
+        with cpu.thread_part("purge_css: Python side", children="purge_css: node (PurgeCSS)"):
+            renamed = purge_css.purge_site(Path(config.site_dir))
     except purge_css.PurgeError as exc:
         raise PluginError(f"hooks/purge_css.py: {exc}") from None
     for old, (new, before, after) in renamed.items():

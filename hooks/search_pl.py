@@ -19,7 +19,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from anatomia_engine import search_pl, store
+from anatomia_engine import cpu, search_pl, store
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "search_pl"
@@ -59,7 +59,8 @@ def on_post_page(output, page, config):
     if stored is not None:
         docs = json.loads(stored)
     else:
-        docs = search_pl.page_docs(page.url, title, output)
+        with cpu.thread_part("search: sections of each page"):
+            docs = search_pl.page_docs(page.url, title, output)
         _sections.put(name, json.dumps(docs, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     if "boost" in meta:
         for doc in docs:
@@ -80,9 +81,10 @@ def on_post_build(config):
     key = store.key(store.source_of(search_pl), version, json.dumps(docs, ensure_ascii=False, sort_keys=True))
     text = (_sections.get(key, "search/pl-index") or b"").decode("utf-8")
     if not text:
-        lemmatiser = search_pl.Lemmatiser(_lemma_file())
-        text = search_pl.dump(search_pl.build_index(docs, lemmatiser))[1]
-        lemmatiser.save()
+        with cpu.thread_part("search: index and lemma table"):
+            lemmatiser = search_pl.Lemmatiser(_lemma_file())
+            text = search_pl.dump(search_pl.build_index(docs, lemmatiser))[1]
+            lemmatiser.save()
         _sections.put(key, text.encode("utf-8"))
     name = search_pl.index_name(text)
     _sections.prune()

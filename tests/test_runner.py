@@ -626,3 +626,48 @@ def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(t
     finally:
         runner.stop_worker()
     assert runner._kept == [] and kept.poll() is not None
+
+
+def test_modules_start_longest_first_by_their_last_cpu_time_and_new_ones_before_them(mini):
+    """The order modules start in: never run here -> first, largest source first; then by the
+    CPU seconds their last run took (durations.json), measured by the worker."""
+    module(mini, "tiny", "X = 1\n")
+    module(mini, "busy", "@values\ndef v():\n    return {'s': float(sum(i * i for i in range(3_000_000)))}\n")
+    module(mini, "idle", "@values\ndef v():\n    return {'i': 1}\n")
+    cache = mini / ".cache" / "computed"
+    big_new = module(mini, "zz_new", "# padding\n" * 400)
+    assert runner.schedule(["tiny", "busy", "idle"], mini, cache) == sorted(
+        ["tiny", "busy", "idle"], key=lambda n: -(mini / "figures_src" / f"{n}.py").stat().st_size)
+    runner.compute(["tiny", "busy", "idle"], root=mini, cache=cache)
+    recorded = json.loads((cache / runner.DURATIONS).read_text())
+    assert set(recorded) == {"tiny", "busy", "idle"}
+    assert recorded["busy"] > recorded["idle"] and recorded["busy"] > recorded["tiny"]
+    order = runner.schedule(["idle", "tiny", "zz_new", "busy"], mini, cache)
+    assert order[:2] == ["zz_new", "busy"] and sorted(order[2:]) == ["idle", "tiny"]
+    assert big_new.exists()
+    (cache / runner.DURATIONS).write_text(json.dumps({"tiny": 3.0, "busy": 1.0, "idle": 2.0}))
+    assert runner.schedule(["busy", "idle", "tiny"], mini, cache) == ["tiny", "idle", "busy"]
+    (cache / runner.DURATIONS).write_text("not json")              # a damaged hint: sizes again
+    assert runner.schedule(["idle", "busy"], mini, cache)[0] == "busy"
+
+
+def test_each_run_reports_the_cpu_of_every_module_and_a_kept_workers_start_up_once(mini):
+    """runner.last_run (read by `make bench-docs`): every module that ran with its CPU and wall
+    seconds; the worker's start-up in the run that started it, not again when serve reuses it."""
+    path = module(mini, "a", "@values\ndef v():\n    return {'a': 1}\n")
+    cache = mini / ".cache" / "computed"
+    try:
+        runner.compute(["a"], root=mini, cache=cache, keep_worker=True)
+        first = json.loads(json.dumps(runner.last_run))
+        path.write_text(path.read_text() + "# edited\n")
+        _, ran = runner.compute(["a"], root=mini, cache=cache, keep_worker=True)
+        second = json.loads(json.dumps(runner.last_run))
+        runner.compute(["a"], root=mini, cache=cache, keep_worker=True)      # nothing to run
+        third = runner.last_run
+    finally:
+        runner.stop_worker()
+    assert ran == ["a"]
+    assert first["worker"]["cpu"] > 0 and first["worker"]["seconds"] > 0
+    assert set(first["modules"]) == {"a"} and first["modules"]["a"]["cpu"] > 0
+    assert second["worker"] == {} and second["modules"]["a"]["seconds"] > 0
+    assert third == {}

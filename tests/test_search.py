@@ -337,7 +337,7 @@ def test_the_dictionary_loads_once_in_the_background_and_lemmas_wait_for_it(monk
 
     calls, started, release = [], threading.Event(), threading.Event()
 
-    def lemmatize(word, lang):
+    def lemmatize(word, lang, low_memory=False):
         calls.append(word)
         if len(calls) == 1:          # the background load: hold it until the test says so
             started.set()
@@ -357,3 +357,18 @@ def test_the_dictionary_loads_once_in_the_background_and_lemmas_wait_for_it(monk
     release.set()
     asking.join(10)
     assert lemmas == ["głowy"] and calls == ["uwaga", "głowy"]
+
+
+def test_the_frugal_dictionary_gives_the_default_dictionarys_lemmas_for_every_word_of_the_site(built_site):
+    """search_pl looks lemmas up in simplemma's memory-frugal back-end (half the load time);
+    for every word the site indexes it must give what the default back-end gives."""
+    import simplemma
+
+    docs = load_index(built_site)["docs"]
+    words = sorted({w.lower() for d in docs for w in search_pl.tokenize(d["title"] + " " + d["text"])
+                    if not w.isdigit()})
+    assert len(words) > 1000
+    frugal = {w: search_pl.lemmatize(w) for w in words}
+    default = {w: simplemma.lemmatize(w, lang="pl") for w in words}
+    assert frugal == default
+    assert sum(frugal[w] != w for w in words) > 100     # the dictionary was really used

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import json
 import os
 import re
 import resource
@@ -59,14 +60,92 @@ TRAINING_MODULE = "figures_src.induction_training"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_MKDOCS_2_WARNING": "1"}
 
 
-def build(project: Path, site: Path, config: str = "mkdocs.yml") -> tuple[float, str]:
+def build(project: Path, site: Path, config: str = "mkdocs.yml",
+          env: dict | None = None) -> tuple[float, str]:
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config,
-                           "--site-dir", str(site)], cwd=project, env=ENV, capture_output=True, text=True)
+                           "--site-dir", str(site)], cwd=project, env=env or ENV, capture_output=True,
+                          text=True)
     elapsed = time.perf_counter() - started
     if proc.returncode:
         raise SystemExit(f"build failed:\n{proc.stderr[-4000:]}")
     return elapsed, proc.stderr
+
+
+def measured_build(project: Path, site: Path, report: Path) -> tuple[float, str, dict]:
+    """A build that writes its CPU breakdown (anatomia_engine/cpu.py) to `report`; also its
+    total CPU (user + system of the build and every process it waited for) and launch time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    launched = time.time()
+    elapsed, log = build(project, site, env=ENV | {"ANATOMIA_CPU_REPORT": str(report)})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        record = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"the build wrote no CPU report to {report} ({exc}): is hooks/cpu_report.py "
+                         "still listed in mkdocs.yml?") from None
+    record["total"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    record["launched"], record["wall"] = launched, elapsed
+    return elapsed, log, record
+
+
+def cpu_parts(record: dict) -> dict[str, dict]:
+    """{part: {"cpu", "seconds"}} of a build's CPU report, completed (see cpu_breakdown)."""
+    parts = {name: dict(v) for name, v in record["parts"].items()}
+    if record.get("node") is not None:
+        parts["KaTeX: node process"] = {"cpu": record["node"], "seconds": 0.0}
+    outside = ("figures_src", "notebook: kernel", "KaTeX: node", "purge_css: node")
+    inside = sum(v["cpu"] for n, v in record["parts"].items() if not n.startswith(outside))
+    parts["MkDocs and the rest of the build process"] = {"cpu": record["self"] - inside, "seconds": 0.0}
+    parts["not attributed"] = {"cpu": record["total"] - sum(v["cpu"] for v in parts.values()),
+                               "seconds": 0.0}
+    return parts
+
+
+def cpu_breakdown(record: dict) -> list[str]:
+    """The cold build's CPU seconds per part and its critical path, as measured in this run
+    (hooks/cpu_report.py). Parts measured outside the build process: each figures_src module's
+    child and the worker's start-up (rusage from the worker), the notebook's kernel (its own
+    rusage), KaTeX's node (/proc). Inside it (thread CPU time): the notebook client, the
+    lemmatiser's dictionary, the search index, KaTeX's Python side, purge_css (with its node,
+    a waited child). "MkDocs and the rest" is the build process's CPU minus its measured
+    parts; "not attributed" is the total minus everything above (process start-ups outside
+    the measured spans, the worker's own loop)."""
+    parts = cpu_parts(record)
+    total = record["total"]
+    width = max(map(len, parts)) + 2
+    lines = [f"cold build CPU, this run: {total:.2f} s (user + system) in {record['wall']:.2f} s wall "
+             f"on {os.cpu_count()} cores (CPU / wall = {total / record['wall']:.2f})",
+             f"  {'part':<{width}}{'CPU s':>8}{'share':>8}{'wall s':>9}"]
+    modules = 0.0
+    for name, v in sorted(parts.items(), key=lambda kv: -kv[1]["cpu"]):
+        wall = f"{v['seconds']:>9.2f}" if v["seconds"] else ""
+        lines.append(f"  {name:<{width}}{v['cpu']:>8.2f}{v['cpu'] / total:>8.0%}{wall}")
+        modules += v["cpu"] if name.startswith("figures_src/") else 0.0
+    lines.append(f"  {'(all figures_src modules)':<{width}}{modules:>8.2f}{modules / total:>8.0%}")
+    m = {k: v - record["launched"] for k, v in record["marks"].items()}
+    notebook = [k.removesuffix(" started") for k in m
+                if k.endswith(" started") and k != "figures_src started"]
+    longest = max(((n, v) for n, v in record["parts"].items() if n.startswith("figures_src/")),
+                  key=lambda kv: kv[1]["seconds"], default=None)
+    lines.append("critical path (wall-clock seconds from the build's start, this run):")
+    steps = [("Python, MkDocs, plugins, config", 0.0, m.get("config")),
+             ("figures_src modules (hooks/computed.py on_files)", m.get("figures_src started"),
+              m.get("figures_src done")),
+             ("pages: Markdown, placeholders, KaTeX (waits for the notebook)", m.get("files collected"),
+              m.get("pages converted")),
+             ("templates, search index, purge_css, writing", m.get("pages converted"), m.get("built")),
+             ("exit (worker and node stopped)", m.get("built"), record["wall"])]
+    for label, start, end in steps:
+        if start is not None and end is not None:
+            lines.append(f"  {start:>6.2f} -> {end:>6.2f}  {end - start:>6.2f}  {label}")
+    if longest:
+        lines.append(f"  longest module: {longest[0]} {longest[1]['seconds']:.2f} s wall, "
+                     f"{longest[1]['cpu']:.2f} s CPU")
+    for name in notebook:
+        if f"{name} done" in m:
+            lines.append(f"  in parallel: {name} {m[name + ' started']:.2f} -> {m[name + ' done']:.2f}")
+    return lines
 
 
 def cold_phases(log: str) -> str:
@@ -271,7 +350,7 @@ def main() -> None:
         project = copy_project(tmp / "proj")
         shutil.rmtree(project / ".cache", ignore_errors=True)
         site = tmp / "site"
-        cold, cold_log = build(project, site)
+        cold, cold_log, cold_cpu = measured_build(project, site, tmp / "cpu-report.json")
         warm = median_build(project, site)
         plain_config = make_plain(project, site)
         plain = median_build(project, tmp / "plain-site", plain_config)
@@ -304,6 +383,8 @@ def main() -> None:
     print(f"modules re-run after editing quadratic_cost.py: {ran[0] if ran else '(none)'}")
     print(f"{TRAINING_MODULE} alone, cold: {training_wall:.2f} s wall-clock, "
           f"{training_cpu:.2f} s CPU (the training run of /posty/glowy-indukcyjne/)")
+    print()
+    print("\n".join(cpu_breakdown(cold_cpu)))
     print()
     print(f"{'page':<32}{'transfer (KiB)':>15}{'gzipped (KiB)':>15}")
     for path, (size, packed) in weights.items():
