@@ -422,3 +422,20 @@ def test_the_script_and_the_module_agree_on_the_placeholder():
     assert f'"{HOLDER}"' in script and ld.BODY_CLASS in script
     assert re.fullmatch(r'\n<p class="lazy-details"><a href="ramka-0{12}\.html">[^<]+</a></p>\n',
                         ld.placeholder("ramka-" + "0" * 12 + ".html", []))
+
+
+def test_the_hook_stores_what_a_page_splits_into_and_a_damaged_entry_is_split_again(built_site, tmp_path,
+                                                                                  monkeypatch):
+    from anatomia_engine import store
+    from hooks import lazy_details as hook
+
+    monkeypatch.setattr(hook, "_split", store.Store(tmp_path, ".json"))
+    page = built_site / "posty" / "llm-mechanizm-uwagi" / "index.html"
+    output = whole_page(page)
+    text, files, _ = ld.split_page(output)
+    assert files, "the post has no moved box: this checks nothing"
+    assert hook._split_page(output, "post") == (text, files)          # worked out, then stored
+    (entry,) = tmp_path.glob("*.json")
+    assert hook._split_page(output, "post") == (text, files)          # from the store
+    entry.write_bytes(entry.read_bytes()[:-20])                        # truncated
+    assert hook._split_page(output, "post") == (text, files)          # worked out again
