@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
+from anatomia_engine import slim
+
 # 1 KiB: the placeholder costs ~100 bytes in the page, so a moved body saves at least 90 % of
 # itself; the price, one request of the body plus ~1 KiB of document head, is paid only by a reader
 # who opens the box. Below 1 KiB a box is a sentence or two, not worth a round trip. On the post
@@ -170,32 +172,16 @@ def placeholder(name: str, ids: list[str]) -> str:
     return f'\n<p class="lazy-details"{listed}><a href="{name}">{LINK_TEXT}</a></p>\n'
 
 
-_TABLE = re.compile(r"<table\b([^>]*)>|</table>")
 _PRE_CODE = re.compile(r"<pre\b([^>]*)><code\b")
 
 
 def like_material(body: str, copy_title: str | None, tag: str) -> str:
     """What Material's script does at page load to content present then, done here to a body
-    that arrives later: tables without a class scroll inside their own wrapper, and each
-    `pre > code` gets an id, a copy button (if `copy_title`: the feature is on) and a tab stop
-    (so a block wider than the screen can be scrolled by keyboard). `tag` keeps the ids apart
-    from Material's own `__code_N` and from other boxes'."""
-    out, last, stack = [], 0, []
-    for match in _TABLE.finditer(body):
-        if match.group(0) == "</table>":
-            wrapped = stack.pop() if stack else False
-            if wrapped:
-                out += [body[last:match.end()], "</div></div>"]
-                last = match.end()
-        else:
-            wrapped = not re.search(r"\sclass=", match.group(1))
-            stack.append(wrapped)
-            if wrapped:
-                out += [body[last:match.start()],
-                        '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">']
-                last = match.start()
-    out.append(body[last:])
-    body = "".join(out)
+    that arrives later: tables without a class scroll inside their own wrapper (`slim.wrap_tables`,
+    as on the page), and each `pre > code` gets an id, a copy button (if `copy_title`: the
+    feature is on) and a tab stop (so a block wider than the screen can be scrolled by keyboard).
+    `tag` keeps the ids apart from Material's own `__code_N` and from other boxes'."""
+    body = slim.wrap_tables(body)
     count = [0]
 
     def code(match: re.Match) -> str:

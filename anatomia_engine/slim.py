@@ -27,6 +27,16 @@ left untouched.
 (`strip_script`): on the lab page 5 KiB of its first load. Only whole-line `//` comments, blank
 lines and leading white space go; a script with a template literal or a line continuation (where
 a line's start is part of a string) ships as written.
+
+5. Tables arrive in their scroll wrapper. At page load Material's script moves every table that
+has no class into `<div class="md-typeset__scrollwrap"><div class="md-typeset__table">`; taking
+a table out of the page and putting it back makes the browser style and lay out every table again
+(on /jak-dodac-wartosc/, 16 tables: about 180 ms of a 4x-slowed phone's main thread in the
+DOMContentLoaded task, most of Lighthouse's total blocking time). `wrap_tables` writes the same
+wrapper here and gives the table the class `wrapped-table`, so Material's `table:not([class])`
+passes it by; docs/stylesheets/extra.css gives `table.wrapped-table` Material's rules for
+`table:not([class])` (tests/test_slim.py compares both renderings in Chromium). Zensical runs
+no hooks: there Material's script wraps the tables as before.
 """
 
 from __future__ import annotations
@@ -78,8 +88,34 @@ def unwrap_plain_names(html: str) -> str:
     return CODE_RE.sub(lambda m: m.group(1) + NAME_RE.sub(r"\1", m.group(2)) + m.group(3), html)
 
 
+TABLE_TAG_RE = re.compile(r"<table\b([^>]*)>|</table>")
+CLASS_ATTR_RE = re.compile(r"\sclass\s*=")
+WRAPPED_CLASS = "wrapped-table"
+WRAPPER_OPEN = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+
+
+def wrap_tables(html: str) -> str:
+    """Every `<table>` without a class (those Material's script would wrap at load) inside
+    Material's scroll wrapper, with the class `wrapped-table`; tables with a class stay as they
+    are. Nested tables are handled by their own open and close tags."""
+    out, last, wrapped = [], 0, []
+    for m in TABLE_TAG_RE.finditer(html):
+        if m.group(0) == "</table>":
+            if wrapped and wrapped.pop():
+                out += [html[last:m.end()], "</div></div>"]
+                last = m.end()
+        elif CLASS_ATTR_RE.search(m.group(1)):
+            wrapped.append(False)
+        else:
+            wrapped.append(True)
+            out += [html[last:m.start()], WRAPPER_OPEN, f'<table class="{WRAPPED_CLASS}"{m.group(1)}>']
+            last = m.end()
+    out.append(html[last:])
+    return "".join(out)
+
+
 def slim_page(html: str) -> str:
-    return unwrap_plain_names(compact_table_alignment(html))
+    return wrap_tables(unwrap_plain_names(compact_table_alignment(html)))
 
 
 KEEP_SPACE_RE = re.compile(r"(<(pre|textarea|code|kbd)\b.*?</\2>)", re.S | re.I)

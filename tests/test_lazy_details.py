@@ -135,7 +135,7 @@ def test_tables_and_code_get_what_materials_script_gives_them_at_load():
         document = next(iter(ld.split_page(_page(_box("Kod", body), head))[1].values())).decode("utf-8")
         moved = ld.body_of(document)
         assert moved.count('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
-                           '<table data-align="right">') == 1
+                           '<table class="wrapped-table" data-align="right">') == 1
         assert '</table></div></div>\n<table class="own">' in moved
         ids = re.findall(r'<pre id="(__code_[0-9a-f]{6}_\d+)">', moved)
         assert len(ids) == 1                      # `pre > code` only, not `pre > span + code`

@@ -58,8 +58,9 @@ ALIGN_OF_CELLS = """() => [...document.querySelectorAll('table')].map(t =>
 
 
 def test_cells_render_with_the_same_alignment_in_chromium(browser):
-    """Each table as Python-Markdown wrote it and as slim wrote it, in an article with the site's
-    Material and extra CSS: every cell's computed text-align is the same."""
+    """Each table as Python-Markdown wrote it and as slim writes it (alignment once, then the
+    wrapper and class of `wrap_tables`), in an article with the site's Material and extra CSS:
+    every cell's computed text-align is the same."""
     material = next((REPO / ".venv").glob("lib/python*/site-packages/material/templates/assets/"
                                           "stylesheets/main.*.min.css"))
     css = material.read_text(encoding="utf-8")
@@ -76,7 +77,7 @@ def test_cells_render_with_the_same_alignment_in_chromium(browser):
             page.close()
 
     before = aligned(tables)
-    after = aligned([slim.compact_table_alignment(t) for t in tables])
+    after = aligned([slim.wrap_tables(slim.compact_table_alignment(t)) for t in tables])
     assert before == after
     assert {"right", "left"} <= {a for table in before for a in table}   # the check compares something
 
@@ -153,3 +154,79 @@ def test_the_shipped_scripts_are_stripped_and_still_parse(built_site):
         assert shipped.read_text(encoding="utf-8") == slim.strip_script(source)
         assert len(shipped.read_bytes()) < 0.85 * len(source.encode("utf-8")), name
         assert node(["--check", str(shipped)], stdout=-1, stderr=-1) == 0, name
+
+
+def test_tables_are_wrapped_once_and_marked():
+    html = (PLAIN + '<table class="x"><tr><td>' + PLAIN + "</td></tr></table>"
+            + slim.compact_table_alignment(RIGHT))
+    out = slim.wrap_tables(html)
+    assert out.count(slim.WRAPPER_OPEN) == 3                     # both plain tables, nested too
+    assert out.count('<table class="wrapped-table"') == 3
+    assert '<table class="x">' in out                           # a table with a class is left alone
+    assert '<table class="wrapped-table" data-align="right">' in out
+    assert out.count("</table></div></div>") == 3
+    assert text_of(out) == text_of(html)                        # the same text, character for character
+    assert slim.wrap_tables(out) == out                          # a second pass changes nothing
+
+
+def test_no_built_page_leaves_a_table_for_materials_script(built_site):
+    """Material's script moves every `table:not([class])` of the article at load (the costly
+    step this avoids): in the built site, pages and the boxes that load later, there is none."""
+    from helpers import whole_page
+
+    unwrapped, counted = [], 0
+    for path in sorted(built_site.rglob("*.html")):
+        text = whole_page(path) if path.name == "index.html" else path.read_text(encoding="utf-8")
+        for m in slim.TABLE_TAG_RE.finditer(text):
+            if m.group(0) != "</table>":
+                counted += 1
+                if not slim.CLASS_ATTR_RE.search(m.group(1)):
+                    unwrapped.append(f"{path.relative_to(built_site)}: {m.group(0)}")
+    assert counted > 30                                          # the site has tables to check
+    assert not unwrapped, unwrapped
+
+
+MATERIALS_WRAPPING = re.compile(re.escape(slim.WRAPPER_OPEN) + r'<table class="wrapped-table"(.*?)</table></div></div>', re.S)
+
+LAYOUT_OF_TABLES = """() => [...document.querySelectorAll(
+    'article .md-typeset__scrollwrap, article .md-typeset__scrollwrap *, article .md-typeset__scrollwrap + *')]
+  .map(e => { const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+    return [e.tagName, Math.round(r.x * 10), Math.round(r.y * 10), Math.round(r.width * 10),
+            Math.round(r.height * 10), s.display, s.fontSize, s.fontWeight, s.padding, s.margin,
+            s.borderTop, s.borderBottom, s.borderRadius, s.textAlign, s.verticalAlign,
+            s.backgroundColor, s.overflowX, s.maxWidth, s.minWidth, s.transitionDuration]; })"""
+
+
+def _serve_text(body: str):
+    def handler(route):
+        route.fulfill(status=200, content_type="text/html; charset=utf-8", body=body)
+    return handler
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_wrapped_tables_render_as_materials_own_wrapping(browser, built_site, width):
+    """/jak-dodac-wartosc/ as built, and the same page with the build's wrappers and class taken
+    off so that Material's script wraps its tables at load: every wrapper, table, cell and the
+    block after each table has the same box and computed style."""
+    from helpers import serving
+
+    page_html = (built_site / "jak-dodac-wartosc" / "index.html").read_text(encoding="utf-8")
+    material_html, n = MATERIALS_WRAPPING.subn(r"<table\1</table>", page_html)
+    assert n >= 10 and 'data-align="left"' in page_html
+    results = []
+    with serving(built_site) as base:
+        for html_text in (page_html, material_html):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            try:
+                page.route(base + "/jak-dodac-wartosc/", _serve_text(html_text))
+                page.goto(base + "/jak-dodac-wartosc/")
+                page.wait_for_function("[...document.querySelectorAll('article table')].every(t =>"
+                                       " t.parentElement.matches('.md-typeset__table'))"
+                                       " && document.querySelectorAll('article table').length > 9")
+                page.evaluate("document.fonts.ready")
+                results.append(page.evaluate(LAYOUT_OF_TABLES))
+            finally:
+                page.close()
+    built, material = results
+    assert len(built) > 100
+    assert built == material
