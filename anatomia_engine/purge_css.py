@@ -12,12 +12,7 @@ build's own node) together with everything that can put a class, id or attribute
   writes `"md-tooltip--" + state`): every such prefix found in the shipped scripts keeps every
   selector that contains it (`dynamic_prefixes`).
 Custom properties no stylesheet, page or script reads (`used_variables`), unused keyframes and
-font faces go too. So does palette.css's rule that stops every transition while
-`data-md-color-switching` is on <body> (`_SWITCHING_RULE`): Material's script sets and removes that
-attribute at every page load, and with its `*` each change restyled every element of the page
-(36–57 ms a change, unthrottled, on the contributor page and the worked example); the theme switch
-stays free of fades through docs/javascripts/palette.js, which marks only a reader's switch.
-The trimmed file gets a name of its own (`main.<sha256[:8]>.min.css`), every
+font faces go too. The trimmed file gets a name of its own (`main.<sha256[:8]>.min.css`), every
 page is pointed at it and the old file and its source map (which no longer match) are removed, so a browser can never pair a page with a stylesheet
 cached from another build. The site's own stylesheets (docs/stylesheets) are left as written.
 
@@ -75,8 +70,6 @@ process.stdin.on("end", async () => {
 _VAR = re.compile(r"var\(\s*(--[\w-]+)")
 _PREFIX = re.compile(r"""["'`](md-[\w-]*?-)(?:["'`]|\$\{)""")
 _SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=[^*]*\*/\s*$")
-_SWITCHING_RULE = re.compile(r"\[data-md-color-switching\]\s*\*\s*,\s*\[data-md-color-switching\]\s*:after\s*,"
-                             r"\s*\[data-md-color-switching\]\s*:before\s*\{\s*transition-duration:\s*0s\s*!important;?\s*\}")
 
 
 class PurgeError(Exception):
@@ -159,7 +152,7 @@ def purge_site(site: Path, cache: Path | None = None) -> dict[str, tuple[str, in
 
     renamed: dict[str, tuple[str, int, int]] = {}
     for path in css:
-        trimmed = _SWITCHING_RULE.sub("", _SOURCE_MAP.sub("", results[path.name])).encode("utf-8")
+        trimmed = _SOURCE_MAP.sub("", results[path.name]).encode("utf-8")
         stem = path.name.split(".", 1)[0]                       # "main" of main.57a0d79d.min.css
         new = f"{stem}.{hashlib.sha256(trimmed).hexdigest()[:8]}.min.css"
         (path.parent / new).write_bytes(trimmed)

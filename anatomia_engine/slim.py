@@ -26,7 +26,8 @@ left untouched.
 4. The site's own scripts (docs/javascripts) ship without their comments and indentation
 (`strip_script`): on the lab page 5 KiB of its first load. Only whole-line `//` comments, blank
 lines and leading white space go; a script with a template literal or a line continuation (where
-a line's start is part of a string) ships as written.
+a line's start is part of a string) ships as written. The site's stylesheets (docs/stylesheets)
+ship without comments, indentation and blank lines (`strip_stylesheet`).
 
 5. Tables arrive in their scroll wrapper. At page load Material's script moves every table that
 has no class into `<div class="md-typeset__scrollwrap"><div class="md-typeset__table">`; taking
@@ -141,3 +142,16 @@ def strip_script(text: str) -> str:
         return text
     kept = [line.strip() for line in text.splitlines()]
     return "\n".join(line for line in kept if line and not line.startswith("//")) + "\n"
+
+
+CSS_COMMENT_RE = re.compile(r"/\*.*?\*/", re.S)
+CSS_STRING_WITH_COMMENT_RE = re.compile(r"""(["'])[^"'\n]*/\*""")
+
+
+def strip_stylesheet(text: str) -> str:
+    """The site's own stylesheet without its comments, indentation and blank lines (on every
+    page ~6 KiB of docs/stylesheets). A stylesheet with `/*` inside a string ships as written."""
+    if CSS_STRING_WITH_COMMENT_RE.search(text):
+        return text
+    lines = (line.strip() for line in CSS_COMMENT_RE.sub("", text).splitlines())
+    return "\n".join(line for line in lines if line) + "\n"

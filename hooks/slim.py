@@ -16,14 +16,14 @@ def on_post_page(output, page, config):
 
 
 def on_post_build(config):
-    """The site's own scripts (extra_javascript from docs/) without comments and indentation;
-    before hooks/purge_css.py (-300), which reads every script for class names."""
-    docs = Path(config.docs_dir)
-    for item in config.extra_javascript:
-        name = str(getattr(item, "path", item))
-        target = Path(config.site_dir) / name
-        if (docs / name).is_file() and target.is_file():
-            text = target.read_text(encoding="utf-8")
-            slimmed = slim.strip_script(text)
-            if slimmed != text:
-                target.write_text(slimmed, encoding="utf-8")
+    """The site's own scripts and stylesheets (every .js and .css under docs/) without comments
+    and indentation; before hooks/purge_css.py (-300), which reads every script for class names."""
+    docs, site = Path(config.docs_dir), Path(config.site_dir)
+    for pattern, strip in (("*.js", slim.strip_script), ("*.css", slim.strip_stylesheet)):
+        for source in sorted(docs.rglob(pattern)):
+            target = site / source.relative_to(docs)
+            if target.is_file():
+                text = target.read_text(encoding="utf-8")
+                slimmed = strip(text)
+                if slimmed != text:
+                    target.write_text(slimmed, encoding="utf-8")

@@ -230,3 +230,32 @@ def test_wrapped_tables_render_as_materials_own_wrapping(browser, built_site, wi
     built, material = results
     assert len(built) > 100
     assert built == material
+
+
+def test_stylesheets_lose_comments_and_indentation_only():
+    css = "/* a\n   comment */\n.a {\n  color: red; /* why */\n}\n\n@media print {\n  .b { margin: 0 }\n}\n"
+    assert slim.strip_stylesheet(css) == ".a {\ncolor: red;\n}\n@media print {\n.b { margin: 0 }\n}\n"
+    unsafe = '.a::after { content: "/* not a comment */"; }\n'
+    assert slim.strip_stylesheet(unsafe) == unsafe
+
+
+RULES_JS = """(css) => { const sheet = new CSSStyleSheet(); sheet.replaceSync(css); const out = [];
+  const walk = rules => { for (const r of rules) {
+    if (r.cssRules) { out.push('@' + (r.conditionText ?? r.name ?? '') + ' {'); walk(r.cssRules); out.push('}'); }
+    else out.push(r.cssText); } };
+  walk(sheet.cssRules); return out; }"""
+
+
+def test_the_shipped_stylesheets_are_stripped_and_parse_to_the_same_rules(browser, built_site):
+    """Each of the site's stylesheets as written and as shipped: Chromium reads the same rules."""
+    page = browser.new_page()
+    try:
+        for source in sorted((REPO / "docs" / "stylesheets").glob("*.css")):
+            shipped = built_site / "stylesheets" / source.name
+            written = source.read_text(encoding="utf-8")
+            assert shipped.read_text(encoding="utf-8") == slim.strip_stylesheet(written)
+            assert len(shipped.read_bytes()) < 0.9 * len(written.encode("utf-8")), source.name
+            rules = page.evaluate(RULES_JS, written)
+            assert len(rules) > 5 and page.evaluate(RULES_JS, shipped.read_text(encoding="utf-8")) == rules
+    finally:
+        page.close()
