@@ -10,6 +10,9 @@
   if (!palette || !palette.inputs.length) return;
   var inputs = Array.prototype.slice.call(palette.inputs);
   var form = inputs[0].form;
+  // the toggle, and the browser's bar in the header's colour: the page is styled by now
+  palette.showToggle();
+  palette.fillThemeColor();
 
   form.addEventListener("change", function (e) {
     var index = inputs.indexOf(e.target);
@@ -17,6 +20,8 @@
     var body = document.body;
     body.setAttribute("data-palette-switching", "");
     palette.apply(index);
+    palette.showToggle();
+    palette.fillThemeColor();
     // the mark goes after the next frame is drawn in the new colours
     requestAnimationFrame(function () {
       requestAnimationFrame(function () { body.removeAttribute("data-palette-switching"); });
