@@ -32,8 +32,8 @@ ship without comments, indentation and blank lines (`strip_stylesheet`).
 5. Tables arrive in their scroll wrapper. At page load Material's script moves every table that
 has no class into `<div class="md-typeset__scrollwrap"><div class="md-typeset__table">`; taking
 a table out of the page and putting it back makes the browser style and lay out every table again
-(on /jak-dodac-wartosc/, 16 tables: about 180 ms of a 4x-slowed phone's main thread in the
-DOMContentLoaded task, most of Lighthouse's total blocking time). `wrap_tables` writes the same
+(on /jak-dodac-wartosc/, 16 tables: the DOMContentLoaded task of a 4x-slowed phone took 260-276 ms
+with it, 156-187 ms without, a large part of Lighthouse's total blocking time). `wrap_tables` writes the same
 wrapper here and gives the table the class `wrapped-table`, so Material's `table:not([class])`
 passes it by; docs/stylesheets/extra.css gives `table.wrapped-table` Material's rules for
 `table:not([class])` (tests/test_slim.py compares both renderings in Chromium). Zensical runs
