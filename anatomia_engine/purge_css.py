@@ -14,7 +14,8 @@ build's own node) together with everything that can put a class, id or attribute
 Custom properties no stylesheet, page or script reads (`used_variables`), unused keyframes and
 font faces go too. The trimmed file gets a name of its own (`main.<sha256[:8]>.min.css`), every
 page is pointed at it and the old file and its source map (which no longer match) are removed, so a browser can never pair a page with a stylesheet
-cached from another build. The site's own stylesheets (docs/stylesheets) are left as written.
+cached from another build. The site's own stylesheets (docs/stylesheets) keep every rule (hooks/slim.py
+only takes out their comments and indentation).
 
 What PurgeCSS returns is stored (.cache/purge_css/, keyed by the stylesheets, every content file
 and this module), so a build whose pages did not change does not start node. `mkdocs serve`
