@@ -92,8 +92,10 @@ def load_dictionary_in_background() -> None:
     """Start loading simplemma's Polish dictionary (~1.6 s of CPU, once per process) in a thread.
 
     A build that has no lemmas stored yet calls this when it starts: the dictionary then loads
-    while the figures modules run in their own processes, instead of after the last page. The
-    first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads twice."""
+    while the figures modules run in their own processes, instead of after the last page.
+    `mkdocs serve` calls it once its first build is done, while the author reads or types.
+    The first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads
+    twice."""
     if not _loading:
         def load() -> None:
             with cpu.thread_part("search: simplemma's Polish dictionary (background thread)"):

@@ -359,6 +359,18 @@ def test_the_dictionary_loads_once_in_the_background_and_lemmas_wait_for_it(monk
     assert lemmas == ["głowy"] and calls == ["uwaga", "głowy"]
 
 
+def test_serve_starts_loading_the_dictionary_once_its_first_build_is_done(monkeypatch):
+    """`mkdocs serve` calls on_serve after its first build: the dictionary then loads while the
+    author reads, not in the rebuild of the first edit that brings a new word."""
+    import hooks.search_pl as hook
+
+    started = []
+    monkeypatch.setattr(search_pl, "load_dictionary_in_background", lambda: started.append(True))
+    server = object()
+    assert hook.on_serve(server, None, None) is server
+    assert started == [True]
+
+
 def test_the_frugal_dictionary_gives_the_default_dictionarys_lemmas_for_every_word_of_the_site(built_site):
     """search_pl looks lemmas up in simplemma's memory-frugal back-end (half the load time);
     for every word the site indexes it must give what the default back-end gives."""
