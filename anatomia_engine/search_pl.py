@@ -21,6 +21,7 @@ snippets are prose.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -52,6 +53,7 @@ def tokenize(text: str) -> list[str]:
     return WORD_RE.findall(unicodedata.normalize("NFC", text))
 
 
+@functools.lru_cache(maxsize=1 << 16)   # a site has a few thousand words, folded twice a build
 def fold(word: str) -> str:
     """Lower case without diacritics: `Pamięć` -> `pamiec`, `głów` -> `glow`."""
     decomposed = unicodedata.normalize("NFD", word.lower())

@@ -16,6 +16,7 @@ on_post_build:     drop stored pages this build did not use.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -190,13 +191,20 @@ def _page_store(config: MkDocsConfig):
     return _pages[0]
 
 
+@functools.lru_cache(maxsize=4)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern:
+    """Any of `names` as a whole word (one scan of the page instead of one per module)."""
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")\b")
+
+
 def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> str:
     """SHA-256 over everything rendering a page reads: its Markdown and file, its name, the
     results (with figure files: the manifests' checksums) of every module whose name occurs in
     the page as a word (a page can only reach a module by writing its name, in `computed:` or
     as `module.value`; the module list itself too), the engine's code (all of
     anatomia_engine), this hook, the lock and the Python version."""
-    named = sorted(n for n in _result_digests if re.search(rf"\b{re.escape(n)}\b", raw + "\0" + text))
+    named = sorted(set(_names_pattern(tuple(sorted(_result_digests))).findall(raw + "\0" + text))
+                   ) if _result_digests else []
     modules = ",".join(f"{n}={_result_digests[n]}" for n in named) + "|" + ",".join(sorted(_result_digests))
     digest = hashlib.sha256()
     for part in (text, raw, uri, docs_name, modules, sys.version,

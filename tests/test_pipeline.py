@@ -454,3 +454,15 @@ def test_real_nan_never_reaches_a_page(real, tmp_path, edit, expected):
     assert proc.returncode != 0
     assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
     assert "false claim" not in proc.stderr, "a claim over NaN is an error of the computation"
+
+
+def test_a_pages_key_names_exactly_the_modules_it_mentions_as_words():
+    """hooks/computed.py keys a stored page by the results of the modules it names: one scan
+    for all names must find what a whole-word search for each name finds."""
+    from hooks import computed
+
+    names = ("flash", "flash_io", "io", "inputs", "lab3", "masking")
+    text = "computed: [flash_io]\n{{ lab3.x }} masking_extra xinputs inputs.y flash-io"
+    one_scan = set(computed._names_pattern(names).findall(text))
+    each = {n for n in names if re.search(rf"\b{re.escape(n)}\b", text)}
+    assert one_scan == each == {"flash_io", "lab3", "inputs", "flash", "io"}

@@ -567,6 +567,7 @@ def test_a_cached_result_is_decoded_only_when_a_page_reads_it(mini, monkeypatch)
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", 1.0]]))
         """)
     runner.compute(["fig"], root=mini)
+    monkeypatch.setattr(runner, "_decoded", {})        # a new process: nothing decoded yet
     decoded = []
     real = codec.decode
     monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
@@ -574,6 +575,26 @@ def test_a_cached_result_is_decoded_only_when_a_page_reads_it(mini, monkeypatch)
     assert ran == [] and decoded == []                  # a warm build that renders no page decodes nothing
     assert results["fig"].files == ["chart-dark.svg", "chart-light.svg", "chart.csv"]
     assert results["fig"].values == {"n": 3} and decoded == [1]
+
+
+def test_a_rebuild_in_the_same_process_decodes_only_changed_results(mini, monkeypatch):
+    """`mkdocs serve` rebuilds in one process: a result whose result.json has the checksum of
+    the one decoded before is not decoded again; a changed one is."""
+    module(mini, "a", "@values\ndef v():\n    return {'x': 1.5}\n")
+    module(mini, "b", "@values\ndef v():\n    return {'y': 2}\n")
+    monkeypatch.setattr(runner, "_decoded", {})
+    first, _ = runner.compute(["a", "b"], root=mini)
+    assert first["a"].values == {"x": 1.5} and first["b"].values == {"y": 2}
+    decoded = []
+    real = codec.decode
+    monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
+    again, ran = runner.compute(["a", "b"], root=mini)
+    assert ran == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
+    assert decoded == []
+    module(mini, "a", "@values\ndef v():\n    return {'x': 2.5}\n")
+    edited, ran = runner.compute(["a", "b"], root=mini)
+    assert ran == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
+    assert decoded == [1]               # a's run checks its new result once; b is not decoded
 
 
 def test_a_verified_result_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
