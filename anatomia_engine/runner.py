@@ -106,7 +106,7 @@ class _Views:
 
 # This process's decoded results: module -> (SHA-256 of its result.json, views). Under
 # `mkdocs serve` a rebuild decodes only the modules whose result changed (decoding, with its
-# NaN checks, of every module took ~0,1 s of each rebuild). Nothing a page evaluates can
+# NaN checks, of every module took ~0.1 s of each rebuild). Nothing a page evaluates can
 # change a decoded value: placeholders.py allows no attribute or method of a value.
 _decoded: dict[str, tuple[str, _Views]] = {}
 

@@ -2,7 +2,7 @@
 
 MkDocs makes a new Jinja environment for every build, so every build (and every rebuild under
 `mkdocs serve`) parses and compiles the ~50 templates of Material and of our theme again: about
-0,2 s of a warm build here. Jinja has a hook for exactly this, the bytecode cache
+0.2 s of a warm build here. Jinja has a hook for exactly this, the bytecode cache
 (https://jinja.palletsprojects.com/en/stable/api/#bytecode-cache); `TemplateCache` is one whose
 entries live in a `store.Store`, like the project's other build caches:
 

@@ -2,7 +2,7 @@
 
 on_serve:      under `mkdocs serve`, once the first build is done, loads simplemma's dictionary
                in the background, so the first new word an author types does not make that
-               rebuild wait for it (~1,6 s).
+               rebuild wait for it (~1.6 s).
 on_page_context: keeps each page's own `search:` front matter and sets `exclude: true` for
                Material's search plugin, whose lunr index would be thrown away (below): with its
                own documented switch it no longer parses every page on every build.

@@ -1,10 +1,10 @@
-"""MkDocs hook: `mkdocs serve` notices a saved file within 0,1 s instead of 0,5 s.
+"""MkDocs hook: `mkdocs serve` notices a saved file within 0.1 s instead of 0.5 s.
 
-MkDocs watches files by polling every 0,5 s (watchdog's PollingObserver, chosen because it also
+MkDocs watches files by polling every 0.5 s (watchdog's PollingObserver, chosen because it also
 works on Docker volumes and network mounts: mkdocs/mkdocs#2477), and `mkdocs serve` has no
 option for the interval, so on average a quarter of a second of every edit's wait passed before
-the rebuild began. One poll of this project's watched folders costs ~0,6 ms of CPU: polling
-every 0,1 s costs under 1 % of a core.
+the rebuild began. One poll of this project's watched folders costs ~0.6 ms of CPU: polling
+every 0.1 s costs under 1 % of a core.
 
 watchdog keeps the interval in `_timeout`, of the observer (for the folders watched after this
 event: mkdocs.yml's `watch`) and of each emitter already polling (docs/, mkdocs.yml); it has no

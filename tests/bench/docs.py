@@ -236,8 +236,9 @@ def add_library_marker(project: Path) -> None:
 
 def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], list[float], list[float]]:
     """Under `mkdocs serve`: seconds from saving a Markdown edit to the served page showing it,
-    the rebuild times serve itself reports for those (the rest is its 0.5 s file-polling
-    interval), and seconds from saving an attn_core edit to the page showing its new value."""
+    the rebuild times serve itself reports for those (the rest: the next poll of the files,
+    every 0.1 s with hooks/serve_watch.py, MkDocs' 0.1 s build delay, loading the config), and
+    seconds from saving an attn_core edit to the page showing its new value."""
     port = free_port()
     log = project / "serve.log"
     with log.open("w") as out:
