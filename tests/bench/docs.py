@@ -5,7 +5,8 @@ All builds run in one copy of the project, in this run, so the ratios compare li
 - plain:     the same pages as ordinary Markdown (placeholders already expanded, figures and
              KaTeX as static files), built by mkdocs-material with no hooks — the baseline;
 - cold:      our build with an empty computation cache (every figures_src module runs);
-- warm:      our build again, nothing changed;
+- warm:      our build again, nothing changed (warm and plain: the median of 5 builds each,
+             taken in turn: warm, plain, warm, plain, ...);
 - md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
              shows the edit;
 - library edit: `mkdocs serve` running; one attn_core file edited (a file only the
@@ -158,8 +159,15 @@ def cold_phases(log: str) -> str:
     return ", ".join(parts)
 
 
-def median_build(project: Path, site: Path, config: str = "mkdocs.yml", repeat: int = 5) -> float:
-    return statistics.median(build(project, site, config)[0] for _ in range(repeat))
+def median_builds(project: Path, runs: list[tuple[Path, str]], repeat: int = 5) -> list[float]:
+    """The median time of each (site, config) build, the builds taken in turn `repeat` times
+    (warm, plain, warm, plain, ...), so a host that slows down or speeds up meanwhile weighs
+    on both alike."""
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(repeat):
+        for i, (site, config) in enumerate(runs):
+            times[i].append(build(project, site, config)[0])
+    return [statistics.median(t) for t in times]
 
 
 def make_plain(project: Path, site: Path) -> str:
@@ -250,6 +258,10 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     times, library = [], []
     try:
         wait_for(url, "Znacznik biblioteki: 100.", 600)
+        # After its first build serve loads the lemma dictionary in the background (~1.6 s of
+        # CPU, hooks/search_pl.py on_serve), while an author reads the page; an edit saved
+        # within that time waits for it. Give it that time, as an author does.
+        time.sleep(3.0)
         page = project / "docs" / f"{MARKER_PAGE}.md"
         original = page.read_text()
         for i in range(repeat):
@@ -352,9 +364,8 @@ def main() -> None:
         shutil.rmtree(project / ".cache", ignore_errors=True)
         site = tmp / "site"
         cold, cold_log, cold_cpu = measured_build(project, site, tmp / "cpu-report.json")
-        warm = median_build(project, site)
         plain_config = make_plain(project, site)
-        plain = median_build(project, tmp / "plain-site", plain_config)
+        warm, plain = median_builds(project, [(site, "mkdocs.yml"), (tmp / "plain-site", plain_config)])
         add_library_marker(project)
         md_edits, md_rebuilds, library_edits = serve_edit_seconds(project)
         module = project / "figures_src" / "quadratic_cost.py"
