@@ -66,6 +66,9 @@ def attach(environment: jinja2.Environment, folder: Path) -> TemplateCache:
 
 
 def prune() -> None:
-    """Drop the entries that no template of this build used (see `store.Store.prune`)."""
-    while _attached:
-        _attached.pop().entries.prune()
+    """Drop the entries that no template of this build used (see `store.Store.prune`). Only the
+    newest cache counts: one left by a build that failed before its end has seen only part of
+    the templates."""
+    if _attached:
+        _attached[-1].entries.prune()
+    _attached.clear()

@@ -90,6 +90,13 @@ def test_prune_drops_entries_no_template_of_the_build_used(templates, tmp_path):
     env.get_template("page.html")
     template_cache.prune()
     assert len(list((tmp_path / "cache").glob("*.jinja"))) == 1
+    failed, _ = environment(templates, tmp_path / "cache")      # a build that stopped early:
+    failed.get_template("page.html")                            # no prune after it
+    env, _ = environment(templates, tmp_path / "cache")
+    env.get_template("other.html")
+    env.get_template("page.html")
+    template_cache.prune()                                      # the newest build decides
+    assert len(list((tmp_path / "cache").glob("*.jinja"))) == 2
 
 
 SITE_YML = """\
