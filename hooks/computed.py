@@ -193,7 +193,10 @@ def _page_store(config: MkDocsConfig):
 
 @functools.lru_cache(maxsize=4)
 def _names_pattern(names: tuple[str, ...]) -> re.Pattern:
-    """Any of `names` as a whole word (one scan of the page instead of one per module)."""
+    """Any of `names` as a whole word (one scan of the page instead of one per module); with no
+    names, a pattern that matches nothing."""
+    if not names:
+        return re.compile(r"(?!)")
     return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")\b")
 
 
@@ -203,8 +206,7 @@ def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> st
     the page as a word (a page can only reach a module by writing its name, in `computed:` or
     as `module.value`; the module list itself too), the engine's code (all of
     anatomia_engine), this hook, the lock and the Python version."""
-    named = sorted(set(_names_pattern(tuple(sorted(_result_digests))).findall(raw + "\0" + text))
-                   ) if _result_digests else []
+    named = sorted(set(_names_pattern(tuple(sorted(_result_digests))).findall(raw + "\0" + text)))
     modules = ",".join(f"{n}={_result_digests[n]}" for n in named) + "|" + ",".join(sorted(_result_digests))
     digest = hashlib.sha256()
     for part in (text, raw, uri, docs_name, modules, sys.version,

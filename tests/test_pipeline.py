@@ -466,3 +466,4 @@ def test_a_pages_key_names_exactly_the_modules_it_mentions_as_words():
     one_scan = set(computed._names_pattern(names).findall(text))
     each = {n for n in names if re.search(rf"\b{re.escape(n)}\b", text)}
     assert one_scan == each == {"flash_io", "lab3", "inputs", "flash", "io"}
+    assert computed._names_pattern(()).findall(text) == []       # no modules: no names
