@@ -8,11 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_core._checks import as_float_array, as_real_array, check_positive_int
-from attn_core.induction import InductionResult, induction_toy
 from attn_core.softmax import softmax
-
-__all__ = ["SaturationStats", "dot_product_variance", "softmax_saturation", "softmax_jacobian",
-           "softmax_jacobian_norm", "softmax_saturation_pair", "InductionResult", "induction_toy"]
 
 _CHUNK_ELEMENTS = 1 << 21    # random numbers drawn per chunk, bounds memory for large d_k
 

@@ -36,30 +36,41 @@ class MultiHeadResult:
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
-    """Cut the feature axis into `n_heads` equal slices: (T, d) -> (h, T, d // h).
+    """Cut the feature axis into `n_heads` equal slices: (..., T, d) -> (..., h, T, d // h).
 
-    head i holds columns i*d_k .. (i+1)*d_k - 1 of x.
-    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (multi-head figure).
+    head i holds columns i*d_k .. (i+1)*d_k - 1 of x; leading axes (a batch) are kept.
+    Used by: docs/posty/posts/llm-mechanizm-uwagi.md (multi-head figure), attn_core.transformer.
     """
-    x = as_float_array(x, "x", ndim=2)
+    x = as_float_array(x, "x", min_ndim=2)
     n_heads = check_positive_int(n_heads, "n_heads")
-    t, d = x.shape
-    if d % n_heads:
+    if x.shape[-1] % n_heads:
         raise ValueError(
-            f"d_model={d} (x of shape {x.shape}) is not divisible by n_heads={n_heads}"
+            f"d_model={x.shape[-1]} (x of shape {x.shape}) is not divisible by n_heads={n_heads}"
         )
-    return x.reshape(t, n_heads, d // n_heads).transpose(1, 0, 2)   # (T, d) -> (h, T, d_k)
+    return split_heads_unchecked(x, n_heads)
 
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
-    """Concatenate head outputs along the feature axis: (h, T, d_k) -> (T, h * d_k).
+    """Concatenate head outputs along the feature axis: (..., h, T, d_k) -> (..., T, h * d_k).
 
     The inverse of `split_heads`: merge_heads(split_heads(x, h)) == x.
     Used by: docs/posty/posts/llm-mechanizm-uwagi.md (Concat(head_1, ..., head_h) W_O).
     """
-    x = as_float_array(x, "x", ndim=3)
-    h, t, d_k = x.shape
-    return x.transpose(1, 0, 2).reshape(t, h * d_k)                  # (h, T, d_k) -> (T, h*d_k)
+    return merge_heads_unchecked(as_float_array(x, "x", min_ndim=3))
+
+
+def split_heads_unchecked(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """`split_heads` without the input checks (d divisible by n_heads): a view of x."""
+    *lead, t, d = x.shape
+    heads = x.reshape(*lead, t, n_heads, d // n_heads)               # (..., T, h, d_k)
+    return np.swapaxes(heads, -3, -2)                                # (..., h, T, d_k)
+
+
+def merge_heads_unchecked(x: np.ndarray) -> np.ndarray:
+    """`merge_heads` without the input checks: (..., h, T, d_k) -> (..., T, h * d_k), a view
+    of a `split_heads` result that was not changed in between, else a copy."""
+    *lead, h, t, d_k = x.shape
+    return np.swapaxes(x, -3, -2).reshape(*lead, t, h * d_k)         # (..., T, h*d_k)
 
 
 def kv_group_of_heads(n_heads: int, n_kv_heads: int) -> np.ndarray:

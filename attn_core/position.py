@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_core._checks import as_float_array, check_positive_int, check_token_ids
+from attn_core._checks import as_float_array, check_positive_int, check_positive_number, check_token_ids
 
 
 def embedding_lookup(table: np.ndarray, token_ids) -> np.ndarray:
@@ -60,21 +60,28 @@ def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
     The pair (x[..., 2i], x[..., 2i+1]) of the vector at position m is rotated by the angle
     m * theta_i, theta_i = base^(-2i/d) (i = 0 .. d/2 - 1); the norm of every vector is kept.
     Applied to queries and keys, rope(q, m) . rope(k, n) depends on the positions only
-    through the offset m - n. x (T, d) with d even, positions (T,) -> (T, d), float64.
+    through the offset m - n. x (T, d) with d even, positions (T,) finite reals -> (T, d) in
+    the dtype of x (the angles are computed in float64 either way).
     Used by: docs/posty/posts/llm-mechanizm-uwagi.md (section on positions, RoPE).
     """
     x = as_float_array(x, "x", ndim=2)
     if x.shape[1] % 2:
         raise ValueError(f"rope needs an even vector width, got x of shape {x.shape}")
-    pos = np.asarray(positions, dtype=np.float64)
+    pos = as_float_array(positions, "positions", ndim=1, finite=False).astype(np.float64)
     if pos.shape != (x.shape[0],):
-        raise ValueError(f"positions must have shape ({x.shape[0]},), got {pos.shape}")
+        raise ValueError(f"positions must have shape ({x.shape[0]},) for x of shape {x.shape}, "
+                         f"got {pos.shape}")
+    if not np.all(np.isfinite(pos)):
+        bad = np.flatnonzero(~np.isfinite(pos))
+        raise ValueError(f"positions must be finite; got {pos[bad].tolist()} at index "
+                         f"{bad.tolist()} (positions = {pos.tolist()})")
+    base = check_positive_number(base, "base")
     half = x.shape[1] // 2
     theta = base ** (-np.arange(half, dtype=np.float64) * 2.0 / x.shape[1])   # (d/2,)
     angles = pos[:, None] * theta[None, :]                           # (T, d/2)
-    cos, sin = np.cos(angles), np.sin(angles)
+    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
     even, odd = x[:, 0::2], x[:, 1::2]                               # (T, d/2) each
-    out = np.empty_like(x, dtype=np.float64)                         # (T, d)
+    out = np.empty_like(x)                                           # (T, d)
     out[:, 0::2] = even * cos - odd * sin
     out[:, 1::2] = even * sin + odd * cos
     return out

@@ -1,5 +1,5 @@
 # Shapes: ... = any leading (batch) axes, n = length of the softmax axis.
-"""Numerically stable softmax."""
+"""Numerically stable softmax and log-softmax: the library's one implementation of both."""
 
 from __future__ import annotations
 
@@ -19,6 +19,37 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     Used by: docs/krok-po-kroku.md (step 5), docs/posty/posts/llm-mechanizm-uwagi.md,
     docs/laby/lab-3 (attention weights), docs/llm/anatomia.md.
     """
+    return softmax_unchecked(_check_logits(x, axis), axis)
+
+
+def log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable log-softmax along `axis`: log softmax(x), never log of an underflow.
+
+    log_softmax(x)_i = (x_i - max x) - log sum_j exp(x_j - max x); shape of `x`. Finite for
+    every finite x_i however far it lies below the maximum (where softmax underflows to 0 and
+    log(0) would give -inf); -inf entries stay -inf. Same input checks and dtypes as `softmax`.
+    Used by: `attn_core.transformer.cross_entropy`.
+    """
+    return log_softmax_unchecked(_check_logits(x, axis), axis)
+
+
+def softmax_unchecked(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """`softmax` without the input checks, for arrays a caller has already validated
+    (finite or -inf, at least one finite entry per row, a float dtype). Returns a new array."""
+    e = x - np.max(x, axis=axis, keepdims=True)                      # (..., n)
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=axis, keepdims=True)                         # (..., n)
+    return e
+
+
+def log_softmax_unchecked(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """`log_softmax` without the input checks (the same conditions as `softmax_unchecked`)."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)                # (..., n)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _check_logits(x, axis: int) -> np.ndarray:
+    """`x` as a float array (float32 kept) fit for a softmax along `axis`, else ValueError."""
     x = as_real_array(x, "x")
     x = x.astype(compute_dtype(x), copy=False)
     if x.ndim == 0:
@@ -32,10 +63,7 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     x_max = np.max(x, axis=axis, keepdims=True)                      # (..., 1)
     if np.any(x_max == -np.inf):
         _raise_fully_blocked(x, x_max, axis)
-    e = x - x_max                                                    # (..., n)
-    np.exp(e, out=e)
-    e /= np.sum(e, axis=axis, keepdims=True)                         # (..., n)
-    return e
+    return x
 
 
 def _raise_fully_blocked(x: np.ndarray, x_max: np.ndarray, axis: int) -> None:

@@ -3,25 +3,36 @@
 
 Token and learned positional embeddings, `n_layers` causal multi-head attention layers that
 add their output to the residual stream, an unembedding; no MLP and no layer norm, as in the
-attention-only models of Elhage et al. (2021) and Olsson et al. (2022). The forward pass
-computes what `split_heads`, `scaled_dot_product_attention` and `merge_heads` compute;
-`backward` applies the chain rule to the same steps in reverse. The public functions check
-their input once; the steps inside (`_forward`, `_backward`, `_softmax_unchecked`) do not,
-which keeps a training step from re-checking the same arrays a dozen times.
-Parameters live in a dict of float64 arrays: 'embed' (V, d), 'pos' (n_ctx, d), 'unembed'
-(d, V) and, for layer l, 'q{l}', 'k{l}', 'v{l}' (d, d) and 'o{l}' (d, d).
+attention-only models of Elhage et al. (2021) and Olsson et al. (2022). Each layer is
+`split_heads`, scaled dot-product attention and `merge_heads`, all heads of all sequences in
+one batched product; `backward` applies the chain rule to the same steps in reverse. The
+public functions check their input once; the steps inside (`_forward`, `_backward`) call the
+unchecked kernels of attn_core.softmax and attn_core.heads, so a training step does not
+re-check the same arrays a dozen times.
+Parameters live in a dict of arrays of one float dtype (float64 by default, float32 for
+speed; every output follows it): 'embed' (V, d), 'pos' (n_ctx, d), 'unembed' (d, V) and,
+for layer l, 'q{l}', 'k{l}', 'v{l}' (d, d) and 'o{l}' (d, d).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from attn_core._checks import check_positive_int, check_positive_number, check_token_ids
-from attn_core.heads import merge_heads, split_heads
+from attn_core._checks import (
+    as_float_array,
+    as_real_array,
+    check_positive_int,
+    check_positive_number,
+    check_token_ids,
+    compute_dtype,
+)
+from attn_core.heads import merge_heads_unchecked, split_heads_unchecked
 from attn_core.masks import causal_mask
-from attn_core.softmax import softmax
+from attn_core.softmax import log_softmax, log_softmax_unchecked, softmax_unchecked
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @dataclass(frozen=True)
@@ -83,32 +94,43 @@ class AttnOnlyTrace:
         return self.layers[layer].weights
 
 
-def init_params(config: AttnOnlyConfig, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """Gaussian initial parameters: embeddings N(0, 1), weights N(0, 1/d).
+def init_params(config: AttnOnlyConfig, rng: np.random.Generator,
+                dtype=np.float64) -> dict[str, np.ndarray]:
+    """Gaussian initial parameters: embeddings N(0, 1), weights N(0, 1/d), of `dtype`.
 
     With unit-variance residual entries every query, key, value and logit starts with
-    variance about 1. Returns a new dict in the order of `config.param_shapes()`.
+    variance about 1. Returns a new dict in the order of `config.param_shapes()`; the draws
+    are the same for both dtypes (float32 rounds the float64 ones).
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    if np.dtype(dtype) not in FLOAT_DTYPES:
+        raise ValueError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
     params = {}
     for name, shape in config.param_shapes().items():
         std = 1.0 if name in ("embed", "pos") else 1.0 / np.sqrt(config.d_model)
-        params[name] = rng.normal(0.0, std, size=shape)
+        params[name] = rng.normal(0.0, std, size=shape).astype(dtype)
     return params
 
 
-def check_params(config: AttnOnlyConfig, params: dict[str, np.ndarray]) -> None:
-    """ValueError unless `params` has exactly the names and shapes of `config`, all finite."""
+def check_params(config: AttnOnlyConfig, params: dict[str, np.ndarray]) -> np.dtype:
+    """The params' dtype; ValueError unless `params` has exactly the names and shapes of
+    `config`, all finite arrays of one float dtype (float32 or float64)."""
     shapes = config.param_shapes()
     if set(params) != set(shapes):
         raise ValueError(f"params must have the keys {sorted(shapes)}; got {sorted(params)}")
+    dtypes = {name: np.asarray(p).dtype for name, p in params.items()}
+    if len(set(dtypes.values())) != 1 or next(iter(dtypes.values())) not in FLOAT_DTYPES:
+        raise ValueError(f"params must share one dtype, float32 or float64; got {dtypes}")
     for name, shape in shapes.items():
         p = np.asarray(params[name])
         if p.shape != shape:
             raise ValueError(f"params['{name}'] must have shape {shape}, got {p.shape}")
         if not np.all(np.isfinite(p)):
-            raise ValueError(f"params['{name}'] (shape {p.shape}) must be finite")
+            bad = tuple(int(i) for i in np.argwhere(~np.isfinite(p))[0])
+            raise ValueError(f"params['{name}'] (shape {p.shape}) must be finite; "
+                             f"found {p[bad]} at index {bad}")
+    return next(iter(dtypes.values()))
 
 
 def _check_tokens(config: AttnOnlyConfig, tokens) -> np.ndarray:
@@ -121,66 +143,26 @@ def _check_tokens(config: AttnOnlyConfig, tokens) -> np.ndarray:
     return ids
 
 
-def split_batch_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
-    """`split_heads` for a batch: (B, T, d) -> (B, h, T, d_k)."""
-    b, t, d = x.shape
-    heads = split_heads(x.reshape(b * t, d), n_heads)                # (h, B*T, d_k)
-    return heads.reshape(n_heads, b, t, d // n_heads).swapaxes(0, 1)  # (B, h, T, d_k)
-
-
-def merge_batch_heads(x: np.ndarray) -> np.ndarray:
-    """`merge_heads` for a batch: (B, h, T, d_k) -> (B, T, h * d_k)."""
-    b, h, t, d_k = x.shape
-    merged = merge_heads(x.swapaxes(0, 1).reshape(h, b * t, d_k))    # (B*T, d)
-    return merged.reshape(b, t, h * d_k)                             # (B, T, d)
-
-
-def _split(x: np.ndarray, n_heads: int) -> np.ndarray:
-    """Unchecked `split_batch_heads`: (B, T, d) -> (B, h, T, d_k), a view of x."""
-    b, t, d = x.shape
-    return x.reshape(b, t, n_heads, d // n_heads).swapaxes(1, 2)    # (B, h, T, d_k)
-
-
-def _merge(x: np.ndarray) -> np.ndarray:
-    """Unchecked `merge_batch_heads`: (B, h, T, d_k) -> (B, T, h * d_k), one copy."""
-    b, h, t, d_k = x.shape
-    return x.swapaxes(1, 2).reshape(b, t, h * d_k)                   # (B, T, d)
-
-
-def _softmax_unchecked(x: np.ndarray) -> np.ndarray:
-    """`softmax(x, axis=-1)` with the same arithmetic and no input checks (new array).
-
-    Only for arrays already known to be finite or -inf with at least one finite entry per row
-    (the causal attention scores and logits of a validated forward pass)."""
-    e = x - np.max(x, axis=-1, keepdims=True)                        # (..., n)
-    np.exp(e, out=e)
-    e /= np.sum(e, axis=-1, keepdims=True)                           # (..., n)
-    return e
+def _qkv_weights(params: dict[str, np.ndarray], layer: int) -> np.ndarray:
+    """[W_Q | W_K | W_V] of `layer`, (d, 3d): one product gives all three projections."""
+    return np.concatenate([params[f"{w}{layer}"] for w in "qkv"], axis=1)
 
 
 def _attention_layer(config, params, layer: int, x: np.ndarray, mask: np.ndarray) -> LayerTrace:
     """Causal multi-head self-attention on a batch; x (B, T, d); mask (T, T) additive (0 / -inf).
 
-    The values of `scaled_dot_product_attention` (scores * scale + mask, softmax, @ v), bit
-    for bit, without its input checks: `forward` has validated params and tokens once, so
-    every score is finite and every query sees at least itself.
+    softmax(Q K^T * scale + M) V per head, as `scaled_dot_product_attention` computes it,
+    without its input checks: `forward` has validated params and tokens once, so every score
+    is finite and every query sees at least itself.
     """
     h = config.n_heads
-    q = _split(x @ params[f"q{layer}"], h)                           # (B, h, T, d_k)
-    k = _split(x @ params[f"k{layer}"], h)                           # (B, h, T, d_k)
-    v = _split(x @ params[f"v{layer}"], h)                           # (B, h, T, d_k)
-    scale = 1.0 / float(np.sqrt(q.shape[-1]))
+    heads = split_heads_unchecked(x @ _qkv_weights(params, layer), 3 * h)   # (B, 3h, T, d_k)
+    q, k, v = heads[:, :h], heads[:, h:2 * h], heads[:, 2 * h:]     # (B, h, T, d_k) each
+    scale = 1.0 / float(np.sqrt(config.d_k))
     scaled = (q @ k.swapaxes(-1, -2)) * scale                        # (B, h, T, T)
-    # softmax(scaled + mask) with the -inf entries kept out of exp (they make it slow):
-    # e = exp(min(scaled - max, 0)) * open, where open is 1 for a visible key and 0 for a
-    # blocked one; on visible keys scaled - max <= 0 already, so their values are unchanged.
-    e = scaled - np.max(scaled + mask, axis=-1, keepdims=True)       # (B, h, T, T)
-    np.minimum(e, 0.0, out=e)
-    np.exp(e, out=e)
-    e *= mask == 0
-    e /= np.sum(e, axis=-1, keepdims=True)
-    weights = e                                                      # (B, h, T, T)
-    z = _merge(weights @ v)                                          # (B, T, d)
+    scaled += mask
+    weights = softmax_unchecked(scaled)                              # (B, h, T, T)
+    z = merge_heads_unchecked(weights @ v)                           # (B, h, T, d_k) -> (B, T, d)
     return LayerTrace(x=x, q=q, k=k, v=v, weights=weights, z=z, scale=scale)
 
 
@@ -188,10 +170,9 @@ def forward(config: AttnOnlyConfig, params: dict[str, np.ndarray], tokens) -> At
     """Logits of the attention-only Transformer for tokens (B, T) -> logits (B, T, V).
 
     x_0 = W_E[tokens] + W_pos[:T]; x_{l+1} = x_l + MultiHead_l(x_l) under a causal mask;
-    logits = x_L W_U. Keeps every layer's input and attention pattern for `backward`.
-    Each layer computes what `split_batch_heads`, `scaled_dot_product_attention` and
-    `merge_batch_heads` compute (tests/test_attn_transformer.py checks it), with the inputs
-    validated once here rather than inside every step.
+    logits = x_L W_U, in the params' dtype. Keeps every layer's input and attention pattern
+    for `backward`. Each layer computes what `split_heads`, `scaled_dot_product_attention`
+    and `merge_heads` compute (tests/test_attn_transformer.py checks it).
     Used by: figures_src/induction_training.py, docs/posty/posts/glowy-indukcyjne.md.
     """
     check_params(config, params)
@@ -201,8 +182,8 @@ def forward(config: AttnOnlyConfig, params: dict[str, np.ndarray], tokens) -> At
 def _forward(config: AttnOnlyConfig, params: dict[str, np.ndarray], ids: np.ndarray) -> AttnOnlyTrace:
     """`forward` on validated params and token ids (B, T)."""
     t = ids.shape[1]
-    mask = causal_mask(t)                                            # (T, T)
     x = params["embed"][ids] + params["pos"][:t]                     # (B, T, d)
+    mask = causal_mask(t).astype(x.dtype)                            # (T, T)
     layers = []
     for layer in range(config.n_layers):
         layers.append(_attention_layer(config, params, layer, x, mask))
@@ -216,31 +197,39 @@ def cross_entropy(logits: np.ndarray, targets, loss_mask=None) -> tuple[float, n
 
     logits (..., V); targets (...) ints in 0..V-1; loss_mask (...) bool selects the positions
     that count (default: all). Returns (loss, d_logits (..., V)): d = (softmax - onehot) / n.
+    log p comes from `log_softmax`, so a target far below the largest logit gives its large
+    finite loss, not log(0). float32 logits give a float32 gradient.
     """
-    logits = np.asarray(logits, dtype=float)
-    if logits.ndim < 1 or logits.shape[-1] == 0:
+    logits = as_float_array(logits, "logits", min_ndim=1, finite=False)
+    if logits.shape[-1] == 0:
         raise ValueError(f"logits must have a non-empty last axis (V), got shape {logits.shape}")
     ids = check_token_ids(targets, "targets", logits.shape[-1])
     if ids.shape != logits.shape[:-1]:
         raise ValueError(f"targets shape {ids.shape} must equal logits shape {logits.shape} "
                          f"without its last axis")
-    keep = np.ones(ids.shape, bool) if loss_mask is None else np.asarray(loss_mask)
-    if keep.dtype != np.bool_ or keep.shape != ids.shape:
-        raise ValueError(f"loss_mask must be bool of shape {ids.shape}, got {keep.dtype} {keep.shape}")
+    keep = _check_loss_mask(loss_mask, ids.shape)
+    return _cross_entropy_of(log_softmax(logits, axis=-1), ids, keep)
+
+
+def _check_loss_mask(loss_mask, shape: tuple[int, ...]) -> np.ndarray:
+    """loss_mask as a bool array of `shape` with at least one True (None: all True)."""
+    keep = np.ones(shape, bool) if loss_mask is None else np.asarray(loss_mask)
+    if keep.dtype != np.bool_ or keep.shape != shape:
+        raise ValueError(f"loss_mask must be bool of shape {shape}, got {keep.dtype} {keep.shape}")
     if not keep.any():
         raise ValueError("loss_mask selects no position: the mean loss is undefined")
-    return _cross_entropy_of(softmax(logits, axis=-1), ids, keep)
+    return keep
 
 
-def _cross_entropy_of(p: np.ndarray, ids: np.ndarray, keep: np.ndarray) -> tuple[float, np.ndarray]:
-    """`cross_entropy` from p = softmax(logits) (..., V), ids (...) in 0..V-1 and keep (...)
-    bool with at least one True, all validated by the caller."""
+def _cross_entropy_of(log_p: np.ndarray, ids: np.ndarray, keep: np.ndarray) -> tuple[float, np.ndarray]:
+    """`cross_entropy` from log_p = log_softmax(logits) (..., V), ids (...) in 0..V-1 and
+    keep (...) bool with at least one True, all validated by the caller."""
     n = int(keep.sum())
-    picked = np.take_along_axis(p, ids[..., None], axis=-1)[..., 0]  # (...)
-    loss = float(-np.log(picked[keep]).sum() / n)
-    grad = p.copy()
-    np.put_along_axis(grad, ids[..., None], picked[..., None] - 1.0, axis=-1)
-    grad *= keep[..., None] / n                                      # (..., V)
+    picked = np.take_along_axis(log_p, ids[..., None], axis=-1)     # (..., 1) log p(target)
+    loss = float(-picked[keep].sum(dtype=np.float64) / n)
+    grad = np.exp(log_p)                                             # (..., V) softmax
+    np.put_along_axis(grad, ids[..., None], np.exp(picked) - 1.0, axis=-1)
+    grad *= keep[..., None] / np.asarray(n, grad.dtype)              # (..., V)
     return loss, grad
 
 
@@ -252,19 +241,20 @@ def _attention_layer_backward(config, params, layer: int, lt: LayerTrace, d_out:
     """
     d, h = config.d_model, config.n_heads
     grads[f"o{layer}"] = lt.z.reshape(-1, d).T @ d_out.reshape(-1, d)  # (d, d)
-    dz = _split(d_out @ params[f"o{layer}"].T, h)                   # (B, h, T, d_k)
+    dz = split_heads_unchecked(d_out @ params[f"o{layer}"].T, h)     # (B, h, T, d_k)
     dw = dz @ lt.v.swapaxes(-1, -2)                                  # (B, h, T, T)
-    dv = lt.weights.swapaxes(-1, -2) @ dz                            # (B, h, T, d_k)
-    ds = lt.weights * (dw - np.sum(dw * lt.weights, axis=-1, keepdims=True))  # softmax'
-    dq = lt.scale * ds @ lt.k                                        # (B, h, T, d_k)
-    dk = lt.scale * ds.swapaxes(-1, -2) @ lt.q                       # (B, h, T, d_k)
-    dx = np.zeros_like(lt.x)                                         # (B, T, d)
-    x2 = lt.x.reshape(-1, d)                                         # (B*T, d)
-    for name, g in (("q", dq), ("k", dk), ("v", dv)):
-        g2 = _merge(g)                                               # (B, T, d)
-        grads[f"{name}{layer}"] = x2.T @ g2.reshape(-1, d)           # (d, d)
-        dx += g2 @ params[f"{name}{layer}"].T                        # (B, T, d)
-    return dx
+    ds = dw - np.sum(dw * lt.weights, axis=-1, keepdims=True)        # softmax Jacobian:
+    ds *= lt.weights                                                 # ds = w * (dw - <dw, w>)
+    ds *= lt.scale
+    d_heads = np.concatenate([ds @ lt.k,                             # dq (B, h, T, d_k)
+                              ds.swapaxes(-1, -2) @ lt.q,            # dk
+                              lt.weights.swapaxes(-1, -2) @ dz],     # dv
+                             axis=1)                                 # (B, 3h, T, d_k)
+    d_qkv = merge_heads_unchecked(d_heads)                           # (B, T, 3d)
+    g = lt.x.reshape(-1, d).T @ d_qkv.reshape(-1, 3 * d)             # (d, 3d)
+    for i, w in enumerate("qkv"):
+        grads[f"{w}{layer}"] = g[:, i * d:(i + 1) * d]               # (d, d)
+    return d_qkv @ _qkv_weights(params, layer).T                     # (B, T, d)
 
 
 def backward(config: AttnOnlyConfig, params: dict[str, np.ndarray], trace: AttnOnlyTrace,
@@ -273,27 +263,28 @@ def backward(config: AttnOnlyConfig, params: dict[str, np.ndarray], trace: AttnO
 
     The chain rule through `forward` in reverse: unembedding, then each layer's W_O, the
     attention weights (softmax Jacobian), Q, K, V, with the residual path adding dL/dx_l.
-    Returns a dict with the keys and shapes of `params`.
+    Returns a dict with the keys and shapes of `params`, in the dtype of the trace.
     """
-    d_logits = np.asarray(d_logits, dtype=float)
+    d_logits = as_float_array(d_logits, "d_logits")
     if d_logits.shape != trace.logits.shape:
         raise ValueError(f"d_logits must have the logits' shape {trace.logits.shape}, "
                          f"got {d_logits.shape}")
-    return _backward(config, params, trace, d_logits)
+    return _backward(config, params, trace, d_logits.astype(trace.logits.dtype, copy=False))
 
 
 def _backward(config: AttnOnlyConfig, params: dict[str, np.ndarray], trace: AttnOnlyTrace,
               d_logits: np.ndarray) -> dict[str, np.ndarray]:
-    """`backward` on a trace of `_forward` and a float d_logits of the logits' shape."""
+    """`backward` on a trace of `_forward` and d_logits of the logits' shape and dtype."""
     d, v = config.d_model, config.vocab_size
     grads = {"unembed": trace.residual.reshape(-1, d).T @ d_logits.reshape(-1, v)}  # (d, V)
     dx = d_logits @ params["unembed"].T                              # (B, T, d)
     for layer in reversed(range(config.n_layers)):
         dx = dx + _attention_layer_backward(config, params, layer, trace.layers[layer], dx, grads)
     ids, t = trace.tokens, trace.tokens.shape[1]
-    onehot = np.eye(v)[ids.reshape(-1)]                              # (B*T, V)
-    grads["embed"] = onehot.T @ dx.reshape(-1, d)                    # (V, d)
-    grads["pos"] = np.zeros_like(params["pos"])
+    cell = (ids.reshape(-1, 1) * d + np.arange(d)).reshape(-1)       # (B*T*d,) flat (id, column)
+    grads["embed"] = np.bincount(cell, weights=dx.reshape(-1), minlength=v * d).reshape(v, d).astype(
+        dx.dtype)                                                    # (V, d): row id += dx[b, i]
+    grads["pos"] = np.zeros_like(params["pos"])                      # (n_ctx, d)
     grads["pos"][:t] = dx.sum(axis=0)                                # (T, d)
     return {name: grads[name] for name in config.param_shapes()}
 
@@ -303,21 +294,16 @@ def next_token_loss(config: AttnOnlyConfig, params: dict[str, np.ndarray], token
     """Next-token cross-entropy of tokens (B, T) and its gradients: (loss, grads, trace).
 
     Position i predicts token i + 1 (i = 0..T-2); loss_mask (B, T-1) bool picks the predictions
-    that count (default: all).
+    that count (default: all). The gradients have the params' dtype.
     """
     ids = _check_tokens(config, tokens)
     if ids.shape[1] < 2:
         raise ValueError(f"next-token loss needs T >= 2 tokens, got shape {ids.shape}")
     check_params(config, params)
-    keep = np.ones((ids.shape[0], ids.shape[1] - 1), bool) if loss_mask is None else np.asarray(loss_mask)
-    if keep.dtype != np.bool_ or keep.shape != (ids.shape[0], ids.shape[1] - 1):
-        raise ValueError(f"loss_mask must be bool of shape {(ids.shape[0], ids.shape[1] - 1)}, "
-                         f"got {keep.dtype} {keep.shape}")
-    if not keep.any():
-        raise ValueError("loss_mask selects no position: the mean loss is undefined")
+    keep = _check_loss_mask(loss_mask, (ids.shape[0], ids.shape[1] - 1))
     trace = _forward(config, params, ids)                            # finite: params are
-    p = _softmax_unchecked(trace.logits[:, :-1])                     # (B, T-1, V)
-    loss, d_pred = _cross_entropy_of(p, ids[:, 1:], keep)            # (B, T-1, V)
+    log_p = log_softmax_unchecked(trace.logits[:, :-1])              # (B, T-1, V)
+    loss, d_pred = _cross_entropy_of(log_p, ids[:, 1:], keep)        # (B, T-1, V)
     d_logits = np.zeros_like(trace.logits)
     d_logits[:, :-1] = d_pred                                        # (B, T, V)
     return loss, _backward(config, params, trace, d_logits), trace
@@ -329,6 +315,8 @@ class Adam:
 
     m <- b1 m + (1 - b1) g; v <- b2 v + (1 - b2) g^2;
     p <- p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
+    The moments of all parameters live in two flat vectors (m, v), in the order of the
+    first `step`'s params, so one step is a few whole-vector operations.
     """
 
     lr: float = 1e-3
@@ -336,8 +324,9 @@ class Adam:
     beta2: float = 0.999
     eps: float = 1e-8
     t: int = 0
-    m: dict = field(default_factory=dict)
-    v: dict = field(default_factory=dict)
+    m: np.ndarray | None = None
+    v: np.ndarray | None = None
+    layout: tuple[tuple[str, tuple[int, ...]], ...] = ()   # (name, shape) in m and v
 
     def __post_init__(self) -> None:
         check_positive_number(self.lr, "lr")
@@ -351,25 +340,42 @@ class Adam:
         """One update of every array in `params` from `grads` (same keys and shapes)."""
         if set(grads) != set(params):
             raise ValueError(f"grads keys {sorted(grads)} differ from params keys {sorted(params)}")
+        for name, p in params.items():
+            if np.shape(grads[name]) != p.shape:
+                raise ValueError(f"grads['{name}'] has shape {np.shape(grads[name])}; "
+                                 f"params has {p.shape}")
+        if self.m is None:
+            self.layout = tuple((name, p.shape) for name, p in params.items())
+            size = sum(p.size for p in params.values())
+            dtype = np.result_type(*params.values())
+            self.m, self.v = np.zeros(size, dtype), np.zeros(size, dtype)
+        elif {name: shape for name, shape in self.layout} != {n: p.shape for n, p in params.items()}:
+            raise ValueError(f"params {[(n, p.shape) for n, p in params.items()]} differ from "
+                             f"the first step's {list(self.layout)}")
+        names = [name for name, _ in self.layout]
+        g = np.concatenate([np.ravel(grads[name]) for name in names]).astype(self.m.dtype, copy=False)
         self.t += 1
         c1, c2 = 1.0 - self.beta1 ** self.t, 1.0 - self.beta2 ** self.t
-        for name, p in params.items():
-            g = np.asarray(grads[name], dtype=float)
-            if g.shape != p.shape:
-                raise ValueError(f"grads['{name}'] has shape {g.shape}; params has {p.shape}")
-            if name not in self.m:         # (not setdefault: it would build the zeros every step)
-                self.m[name], self.v[name] = np.zeros_like(p), np.zeros_like(p)
-            m, v = self.m[name], self.v[name]
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * g * g
-            p -= self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
+        self.m *= self.beta1
+        self.m += (1.0 - self.beta1) * g
+        self.v *= self.beta2
+        g *= g
+        self.v += (1.0 - self.beta2) * g
+        denom = np.sqrt(self.v / c2)
+        denom += self.eps
+        update = self.m * (self.lr / c1)
+        update /= denom                                              # (P,)
+        start = 0
+        for name in names:
+            p = params[name]
+            p -= update[start:start + p.size].reshape(p.shape)
+            start += p.size
 
 
 def _check_weights(weights) -> np.ndarray:
-    """Attention patterns (B, h, T, T) as a float array."""
-    w = np.asarray(weights, dtype=float)
+    """Attention patterns (B, h, T, T) as a float array (float32 kept)."""
+    w = as_real_array(weights, "weights")
+    w = w.astype(compute_dtype(w), copy=False)
     if w.ndim != 4 or w.shape[-1] != w.shape[-2] or 0 in w.shape:
         raise ValueError(f"weights must have shape (B, h, T, T), got {w.shape}")
     return w

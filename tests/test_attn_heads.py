@@ -53,6 +53,15 @@ def test_merge_heads_inverts_split_heads(data):
     assert_array_equal(merge_heads(heads), x)
 
 
+def test_split_and_merge_heads_keep_leading_batch_axes(rng):
+    x = rng.standard_normal((2, 3, 5, 6))                             # (B1, B2, T, d)
+    heads = split_heads(x, 3)                                         # (B1, B2, h, T, d_k)
+    assert heads.shape == (2, 3, 3, 5, 2)
+    for idx in np.ndindex(2, 3):
+        assert_array_equal(heads[idx], split_heads(x[idx], 3))
+    assert_array_equal(merge_heads(heads), x)
+
+
 def test_multi_head_attention_equals_loop_over_heads(rng):
     t, d, h = 5, 6, 3
     x = rng.standard_normal((t, d))
@@ -129,8 +138,8 @@ X, W = np.ones((3, 6)), np.ones((6, 6))
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: split_heads(X, 4),
      r"d_model=6 \(x of shape \(3, 6\)\) is not divisible by n_heads=4"),
-    (lambda: split_heads(np.ones(6), 2), r"x must have 2 dimension"),
-    (lambda: merge_heads(X), r"x must have 3 dimension"),
+    (lambda: split_heads(np.ones(6), 2), r"x must have at least 2 dimensions, got shape \(6,\)"),
+    (lambda: merge_heads(X), r"x must have at least 3 dimensions, got shape \(3, 6\)"),
     (lambda: multi_head_attention(X, W, W, W, W, 4), r"d_model=6 .* not divisible by n_heads=4"),
     (lambda: multi_head_attention(X, W, W, W, W, 0), r"n_heads must be > 0, got 0"),
     (lambda: multi_head_attention(X, np.ones((6, 4)), W, W, W, 2),

@@ -10,6 +10,7 @@ from attn_core import (
     kv_cache_bytes,
     kv_cache_bytes_per_token,
     learned_positions,
+    rope,
     sinusoidal_positions,
 )
 
@@ -111,3 +112,24 @@ def test_learned_positions_take_first_rows():
 def test_position_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_rope_keeps_float32_and_matches_float64():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 8)).astype(np.float32)
+    pos = np.arange(6) * 50
+    out = rope(x, pos)
+    assert out.dtype == np.float32
+    assert_allclose(out, rope(x.astype(np.float64), pos), rtol=0, atol=1e-5)   # |x| < 5, eps32 ~ 1e-7
+    assert rope(x.astype(np.float64), pos).dtype == np.float64
+
+
+@pytest.mark.parametrize(("positions", "message"), [
+    ([0.0, np.nan, 2.0], r"positions must be finite; got \[nan\] at index \[1\] \(positions = \[0.0, nan, 2.0\]\)"),
+    ([np.inf, 1.0, -np.inf], r"got \[inf, -inf\] at index \[0, 2\]"),
+    ([0, 1], r"positions must have shape \(3,\) for x of shape \(3, 4\), got \(2,\)"),
+    (["a", "b", "c"], r"positions must hold real numbers, got dtype <U1"),
+])
+def test_rope_rejects_bad_positions(positions, message):
+    with pytest.raises(ValueError, match=message):
+        rope(np.ones((3, 4)), positions)

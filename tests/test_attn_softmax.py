@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attn_core import causal_mask, future_mask, softmax
+from attn_core import causal_mask, future_mask, log_softmax, softmax
 from tests.strategies import PROPERTY_SETTINGS, arrays_TD, floats_of_shape
 
 
@@ -49,6 +49,30 @@ def test_softmax_no_overflow_at_1e4():
     assert np.all(np.isfinite(p))
     assert_allclose(p[:2], [1 / (1 + np.exp(-1.0)), 1 / (1 + np.exp(1.0))], rtol=1e-14)
     assert p[2] == 0.0                                     # e^(-2e4) underflows to exactly 0
+
+
+@PROPERTY_SETTINGS
+@given(arrays_TD(max_t=6, max_d=10))
+def test_log_softmax_is_the_log_of_softmax(x):
+    assert_allclose(np.exp(log_softmax(x)), softmax(x), rtol=1e-12, atol=1e-300)
+    assert_allclose(log_softmax(x), np.log(softmax(x)), rtol=1e-12, atol=1e-12)
+
+
+def test_log_softmax_stays_finite_where_softmax_underflows():
+    # log softmax([0, 1000]) = [-1000 - log(1 + e^-1000), -log(1 + e^-1000)] = [-1000, 0] in float64.
+    x = np.array([0.0, 1000.0])
+    assert softmax(x)[0] == 0.0                                     # exp(-1000) underflows
+    assert_array_equal(log_softmax(x), [-1000.0, 0.0])
+    blocked = log_softmax(np.array([[1.0, -np.inf, 1.0]]))
+    assert_allclose(blocked, [[-np.log(2), -np.inf, -np.log(2)]], rtol=1e-15)
+
+
+def test_log_softmax_keeps_float32_and_shares_the_checks():
+    assert log_softmax(np.ones((2, 3), np.float32)).dtype == np.float32
+    with pytest.raises(ValueError, match="must not contain NaN"):
+        log_softmax([0.0, np.nan])
+    with pytest.raises(ValueError, match="row 1 of x"):
+        log_softmax(np.array([[0.0, 1.0], [-np.inf, -np.inf]]))
 
 
 def test_softmax_axis_and_batch():

@@ -142,11 +142,50 @@ def test_cross_entropy_gradient_matches_central_differences():
     assert_allclose(loss, expected, rtol=1e-12)
 
 
+def test_cross_entropy_of_a_target_far_below_the_top_logit_is_the_gap():
+    # -log softmax([0, 1000])_0 = 1000 + log(1 + e^-1000) = 1000 in float64; p = [e^-1000, 1]
+    # underflows to [0, 1], so a loss taken as -log(p) would be -log(0).
+    loss, grad = cross_entropy(np.array([[0.0, 1000.0], [3.0, 1.0]]), [0, 0])
+    expected_second = np.log1p(np.exp(-2.0))                           # -log softmax([3, 1])_0
+    assert_allclose(loss, (1000.0 + expected_second) / 2, rtol=1e-15)
+    assert_allclose(grad[0], [-0.5, 0.5], rtol=1e-15)
+
+
+@pytest.mark.parametrize("gap", [100.0, 1e4])
+def test_cross_entropy_keeps_float32_without_overflow(gap):
+    loss, grad = cross_entropy(np.array([[0.0, gap]], np.float32), [0])
+    assert grad.dtype == np.float32
+    assert_allclose(loss, gap, rtol=1e-6)
+    assert_allclose(grad, [[-1.0, 1.0]], rtol=1e-6)
+
+
 def test_backward_rejects_wrong_shape():
     params, tokens = small_case()
     trace = forward(SMALL, params, tokens)
     with pytest.raises(ValueError, match="d_logits must have the logits' shape"):
         backward(SMALL, params, trace, np.zeros((3, 6, 4)))
+
+
+def test_float32_params_give_float32_trace_and_gradients_close_to_float64():
+    params, tokens = small_case(9)
+    p32 = {name: p.astype(np.float32) for name, p in params.items()}
+    loss64, grads64, _ = next_token_loss(SMALL, params, tokens)
+    loss32, grads32, trace32 = next_token_loss(SMALL, p32, tokens)
+    assert trace32.logits.dtype == trace32.weights(0).dtype == np.float32
+    assert_allclose(loss32, loss64, rtol=1e-5)
+    for name, g in grads32.items():
+        assert g.dtype == np.float32, name
+        assert relative_error(g, grads64[name]) <= 1e-5, name
+
+
+def test_init_params_in_float32_rounds_the_same_draws():
+    p64 = init_params(SMALL, np.random.default_rng(1))
+    p32 = init_params(SMALL, np.random.default_rng(1), dtype=np.float32)
+    for name in p64:
+        assert p32[name].dtype == np.float32
+        assert_array_equal(p32[name], p64[name].astype(np.float32))
+    with pytest.raises(ValueError, match="dtype must be float32 or float64, got float16"):
+        init_params(SMALL, np.random.default_rng(1), dtype=np.float16)
 
 
 # --- Adam -----------------------------------------------------------------------------------
@@ -173,6 +212,36 @@ def test_adam_rejects_mismatched_grads():
         Adam().step({"w": np.zeros(2)}, {"v": np.zeros(2)})
     with pytest.raises(ValueError, match=r"grads\['w'\] has shape \(3,\)"):
         Adam().step({"w": np.zeros(2)}, {"w": np.zeros(3)})
+
+
+def test_adam_rejects_params_that_changed_since_its_first_step():
+    adam = Adam()
+    adam.step({"w": np.zeros(2), "b": np.zeros(1)}, {"w": np.ones(2), "b": np.ones(1)})
+    with pytest.raises(ValueError, match=r"params \[\('w', \(3,\)\), \('b', \(1,\)\)\] differ from the first"):
+        adam.step({"w": np.zeros(3), "b": np.zeros(1)}, {"w": np.ones(3), "b": np.ones(1)})
+
+
+def test_adam_keeps_float32_and_matches_a_per_array_update():
+    rng = np.random.default_rng(11)
+    p = {"a": rng.normal(size=(2, 3)), "b": rng.normal(size=4)}
+    p32 = {k: v.astype(np.float32) for k, v in p.items()}
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v2 = {k: np.zeros_like(v) for k, v in p.items()}
+    adam, adam32 = Adam(lr=0.01), Adam(lr=0.01)
+    for t in range(1, 4):
+        g = {k: rng.normal(size=v.shape) for k, v in p.items()}
+        for k in p:                                   # the formula of Kingma & Ba, one array at a time
+            m[k] = 0.9 * m[k] + 0.1 * g[k]
+            v2[k] = 0.999 * v2[k] + 0.001 * g[k] ** 2
+        want = {k: p[k] - 0.01 * (m[k] / (1 - 0.9**t)) / (np.sqrt(v2[k] / (1 - 0.999**t)) + 1e-8)
+                for k in p}
+        adam.step(p, g)
+        adam32.step(p32, {k: x.astype(np.float32) for k, x in g.items()})
+        for k in p:
+            assert_allclose(p[k], want[k], rtol=1e-12)
+            assert p32[k].dtype == np.float32
+            assert_allclose(p32[k], want[k], rtol=1e-5, atol=1e-6)
+            p[k] = want[k].copy()  # noqa: B909 - continue from the reference, not the rounding
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -240,6 +309,15 @@ def test_forward_rejects_bad_tokens(tokens, message):
         forward(SMALL, params, tokens)
 
 
+def test_forward_rejects_params_of_mixed_or_integer_dtypes():
+    params, tokens = small_case()
+    with pytest.raises(ValueError, match=r"params must share one dtype, float32 or float64; got .*'q0': dtype\('float32'\)"):
+        forward(SMALL, params | {"q0": params["q0"].astype(np.float32)}, tokens)
+    ints = {name: np.zeros(p.shape, int) for name, p in params.items()}
+    with pytest.raises(ValueError, match="params must share one dtype, float32 or float64"):
+        forward(SMALL, ints, tokens)
+
+
 def test_forward_rejects_bad_params():
     params, tokens = small_case()
     with pytest.raises(ValueError, match=r"params\['q1'\] must have shape \(6, 6\), got \(6, 4\)"):
@@ -249,7 +327,7 @@ def test_forward_rejects_bad_params():
         forward(SMALL, missing, tokens)
     bad = params["embed"].copy()
     bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match=r"params\['embed'\] \(shape \(5, 6\)\) must be finite"):
+    with pytest.raises(ValueError, match=r"params\['embed'\] \(shape \(5, 6\)\) must be finite; found nan at index \(0, 0\)"):
         forward(SMALL, params | {"embed": bad}, tokens)
 
 
@@ -278,26 +356,29 @@ def test_scores_reject_bad_input():
 
 # --- the unchecked internal steps compute what the checked building blocks compute ---------
 
-def test_forward_layers_equal_the_checked_building_blocks():
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-13), (np.float32, 1e-5)])
+def test_forward_layers_equal_the_checked_building_blocks(dtype, rtol):
     """forward validates once and then skips the per-step checks; every layer must still hold
-    exactly (bit for bit) what split_batch_heads, scaled_dot_product_attention and
-    merge_batch_heads give."""
-    from attn_core import causal_mask, scaled_dot_product_attention
-    from attn_core.transformer import merge_batch_heads, split_batch_heads
+    what split_heads, scaled_dot_product_attention and merge_heads give (up to the rounding
+    of one fused Q|K|V product), in the params' dtype."""
+    from attn_core import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
 
     params, tokens = small_case(seed=3, b=4, t=7)
+    params = {name: p.astype(dtype) for name, p in params.items()}
     trace = forward(SMALL, params, tokens)
     x = params["embed"][tokens] + params["pos"][:7]
     for layer, lt in enumerate(trace.layers):
-        q, k, v = (split_batch_heads(x @ params[f"{w}{layer}"], SMALL.n_heads) for w in "qkv")
+        q, k, v = (split_heads(x @ params[f"{w}{layer}"], SMALL.n_heads) for w in "qkv")
         attn = scaled_dot_product_attention(q, k, v, mask=causal_mask(7))
         assert_array_equal(lt.x, x)
         for got, want in ((lt.q, q), (lt.k, k), (lt.v, v), (lt.weights, attn.weights),
-                          (lt.z, merge_batch_heads(attn.output))):
-            assert_array_equal(got, want)
+                          (lt.z, merge_heads(attn.output))):
+            assert got.dtype == want.dtype == dtype
+            assert_allclose(got, want, rtol=rtol, atol=rtol)
         assert lt.scale == attn.scale
         x = x + lt.z @ params[f"o{layer}"]
-    assert_array_equal(trace.logits, x @ params["unembed"])
+    assert trace.logits.dtype == dtype
+    assert_allclose(trace.logits, x @ params["unembed"], rtol=rtol, atol=rtol)
 
 
 def test_next_token_loss_equals_the_public_loss_and_backward():
