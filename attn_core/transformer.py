@@ -4,8 +4,8 @@
 Token and learned positional embeddings, `n_layers` causal multi-head attention layers that
 add their output to the residual stream, an unembedding; no MLP and no layer norm, as in the
 attention-only models of Elhage et al. (2021) and Olsson et al. (2022). Each layer is
-`split_heads`, scaled dot-product attention and `merge_heads`, all heads of all sequences in
-one batched product; `backward` applies the chain rule to the same steps in reverse. The
+`split_heads`, scaled dot-product attention and `merge_heads`, every product batched over
+all sequences and heads; `backward` applies the chain rule to the same steps in reverse. The
 public functions check their input once; the steps inside (`_forward`, `_backward`) call the
 unchecked kernels of attn_core.softmax and attn_core.heads, so a training step does not
 re-check the same arrays a dozen times.
@@ -143,11 +143,6 @@ def _check_tokens(config: AttnOnlyConfig, tokens) -> np.ndarray:
     return ids
 
 
-def _qkv_weights(params: dict[str, np.ndarray], layer: int) -> np.ndarray:
-    """[W_Q | W_K | W_V] of `layer`, (d, 3d): one product gives all three projections."""
-    return np.concatenate([params[f"{w}{layer}"] for w in "qkv"], axis=1)
-
-
 def _attention_layer(config, params, layer: int, x: np.ndarray, mask: np.ndarray) -> LayerTrace:
     """Causal multi-head self-attention on a batch; x (B, T, d); mask (T, T) additive (0 / -inf).
 
@@ -156,8 +151,8 @@ def _attention_layer(config, params, layer: int, x: np.ndarray, mask: np.ndarray
     is finite and every query sees at least itself.
     """
     h = config.n_heads
-    heads = split_heads_unchecked(x @ _qkv_weights(params, layer), 3 * h)   # (B, 3h, T, d_k)
-    q, k, v = heads[:, :h], heads[:, h:2 * h], heads[:, 2 * h:]     # (B, h, T, d_k) each
+    q, k, v = (split_heads_unchecked(x @ params[f"{w}{layer}"], h)   # (B, T, d) -> (B, h, T, d_k)
+               for w in "qkv")
     scale = 1.0 / float(np.sqrt(config.d_k))
     scaled = (q @ k.swapaxes(-1, -2)) * scale                        # (B, h, T, T)
     scaled += mask
@@ -246,15 +241,14 @@ def _attention_layer_backward(config, params, layer: int, lt: LayerTrace, d_out:
     ds = dw - np.sum(dw * lt.weights, axis=-1, keepdims=True)        # softmax Jacobian:
     ds *= lt.weights                                                 # ds = w * (dw - <dw, w>)
     ds *= lt.scale
-    d_heads = np.concatenate([ds @ lt.k,                             # dq (B, h, T, d_k)
-                              ds.swapaxes(-1, -2) @ lt.q,            # dk
-                              lt.weights.swapaxes(-1, -2) @ dz],     # dv
-                             axis=1)                                 # (B, 3h, T, d_k)
-    d_qkv = merge_heads_unchecked(d_heads)                           # (B, T, 3d)
-    g = lt.x.reshape(-1, d).T @ d_qkv.reshape(-1, 3 * d)             # (d, 3d)
-    for i, w in enumerate("qkv"):
-        grads[f"{w}{layer}"] = g[:, i * d:(i + 1) * d]               # (d, d)
-    return d_qkv @ _qkv_weights(params, layer).T                     # (B, T, d)
+    dx = np.zeros_like(lt.x)                                         # (B, T, d)
+    x2 = lt.x.reshape(-1, d)                                         # (B*T, d)
+    for w, g in (("q", ds @ lt.k), ("k", ds.swapaxes(-1, -2) @ lt.q),   # (B, h, T, d_k) each
+                 ("v", lt.weights.swapaxes(-1, -2) @ dz)):
+        g = merge_heads_unchecked(g)                                 # (B, T, d)
+        grads[f"{w}{layer}"] = x2.T @ g.reshape(-1, d)               # (d, d)
+        dx += g @ params[f"{w}{layer}"].T                            # (B, T, d)
+    return dx
 
 
 def backward(config: AttnOnlyConfig, params: dict[str, np.ndarray], trace: AttnOnlyTrace,

@@ -185,20 +185,21 @@ def test_phase_change_and_half_way_steps_by_hand():
 
 
 def test_final_losses_and_scores_by_plain_recomputation():
-    """From the trained parameters, with loops: losses of both halves and every head's scores."""
+    """From the trained parameters, with loops: losses of both halves and every head's scores
+    (the run is float32, the loops float64: rtol 1e-5 is rounding, not a formula)."""
     v, h, s = values(), it.history(), it.SETTINGS
     weights, logits = plain_patterns(s.config, h.params, h.eval_tokens)
     logp = logits[:, :-1] - np.log(np.exp(logits[:, :-1]).sum(axis=-1, keepdims=True))
     nll = -np.take_along_axis(logp, h.eval_tokens[:, 1:, None], axis=-1)[..., 0]
-    assert_allclose(v["tr_first_end"], nll[:, : s.half - 1].mean(), rtol=1e-10)
-    assert_allclose(v["tr_rep_end"], nll[:, s.half:].mean(), rtol=1e-10)
+    assert_allclose(v["tr_first_end"], nll[:, : s.half - 1].mean(), rtol=1e-5)
+    assert_allclose(v["tr_rep_end"], nll[:, s.half:].mean(), rtol=1e-5)
     assert_allclose(v["tr_ind_end"], induction_by_occurrence(weights[1], h.eval_tokens).max(),
-                    rtol=1e-10)
+                    rtol=1e-5)
     assert_allclose(v["tr_l1_ind_max_end"],
-                    induction_by_occurrence(weights[0], h.eval_tokens).max(), rtol=1e-10)
+                    induction_by_occurrence(weights[0], h.eval_tokens).max(), rtol=1e-5)
     i = np.arange(1, s.half)
     assert_allclose(v["tr_prev_first_half"],
-                    weights[0][:, v["tr_prev_head"] - 1, i, i - 1].mean(), rtol=1e-10)
+                    weights[0][:, v["tr_prev_head"] - 1, i, i - 1].mean(), rtol=1e-5)
     assert v["tr_n_params"] == sum(p.size for p in h.params.values())
     assert v["tr_log_v"] == pytest.approx(np.log(32), rel=1e-15)
 

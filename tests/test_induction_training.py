@@ -17,7 +17,7 @@ from numpy.testing import assert_allclose
 
 from figures_src import induction_training as it
 
-SHORT_STEPS = 1200  # past the phase change of the full run (the page says where it is)
+SHORT_STEPS = 800  # past the phase change of the full run (the page says where it is)
 
 
 @cache
@@ -26,7 +26,9 @@ def short_run() -> it.History:
 
 
 def plain_patterns(config, params, tokens):
-    """Per layer, attention weights (B, h, T, T) and the final logits, with explicit loops."""
+    """Per layer, attention weights (B, h, T, T) and the final logits, with explicit loops,
+    in float64 whatever the dtype of the trained params."""
+    params = {name: np.asarray(p, np.float64) for name, p in params.items()}
     d_k, out_logits, layers = config.d_k, [], [[] for _ in range(config.n_layers)]
     for seq in tokens:
         t = len(seq)
@@ -114,12 +116,13 @@ def test_recorded_curves_match_a_plain_recomputation(trained):
     s = it.SETTINGS
     weights, logits = plain_patterns(s.config, h.params, h.eval_tokens)
     first, repeated = half_losses(logits, h.eval_tokens, s.half)
-    assert_allclose([h.first[-1], h.repeated[-1]], [first, repeated], rtol=1e-10)
+    # The run is float32 (eps ~ 1.2e-7); the recomputation float64: rounding, not a formula.
+    assert_allclose([h.first[-1], h.repeated[-1]], [first, repeated], rtol=1e-5)
     for layer in range(s.n_layers):
         assert_allclose(h.ind[-1, layer], induction_by_occurrence(weights[layer], h.eval_tokens),
-                        rtol=1e-10)
+                        rtol=1e-5)
     i = np.arange(1, 2 * s.half)
-    assert_allclose(h.prev[-1, 0], weights[0][:, :, i, i - 1].mean(axis=(0, 2)), rtol=1e-10)
+    assert_allclose(h.prev[-1, 0], weights[0][:, :, i, i - 1].mean(axis=(0, 2)), rtol=1e-5)
 
 
 def test_training_data_repeats_with_a_varying_period():
