@@ -1,4 +1,4 @@
-# Shapes: T = tokens, d = d_model, h = query heads, g = KV heads (n_kv_heads), d_k = d // h.
+# Shapes: ... = batch axes, T = tokens, d = d_model, h = query heads, g = KV heads (n_kv_heads), d_k = d // h.
 """Multi-head attention, with grouped-query (GQA) and multi-query (MQA) variants."""
 
 from __future__ import annotations

@@ -125,7 +125,8 @@ def test_rope_keeps_float32_and_matches_float64():
 
 
 @pytest.mark.parametrize(("positions", "message"), [
-    ([0.0, np.nan, 2.0], r"positions must be finite; got \[nan\] at index \[1\] \(positions = \[0.0, nan, 2.0\]\)"),
+    ([0.0, np.nan, 2.0],
+     r"positions must be finite; got \[nan\] at index \[1\] \(positions = \[0.0, nan, 2.0\]\)"),
     ([np.inf, 1.0, -np.inf], r"got \[inf, -inf\] at index \[0, 2\]"),
     ([0, 1], r"positions must have shape \(3,\) for x of shape \(3, 4\), got \(2,\)"),
     (["a", "b", "c"], r"positions must hold real numbers, got dtype <U1"),

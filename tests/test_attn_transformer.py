@@ -217,7 +217,8 @@ def test_adam_rejects_mismatched_grads():
 def test_adam_rejects_params_that_changed_since_its_first_step():
     adam = Adam()
     adam.step({"w": np.zeros(2), "b": np.zeros(1)}, {"w": np.ones(2), "b": np.ones(1)})
-    with pytest.raises(ValueError, match=r"params \[\('w', \(3,\)\), \('b', \(1,\)\)\] differ from the first"):
+    changed = r"params \[\('w', \(3,\)\), \('b', \(1,\)\)\] differ from the first step's"
+    with pytest.raises(ValueError, match=changed):
         adam.step({"w": np.zeros(3), "b": np.zeros(1)}, {"w": np.ones(3), "b": np.ones(1)})
 
 
@@ -241,7 +242,7 @@ def test_adam_keeps_float32_and_matches_a_per_array_update():
             assert_allclose(p[k], want[k], rtol=1e-12)
             assert p32[k].dtype == np.float32
             assert_allclose(p32[k], want[k], rtol=1e-5, atol=1e-6)
-            p[k] = want[k].copy()  # noqa: B909 - continue from the reference, not the rounding
+            p[k] = want[k].copy()                     # go on from the reference, not its rounding
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -311,7 +312,8 @@ def test_forward_rejects_bad_tokens(tokens, message):
 
 def test_forward_rejects_params_of_mixed_or_integer_dtypes():
     params, tokens = small_case()
-    with pytest.raises(ValueError, match=r"params must share one dtype, float32 or float64; got .*'q0': dtype\('float32'\)"):
+    mixed = r"params must share one dtype, float32 or float64; got .*'q0': dtype\('float32'\)"
+    with pytest.raises(ValueError, match=mixed):
         forward(SMALL, params | {"q0": params["q0"].astype(np.float32)}, tokens)
     ints = {name: np.zeros(p.shape, int) for name, p in params.items()}
     with pytest.raises(ValueError, match="params must share one dtype, float32 or float64"):
@@ -327,7 +329,8 @@ def test_forward_rejects_bad_params():
         forward(SMALL, missing, tokens)
     bad = params["embed"].copy()
     bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match=r"params\['embed'\] \(shape \(5, 6\)\) must be finite; found nan at index \(0, 0\)"):
+    nan = r"params\['embed'\] \(shape \(5, 6\)\) must be finite; found nan at index \(0, 0\)"
+    with pytest.raises(ValueError, match=nan):
         forward(SMALL, params | {"embed": bad}, tokens)
 
 
