@@ -17,7 +17,8 @@ roofline bends: peak / bandwidth), `io_block_rows`, `io_block_cols` (B_r, B_c), 
 `io_flash_intensity` (FLOP per byte), `io_std_intensity_limit` (d / bytes per value: the
 standard algorithm's intensity for n -> infinity), `io_std_time_us`, `io_flash_time_us` (roofline
 lower bounds max(FLOPs / peak, bytes / bandwidth), microseconds), `io_time_ratio`,
-`io_d_wide`, `io_ratio_d128` (the traffic ratio at n = N, d = 128), `io_std_memory_share`
+`io_d_wide`, `io_ratio_d128` (the traffic ratio at n = N, d = 128), `io_flash_intensity_wide`
+(FlashAttention's FLOP per byte there), `io_std_memory_share`
 (the share of the standard algorithm's time bound set by memory),
 `io_table` (n, d, B_c, traffic of both, ratio).
 Figures: `io_traffic_roofline` (HBM traffic against n; the roofline with both algorithms).
@@ -91,8 +92,9 @@ def flash_io() -> dict:
         "io_std_memory_share": (std.hbm_bytes / HBM_BANDWIDTH) / t_std,
         "io_d_wide": IO_DS[-1],
         "io_ratio_d128": io_pair(N, IO_DS[-1])[0].hbm_bytes / io_pair(N, IO_DS[-1])[1].hbm_bytes,
+        "io_flash_intensity_wide": io_pair(N, IO_DS[-1])[1].intensity,
         "io_table": Table(
-            header=["n (tokeny)", "d", "B_c", "zwykła uwaga: HBM", "FlashAttention: HBM",
+            header=["n (tokeny)", "d", "blok kluczy (wiersze)", "zwykła uwaga: HBM", "FlashAttention: HBM",
                     "stosunek"],
             rows=[[n, d, io_pair(n, d)[1].block_cols, io_pair(n, d)[0].hbm_bytes,
                    io_pair(n, d)[1].hbm_bytes,

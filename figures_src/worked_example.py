@@ -12,7 +12,7 @@ bert_d_model (quoted: kit.Value with cite); soft lookup: soft_keys, soft_values,
 soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, soft_narrow_pred,
 soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
 order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
-pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
+pad_embedding, pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
 probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
 next_token_probs, soft_lookup, padding_mask_figure, transformer_block.
@@ -67,6 +67,7 @@ REORDERED_IDS: list[int] = [1, 0, 2]
 # The padding mask: a batch of two sentences of different length. The shorter one is padded
 # with a token "[PAD]" (as in BERT) whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
 PAD_TOKEN = "[PAD]"
+GAP_DECIMALS = 3   # places of the mouse row's scores in the sentence about their gap (docs: krok 5)
 PAD_EMBEDDING = (0.0, 0.0)
 BATCH_IDS: list[list[int]] = [[0, 1, 2], [2, 1]]   # "cat chases mouse", "mouse chases"
 
@@ -148,6 +149,13 @@ def worked_example() -> dict:
         "weights_unscaled": unscaled,
         "sharpen_factor": SHARPEN_FACTOR,
         "weights_sharp": softmax(SHARPEN_FACTOR * att.scaled + causal_mask(t)),
+        # The mouse row's gap between the scores of cat and chases, and whether the difference
+        # of the two scores as printed (GAP_DECIMALS places) is the gap as printed: a reader who
+        # subtracts the shown numbers gets the shown result.
+        "mouse_gap": att.scaled[-1][0] - att.scaled[-1][1],
+        "mouse_gap_shown_agrees": int(
+            round_half_up(att.scaled[-1][0], GAP_DECIMALS) - round_half_up(att.scaled[-1][1], GAP_DECIMALS)
+            == round_half_up(att.scaled[-1][0] - att.scaled[-1][1], GAP_DECIMALS)),
         "last_row_same": int(np.array_equal(att.weights[-1], enc.attention.weights[-1])),
         "attn_out": att.output,
         "change": att.output - dec.embeddings,
@@ -281,6 +289,7 @@ def _padding() -> dict:
     return {
         "pad_sentence": " ".join(names[:n]),
         "pad_token": PAD_TOKEN,
+        "pad_embedding": np.array(PAD_EMBEDDING),
         "pad_len": lens[1],
         "pad_full_len": lens[0],
         "pad_weights_nomask": no_mask[1],
