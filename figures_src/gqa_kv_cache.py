@@ -50,7 +50,7 @@ from anatomia_engine.plot import new_figure
 
 CONFIG_SOURCE = ("Hugging Face config.json / torchtune builders; "
                  "context lengths: Meta model cards")
-CONFIG_SOURCE_PL = ("pliki config.json z Hugging Face i buildery modeli torchtune; "
+CONFIG_SOURCE_PL = ("pliki konfiguracji modeli (config.json) z Hugging Face i definicje modeli w bibliotece torchtune; "
                     "długości kontekstu: karty modeli Meta")
 BYTES_PER_VALUE = 2  # 16-bit values (bf16 / fp16)
 BATCH = 1
