@@ -755,7 +755,7 @@ def plot_weights(ax, w: np.ndarray, title: str, blocked=None):
     return image
 
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
+fig, axes = plt.subplots(2, 1, figsize=(4.8, 7.8), layout="constrained")  # jedna pod drugą
 plot_weights(axes[0], weights, "Przed nałożeniem maski")
 image = plot_weights(axes[1], causal_weights,
                      "Po nałożeniu maski przyczynowej", blocked=future)
@@ -773,10 +773,10 @@ for ax in fig.axes:
         text.set_bbox(label_box)
 
 alt = (  # opis rysunku dla czytników ekranu
-    "Dwie mapy ciepła wag uwagi dla trzech pozycji. Wiersz i to pozycja, "
+    "Dwie mapy ciepła wag uwagi dla trzech pozycji, jedna pod drugą. Wiersz i to pozycja, "
     "dla której liczymy wyjście, kolumna j to pozycja, z której pobieramy "
-    "informację; w każdym polu wypisana jest waga. Po lewej wagi bez maski:"
-    " każda pozycja czyta ze wszystkich trzech. Po prawej wagi z maską "
+    "informację; w każdym polu wypisana jest waga. U góry wagi bez maski:"
+    " każda pozycja czyta ze wszystkich trzech. Na dole wagi z maską "
     "przyczynową: pola nad przekątną (j > i) są zakreskowane na szaro i "
     "mają wagę zero, a pozycja 0 całą wagę przypisuje samej sobie."
 )
@@ -928,7 +928,7 @@ assert np.argmin(sizes) == j_top       # największa waga, najmniejszy wkład
 # </div>
 
 # %% [markdown] tags=["solution"] exercise=6
-# Maska zeruje pola nad przekątną, czyli te, w których $j > i$ — na mapie po prawej są
+# Maska zeruje pola nad przekątną, czyli te, w których $j > i$ — na dolnej mapie są
 # zakreskowane. Wiersze sumują się do 1, bo softmax liczymy osobno dla każdego wiersza
 # (`axis=-1`): wiersz $i$ rozdziela całą „uwagę” pozycji $i$ między pozycje, z których wolno
 # jej czytać. Kolumna $j$ mówi natomiast, jak mocno z pozycji $j$ korzystają różne pozycje,
