@@ -713,10 +713,16 @@
     var points = s("g", { class: "attn-x__points" });
     var hitRadius = this.hitRadius(size);
     var pointLabels = [], fadedLabels = [];
+    // The weight the chosen query gives each word (summed over the word's visible positions) is
+    // written by its name: a line to a key that lies close to the query is too short to read.
+    var seen = {};
+    r.weights[qi].forEach(function (w, j) {
+      if (!r.blocked[qi][j]) seen[st.sentence[j]] = (seen[st.sentence[j]] || 0) + w;
+    });
     st.vocab.forEach(function (word, k) {
       var used = st.sentence.indexOf(k) >= 0;
       var isQuery = st.sentence[qi] === k;
-      var text = shorten(word.token, 14);
+      var text = shorten(word.token, 14) + (k in seen ? " " + fmtDec(seen[k], 2) : "");
       var label = s("text", { text: text });
       var g = s("g", {
         class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
