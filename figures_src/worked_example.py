@@ -319,14 +319,14 @@ def _describe(key: str, index: tuple[int, ...]) -> str:
         names = {"probs": f"P({tok})", "probs_pct": f"P({tok}) w %", "logits": f"logit {tok}"}
         return names[key]
     if key == "sqrt_d_k":
-        return "√d_k"
+        return "√dₖ"
     if key == "W_vocab":
         return f"W_vocab: {VOCAB[index[1]]}, wymiar {index[0]}"
     if key == "W_FFN":
         return f"W_FFN[{index[0]}][{index[1]}]"
     row, col = index
     if key in ("scores", "scaled", "weights"):
-        name = {"scores": "ocena QKᵀ", "scaled": "ocena QKᵀ/√d_k", "weights": "waga uwagi"}[key]
+        name = {"scores": "ocena QKᵀ", "scaled": "ocena QKᵀ/√dₖ", "weights": "waga uwagi"}[key]
         return f"{name} {tokens[row]} → {tokens[col]}"
     name = {"attn_out": "wyjście uwagi", "ffn_out": "wyjście FFN"}[key]
     return f"{name}: {tokens[row]}, wymiar {col}"
@@ -382,10 +382,10 @@ def scaled_scores(style) -> Plot:
             xlabel=_XLABEL, ylabel=_YLABEL)
     return Plot(fig=fig,
                 alt=f"Mapa ciepła {len(tokens)} na {len(tokens)} z przeskalowanymi ocenami "
-                    "dopasowania QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, "
+                    "dopasowania QKᵀ/√dₖ: wiersze to tokeny, które patrzą, kolumny to tokeny, "
                     "na które patrzą; w każdym polu wypisana jest ocena, a jej kolor odczytuje się z "
                     "paska obok (skala ocen dopasowania z zerem pośrodku, wspólna dla witryny).",
-                caption="Przeskalowane oceny QKᵀ/√d_k przed maską. Wiersz: token, który "
+                caption="Przeskalowane oceny QKᵀ/√dₖ przed maską. Wiersz: token, który "
                         "patrzy (zapytanie), kolumna: token, na który patrzy (klucz).",
                 table=_matrix_table(dec.attention.scaled, tokens))
 
