@@ -482,14 +482,14 @@
     var r = this.result;
     ui.causal.checked = st.causal;
     ui.scale.checked = st.useScale;
-    ui.scaleLabel.textContent = "Dziel oceny przez \u221ad_k (d_k = " + r.dK + ")";
+    ui.scaleLabel.textContent = "Dziel oceny przez \u221ad\u2096 (d\u2096 = " + r.dK + ")";
     if (source !== ui.tempRange) ui.tempRange.value = String(st.temperature);
     if (source !== ui.tempNumber) ui.tempNumber.value = fieldText(st.temperature);
     ui.scaleInfo.textContent = "Oceny QK\u1d40 mnożymy przez " +
       (st.useScale ? "1/\u221a" + r.dK : "1") + " \u00b7 1/T = " + fmtDec(r.scale, 3) + ". " +
       (isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
-        ? "W_Q, W_K i W_V są macierzami jednostkowymi, więc Q = K = V = X."
-        : "Q = X W_Q, K = X W_K, V = X W_V (macierze z przykładu).");
+        ? "Macierze zapytań, kluczy i wartości są jednostkowe, więc Q = K = V = X."
+        : "Q, K i V to X pomnożone przez macierze zapytań, kluczy i wartości z przykładu.");
 
     // Query picker: one option per position.
     syncOptions(ui.query, r.tokens.map(function (t, i) { return "pozycja " + i + ": " + t; }));

@@ -953,8 +953,9 @@ assert not np.allclose(causal_weights.sum(axis=0), 1.0)
 #
 # 1. Rzutujemy $H$ na $Q = HW_Q$, $K = HW_K$ i $V = HW_V$, tym razem macierzami o kształcie
 #    `[d_model, d_model]`.
-# 2. **Dzielimy** każdą z nich na $h$ głów: kolumny od $0$ do $d_k - 1$ należą do głowy 0,
-#    kolejne $d_k$ kolumn do głowy 1 i tak dalej. Kształt `[n, d_model]` przechodzi
+# 2. **Dzielimy** każdą z nich na $h$ głów: kolumny od $0$ do $d_k - 1$ należą do pierwszej
+#    głowy (w kodzie `[0]`: głowy, jak pozycje, numerujemy w Pythonie od zera), kolejne $d_k$
+#    kolumn do drugiej i tak dalej. Kształt `[n, d_model]` przechodzi
 #    w `[h, n, d_k]`.
 # 3. W każdej głowie osobno liczymy uwagę z maską przyczynową, dzieląc oceny przez
 #    $\sqrt{d_k}$ jednej głowy, a nie przez $\sqrt{d_\text{model}}$.
@@ -1015,8 +1016,8 @@ weights_mh = softmax(scores_mh, axis=-1)             # [h, n, n]
 heads_out = weights_mh @ v_heads                     # [h, n, d_k]
 multi_out = merge_heads(heads_out) @ w_o             # [n, d_model]
 
-print("wagi głowy 0:\n", weights_mh[0])
-print("wagi głowy 1:\n", weights_mh[1])
+print("wagi pierwszej głowy, weights_mh[0]:\n", weights_mh[0])
+print("wagi drugiej głowy, weights_mh[1]:\n", weights_mh[1])
 print("wyjście uwagi wielogłowej:\n", multi_out)
 
 assert np.array_equal(merge_heads(split_heads(h, N_HEADS)), h)
