@@ -727,7 +727,9 @@
       var g = s("g", {
         class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
         tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
-        "aria-label": "Punkt tokenu " + word.token + ": " + fmtVec(word.vec) +
+        // the visible label (name and weight) starts the accessible name, as WCAG 2.5.3 asks
+        "aria-label": "Punkt tokenu " + text + (k in seen ? " (waga, którą daje mu zapytanie)" : "") +
+          ": " + fmtVec(word.vec) +
           ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z klawiszem Shift o " + fmtDec(L.coord.big_step, 1) + ".",
       }, [s("circle", { class: "attn-x__hit", cx: px(word.vec[0]), cy: py(word.vec[1]), r: hitRadius }),
         s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);
