@@ -19,6 +19,7 @@ import numpy as np
 
 from attn_core import future_mask, scaled_dot_product_attention
 from anatomia_engine.kit import values
+from figures_src import lab3
 from figures_src.inputs import LEAK_A, LEAK_B, SENTENCE_IDS, TOY_X, VOCAB, W_K, W_Q, W_V, W_VOCAB
 
 # The explorer's own inputs: the sentence the "own sentence" preset starts from (the worked
@@ -78,15 +79,15 @@ def presets() -> tuple[dict, ...]:
     return (
         _vocab_preset(
             "krok-po-kroku", "Przykład krok po kroku: cat chases mouse",
-            "Zdanie z artykułu „Krok po kroku”: embeddingi to kolumny macierzy W_vocab, "
-            "W_Q = W_K = W_V = I, maska przyczynowa i dzielenie przez √d_k, jak w "
-            "dekoderze.",
+            "Zdanie z artykułu „Krok po kroku”: embeddingi to kolumny macierzy słownika, "
+            "macierze zapytań, kluczy i wartości są jednostkowe, z maską przyczynową "
+            "i dzieleniem przez √dₖ, jak w dekoderze.",
             SENTENCE_IDS, causal=True),
         _positions_preset(
-            "lab3-toy", "Laboratorium 3: macierz toy_x",
-            "Mała macierz z laboratorium 3: każdy wiersz toy_x to jedna pozycja, "
-            "Q = K = V = toy_x. Tak jak w laboratorium zaczynamy bez maski, więc każda pozycja "
-            "widzi też późniejsze.",
+            "lab3-toy", "Laboratorium 3: trzy małe wektory",
+            "Mała macierz z laboratorium 3: każdy jej wiersz to jedna pozycja, a zapytania, "
+            "klucze i wartości są równe samym wektorom (Q = K = V). Tak jak w laboratorium "
+            "zaczynamy bez maski, więc każda pozycja widzi też późniejsze.",
             TOY_X, "x", causal=False),
         _positions_preset(
             "lab3-leak-a", "Laboratorium 3: przeciek, sekwencja a",
@@ -149,6 +150,7 @@ def check_presets(items) -> None:
 def explorer() -> dict:
     items = [dict(p) for p in presets()]
     check_presets(items)
+    lab3.check_notebook_inputs()   # three presets say they are the lab's matrices
     start = items[0]
     att = preset_attention(start)
     return {

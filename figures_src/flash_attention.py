@@ -160,7 +160,7 @@ def flash() -> dict:
 @figure
 def flash_difference(style) -> Plot:
     """|tiled - plain| (largest over the output) against the block size, float32 and float64."""
-    fig, ax = new_figure(style, size=(5.4, 3.5))
+    fig, ax = new_figure(style, size=(5.0, 3.5))
     rows = []
     series = {}
     scale = float(np.max(np.abs(_plain("float64"))))     # the output's scale (max norm)
@@ -188,7 +188,7 @@ def flash_difference(style) -> Plot:
     ax.spines[["top", "right"]].set_visible(False)
     top = max(float(np.max(series["float32"])), float(np.finfo(np.float32).eps))
     ax.set_ylim(top=10 ** np.ceil(np.log10(top) + 0.5))   # a labelled decade above the data
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=9, loc="center right")
     zeros = [f"{name}, blok {b}" for name in series for b, v in zip(BLOCK_SIZES, series[name])
              if v == 0]
     zero_note = (" Różnica równa dokładnie zero (nie da się jej pokazać na osi logarytmicznej): "
@@ -214,7 +214,7 @@ def flash_difference(style) -> Plot:
 @figure
 def flash_memory(style) -> Plot:
     """Peak intermediate memory of plain (n x n) vs tiled (blocks) attention, and the output."""
-    fig, ax = new_figure(style, size=(5.4, 3.5))
+    fig, ax = new_figure(style, size=(5.0, 3.5))
     peaks = [_peaks(n, "float32") for n in MEMORY_NS]
     plain = np.array([p[0] for p in peaks], dtype=float)
     tiled = np.array([p[1] for p in peaks], dtype=float)
@@ -235,7 +235,7 @@ def flash_memory(style) -> Plot:
     ax.set_ylabel("pamięć (float32)")
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=9, loc="upper left")
     rows = [[n, int(p), int(t), int(o)] for n, p, t, o in zip(MEMORY_NS, plain, tiled, output)]
     return Plot(
         fig=fig,

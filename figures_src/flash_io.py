@@ -17,7 +17,8 @@ roofline bends: peak / bandwidth), `io_block_rows`, `io_block_cols` (B_r, B_c), 
 `io_flash_intensity` (FLOP per byte), `io_std_intensity_limit` (d / bytes per value: the
 standard algorithm's intensity for n -> infinity), `io_std_time_us`, `io_flash_time_us` (roofline
 lower bounds max(FLOPs / peak, bytes / bandwidth), microseconds), `io_time_ratio`,
-`io_d_wide`, `io_ratio_d128` (the traffic ratio at n = N, d = 128), `io_std_memory_share`
+`io_d_wide`, `io_ratio_d128` (the traffic ratio at n = N, d = 128), `io_flash_intensity_wide`
+(FlashAttention's FLOP per byte there), `io_std_memory_share`
 (the share of the standard algorithm's time bound set by memory),
 `io_table` (n, d, B_c, traffic of both, ratio).
 Figures: `io_traffic_roofline` (HBM traffic against n; the roofline with both algorithms).
@@ -91,8 +92,9 @@ def flash_io() -> dict:
         "io_std_memory_share": (std.hbm_bytes / HBM_BANDWIDTH) / t_std,
         "io_d_wide": IO_DS[-1],
         "io_ratio_d128": io_pair(N, IO_DS[-1])[0].hbm_bytes / io_pair(N, IO_DS[-1])[1].hbm_bytes,
+        "io_flash_intensity_wide": io_pair(N, IO_DS[-1])[1].intensity,
         "io_table": Table(
-            header=["n (tokeny)", "d", "B_c", "zwykła uwaga: HBM", "FlashAttention: HBM",
+            header=["n (tokeny)", "d", "blok kluczy (wiersze)", "zwykła uwaga: HBM", "FlashAttention: HBM",
                     "stosunek"],
             rows=[[n, d, io_pair(n, d)[1].block_cols, io_pair(n, d)[0].hbm_bytes,
                    io_pair(n, d)[1].hbm_bytes,
@@ -110,7 +112,10 @@ def io_traffic_roofline(style) -> Plot:
     fl_b = np.array([p[1].hbm_bytes for p in pairs], dtype=float)
     std_i = np.array([p[0].intensity for p in pairs])
     fl_i = np.array([p[1].intensity for p in pairs])
-    fig, (left, right) = new_figure(style, size=(7.6, 3.6), ncols=2)
+    import matplotlib.pyplot as plt
+
+    # One above the other: at a phone's column the smallest text stays >= 8 CSS px.
+    fig, (left, right) = plt.subplots(2, 1, figsize=(4.8, 6.6), layout="constrained")
     left.plot(ns, std_b, "o-", color=style.accent2, markersize=4, label="zwykła uwaga")
     left.plot(ns, fl_b, "s-", color=style.accent, markersize=4, label="FlashAttention")
     left.set_xscale("log", base=2)
@@ -121,9 +126,9 @@ def io_traffic_roofline(style) -> Plot:
     left.tick_params(axis="x", which="minor", labelbottom=False)
     left.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: fmt_bytes(v, 0)))
     left.set_xlabel("długość sekwencji n (tokeny)")
-    left.set_title(f"ruch HBM ↔ SRAM (jedna głowa, d = {D})", fontsize=9)
+    left.set_title(f"ruch HBM ↔ SRAM (jedna głowa, d = {D})", fontsize=10)
     left.grid(True, linewidth=0.5)
-    left.legend(fontsize=8, loc="upper left")
+    left.legend(fontsize=9, loc="upper left")
     # The roofline: attainable FLOP/s = min(peak, intensity x bandwidth).
     xs = np.logspace(0, 5, 200, base=4.0)                            # 1 .. 1024 FLOP/B
     roof = np.array([roofline_flops_per_s(x, PEAK_FLOPS, HBM_BANDWIDTH) for x in xs]) / 1e12
@@ -148,20 +153,20 @@ def io_traffic_roofline(style) -> Plot:
     right.set_ylim(1, 2.0**9)
     right.set_xlabel("intensywność I (FLOP na bajt z HBM)")
     right.set_ylabel("osiągalne TFLOP/s")
-    right.set_title("model dachowy (roofline), A100", fontsize=9)
+    right.set_title("model dachowy (roofline), A100", fontsize=10)
     right.grid(True, linewidth=0.5)
-    right.legend(fontsize=7.5, loc="lower right")
+    right.legend(fontsize=9, loc="lower right")
     for ax in (left, right):
         ax.spines[["top", "right"]].set_visible(False)
     rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i)]
     return Plot(
         fig=fig,
-        alt=(f"Dwa wykresy. Po lewej, w skali logarytmicznej: bajty przesyłane między pamięcią "
+        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane między pamięcią "
              f"HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
              f"{fmt_int(IO_NS[0])} do {fmt_int(IO_NS[-1])}; zwykła uwaga od "
              f"{fmt_bytes(std_b[0], 1)} do {fmt_bytes(std_b[-1], 1)}, FlashAttention od "
-             f"{fmt_bytes(fl_b[0], 1)} do {fmt_bytes(fl_b[-1], 1)}, kilka razy mniej. Po "
-             f"prawej model dachowy karty A100: pozioma część dachu to szczyt "
+             f"{fmt_bytes(fl_b[0], 1)} do {fmt_bytes(fl_b[-1], 1)}, kilka razy mniej. Na "
+             f"dole model dachowy karty A100: pozioma część dachu to szczyt "
              f"{fmt_int(PEAK_FLOPS / 1e12)} TFLOP/s, pochyła to przepustowość pamięci. Punkty "
              f"zwykłej uwagi leżą na pochyłej części (intensywność około "
              f"{fmt_dec(std_i[-1], 0)} FLOP/B: ogranicza ją pamięć), punkty FlashAttention na "

@@ -50,7 +50,7 @@ from anatomia_engine.plot import new_figure
 
 CONFIG_SOURCE = ("Hugging Face config.json / torchtune builders; "
                  "context lengths: Meta model cards")
-CONFIG_SOURCE_PL = ("pliki config.json z Hugging Face i buildery modeli torchtune; "
+CONFIG_SOURCE_PL = ("pliki konfiguracji modeli (config.json) z Hugging Face i definicje modeli w bibliotece torchtune; "
                     "długości kontekstu: karty modeli Meta")
 BYTES_PER_VALUE = 2  # 16-bit values (bf16 / fp16)
 BATCH = 1
@@ -242,7 +242,9 @@ def _groups() -> tuple[tuple[int, ...], ...]:
 def gqa_grouping(style) -> Plot:
     """Three panels: query heads (top row) connected to the KV head each one reads (bottom)."""
     titles = ("MHA", "GQA", "MQA")
-    fig, axes = new_figure(style, size=(7.2, 2.7), ncols=3)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(4.6, 5.4), layout="constrained")   # phone-legible
     colours = matplotlib.colormaps["tab10"]
     for ax, title, n_kv, groups in zip(axes, titles, DIAGRAM_KV_HEADS, _groups()):
         q_x = np.arange(DIAGRAM_HEADS, dtype=float)
@@ -263,15 +265,13 @@ def gqa_grouping(style) -> Plot:
         ax.tick_params(length=0)
         for spine in ax.spines.values():
             spine.set_visible(False)
-    for ax in axes[1:]:
-        ax.set_yticklabels([])
     header = ["głowa zapytań"] + [f"{t}: głowa K/V ({kv} KV)" for t, kv in
                                   zip(titles, DIAGRAM_KV_HEADS)]
     rows = [[f"Q{i + 1}"] + [g[i] + 1 for g in _groups()] for i in range(DIAGRAM_HEADS)]
     mha, gqa, mqa = DIAGRAM_KV_HEADS
     return Plot(
         fig=fig,
-        alt=(f"Trzy schematy po {DIAGRAM_HEADS} głów zapytań (kółka u góry) połączonych liniami "
+        alt=(f"Trzy schematy, jeden pod drugim, po {DIAGRAM_HEADS} głów zapytań (kółka u góry) połączonych liniami "
              f"z głowami kluczy i wartości (kwadraty u dołu). MHA: każda głowa zapytań ma własną "
              f"głowę K/V ({mha} par). GQA: głowy zapytań tworzą {gqa} grupy po "
              f"{DIAGRAM_HEADS // gqa}, każda grupa czyta jedną głowę K/V. MQA: wszystkie "
@@ -293,7 +293,7 @@ def _short_bytes(v: float) -> str:
 @figure
 def kv_cache_sizes(style) -> Plot:
     """Dot plot (log scale): full-context KV-cache of each model as MHA / released / MQA."""
-    fig, ax = new_figure(style, size=(6.8, 5.0))
+    fig, ax = new_figure(style, size=(4.8, 5.8))
     names = [m.name for m in MODELS]
     data = [variants(m) for m in MODELS]
     series = (("MHA", "jako MHA", style.muted, "o", "none"),
@@ -311,7 +311,7 @@ def kv_cache_sizes(style) -> Plot:
         if key == "released":
             for s_, p in zip(sizes, y):
                 ax.annotate(_short_bytes(s_), (s_, p), xytext=(0, 7), textcoords="offset points",
-                            ha="center", va="bottom", fontsize=8, color=style.fg)
+                            ha="center", va="bottom", fontsize=9, color=style.fg)
     ax.set_xscale("log", base=2)
     lo_exp = int(np.floor(np.log2(lows.min()) / 4) * 4)
     hi_exp = int(np.ceil(np.log2(highs.max()) / 4) * 4)
@@ -322,12 +322,13 @@ def kv_cache_sizes(style) -> Plot:
     ax.set_xlim(2.0**(lo_exp - 0.5), 2.0**(hi_exp + 0.5))
     ax.set_yticks(y, labels=[f"{m.name}\n({fmt_int(m.context)} tokenów)" for m in MODELS])
     ax.set_ylim(len(MODELS) - 0.4, -0.8)
-    ax.set_xlabel("KV-cache przy pełnym kontekście (skala logarytmiczna, podziałka co 16×;\n"
+    ax.set_xlabel("KV-cache przy pełnym kontekście\n(skala logarytmiczna, podziałka co 16×;\n"
                   "MiB = 2²⁰ B, GiB = 2³⁰ B, TiB = 2⁴⁰ B)")
     ax.grid(True, axis="x", which="major", linewidth=0.5)
     ax.spines[["top", "right", "left"]].set_visible(False)
     ax.tick_params(axis="y", length=0)
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=9,
+              handletextpad=0.3, columnspacing=1.0)
     rows = [[m.name, m.context, d["MHA"], d["released"], d["MQA"]] for m, d in zip(MODELS, data)]
     largest = max(zip(names, (d["released"] for d in data)), key=lambda t: t[1])
     return Plot(
@@ -338,7 +339,7 @@ def kv_cache_sizes(style) -> Plot:
              f"w wersji wydanej ma {largest[0]}: {_short_bytes(largest[1])}. Wartości w tabeli "
              f"danych."),
         caption=(f"KV-cache jednej sekwencji przy pełnym kontekście, wartości "
-                 f"{8 * BYTES_PER_VALUE}-bitowe, batch {BATCH}; konfiguracje: {CONFIG_SOURCE_PL}."),
+                 f"{8 * BYTES_PER_VALUE}-bitowe; konfiguracje: {CONFIG_SOURCE_PL}."),
         table=Table(header=["model", "kontekst (tokeny)", "jako MHA", "wydany wariant",
                             "jako MQA"],
                     rows=rows, formats=[None, "int", "bytes:2", "bytes:2", "bytes:2"]),

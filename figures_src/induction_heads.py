@@ -126,7 +126,7 @@ def induction() -> dict:
 def _pattern_figure(style, matrix, title: str, what: str) -> Plot:
     labels = _labels()
     t = len(WORDS)
-    fig, ax = new_figure(style, size=(5.6, 4.6))
+    fig, ax = new_figure(style, size=(5.0, 4.4))
     heatmap(ax, matrix, row_labels=labels, col_labels=labels, style=style, decimals=2,
             blocked=future_mask(t), vmin=0.0, vmax=1.0, title=title, quantity="weights",
             xlabel="klucz (na który token patrzymy)", ylabel="zapytanie (token, który patrzy)")

@@ -61,11 +61,11 @@ def llama_count() -> dict:
         "l3_all_pattern_bytes": m.layers * int(attention_matrix_bytes(
             m.context, BYTES_PER_VALUE, heads=m.heads)),
         "l3_count_table": Table(
-            header=["macierz", "wymiary", "wagi w jednej warstwie", "we wszystkich warstwach"],
-            rows=[["W_Q (zapytania)", f"{m.hidden} × {q_width}", gqa["W_Q"], m.layers * gqa["W_Q"]],
-                  ["W_K (klucze)", f"{m.hidden} × {kv_width}", gqa["W_K"], m.layers * gqa["W_K"]],
-                  ["W_V (wartości)", f"{m.hidden} × {kv_width}", gqa["W_V"], m.layers * gqa["W_V"]],
-                  ["W_O (wyjście)", f"{q_width} × {m.hidden}", gqa["W_O"], m.layers * gqa["W_O"]],
+            header=["macierz", "wymiary", "parametry w jednej warstwie", "we wszystkich warstwach"],
+            rows=[["zapytań (Q)", f"{m.hidden} × {q_width}", gqa["W_Q"], m.layers * gqa["W_Q"]],
+                  ["kluczy (K)", f"{m.hidden} × {kv_width}", gqa["W_K"], m.layers * gqa["W_K"]],
+                  ["wartości (V)", f"{m.hidden} × {kv_width}", gqa["W_V"], m.layers * gqa["W_V"]],
+                  ["wyjściowa (O)", f"{q_width} × {m.hidden}", gqa["W_O"], m.layers * gqa["W_O"]],
                   ["razem", "", gqa["total"], m.layers * gqa["total"]]],
             formats=[None, None, "int", "int"]),
     }

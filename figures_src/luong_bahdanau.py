@@ -152,7 +152,7 @@ def luong_weights(style) -> Plot:
         for rect, height in zip(bars, heights):
             ax.annotate(fmt_dec(height, 2), (rect.get_x() + rect.get_width() / 2, height),
                         xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                        fontsize=8, color=style.fg)
+                        fontsize=9, color=style.fg)
     ax.set_xticks(x, labels=LUONG_SOURCE)
     ax.set_ylabel("waga uwagi")
     ax.set_xlabel(f"słowo źródłowe (dekoder generuje „{LUONG_TARGET_WORD}”)")

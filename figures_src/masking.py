@@ -98,9 +98,12 @@ def mask_effect(style) -> Plot:
     masked, full = _attention()
     n = len(TOKENS)
     blocked = future_mask(n)
-    fig, axes = new_figure(style, size=(8.0, 3.7), ncols=3)
+    import matplotlib.pyplot as plt
+
+    # One above the other: legible at a phone's width (a row of three was 4 CSS px there).
+    fig, axes = plt.subplots(3, 1, figsize=(4.4, 9.9), layout="constrained")
     panels = [
-        (masked.scaled, None, r"oceny $QK^{\top}$/√$d_k$", None, None),
+        (masked.scaled, None, "oceny QKᵀ/√dₖ", None, None),
         (masked.masked, blocked, "oceny + M", None, None),
         (masked.weights, blocked, "wagi: softmax", 0.0, 1.0),
     ]
@@ -110,18 +113,16 @@ def mask_effect(style) -> Plot:
         heatmap(ax, matrix, row_labels=TOKENS, col_labels=TOKENS, style=style, decimals=2,
                 blocked=cells, vmin=lo if vmin is None else vmin,
                 vmax=hi if vmax is None else vmax, xlabel="klucz",
-                quantity="scores" if vmin is None else "weights", colorbar=k > 0,
-                ylabel="zapytanie" if k == 0 else "")
+                quantity="scores" if vmin is None else "weights", colorbar=True,
+                ylabel="zapytanie")
         ax.set_title(title, fontsize=10)
         ax.tick_params(axis="x", labelrotation=30, rotation_mode="xtick")
-        if k:
-            ax.tick_params(axis="y", labelleft=False)
     rows = ([["oceny QKᵀ/√dₖ", TOKENS[i], *masked.scaled[i]] for i in range(n)]
             + [["wagi z maską", TOKENS[i], *masked.weights[i]] for i in range(n)]
             + [["wagi bez maski", TOKENS[i], *full.weights[i]] for i in range(n)])
     return Plot(
         fig=fig,
-        alt=(f"Trzy mapy ciepła {n} na {n} dla zdania „{' '.join(TOKENS)}”. Pierwsza: "
+        alt=(f"Trzy mapy ciepła {n} na {n}, jedna pod drugą, dla zdania „{' '.join(TOKENS)}”. Pierwsza: "
              "skalowane oceny dopasowania zapytanie–klucz, dodatnie i ujemne we wszystkich "
              "polach. Druga: te same oceny po dodaniu maski; pola nad przekątną są zakreskowane i mają minus "
              "nieskończoność. Trzecia: wagi po softmaksie; nad przekątną same zera, pierwszy "

@@ -136,7 +136,7 @@ def head_split(style) -> Plot:
     d_model, h = cfg["d_model"], cfg["h"]
     d_k = _base_d_k()
     columns = split_heads(np.arange(d_model, dtype=float)[None, :], h)[:, 0, :]  # (h, d_k)
-    fig, ax = new_figure(style, size=(7.0, 2.1))
+    fig, ax = new_figure(style, size=(4.7, 1.9))
     palette = matplotlib.colormaps["tab10" if style.name == "light" else "Set2"]
     for i, cols in enumerate(columns):
         start, width = cols[0], len(cols)
@@ -144,23 +144,24 @@ def head_split(style) -> Plot:
                 edgecolor=style.bg, linewidth=1.5)
         r, g, b = matplotlib.colors.to_rgb(palette(i % 10))
         ink = "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#ffffff"
-        ax.text(start + width / 2, 0, f"głowa {i + 1}", ha="center", va="center",
-                fontsize=8, color=ink)
+        ax.text(start + width / 2, 0, f"{i + 1}", ha="center", va="center",
+                fontsize=10, color=ink)
     ax.set_xlim(0, d_model)
     ax.set_ylim(-0.6, 0.6)
     ax.set_yticks([])
-    ax.set_xticks(np.arange(0, d_model + 1, d_k))
-    ax.set_xlabel(f"wymiar wektora tokenu ($d_{{\\mathrm{{model}}}} = {d_model}$); "
-                  f"każda głowa: $d_k = {d_k}$")
+    ax.set_xticks(np.arange(0, d_model + 1, 2 * d_k))
+    ax.set_xticks(np.arange(0, d_model + 1, d_k), minor=True)
+    ax.set_title(f"głowy 1–{h}, każda po dₖ = {d_k} wymiarów", fontsize=10)
+    ax.set_xlabel(f"wymiar wektora tokenu (wymiar modelu: {d_model})")
     ax.spines[["top", "right", "left"]].set_visible(False)
     rows = [[f"głowa {i + 1}", int(cols[0]), int(cols[-1]), len(cols)]
             for i, cols in enumerate(columns)]
     return Plot(
         fig=fig,
         alt=(f"Poziomy pasek długości {d_model} podzielony na {h} równych, kolorowych "
-             f"odcinków po {d_k} wymiarów, podpisanych od „głowa 1” do „głowa {h}”; "
+             f"odcinków po {d_k} wymiarów, ponumerowanych od 1 do {h}; "
              f"podziałka co {d_k}."),
-        caption=(f"Bazowy Transformer: d_model = {d_model} dzielone na h = {h} głów po "
+        caption=(f"Bazowy Transformer: wektor tokenu o {d_model} wymiarach dzielony na h = {h} głów po "
                  f"dₖ = {d_k} wymiarów (Vaswani i in. 2017, §3.2.2)."),
         table=Table(header=["głowa", "pierwszy wymiar", "ostatni wymiar", "szerokość dₖ"],
                     rows=rows, formats=[None, "int", "int", "int"]),
@@ -170,13 +171,19 @@ def head_split(style) -> Plot:
 @figure
 def head_weights(style) -> Plot:
     result = _toy()
-    fig, axes = plt.subplots(2, 2, figsize=(7.6, 7.2), layout="constrained")
+    # 2 x 2 at a phone's width: tick labels only on the outer edges, one colour bar for all.
+    fig, axes = plt.subplots(2, 2, figsize=(5.2, 5.6), layout="constrained")
     for i, ax in enumerate(axes.flat):
-        heatmap(ax, result.weights[i], row_labels=TOKENS, col_labels=TOKENS, style=style,
-                decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}", quantity="weights",
-                colorbar=i % 2 == 1,
-                xlabel="klucz" if i >= 2 else "", ylabel="zapytanie" if i % 2 == 0 else "")
-        ax.tick_params(axis="x", labelrotation=35, rotation_mode="xtick")
+        image = heatmap(ax, result.weights[i], row_labels=TOKENS, col_labels=TOKENS, style=style,
+                        decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}",
+                        quantity="weights", colorbar=False,
+                        xlabel="klucz" if i >= 2 else "", ylabel="zapytanie" if i % 2 == 0 else "")
+        ax.tick_params(axis="x", labelrotation=45, rotation_mode="xtick", labelbottom=i >= 2)
+        ax.tick_params(axis="y", labelleft=i % 2 == 0)
+    bar = fig.colorbar(image, ax=axes, shrink=0.6, pad=0.02)
+    bar.set_label("waga uwagi", color=style.fg)
+    bar.outline.set_visible(False)
+    bar.ax.tick_params(colors=style.fg, labelsize=9.5)
     rows = [[f"głowa {i + 1}: {TOKENS[r]}", *result.weights[i, r]]
             for i in range(TOY_HEADS) for r in range(len(TOKENS))]
     return Plot(
@@ -185,7 +192,7 @@ def head_weights(style) -> Plot:
              "zdania „długi korek stoi na autostradzie”. Każda głowa rozkłada uwagę inaczej: "
              "najwyższe wagi leżą w różnych miejscach, a ten sam token w różnych głowach patrzy "
              "najmocniej na różne słowa."),
-        caption=(f"Wagi uwagi {TOY_HEADS} głów zabawkowego modelu (d_model = {TOY_D_MODEL}, "
+        caption=(f"Wagi uwagi {TOY_HEADS} głów zabawkowego modelu (wektor tokenu: {TOY_D_MODEL} wymiarów, "
                  f"dₖ = {TOY_D_MODEL // TOY_HEADS}, losowe projekcje, bez maski)."),
         table=Table(header=["głowa: zapytanie"] + TOKENS, rows=rows,
                     formats=[None] + ["dec:2"] * len(TOKENS)),

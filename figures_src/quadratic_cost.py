@@ -70,7 +70,7 @@ def quadratic() -> dict:
 @figure
 def attention_matrix_memory(style) -> Plot:
     """Log-log: bytes of the n x n matrix (slope 2) and of one head's Q, n x d_k (slope 1)."""
-    fig, ax = new_figure(style, size=(5.6, 3.8))
+    fig, ax = new_figure(style, size=(5.0, 3.8))
     ns = np.array(N_GRID, dtype=float)
     quad = np.array([matrix_bytes(n) for n in N_GRID], dtype=float)
     lin = ns * D_K * BYTES_PER_VALUE
@@ -93,7 +93,7 @@ def attention_matrix_memory(style) -> Plot:
     ax.set_ylabel(f"pamięć (float32, {BYTES_PER_VALUE} B na liczbę)")
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=9)
     rows = [[int(n), int(n) * int(n), int(q), int(li)] for n, q, li in zip(N_GRID, quad, lin)]
     return Plot(
         fig=fig,

@@ -118,7 +118,7 @@ def rope_rotation(style) -> Plot:
         colour = style.accent if m else style.accent2
         ax.annotate("", xy=(a, b), xytext=(0, 0),
                     arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 1.4})
-        ax.text(1.14 * a, 1.14 * b, f"m = {m}", ha="center", va="center", fontsize=8,
+        ax.text(1.14 * a, 1.14 * b, f"m = {m}", ha="center", va="center", fontsize=9,
                 color=style.fg)
     lim = 1.35 * radius
     ax.set_xlim(-lim, lim)

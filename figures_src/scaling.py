@@ -138,22 +138,22 @@ def _d_k_range() -> str:
 def variance_vs_dk(style) -> Plot:
     variance, _, _ = _experiments()
     d = D_K_VALUES.astype(float)
-    fig, ax = new_figure(style, size=(5.6, 4.6))
-    # Legend in three columns, each a measurement next to its theory line.
+    fig, ax = new_figure(style, size=(5.0, 5.0))
+    # Legend in two columns under the plot, each measurement next to its theory line.
     ax.loglog(d, variance, "o", color=style.accent, label=r"q·k: pomiar")
-    ax.loglog(d, d, color=style.accent, linewidth=1.0, label=r"teoria: Var = $d_k$")
-    ax.loglog(d, variance / d, "s", color=style.accent2, label=r"q·k / √$d_k$: pomiar")
+    ax.loglog(d, d, color=style.accent, linewidth=1.0, label="teoria: Var = dₖ")
+    ax.loglog(d, variance / d, "s", color=style.accent2, label=r"q·k / √dₖ: pomiar")
     ax.loglog(d, np.ones_like(d), color=style.accent2, linewidth=1.0, linestyle=":",
               label="teoria: Var = 1")
-    ax.loglog(d, variance / d**2, "^", color=style.fg, markersize=5, label=r"q·k / $d_k$: pomiar")
+    ax.loglog(d, variance / d**2, "^", color=style.fg, markersize=5, label=r"q·k / dₖ: pomiar")
     ax.loglog(d, 1.0 / d, color=style.fg, linewidth=1.0, linestyle="--",
-              label=r"teoria: Var = 1/$d_k$")
+              label=r"teoria: Var = 1/dₖ")
     ax.set_xscale("log", base=2)
     ax.set_xticks(d, labels=[fmt_int(x) for x in d])
-    ax.set_xlabel(r"wymiar klucza $d_k$")
+    ax.set_xlabel(r"wymiar klucza dₖ")
     ax.set_ylabel("wariancja iloczynu skalarnego")
     ax.grid(True, which="major", linewidth=0.5)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=3, fontsize=7.5)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2, fontsize=9)
     rows = [[int(k), v, v / k, v / k**2] for k, v in zip(D_K_VALUES, variance)]
     return Plot(
         fig=fig,
@@ -172,7 +172,11 @@ def variance_vs_dk(style) -> Plot:
 def saturation_vs_dk(style) -> Plot:
     _, unscaled, scaled = _experiments()
     d = D_K_VALUES.astype(float)
-    fig, axes = new_figure(style, size=(7.6, 3.3), ncols=3)
+    import matplotlib.pyplot as plt
+
+    # Three panels one above the other, one legend above them, the reference lines labelled
+    # where they end (a legend inside a panel crossed the curves).
+    fig, axes = plt.subplots(3, 1, figsize=(4.8, 7.6), layout="constrained", sharex=True)
     panels = [
         ("największa waga", unscaled.max_weight, scaled.max_weight, 1.0 / N_TOKENS,
          "1/n (wagi równe)", 1),
@@ -185,25 +189,29 @@ def saturation_vs_dk(style) -> Plot:
     for ax, (title, raw, fixed, ref, ref_label, decimals) in zip(axes, panels):
         ax.plot(d, raw, "o-", color=style.accent2, markersize=4, label="bez skalowania")
         ax.plot(d, fixed, "s-", color=style.accent, markersize=4,
-                label=r"z 1/√$d_k$")
+                label=r"z 1/√dₖ")
         if ref is not None:
-            ax.axhline(ref, color=style.muted, linestyle=":", linewidth=1.0, label=ref_label)
+            ax.axhline(ref, color=style.muted, linestyle=":", linewidth=1.0)
+            ax.annotate(ref_label, (1.0, ref), xycoords=("axes fraction", "data"),
+                        xytext=(0, 3), textcoords="offset points", ha="right", va="bottom",
+                        color=style.muted, fontsize=9)
         ax.set_xscale("log", base=2)
         ax.set_xticks(ticks, labels=[fmt_int(x) for x in ticks])
-        ax.set_xlabel(r"$d_k$")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=10, loc="left")
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _, n=decimals: fmt_dec(y, n)))
         ax.grid(True, linewidth=0.5)
         ax.spines[["top", "right"]].set_visible(False)
-    axes[0].legend(fontsize=8, loc="upper left")
-    axes[1].legend(fontsize=8, loc="lower left")
+    axes[-1].set_xlabel(r"dₖ")
+    axes[1].set_ylim(top=float(np.log(N_TOKENS)) * 1.18)    # room for the ln n label
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncols=2,
+               fontsize=9)
     rows = [[int(k), label, stats.max_weight[j], stats.entropy[j], stats.jacobian_norm[j]]
             for j, k in enumerate(D_K_VALUES)
             for label, stats in (("bez", unscaled), ("1/√dₖ", scaled))]
     return Plot(
         fig=fig,
-        alt=(f"Trzy wykresy w funkcji dₖ {_d_k_range()} (skala logarytmiczna) dla softmaksu "
+        alt=(f"Trzy wykresy, jeden pod drugim, w funkcji dₖ {_d_k_range()} (skala logarytmiczna) dla softmaksu "
              f"nad {N_TOKENS} kluczami. Bez skalowania największa waga rośnie w stronę 1, "
              "entropia spada do zera, a norma Frobeniusa jakobianu softmaksu, diag(p) − ppᵀ, "
              "najpierw lekko rośnie, a potem maleje ku zeru. Ze "

@@ -12,7 +12,7 @@ bert_d_model (quoted: kit.Value with cite); soft lookup: soft_keys, soft_values,
 soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, soft_narrow_pred,
 soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
 order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
-pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
+pad_embedding, pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
 probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
 next_token_probs, soft_lookup, padding_mask_figure, transformer_block.
@@ -67,6 +67,7 @@ REORDERED_IDS: list[int] = [1, 0, 2]
 # The padding mask: a batch of two sentences of different length. The shorter one is padded
 # with a token "[PAD]" (as in BERT) whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
 PAD_TOKEN = "[PAD]"
+GAP_DECIMALS = 3   # places of the mouse row's scores in the sentence about their gap (docs: krok 5)
 PAD_EMBEDDING = (0.0, 0.0)
 BATCH_IDS: list[list[int]] = [[0, 1, 2], [2, 1]]   # "cat chases mouse", "mouse chases"
 
@@ -148,6 +149,13 @@ def worked_example() -> dict:
         "weights_unscaled": unscaled,
         "sharpen_factor": SHARPEN_FACTOR,
         "weights_sharp": softmax(SHARPEN_FACTOR * att.scaled + causal_mask(t)),
+        # The mouse row's gap between the scores of cat and chases, and whether the difference
+        # of the two scores as printed (GAP_DECIMALS places) is the gap as printed: a reader who
+        # subtracts the shown numbers gets the shown result.
+        "mouse_gap": att.scaled[-1][0] - att.scaled[-1][1],
+        "mouse_gap_shown_agrees": int(
+            round_half_up(att.scaled[-1][0], GAP_DECIMALS) - round_half_up(att.scaled[-1][1], GAP_DECIMALS)
+            == round_half_up(att.scaled[-1][0] - att.scaled[-1][1], GAP_DECIMALS)),
         "last_row_same": int(np.array_equal(att.weights[-1], enc.attention.weights[-1])),
         "attn_out": att.output,
         "change": att.output - dec.embeddings,
@@ -238,7 +246,7 @@ def _soft_lookup() -> dict:
         "soft_narrow_pred": float(narrow.output[0]),
         "soft_narrow_top_weight": float(narrow.weights[0].max()),
         "soft_table": Table(
-            header=["klucz x_j", "wartość y_j", "waga a_j"],
+            header=["klucz xⱼ", "wartość yⱼ", "waga aⱼ"],
             rows=[[k, v, w] for k, v, w in zip(keys, vals, weights)],
             formats=["dec:1", "dec:1", "dec:3"]),
     }
@@ -281,6 +289,7 @@ def _padding() -> dict:
     return {
         "pad_sentence": " ".join(names[:n]),
         "pad_token": PAD_TOKEN,
+        "pad_embedding": np.array(PAD_EMBEDDING),
         "pad_len": lens[1],
         "pad_full_len": lens[0],
         "pad_weights_nomask": no_mask[1],
@@ -310,14 +319,14 @@ def _describe(key: str, index: tuple[int, ...]) -> str:
         names = {"probs": f"P({tok})", "probs_pct": f"P({tok}) w %", "logits": f"logit {tok}"}
         return names[key]
     if key == "sqrt_d_k":
-        return "√d_k"
+        return "√dₖ"
     if key == "W_vocab":
         return f"W_vocab: {VOCAB[index[1]]}, wymiar {index[0]}"
     if key == "W_FFN":
         return f"W_FFN[{index[0]}][{index[1]}]"
     row, col = index
     if key in ("scores", "scaled", "weights"):
-        name = {"scores": "ocena QKᵀ", "scaled": "ocena QKᵀ/√d_k", "weights": "waga uwagi"}[key]
+        name = {"scores": "ocena QKᵀ", "scaled": "ocena QKᵀ/√dₖ", "weights": "waga uwagi"}[key]
         return f"{name} {tokens[row]} → {tokens[col]}"
     name = {"attn_out": "wyjście uwagi", "ffn_out": "wyjście FFN"}[key]
     return f"{name}: {tokens[row]}, wymiar {col}"
@@ -373,10 +382,10 @@ def scaled_scores(style) -> Plot:
             xlabel=_XLABEL, ylabel=_YLABEL)
     return Plot(fig=fig,
                 alt=f"Mapa ciepła {len(tokens)} na {len(tokens)} z przeskalowanymi ocenami "
-                    "dopasowania QKᵀ/√d_k: wiersze to tokeny, które patrzą, kolumny to tokeny, "
+                    "dopasowania QKᵀ/√dₖ: wiersze to tokeny, które patrzą, kolumny to tokeny, "
                     "na które patrzą; w każdym polu wypisana jest ocena, a jej kolor odczytuje się z "
                     "paska obok (skala ocen dopasowania z zerem pośrodku, wspólna dla witryny).",
-                caption="Przeskalowane oceny QKᵀ/√d_k przed maską. Wiersz: token, który "
+                caption="Przeskalowane oceny QKᵀ/√dₖ przed maską. Wiersz: token, który "
                         "patrzy (zapytanie), kolumna: token, na który patrzy (klucz).",
                 table=_matrix_table(dec.attention.scaled, tokens))
 
@@ -405,18 +414,18 @@ def weights_masked_vs_unmasked(style) -> Plot:
     dec, enc = _traces()
     tokens = _tokens()
     t = len(tokens)
-    fig, (left, right) = new_figure(style, size=(8.0, 3.7), ncols=2)
+    fig, (left, right) = plt.subplots(2, 1, figsize=(4.6, 7.0), layout="constrained")
     heatmap(left, dec.attention.weights, tokens, tokens, style=style, decimals=2,
             quantity="weights", colorbar=False,
             blocked=future_mask(t), vmin=0.0, vmax=1.0, title="z maską (dekoder)",
             xlabel=_XLABEL, ylabel=_YLABEL)
     heatmap(right, enc.attention.weights, tokens, tokens, style=style, decimals=2, quantity="weights",
-            vmin=0.0, vmax=1.0, title="bez maski (enkoder)", xlabel=_XLABEL, ylabel="")
+            vmin=0.0, vmax=1.0, title="bez maski (enkoder)", xlabel=_XLABEL, ylabel=_YLABEL)
     rows = [[f"{q} → {k}", float(dec.attention.weights[i, j]), float(enc.attention.weights[i, j])]
             for i, q in enumerate(tokens) for j, k in enumerate(tokens)]
     return Plot(fig=fig,
-                alt="Dwie mapy ciepła wag uwagi obok siebie. Po lewej z maską przyczynową: pola "
-                    "nad przekątną są zakreskowane i mają wagę zero. Po prawej bez maski: każdy "
+                alt="Dwie mapy ciepła wag uwagi, jedna nad drugą. U góry z maską przyczynową: pola "
+                    "nad przekątną są zakreskowane i mają wagę zero. Na dole bez maski: każdy "
                     "token rozkłada uwagę na wszystkie trzy tokeny. Ostatni wiersz jest w obu "
                     "taki sam.",
                 caption="Wagi uwagi po softmaksie: z maską przyczynową (dekoder, jak w GPT) i bez "
@@ -440,7 +449,7 @@ def embedding_plane(style) -> Plot:
     dec, _ = _traces()
     tokens = _tokens()
     emb, out = dec.embeddings, dec.attention.output
-    fig, ax = new_figure(style, size=(5.6, 4.4))
+    fig, ax = new_figure(style, size=(5.0, 4.4))
     others = [i for i in range(len(VOCAB)) if i not in SENTENCE_IDS]
     ax.scatter(W_VOCAB[0, others], W_VOCAB[1, others], marker="s", s=28, color=style.muted,
                label="pozostałe tokeny słownika", zorder=2)
@@ -465,7 +474,7 @@ def embedding_plane(style) -> Plot:
     ax.set_aspect("equal", adjustable="datalim")
     ax.grid(True, linewidth=0.5)
     ax.margins(0.15)
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="upper right", fontsize=9)
     rows = [[tok, *map(float, a), *map(float, b)] for tok, a, b in zip(tokens, emb, out)]
     return Plot(fig=fig,
                 alt="Płaszczyzna embeddingów: oś pozioma to wymiar 0, pionowa wymiar 1. Puste "
@@ -506,7 +515,7 @@ def soft_lookup(style) -> Plot:
     grid = np.linspace(keys.min() - 0.5, keys.max() + 0.5, 201)
     curve = nadaraya_watson(grid, keys, vals, bandwidth=SOFT_LOOKUP_SIGMA).output
     weights, pred = wide.weights[0], float(wide.output[0])
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.6, 4.6), layout="constrained", sharex=True,
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.0, 4.8), layout="constrained", sharex=True,
                                       gridspec_kw={"height_ratios": [2.2, 1]})
     top.plot(grid, curve, color=style.accent, lw=1.6, label="przewidywanie f(x) dla każdego x")
     top.scatter(keys, vals, s=36, color=style.fg, zorder=3, label="pary (klucz, wartość)")
@@ -514,12 +523,12 @@ def soft_lookup(style) -> Plot:
                 label=f"zapytanie x = {fmt_dec(SOFT_LOOKUP_QUERY, 1)}")
     top.axvline(SOFT_LOOKUP_QUERY, color=style.accent2, lw=1, ls="--")
     top.set_ylabel("wartość")
-    top.legend(loc="lower right", fontsize=8)
+    top.legend(loc="lower right", fontsize=9)
     top.spines[["top", "right"]].set_visible(False)
     bottom.bar(keys, weights, width=0.35, color=style.accent)
     for k, w in zip(keys, weights):
         bottom.annotate(fmt_dec(w, 2), (k, w), xytext=(0, 2), textcoords="offset points",
-                        ha="center", va="bottom", color=style.fg, fontsize=8)
+                        ha="center", va="bottom", color=style.fg, fontsize=9)
     bottom.axvline(SOFT_LOOKUP_QUERY, color=style.accent2, lw=1, ls="--")
     bottom.set_ylim(0, weights.max() * 1.35)
     bottom.set_ylabel("waga")
@@ -533,7 +542,7 @@ def soft_lookup(style) -> Plot:
                 caption="Miękkie wyszukiwanie (regresja jądrowa Nadarai–Watsona): przewidywanie "
                         "dla zapytania to średnia wartości ważona tym, jak blisko zapytania leży "
                         "każdy klucz; wagi sumują się do 1.",
-                table=Table(header=["klucz x_j", "wartość y_j", "waga dla zapytania"],
+                table=Table(header=["klucz xⱼ", "wartość yⱼ", "waga dla zapytania"],
                             rows=[[float(k), float(v), float(w)]
                                   for k, v, w in zip(keys, vals, weights)],
                             formats=["dec:1", "dec:1", "dec:4"]))
@@ -543,20 +552,20 @@ def soft_lookup(style) -> Plot:
 def padding_mask_figure(style) -> Plot:
     names, lens, no_mask, with_mask, _, blocked = _padding_results()
     b = blocked[1]
-    fig, (left, right) = new_figure(style, size=(8.0, 3.7), ncols=2)
+    fig, (left, right) = plt.subplots(2, 1, figsize=(4.6, 7.0), layout="constrained")
     heatmap(left, no_mask[1], names, names, style=style, decimals=2, vmin=0.0, vmax=1.0,
             quantity="weights", colorbar=False,
             title="bez maski dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
     heatmap(right, with_mask[1], names, names, style=style, decimals=2, blocked=b, quantity="weights",
             vmin=0.0,
-            vmax=1.0, title="z maską dopełnienia", xlabel=_XLABEL, ylabel="")
+            vmax=1.0, title="z maską dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
     rows = [[f"{q} → {k}", float(no_mask[1][i, j]), float(with_mask[1][i, j])]
             for i, q in enumerate(names) for j, k in enumerate(names)]
     n = lens[1]
     return Plot(fig=fig,
                 alt=f"Dwie mapy ciepła wag uwagi dla zdania z {n} tokenów dopełnionego do "
-                    f"{len(names)} pozycji tokenem {PAD_TOKEN}. Po lewej, bez maski, prawdziwe "
-                    "tokeny oddają część uwagi dopełnieniu. Po prawej kolumna dopełnienia jest "
+                    f"{len(names)} pozycji tokenem {PAD_TOKEN}, jedna nad drugą. U góry, bez maski, prawdziwe "
+                    "tokeny oddają część uwagi dopełnieniu. Na dole kolumna dopełnienia jest "
                     "zakreskowana i ma wagę zero, a wagi prawdziwych tokenów sumują się do 1.",
                 caption="Maska dopełnienia (padding mask) w enkoderze: kolumny tokenów "
                         f"{PAD_TOKEN} dostają wagę 0 w każdym wierszu. Wiersz samego {PAD_TOKEN} "
@@ -580,7 +589,7 @@ _BLOCK = [
 def transformer_block(style) -> Plot:
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-    fig, ax = new_figure(style, size=(5.4, 5.0))
+    fig, ax = new_figure(style, size=(5.0, 5.0))
     ys = {key: 0.5 + 1.0 * i for i, (key, _) in enumerate(_BLOCK)}
     width, height, x0 = 3.6, 0.56, 0.0
     fills = {"attn": style.accent, "ffn": style.accent, "add1": style.accent2,
@@ -594,7 +603,7 @@ def transformer_block(style) -> Plot:
                              facecolor="none" if fill is None else fill, alpha=1.0)
         ax.add_patch(box)
         colour = style.fg if fill is None else style.bg
-        ax.text(x0, y, label, ha="center", va="center", fontsize=8.5, color=colour, wrap=True)
+        ax.text(x0, y, label, ha="center", va="center", fontsize=9, color=colour, wrap=True)
     keys = [k for k, _ in _BLOCK]
     for a, b in zip(keys, keys[1:]):
         ax.add_patch(FancyArrowPatch((x0, ys[a] + height / 2), (x0, ys[b] - height / 2),
@@ -609,7 +618,7 @@ def transformer_block(style) -> Plot:
                                      lw=1.2))
         ax.add_patch(FancyArrowPatch((side, y1), (x0 + width / 2, y1), arrowstyle="-|>",
                                      mutation_scale=10, color=style.muted, lw=1.2))
-        ax.text(side + 0.08, (y0 + y1) / 2, "połączenie\nrezydualne", fontsize=7.5,
+        ax.text(side + 0.08, (y0 + y1) / 2, "połączenie\nrezydualne", fontsize=9,
                 color=style.muted, va="center", ha="left")
     ax.set_xlim(-width / 2 - 0.2, width / 2 + 1.6)
     ax.set_ylim(0, ys["out"] + 0.6)

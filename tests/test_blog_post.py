@@ -34,9 +34,10 @@ ALL_MODULES = ("luong_bahdanau", "scaling", "masking", "multi_head", "rope_posit
                "gqa_kv_cache", "quadratic_cost", "flash_attention", "flash_io", "llama_count",
                "induction_heads")
 
-# The source post's tags and references (seeds/001), plus Sutskever et al. for the
-# encoder-decoder bottleneck and the arXiv id of Olsson et al.
-SEED_TAGS = ["anatomia llm", "ai", "llm", "transformer", "deep-dive"]
+# The source post's tags (its English "deep-dive" in Polish) and references (seeds/001), plus
+# Sutskever et al. for the encoder-decoder bottleneck, the arXiv id of Olsson et al. and
+# Haviv et al. on positions without positional encodings.
+SEED_TAGS = ["anatomia llm", "ai", "llm", "transformer", "dla dociekliwych"]
 ARXIV_IDS = {
     "1409.3215",  # Sutskever, Vinyals, Le 2014
     "1409.0473",  # Bahdanau, Cho, Bengio 2014
@@ -47,6 +48,7 @@ ARXIV_IDS = {
     "2307.09288",  # Touvron et al. 2023 (Llama 2)
     "2407.21783",  # Grattafiori et al. 2024 (Llama 3)
     "2205.14135",  # Dao et al. 2022
+    "2203.16634",  # Haviv et al. 2022
     "2307.08691",  # Dao 2023
     "2004.05150",  # Beltagy et al. 2020
     "2009.14794",  # Choromanski et al. 2021

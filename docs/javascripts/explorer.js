@@ -309,14 +309,21 @@
       "aria-describedby": id + "-scale-info" });
     // Number fields are text fields (inputmode decimal): a number field would not take "0,5".
     ui.tempNumber = h("input", { type: "text", id: id + "-temp", inputmode: "decimal", autocomplete: "off",
-      spellcheck: "false", class: "attn-x__num", "aria-describedby": id + "-scale-info" });
+      spellcheck: "false", class: "attn-x__num", "aria-describedby": id + "-temp-error " + id + "-scale-info" });
+    // The error stands next to its field (on a phone the shared message line is a screen away),
+    // and says which T the weights shown are still computed with.
+    ui.tempError = h("p", { class: "attn-x__message attn-x__field-error", id: id + "-temp-error",
+      role: "status", "aria-live": "polite" });
     function onTemperature(ev) {
       var t = parseNumber(ev.target.value);
       if (!(t >= T.min && t <= T.max)) {
-        self.ui.message.textContent = "Temperatura musi leżeć między " + fmtDec(T.min, 1) + " a " + fmtDec(T.max, 1) + ".";
+        ui.tempNumber.setAttribute("aria-invalid", "true");
+        ui.tempError.textContent = "Temperatura musi leżeć między " + fmtDec(T.min, 1) + " a " +
+          fmtDec(T.max, 1) + "; wagi niżej są nadal liczone dla T = " + fmtDec(self.st.temperature, 1) + ".";
         return;
       }
-      self.ui.message.textContent = "";
+      ui.tempNumber.removeAttribute("aria-invalid");
+      ui.tempError.textContent = "";
       self.st.temperature = t;
       self.update(ev.target);
     }
@@ -325,7 +332,8 @@
     ui.tempNumber.addEventListener("change", function () { // leaving an invalid entry restores it
       if (parseNumber(ui.tempNumber.value) !== self.st.temperature) {
         ui.tempNumber.value = fieldText(self.st.temperature);
-        self.ui.message.textContent = "";
+        ui.tempNumber.removeAttribute("aria-invalid");
+        ui.tempError.textContent = "";
       }
     });
     ui.scaleInfo = h("p", { class: "attn-x__info", id: id + "-scale-info", "aria-live": "polite" });
@@ -341,6 +349,7 @@
         h("label", { for: id + "-temp-range", text: "Temperatura T (suwak)" }), ui.tempRange,
         h("label", { for: id + "-temp", class: "attn-x__sr", text: "Temperatura T (liczba)" }), ui.tempNumber,
       ]),
+      ui.tempError,
       ui.scaleInfo,
       h("div", { class: "attn-x__row" }, [
         h("label", { for: id + "-query", text: "Zapytanie (token, który patrzy)" }), ui.query,
@@ -372,6 +381,7 @@
     ui.newWord.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter") { ev.preventDefault(); self.addWord(); }
     });
+    ui.coordError = h("p", { class: "attn-x__message attn-x__field-error", role: "status", "aria-live": "polite" });
     var vocab = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Słownik i embeddingi 2-D" }),
       h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; z klawiszem Shift — dalej)." }),
@@ -383,6 +393,7 @@
         ])),
         ui.vocabBody,
       ]),
+      ui.coordError,
       h("div", { class: "attn-x__row" }, [
         h("label", { for: id + "-new-word", text: "Nowe słowo" }), ui.newWord, ui.addWord,
       ]),
@@ -471,14 +482,14 @@
     var r = this.result;
     ui.causal.checked = st.causal;
     ui.scale.checked = st.useScale;
-    ui.scaleLabel.textContent = "Dziel oceny przez \u221ad_k (d_k = " + r.dK + ")";
+    ui.scaleLabel.textContent = "Dziel oceny przez \u221ad\u2096 (d\u2096 = " + r.dK + ")";
     if (source !== ui.tempRange) ui.tempRange.value = String(st.temperature);
     if (source !== ui.tempNumber) ui.tempNumber.value = fieldText(st.temperature);
     ui.scaleInfo.textContent = "Oceny QK\u1d40 mnożymy przez " +
       (st.useScale ? "1/\u221a" + r.dK : "1") + " \u00b7 1/T = " + fmtDec(r.scale, 3) + ". " +
       (isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
-        ? "W_Q, W_K i W_V są macierzami jednostkowymi, więc Q = K = V = X."
-        : "Q = X W_Q, K = X W_K, V = X W_V (macierze z przykładu).");
+        ? "Macierze zapytań, kluczy i wartości są jednostkowe, więc Q = K = V = X."
+        : "Q, K i V to X pomnożone przez macierze zapytań, kluczy i wartości z przykładu.");
 
     // Query picker: one option per position.
     syncOptions(ui.query, r.tokens.map(function (t, i) { return "pozycja " + i + ": " + t; }));
@@ -561,13 +572,13 @@
       input.addEventListener("input", function () {
         var v = parseNumber(input.value);
         if (!(v >= L.coord.min && v <= L.coord.max)) {
-          self.ui.message.textContent = "Współrzędna musi być liczbą od " + fmtDec(L.coord.min, 0) +
+          self.ui.coordError.textContent = "Współrzędna musi być liczbą od " + fmtDec(L.coord.min, 0) +
             " do " + fmtDec(L.coord.max, 0) + ".";
           input.setAttribute("aria-invalid", "true");
           return;
         }
         input.removeAttribute("aria-invalid");
-        self.ui.message.textContent = "";
+        self.ui.coordError.textContent = "";
         self.st.vocab[k].vec[c] = v;
         self.update(input);
       });
@@ -576,7 +587,7 @@
         if (parseNumber(input.value) !== current) {
           input.value = fieldText(current);
           input.removeAttribute("aria-invalid");
-          self.ui.message.textContent = "";
+          self.ui.coordError.textContent = "";
         }
       });
       return input;
@@ -702,15 +713,23 @@
     var points = s("g", { class: "attn-x__points" });
     var hitRadius = this.hitRadius(size);
     var pointLabels = [], fadedLabels = [];
+    // The weight the chosen query gives each word (summed over the word's visible positions) is
+    // written by its name: a line to a key that lies close to the query is too short to read.
+    var seen = {};
+    r.weights[qi].forEach(function (w, j) {
+      if (!r.blocked[qi][j]) seen[st.sentence[j]] = (seen[st.sentence[j]] || 0) + w;
+    });
     st.vocab.forEach(function (word, k) {
       var used = st.sentence.indexOf(k) >= 0;
       var isQuery = st.sentence[qi] === k;
-      var text = shorten(word.token, 14);
+      var text = shorten(word.token, 14) + (k in seen ? " " + fmtDec(seen[k], 2) : "");
       var label = s("text", { text: text });
       var g = s("g", {
         class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
         tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
-        "aria-label": "Punkt tokenu " + word.token + ": " + fmtVec(word.vec) +
+        // the visible label (name and weight) starts the accessible name, as WCAG 2.5.3 asks
+        "aria-label": "Punkt tokenu " + text + (k in seen ? " (waga, którą daje mu zapytanie)" : "") +
+          ": " + fmtVec(word.vec) +
           ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z klawiszem Shift o " + fmtDec(L.coord.big_step, 1) + ".",
       }, [s("circle", { class: "attn-x__hit", cx: px(word.vec[0]), cy: py(word.vec[1]), r: hitRadius }),
         s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);

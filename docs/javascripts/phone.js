@@ -2,7 +2,8 @@
 //
 // 1. Boxes that scroll sideways (a formula, a table or a printed output wider than the column)
 //    get a place in the tab order and a name, so a keyboard can scroll them too; boxes that fit
-//    get nothing (no useless tab stops). Checked again when the window is resized, and for the
+//    get nothing (no useless tab stops). A wide table's wrapper also says which of its sides has
+//    more columns (data-more: left, right or both), for the fade that shows it. Checked again when the window is resized, and for the
 //    boxes in a <details> when it is opened.
 //
 // 2. Figures full-size on a phone: each figure gets a "Powiększ" button (a tap on the figure does
@@ -83,12 +84,13 @@
         // A box in a closed <details> is not laid out: measuring it would force a layout of its
         // own for each one (30 on the post, most of this script's cost). Measured when opened.
         if (box.closest("details:not([open])")) return;
-        boxes.push([box, pair[1], box.scrollWidth > box.clientWidth + 1 &&
-                    getComputedStyle(box).overflowX !== "visible"]);
+        var wide = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
+        boxes.push([box, pair[1], wide, wide ? sides(box) : ""]);
       });
     });
     boxes.forEach(function (item) {
       var box = item[0], wide = item[2];
+      if (box.classList.contains("md-typeset__scrollwrap")) edges(box, item[3]);
       if (wide && !box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");
         box.setAttribute("role", "region");
@@ -101,6 +103,24 @@
         delete box.dataset.scrollFocus;
       }
     });
+  }
+
+  // Which sides of a wide table have more to show (extra.css fades those edges).
+  function sides(box) {
+    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    return left && right ? "both" : left ? "left" : right ? "right" : "";
+  }
+
+  function mark(box, more) {
+    if (more) box.dataset.more = more; else delete box.dataset.more;
+  }
+
+  function edges(box, more) {
+    mark(box, more);
+    if (more && !box.dataset.edges) {
+      box.dataset.edges = "1";
+      box.addEventListener("scroll", function () { mark(box, sides(box)); }, { passive: true });
+    }
   }
 
   // "toggle" does not bubble: listened to while capturing.

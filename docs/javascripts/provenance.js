@@ -59,13 +59,12 @@
     if (d.cite) {
       t.appendChild(text("span", "num-tip__where", "z pracy " + d.cite));
     } else if (d.source) {
-      var where = text("span", "num-tip__where", "obliczone: ");
-      where.appendChild(text("code", "", d.source));
-      if (d["function"]) {
-        where.appendChild(document.createTextNode(", funkcja "));
-        where.appendChild(text("code", "", d["function"]));
-      }
-      t.appendChild(where);
+      // What a reader needs first; the module is a detail for contributors, in small print.
+      t.appendChild(text("span", "num-tip__where",
+                         "Policzone przy budowie strony, nie wpisane ręcznie."));
+      var code = text("span", "num-tip__code", "kod: ");
+      code.appendChild(text("code", "", d.source + (d["function"] ? ", " + d["function"] + "()" : "")));
+      t.appendChild(code);
     } else if (d.legacy) {
       t.appendChild(text("span", "num-tip__where", d.legacy));
     }

@@ -33,6 +33,8 @@
 # - obliczać wagi i wyjście *scaled dot-product attention*;
 # - nakładać maskę przyczynową, tak aby żadna pozycja nie korzystała z późniejszych tokenów;
 # - sprawdzać, czy każdy wiersz wag sumuje się do 1 z dokładnością numeryczną;
+# - dzielić zapytania, klucze i wartości na kilka głów, liczyć uwagę w każdej z nich
+#   i sklejać ich wyjścia z powrotem (uwaga wielogłowa);
 # - wyjaśniać, dlaczego same wagi uwagi nie są pełnym wyjaśnieniem odpowiedzi modelu.
 #
 # Nie musisz jeszcze znać wszystkich sposobów kodowania pozycji ani szczegółów architektury
@@ -68,10 +70,10 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 # %config InlineBackend.figure_formats = ["svg"]
-plt.rcParams["svg.fonttype"] = "none"   # napisy w SVG jako tekst
-plt.rcParams["svg.hashsalt"] = "lab-3"  # ten sam wykres -> te same bajty
+plt.rcParams["svg.fonttype"] = "none"   # wykresy jako SVG, z napisami jako tekstem
+plt.rcParams["svg.hashsalt"] = "lab-3"  # przy każdym uruchomieniu ten sam plik SVG
 plt.rcParams["font.size"] = 11          # czytelne napisy na stronie
-np.set_printoptions(precision=3, suppress=True)
+np.set_printoptions(precision=3, suppress=True)   # liczby z trzema miejscami po przecinku
 
 # %%
 # Dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze.
@@ -120,9 +122,9 @@ N_HEADS = 2                    # liczba głów
 # wektorów, ale żadna z nich nie ma z góry nadanego znaczenia: nie zakładamy, że jedna
 # kolumna koduje na przykład emocje, a inna liczbę mnogą.
 #
-# W kodzie zwykle dochodzi jeszcze wymiar batcha $B$, czyli liczba sekwencji przetwarzanych
+# W kodzie zwykle dochodzi jeszcze wymiar porcji (ang. *batch*) $B$, czyli liczba sekwencji przetwarzanych
 # razem; wynik ma wtedy kształt `[B, n, d_model]`. U nas $B = 1$. We wzorach dalej wymiar
-# batcha pomijamy, żeby skupić się na tym, co dzieje się wewnątrz jednej sekwencji.
+# porcji pomijamy, żeby skupić się na tym, co dzieje się wewnątrz jednej sekwencji.
 #
 # Tabelę $E$ wypełniamy liczbami z rozkładu normalnego $\mathcal{N}(0, 1)$ — tak samo
 # inicjalizuje ją `nn.Embedding` w PyTorch. Generator NumPy z tym samym ziarnem co w oryginale
@@ -251,7 +253,7 @@ print("po dodaniu pozycji reprezentacje się różnią:",
 #
 # </details>
 #
-# Dodatkowa jedynka na początku kształtów $X$, $P$ i $H$ to wymiar batcha. Tabela `E_pos` ma
+# Dodatkowa jedynka na początku kształtów $X$, $P$ i $H$ to wymiar porcji. Tabela `E_pos` ma
 # nadal wszystkie swoje wiersze, choć w tym wywołaniu korzystamy tylko z pierwszych $n$.
 # U nas jej wartości są losowe i nikt ich nie trenuje; gdy taka tabela jest uczoną częścią
 # modelu, jej wartości zmieniają się podczas treningu.
@@ -398,7 +400,7 @@ print("suma wag:", a_2.sum())
 
 # %% [markdown]
 #
-# Tabela kształtów, jak wcześniej, pomija wymiar batcha. Dla batcha wielkości $B$
+# Tabela kształtów, jak wcześniej, pomija wymiar porcji. Dla porcji wielkości $B$
 # otrzymalibyśmy $Q, K$: `[B, n, d_k]`, $V$: `[B, n, d_v]` i $QK^\top$: `[B, n, n]`. Opisujemy
 # jedną głowę uwagi; przy wielu głowach każda ma własne macierze projekcji.
 #
@@ -482,7 +484,7 @@ print("dwa razy dłuższa sekwencja:",
 # %% [markdown]
 # Tyle zajmuje macierz w prostej implementacji, którą za chwilę napiszemy. Istnieją
 # wydajniejsze sposoby obliczania dokładnie tego samego wyniku bez przechowywania całej
-# macierzy wag naraz (na przykład FlashAttention, opisany we
+# macierzy wag naraz (na przykład algorytm FlashAttention, opisany we
 # [wpisie o mechanizmie uwagi](../../posty/llm-mechanizm-uwagi/)).
 #
 # Wagi uwagi określają udział poszczególnych pozycji w łączeniu wektorów $V$. **Nie są**
@@ -491,8 +493,8 @@ print("dwa razy dłuższa sekwencja:",
 # ### Zbuduj mechanizm uwagi na małej macierzy
 #
 # W poprzednim ćwiczeniu zobaczyliśmy, jak powstają osobne projekcje $Q$, $K$ i $V$. Teraz
-# zaczynamy nowy, niezależny przykład z trzema prostymi wektorami `TOY_X` i przyjmujemy
-# $Q = K = V$ = `toy_x`, żeby całe obliczenie dało się łatwo sprawdzić ręcznie. Wartości
+# zaczynamy nowy, niezależny przykład z trzema prostymi wektorami o dwóch współrzędnych
+# (w komórce z danymi to macierz `TOY_X`) i przyjmujemy $Q = K = V$, żeby całe obliczenie dało się łatwo sprawdzić ręcznie. Wartości
 # i wymiary są więc inne niż w ćwiczeniu z projekcjami. Softmax piszemy sami, w wersji
 # odpornej na przepełnienie: odjęcie maksimum wiersza nie zmienia wyniku, a chroni `exp`
 # przed zbyt dużymi argumentami.
@@ -573,7 +575,7 @@ print("wyjście Y = AV:\n", result)
 
 # %% [markdown] tags=["solution"] exercise=1
 # Dla `scores[0, 2]` porównujemy zapytanie `q[0]` z kluczem `k[2]`: mnożymy ich współrzędne
-# parami, sumujemy i dzielimy przez $\sqrt{d_k}$. Wynik nadal nie jest wagą i nie musi leżeć
+# parami, sumujemy i dzielimy przez $\sqrt{d_k}$. Ta ocena nadal nie jest wagą i nie musi leżeć
 # między 0 a 1 — waga powstaje dopiero wtedy, gdy softmax obejmie cały wiersz ocen.
 
 # %% tags=["solution"] exercise=1
@@ -753,7 +755,7 @@ def plot_weights(ax, w: np.ndarray, title: str, blocked=None):
     return image
 
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
+fig, axes = plt.subplots(2, 1, figsize=(4.8, 7.8), layout="constrained")  # jedna pod drugą
 plot_weights(axes[0], weights, "Przed nałożeniem maski")
 image = plot_weights(axes[1], causal_weights,
                      "Po nałożeniu maski przyczynowej", blocked=future)
@@ -771,10 +773,10 @@ for ax in fig.axes:
         text.set_bbox(label_box)
 
 alt = (  # opis rysunku dla czytników ekranu
-    "Dwie mapy ciepła wag uwagi dla trzech pozycji. Wiersz i to pozycja, "
+    "Dwie mapy ciepła wag uwagi dla trzech pozycji, jedna pod drugą. Wiersz i to pozycja, "
     "dla której liczymy wyjście, kolumna j to pozycja, z której pobieramy "
-    "informację; w każdym polu wypisana jest waga. Po lewej wagi bez maski:"
-    " każda pozycja czyta ze wszystkich trzech. Po prawej wagi z maską "
+    "informację; w każdym polu wypisana jest waga. U góry wagi bez maski:"
+    " każda pozycja czyta ze wszystkich trzech. Na dole wagi z maską "
     "przyczynową: pola nad przekątną (j > i) są zakreskowane na szaro i "
     "mają wagę zero, a pozycja 0 całą wagę przypisuje samej sobie."
 )
@@ -879,7 +881,8 @@ assert np.abs(unmasked_a - unmasked_b).max() > 1e-3
 # długość wynosi $A[i, j]\, \lVert v_j \rVert$. Pozycja może więc dostać największą wagę
 # w wierszu, a mimo to wnieść niewiele, jeśli jej wektor $v_j$ jest bliski zeru. Sprawdźmy to
 # na wagach z maską z kroku 4. W ostatnim wierszu najwięcej wagi dostaje sama pozycja 2.
-# Zostawmy te wagi bez zmian, ale zmniejszmy jej wektor wartości `WEAK_VALUE_SCALE` razy —
+# Zostawmy te wagi bez zmian, ale mocno skróćmy jej wektor wartości (mnożymy go przez mały
+# czynnik `WEAK_VALUE_SCALE` z komórki z danymi; komórka wypisuje, ile razy jest krótszy) —
 # w prawdziwym modelu $V = HW_V$ liczy się inną macierzą niż klucze, więc waga i wektor
 # wartości mogą być od siebie niezależne.
 
@@ -893,6 +896,7 @@ v_weak[j_top] *= WEAK_VALUE_SCALE      # ta sama waga, krótki v_j
 contributions = w_row[:, None] * v_weak          # [n, d]: A[i, j]·v_j
 sizes = np.linalg.norm(contributions, axis=1)    # [n]: długości wkładów
 
+print(f"wektor v_{j_top} skrócony {1 / WEAK_VALUE_SCALE:g} razy")
 print(f"wagi A[{i_last}, j]:              ", w_row)
 print("długości wektorów v_j:       ", np.linalg.norm(v_weak, axis=1))
 print("długości wkładów A[i, j]·v_j:", sizes)
@@ -924,7 +928,7 @@ assert np.argmin(sizes) == j_top       # największa waga, najmniejszy wkład
 # </div>
 
 # %% [markdown] tags=["solution"] exercise=6
-# Maska zeruje pola nad przekątną, czyli te, w których $j > i$ — na mapie po prawej są
+# Maska zeruje pola nad przekątną, czyli te, w których $j > i$ — na dolnej mapie są
 # zakreskowane. Wiersze sumują się do 1, bo softmax liczymy osobno dla każdego wiersza
 # (`axis=-1`): wiersz $i$ rozdziela całą „uwagę” pozycji $i$ między pozycje, z których wolno
 # jej czytać. Kolumna $j$ mówi natomiast, jak mocno z pozycji $j$ korzystają różne pozycje,
@@ -949,8 +953,9 @@ assert not np.allclose(causal_weights.sum(axis=0), 1.0)
 #
 # 1. Rzutujemy $H$ na $Q = HW_Q$, $K = HW_K$ i $V = HW_V$, tym razem macierzami o kształcie
 #    `[d_model, d_model]`.
-# 2. **Dzielimy** każdą z nich na $h$ głów: kolumny od $0$ do $d_k - 1$ należą do głowy 0,
-#    kolejne $d_k$ kolumn do głowy 1 i tak dalej. Kształt `[n, d_model]` przechodzi
+# 2. **Dzielimy** każdą z nich na $h$ głów: kolumny od $0$ do $d_k - 1$ należą do pierwszej
+#    głowy (w kodzie `[0]`: głowy, jak pozycje, numerujemy w Pythonie od zera), kolejne $d_k$
+#    kolumn do drugiej i tak dalej. Kształt `[n, d_model]` przechodzi
 #    w `[h, n, d_k]`.
 # 3. W każdej głowie osobno liczymy uwagę z maską przyczynową, dzieląc oceny przez
 #    $\sqrt{d_k}$ jednej głowy, a nie przez $\sqrt{d_\text{model}}$.
@@ -977,8 +982,8 @@ future_4 = np.triu(np.ones((n_seq, n_seq), dtype=bool), k=1)   # [n, n]: j > i
 print("H:", h.shape, "  głowy:", N_HEADS, "  d_k jednej głowy:", d_head)
 
 # %% [markdown]
-# **Ćwiczenie 7.** Napisz funkcje `split_heads(x, n_heads)`, która zamienia `[n, d_model]`
-# w `[h, n, d_k]`, i `merge_heads(x)`, która robi odwrotnie. Potem policz wyjście uwagi
+# **Ćwiczenie 7.** Napisz funkcję `split_heads(x, n_heads)`, która zamienia `[n, d_model]`
+# w `[h, n, d_k]`, i funkcję `merge_heads(x)`, która robi odwrotnie. Potem policz wyjście uwagi
 # wielogłowej z maską przyczynową. Sprawdź asercjami, że `merge_heads(split_heads(h))` daje
 # z powrotem `h` i że pozycja 0 w każdej głowie całą wagę przypisuje sobie.
 
@@ -1011,8 +1016,8 @@ weights_mh = softmax(scores_mh, axis=-1)             # [h, n, n]
 heads_out = weights_mh @ v_heads                     # [h, n, d_k]
 multi_out = merge_heads(heads_out) @ w_o             # [n, d_model]
 
-print("wagi głowy 0:\n", weights_mh[0])
-print("wagi głowy 1:\n", weights_mh[1])
+print("wagi pierwszej głowy, weights_mh[0]:\n", weights_mh[0])
+print("wagi drugiej głowy, weights_mh[1]:\n", weights_mh[1])
 print("wyjście uwagi wielogłowej:\n", multi_out)
 
 assert np.array_equal(merge_heads(split_heads(h, N_HEADS)), h)
@@ -1041,24 +1046,15 @@ assert np.all(weights_mh[:, 0, 0] == 1.0)          # pozycja 0 widzi tylko siebi
 #   same wagi nie wyjaśniają odpowiedzi modelu;
 # - uwagę wielogłową: podział na głowy, maskę w każdej głowie, sklejenie i projekcję $W_O$.
 #
-# Na koniec jeszcze jedna kontrola. Pozostałe strony tego serwisu liczą uwagę biblioteką
-# `attn_core`; ostatnia komórka sprawdza, że dane wejściowe tego notatnika są tymi samymi,
-# których używa reszta serwisu, i że ręcznie napisany kod daje dokładnie te same macierze co
-# biblioteka, więc laboratorium i reszta serwisu nie mogą się rozjechać.
+# Na koniec jeszcze jedna kontrola. Pozostałe strony tego serwisu liczą uwagę własną
+# biblioteką; ostatnia komórka sprawdza, że ręcznie napisany kod tego notatnika daje dokładnie
+# te same macierze co ona, więc laboratorium i reszta serwisu nie mogą się rozjechać.
+# (Tej komórki nie ma w pobranym notatniku: biblioteka jest częścią repozytorium serwisu.)
 
 # %% tags=["repo-only"]
 from attn_core import (attention_matrix_bytes, embedding_lookup, future_mask,
                        learned_positions, multi_head_attention,
                        scaled_dot_product_attention)
-from figures_src import inputs as project      # dane wejściowe zapisane w projekcie
-
-for name in ["SEED_EMBEDDINGS", "VOCAB_SIZE", "D_MODEL", "INPUT_IDS",
-             "MAX_SEQ_LEN", "SEED_PROJECTIONS", "D_K", "D_V", "TOY_X",
-             "EXERCISE_4_THIRD_ROW", "LONG_SEQ_LEN", "FLOAT32_BYTES", "LEAK_A",
-             "LEAK_B", "WEAK_VALUE_SCALE", "SEED_HEADS", "N_HEADS"]:
-    np.testing.assert_array_equal(globals()[name], getattr(project, name),
-                                  err_msg=name)
-print("dane wejściowe (figures_src/inputs.py): zgodne")
 
 
 def library_attention(x, causal=False):

@@ -1,0 +1,48 @@
+"""Blocked heatmap cells are visibly hatched: the hatch lines have a colour of their own."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+
+from anatomia_engine.plot import STYLES, heatmap, new_figure
+
+
+def contrast(a: str, b: str) -> float:
+    def lum(c):
+        rgb = [int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted([lum(a), lum(b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def blend(colour: str, alpha: float, background: str) -> str:
+    c, b = matplotlib.colors.to_rgb(colour), matplotlib.colors.to_rgb(background)
+    return to_hex([alpha * x + (1 - alpha) * y for x, y in zip(c, b)])
+
+
+@pytest.mark.parametrize("style", STYLES, ids=lambda s: s.name)
+def test_hatch_lines_stand_out_from_the_cell_they_hatch(style):
+    with matplotlib.rc_context(style.rc() | {"svg.hashsalt": "test"}):
+        fig, ax = new_figure(style, size=(3, 3))
+        blocked = np.triu(np.ones((3, 3), bool), 1)
+        heatmap(ax, np.eye(3), ["a", "b", "c"], ["a", "b", "c"], style=style,
+                blocked=blocked, quantity="weights")
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+        matplotlib.pyplot.close(fig)
+    svg = buf.getvalue()
+    patterns = re.findall(r"<pattern[^>]*>(.*?)</pattern>", svg, re.S)
+    assert patterns, "no hatch pattern in the SVG"
+    strokes = set(re.findall(r"stroke:\s*(#[0-9a-f]{6})", " ".join(patterns)))
+    assert strokes, patterns[0][:300]
+    cell = blend(style.blocked, 0.35, style.bg)          # the tint the page shows under the lines
+    for stroke in strokes:
+        assert stroke != to_hex(style.blocked)
+        assert contrast(stroke, cell) >= 3, (stroke, cell)
