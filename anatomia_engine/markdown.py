@@ -251,7 +251,6 @@ def _record(record_id: int) -> _Record:
 
 # --- the Python-Markdown extension ------------------------------------------------------
 
-MKDOCS_HOOK_ACTIVE = False  # set by the MkDocs plugin: it calls render_page in on_page_markdown
 _computed: dict[Path, tuple[tuple, dict]] = {}
 
 

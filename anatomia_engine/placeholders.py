@@ -758,3 +758,8 @@ def refuse_in_notebook(source: Path, where: str) -> None:
         m = re.search(r"\{\{|\{%", _NB_CODE.sub(lambda c: " " * len(c.group(0)), body))
         if m:
             raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0)))
+
+
+def reserved_names() -> list[str]:
+    """Every name a module's value may not have, in the order the guide lists them."""
+    return [*FUNCTIONS, "figure", *nf.FILTERS, *JINJA_WORDS]

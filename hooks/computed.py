@@ -110,8 +110,6 @@ def on_shutdown() -> None:
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     refresh()
-    markdown, _ = _engine()
-    markdown.MKDOCS_HOOK_ACTIVE = True
     return config
 
 
