@@ -386,6 +386,13 @@ class FigureBlockProcessor(BlockProcessor):
 
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}
+# Braces a placeholder's value shows ({{ "{{" }}) travel as these until the output check is done.
+BRACES = str.maketrans("{}", "\ue002\ue003")
+UNBRACES = str.maketrans("\ue002\ue003", "{}")
+
+
+def _guard(text: str) -> str:
+    return text.translate(BRACES)
 BLOCK_TAGS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption"}
 
 
@@ -415,7 +422,7 @@ class _Resolver:
         return shown
 
     def plain(self, text: str) -> str:
-        return placeholders.TOKEN.sub(lambda m: self.shown_for(m, "plain", None).text, text)
+        return placeholders.TOKEN.sub(lambda m: _guard(self.shown_for(m, "plain", None).text), text)
 
     def split(self, text: str, context: str, group: list | None) -> tuple[str, list[tuple[etree.Element | None, str]]]:
         """`text` as leading text and (span element or None, following text) pieces."""
@@ -426,11 +433,12 @@ class _Resolver:
             shown = self.shown_for(m, context, group)
             target = pieces[-1][1] if pieces else lead
             target.append(text[pos:m.start()])
+            text_shown = shown.text if context in ("code", "math") else _guard(shown.text)
             if shown.span is None:
-                target.append(shown.text)
+                target.append(text_shown)
             else:
                 el = etree.Element("span", shown.span)
-                el.text = shown.text
+                el.text = text_shown
                 pieces.append([el, []])
             pos = m.end()
         (pieces[-1][1] if pieces else lead).append(text[pos:])
@@ -485,15 +493,15 @@ class _Resolver:
                 out.append(chunk)
             elif piece.group("tag") or piece.group("comment"):
                 out.append(placeholders.TOKEN.sub(
-                    lambda m: htmlmod.escape(self.shown_for(m, "plain", None).text, quote=True), chunk))
+                    lambda m: _guard(htmlmod.escape(self.shown_for(m, "plain", None).text, quote=True)), chunk))
             elif depth_code:
                 out.append(placeholders.TOKEN.sub(
                     lambda m: htmlmod.escape(self.shown_for(m, "code", None).text, quote=False), chunk))
             elif depth_script:
-                out.append(placeholders.TOKEN.sub(lambda m: self.shown_for(m, "plain", None).text, chunk))
+                out.append(placeholders.TOKEN.sub(lambda m: _guard(self.shown_for(m, "plain", None).text), chunk))
             else:
                 out.append(placeholders.TOKEN.sub(
-                    lambda m: placeholders.span_html(self.shown_for(m, "prose", group)), chunk))
+                    lambda m: _guard(placeholders.span_html(self.shown_for(m, "prose", group))), chunk))
             name = (piece.group("name") or "").lower()
             if name in CODE_TAGS:
                 depth_code += -1 if piece.group("close") else 1
@@ -582,7 +590,17 @@ class OutputCheckPostprocessor(Postprocessor):
             closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
             raise PageError(f"{where}:{self._line(record, mark)}: " + M.text(
                 "stray", mark=mark, closing=closing, snippet=snippet))
-        return text
+        self._unguard_toc(getattr(self.md, "toc_tokens", []))
+        if isinstance(getattr(self.md, "toc", None), str):
+            self.md.toc = self.md.toc.translate(UNBRACES)
+        return text.translate(UNBRACES)
+
+    def _unguard_toc(self, tokens: list) -> None:
+        for token in tokens:
+            for key in ("name", "html", "data-toc-label"):
+                if isinstance(token.get(key), str):
+                    token[key] = token[key].translate(UNBRACES)
+            self._unguard_toc(token.get("children", []))
 
     @staticmethod
     def _line(record: _Record | None, mark: str) -> int:

@@ -8,9 +8,10 @@ context the token landed in: prose, math, plain text (attributes, front matter) 
 tag is put back as written). `check_claims` then checks the claims that stand in the text, and
 `check_shown_sums` the sums and differences a reader can redo from the numbers shown.
 
-Expressions are Jinja2 expressions evaluated in a sandbox (no attributes, no filters inside the
-expression, StrictUndefined); the one trailing filter is looked up in the table of
-anatomia_engine/numfmt.py. Every failure raises TemplateError naming `file:line`; every message
+Expressions are written in Jinja2's expression syntax and parsed by Jinja2; `_eval` evaluates the
+tree itself, knowing only names, `module.name`, indexing, arithmetic, comparisons and FUNCTIONS
+(no attributes, no other callables, no filters inside the expression); the one trailing filter is
+looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming `file:line`; every message
 comes from the catalogue in anatomia_engine/messages.py.
 """
 
@@ -19,18 +20,21 @@ from __future__ import annotations
 import difflib
 import functools
 import html
+import copy
 import math as _math
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-from jinja2 import StrictUndefined, Undefined, nodes
-from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
+from jinja2 import Environment, nodes
+from jinja2.exceptions import SecurityError, TemplateSyntaxError
 from jinja2.parser import Parser
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.visitor import NodeTransformer
 
 from anatomia_engine import messages as M
 from anatomia_engine import numfmt as nf
@@ -82,21 +86,7 @@ FUNCTIONS: dict[str, Callable] = {
 RESERVED = set(FUNCTIONS) | {"figure"}
 
 
-class _Sandbox(SandboxedEnvironment):
-    """Jinja2's sandbox with nothing but our names: no attributes (except `module.name`),
-    no filters or tests inside an expression, no globals but FUNCTIONS."""
-
-    def is_safe_attribute(self, obj, attr, value) -> bool:
-        return False
-
-    def is_safe_callable(self, obj) -> bool:
-        return isinstance(obj, _Figure) or any(obj is f for f in FUNCTIONS.values())
-
-
-_ENV = _Sandbox(undefined=StrictUndefined)
-_ENV.filters.clear()
-_ENV.tests.clear()
-_ENV.globals.clear()
+_ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
 
 
 class _Figure:
@@ -149,11 +139,6 @@ def _parse(source: str) -> nodes.Expr:
     return expr
 
 
-@functools.lru_cache(maxsize=4096)
-def _compile(source: str):
-    return _ENV.compile_expression(source, undefined_to_none=False)
-
-
 def _walk(tree: nodes.Node, kind):
     if isinstance(tree, kind):
         yield tree
@@ -173,16 +158,28 @@ def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
     return list(dict.fromkeys(used))
 
 
+_MODULES: dict[int, tuple[Mapping, frozenset]] = {}
+
+
+def _modules(scope: Mapping[str, Entry]) -> frozenset:
+    """The module names of a scope (a page's scope is asked once per placeholder)."""
+    cached = _MODULES.get(id(scope))
+    if cached is None or cached[0] is not scope:
+        if len(_MODULES) > 64:
+            _MODULES.clear()
+        cached = _MODULES[id(scope)] = (scope, frozenset(k.split(".", 1)[0] for k in scope if "." in k))
+    return cached[1]
+
+
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
     """Value of the expression `source` and the scope names it used; TemplateError on any failure."""
     source = source.strip()
     try:
         tree = _parse(source)
-        compiled = _compile(source)
     except TemplateSyntaxError as exc:
         raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
                                    functions=", ".join(sorted(RESERVED)))) from None
-    modules = {k.split(".", 1)[0] for k in scope if "." in k}
+    modules = _modules(scope)
     for node in _walk(tree, nodes.Name):
         if node.name in scope or node.name in modules or node.name in RESERVED:
             continue
@@ -191,25 +188,103 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
         raise TemplateError(M.text("one_filter", name=node.name))
     for node in _walk(tree, nodes.Test):
         raise TemplateError(M.text("no_tests", name=node.name))
+    return evaluate_tree(tree, scope, source), names_used(tree, scope)
 
-    context: dict[str, object] = {m: _Module(m, scope) for m in modules}
-    context.update({k: e.value for k, e in scope.items() if "." not in k})
-    context.update(FUNCTIONS)
-    context["figure"] = _Figure(scope)
+
+def evaluate_tree(tree: nodes.Node, scope: Mapping[str, Entry], source: str):
+    """The value of a checked expression tree (`source` names it in messages)."""
+
+    def lookup(name: str):
+        if name in FUNCTIONS:
+            return FUNCTIONS[name]
+        if name == "figure":
+            return _Figure(scope)
+        if name in scope and "." not in name:
+            return scope[name].value
+        return _Module(name, scope)
+
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
-            value = compiled(**context)
-            if isinstance(value, Undefined):
-                value._fail_with_undefined_error()
+            value = _eval(tree, lookup)
     except TemplateError:
         raise
     except SecurityError as exc:
         raise TemplateError(M.text("not_allowed", source=source, problem=exc)) from None
-    except UndefinedError as exc:
+    except _Missing as exc:
         raise TemplateError(M.text("undefined", source=source, problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
         raise TemplateError(M.text("cannot_evaluate", source=source, problem=f"{type(exc).__name__}: {exc}")) from None
-    return value, names_used(tree, scope)
+    return value
+
+
+class _Missing(Exception):
+    """An index out of range or a key that is not there."""
+
+
+_ARITHMETIC = {nodes.Add: operator.add, nodes.Sub: operator.sub, nodes.Mul: operator.mul,
+               nodes.Div: operator.truediv, nodes.FloorDiv: operator.floordiv, nodes.Mod: operator.mod,
+               nodes.Pow: operator.pow}
+_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge, "lt": operator.lt,
+               "lteq": operator.le, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}
+
+
+def _eval(node: nodes.Node, lookup: Callable[[str], object]):
+    """Evaluate a parsed expression of the placeholder language (Jinja2's expression syntax with
+    Python's semantics): names, `module.name`, indexing, arithmetic, comparisons, and/or/not and
+    calls of FUNCTIONS. Anything else (an attribute, a method, another callable) is refused."""
+    ev = functools.partial(_eval, lookup=lookup)
+    if isinstance(node, nodes.Const):
+        return node.value
+    if isinstance(node, nodes.Name):
+        return lookup(node.name)
+    if isinstance(node, nodes.Getattr):
+        obj = ev(node.node)
+        if isinstance(obj, _Module):
+            return obj[node.attr]
+        raise SecurityError(f"access to attribute {node.attr!r} of {type(obj).__name__!r} object is unsafe.")
+    if isinstance(node, nodes.Getitem):
+        obj, key = ev(node.node), ev(node.arg)
+        try:
+            return obj[key]
+        except (TypeError, LookupError) as exc:
+            raise _Missing(f"{type(obj).__name__} has no element {key!r} ({exc})") from None
+    if isinstance(node, nodes.Slice):
+        return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
+    if isinstance(node, nodes.Tuple):
+        return tuple(ev(i) for i in node.items)
+    if isinstance(node, nodes.List):
+        return [ev(i) for i in node.items]
+    if type(node) in _ARITHMETIC:
+        return _ARITHMETIC[type(node)](ev(node.left), ev(node.right))
+    if isinstance(node, nodes.Neg):
+        return -ev(node.node)
+    if isinstance(node, nodes.Pos):
+        return +ev(node.node)
+    if isinstance(node, nodes.Not):
+        return not ev(node.node)
+    if isinstance(node, nodes.And):
+        return ev(node.left) and ev(node.right)
+    if isinstance(node, nodes.Or):
+        return ev(node.left) or ev(node.right)
+    if isinstance(node, nodes.Compare):
+        left = ev(node.expr)
+        for operand in node.ops:
+            right = ev(operand.expr)
+            result = _COMPARISON[operand.op](left, right)
+            if isinstance(result, np.ndarray) or not result:
+                return result
+            left = right
+        return result
+    if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
+        return ev(node.expr1) if ev(node.test) else ev(node.expr2)
+    if isinstance(node, nodes.Call):
+        fn = ev(node.node)
+        if not (isinstance(fn, _Figure) or any(fn is f for f in FUNCTIONS.values())):
+            raise SecurityError(f"{fn!r} is not safely callable")
+        if node.kwargs or node.dyn_args is not None or node.dyn_kwargs is not None:
+            raise SecurityError("functions take positional arguments only")
+        return fn(*(ev(a) for a in node.args))
+    raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
 
 
 def _reference(tree: nodes.Node, scope: Mapping[str, Entry]) -> tuple[str, tuple[int, ...]] | None:
@@ -550,7 +625,7 @@ def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope, where: str
         return
     texts = ", ".join(dict.fromkeys(t.shown.text for t in shown_tags if _node_in(tree, t.shown.expr)))
     fix = "reword the sentence: the numbers agree to 12 decimal places"
-    for n in range(1, nf.MAX_DECIMALS + 1):
+    for n in range(_decimals_shown(shown_tags) + 1, nf.MAX_DECIMALS + 1):
         if _holds_as_shown(tree, shown_tags, scope, decimals=n):
             more = [_with_decimals(t.shown, n) for t in shown_tags if _node_in(tree, t.shown.expr)]
             fix = (f"show the numbers with {n} decimal places ({', '.join(dict.fromkeys(more))}), "
@@ -565,6 +640,17 @@ def _node_in(tree: nodes.Node, expr: str) -> bool:
 
 
 DECIMALS_FILTERS = ("dec", "pct", "sci", "bytes")
+DEFAULT_DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}
+
+
+def _decimals_shown(tags: list[Tag]) -> int:
+    """The most decimal places any of `tags` shows (0 for whole numbers and words)."""
+    most = 0
+    for t in tags:
+        filt = t.shown.filt or nf.default_filter(t.shown.value, math=False)
+        if filt in DECIMALS_FILTERS:
+            most = max(most, t.shown.args[0] if t.shown.args else DEFAULT_DECIMALS[filt])
+    return most
 
 
 def _with_decimals(shown: Shown, n: int) -> str:
@@ -581,73 +667,36 @@ def _shown_number(shown: Shown, decimals: int | None) -> Decimal:
 
 
 def _holds_as_shown(tree: nodes.Node, shown_tags: list[Tag], scope, *, decimals: int | None) -> bool:
-    """The condition with every operand the sentence shows replaced by the number as shown."""
-    replace = {}
+    """The condition with every operand the sentence shows replaced by the number as shown, in
+    exact decimal arithmetic (0,35 − 0,34 is 0,01, as a reader computes it)."""
+    targets: list[tuple[nodes.Node, Fraction]] = []
     for t in shown_tags:
-        replace.setdefault(t.shown.expr, repr(float(_shown_number(t.shown, decimals))))
-    targets = [(_parse(e), literal) for e, literal in replace.items()]
-    source = _unparse(tree, targets)
-    if source is None:
-        return True  # a construct the check cannot rewrite: only the exact values are checked
+        target = _parse(t.shown.expr)
+        if all(target != known for known, _ in targets):
+            targets.append((target, Fraction(_shown_number(t.shown, decimals))))
     try:
-        ok, _ = evaluate(source, scope)
+        return bool(evaluate_tree(_AsShown(targets).visit(copy.deepcopy(tree)), scope, "as shown"))
     except TemplateError:
-        return True
-    return bool(ok)
+        return True  # the rewritten condition cannot be evaluated: only the exact values are checked
 
 
-_BINARY = {nodes.Add: "+", nodes.Sub: "-", nodes.Mul: "*", nodes.Div: "/", nodes.FloorDiv: "//",
-           nodes.Mod: "%", nodes.Pow: "**", nodes.And: "and", nodes.Or: "or"}
-_COMPARE = {"eq": "==", "ne": "!=", "gt": ">", "gteq": ">=", "lt": "<", "lteq": "<=", "in": "in",
-            "notin": "not in"}
+class _AsShown(NodeTransformer):
+    """Replaces each shown operand by its shown number, in the comparisons a reader can redo."""
 
+    def __init__(self, targets: list[tuple[nodes.Node, Fraction]]):
+        self.targets = targets
 
-def _unparse(node: nodes.Node, targets: list[tuple[nodes.Node, str]]) -> str | None:
-    """Source text of an expression tree, with each subtree equal to a target replaced by its
-    literal; None for a construct the placeholder language has no text for here."""
-    for target, literal in targets:
-        if node == target:
-            return literal
-
-    def u(n):
-        text = _unparse(n, targets)
-        if text is None:
-            raise LookupError
-        return text
-
-    try:
-        if isinstance(node, nodes.Name):
-            return node.name
-        if isinstance(node, nodes.Const):
-            return repr(node.value)
-        if isinstance(node, nodes.Getattr):
-            return f"{u(node.node)}.{node.attr}"
-        if isinstance(node, nodes.Getitem):
-            return f"{u(node.node)}[{u(node.arg)}]"
-        if isinstance(node, nodes.Tuple):
-            return "(" + "".join(u(i) + ", " for i in node.items) + ")"
-        if isinstance(node, nodes.List):
-            return "[" + ", ".join(u(i) for i in node.items) + "]"
-        if type(node) in _BINARY:
-            return f"({u(node.left)} {_BINARY[type(node)]} {u(node.right)})"
-        if isinstance(node, nodes.Neg):
-            return f"(-{u(node.node)})"
-        if isinstance(node, nodes.Pos):
-            return f"(+{u(node.node)})"
-        if isinstance(node, nodes.Not):
-            return f"(not {u(node.node)})"
+    def visit(self, node, *args, **kwargs):
+        for target, value in self.targets:
+            if node == target:
+                return nodes.Const(value)
         if isinstance(node, nodes.Compare):
             operands = [node.expr, *(o.expr for o in node.ops)]
-            if not all(_covered(o, targets) for o in operands):  # the reader cannot redo it: exact only
-                targets = []
-            return "(" + u(node.expr) + "".join(f" {_COMPARE[o.op]} {u(o.expr)}" for o in node.ops) + ")"
-        if isinstance(node, nodes.Call) and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None:
-            return f"{u(node.node)}(" + ", ".join(u(a) for a in node.args) + ")"
-        if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
-            return f"({u(node.expr1)} if {u(node.test)} else {u(node.expr2)})"
-    except (LookupError, KeyError):
-        return None
-    return None
+            if not all(_covered(o, self.targets) for o in operands):  # the reader cannot redo it
+                return node
+        if isinstance(node, nodes.Const) and isinstance(node.value, float):
+            return nodes.Const(Fraction(repr(node.value)))
+        return self.generic_visit(node, *args, **kwargs)
 
 
 def _covered(node: nodes.Node, targets: list[tuple[nodes.Node, str]]) -> bool:
@@ -689,7 +738,7 @@ def check_shown_sums(group: list[Tag], where: str) -> None:
         parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ")
                         + shown[e].shown.text for i, (sign, e) in enumerate(terms))
         digits = "more decimal places"
-        for n in range(1, nf.MAX_DECIMALS + 1):
+        for n in range(_decimals_shown([shown[e] for _, e in terms]) + 1, nf.MAX_DECIMALS + 1):
             if nf.apply(float(reader(n)), filt, tag.shown.args) == tag.shown.text:
                 digits = f"{n} decimal places"
                 break
