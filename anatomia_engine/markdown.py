@@ -382,7 +382,7 @@ class FigureBlockProcessor(BlockProcessor):
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
         _state(self.parser.md).blocks.add((record.id, tag.index))
-        self.parser.parseChunk(parent, text)
+        self.parser.parseChunk(parent, text.strip("\n"))
 
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}
@@ -424,25 +424,19 @@ class _Resolver:
     def plain(self, text: str) -> str:
         return placeholders.TOKEN.sub(lambda m: _guard(self.shown_for(m, "plain", None).text), text)
 
-    def split(self, text: str, context: str, group: list | None) -> tuple[str, list[tuple[etree.Element | None, str]]]:
-        """`text` as leading text and (span element or None, following text) pieces."""
-        pieces: list[list] = []
-        lead: list[str] = []
-        pos = 0
-        for m in placeholders.TOKEN.finditer(text):
+    def fill(self, text: str, context: str, group: list | None) -> str:
+        """`text` with its tokens filled for `context`; a number's span is set aside as raw HTML,
+        as the span a page writes by hand would be (so the TOC and search read its text)."""
+        def one(m: re.Match) -> str:
             shown = self.shown_for(m, context, group)
-            target = pieces[-1][1] if pieces else lead
-            target.append(text[pos:m.start()])
-            text_shown = shown.text if context in ("code", "math") else _guard(shown.text)
+            if context in ("code", "math"):
+                return shown.text
             if shown.span is None:
-                target.append(text_shown)
-            else:
-                el = etree.Element("span", shown.span)
-                el.text = text_shown
-                pieces.append([el, []])
-            pos = m.end()
-        (pieces[-1][1] if pieces else lead).append(text[pos:])
-        return "".join(lead), [(el, "".join(rest)) for el, rest in pieces]
+                return _guard(shown.text)
+            return self.md.htmlStash.store(_guard(placeholders.span_html(shown)))
+
+        filled = placeholders.TOKEN.sub(one, text)
+        return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
 
     def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None) -> None:
         for key, value in list(el.attrib.items()):
@@ -457,25 +451,12 @@ class _Resolver:
         for text in (el.text, *(child.tail for child in el)):
             for m in util.HTML_PLACEHOLDER_RE.finditer(text or ""):
                 self.stash_context.setdefault(int(m.group(1)), context)
-
-        def text_of(text):
-            lead, pieces = self.split(text, context, group)
-            keep = util.AtomicString if isinstance(text, util.AtomicString) else str
-            return keep(lead), [(child, keep(rest)) for child, rest in pieces]
-
         if el.text and "\ue000" in el.text:
-            el.text, pieces = text_of(el.text)
-            for n, (child, rest) in enumerate(pieces):
-                child.tail = rest
-                el.insert(n, child)
-        for child in list(el):
+            el.text = self.fill(el.text, context, group)
+        for child in el:
             self.tree(child, code, math, group)
             if child.tail and "\ue000" in child.tail:
-                child.tail, pieces = text_of(child.tail)
-                at = list(el).index(child) + 1
-                for n, (new, rest) in enumerate(pieces):
-                    new.tail = rest
-                    el.insert(at + n, new)
+                child.tail = self.fill(child.tail, context, group)
 
     def raw(self, text: str, context: str) -> str:
         """Tokens in raw HTML the parser set aside: code keeps the tag as written (Pygments may
