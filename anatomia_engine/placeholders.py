@@ -17,10 +17,10 @@ comes from the catalogue in anatomia_engine/messages.py.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import html
-import copy
 import math as _math
 import operator
 import re
@@ -729,7 +729,7 @@ def check_shown_sums(group: list[Tag], where: str) -> None:
             continue
         filt = tag.shown.filt or nf.default_filter(tag.shown.value, math=False)
 
-        def reader(decimals):
+        def reader(decimals, terms=terms):
             return sum((sign * _shown_number(shown[e].shown, decimals) for sign, e in terms), Decimal(0))
 
         got = nf.apply(float(reader(None)), filt, tag.shown.args)

@@ -110,6 +110,10 @@ def on_shutdown() -> None:
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     refresh()
+    # The tokens on_page_markdown hands on are resolved by the Markdown extension: without it
+    # they would be published as they are.
+    if "anatomia_engine.markdown" not in config.markdown_extensions:
+        config.markdown_extensions.insert(0, "anatomia_engine.markdown")
     return config
 
 
