@@ -557,12 +557,12 @@ class OutputCheckPostprocessor(Postprocessor):
                 place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
                 raise placeholders.located(rec.where, tag, M.text(
                     "unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
-        m = ENGINE_MARKUP.search(text)
+        visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
+        m = ENGINE_MARKUP.search(visible)
         if m:
-            snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", text[m.start():m.start() + 60]))
+            snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 60]))
             line = self._line(record, 'class="num')
             raise PageError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
-        visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
         m = _MARKS.search(visible)
         if m:
             mark = m.group(0)

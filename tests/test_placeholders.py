@@ -232,12 +232,17 @@ def test_a_figure_or_table_placeholder_inside_code_is_not_expanded():
     ("tekst p }} i\n", 4, "'}}' without a matching '{{'"),
     ("tekst {% claim p > 0\n", 4, "'{%' without a matching '%}'"),
     ("a\n\n`kod` i {{ p `x`\n", 6, "'{{' without a matching '}}'"),
-    ("Zapis &lt;span class=\"num\"&gt; w tekście\n", 4, "the engine's markup as text"),
+    ("Zapis &lt;span class=\"num\"&gt; w tekście\n\n`<span class=\"num\">` w kodzie wolno\n", 4,
+     "the engine's markup as text"),
 ])
 def test_the_output_check_names_the_line(body, line, message):
     text = error(body)
     assert text.startswith(f"docs/x.md:{line}: "), text
     assert message in text
+
+
+def test_the_engines_markup_in_code_is_not_an_error():
+    assert "<code>&lt;span class=\"num\"&gt;</code>" in r('Kontrakt: `<span class="num">`')
 
 
 def test_braces_in_code_and_latex_are_not_taken_for_tags():
