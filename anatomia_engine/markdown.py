@@ -541,36 +541,54 @@ _MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 
 
+def check_html(text: str, where: str, record: _Record | None = None) -> None:
+    """Stop on anything of the placeholder language in `text` (HTML) outside code and math: a
+    token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text.
+    The extension runs it on every page; a plugin may run it on the whole page too (the theme's
+    title, meta and navigation come from the front matter)."""
+    m = re.search("\ue000(?:<[^>]*>|[pt0-9])*\ue001", text)
+    if m:
+        t = placeholders.TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
+        if t:
+            rec = _record(int(t.group("page")))
+            tag = rec.tags[int(t.group("tag"))]
+            place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
+            raise placeholders.located(rec.where, tag, M.text(
+                "unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
+    visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
+    m = ENGINE_MARKUP.search(visible)
+    if m:
+        snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 60]))
+        line = _line(record, 'class="num')
+        raise PageError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
+    m = _MARKS.search(visible)
+    if m:
+        mark = m.group(0)
+        after = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120]))
+        snippet = after.split("\n")[0][:60].strip()
+        closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
+        raise PageError(f"{where}:{_line(record, mark)}: " + M.text(
+            "stray", mark=mark, closing=closing, snippet=snippet))
+
+
+def _line(record: _Record | None, mark: str) -> int:
+    """The line of the first `mark` in the page's text that belongs to no tag."""
+    if record is None:
+        return 1
+    tags = [(t.start, t.start + len(t.source)) for t in record.tags]
+    code = [(c.start(), c.end()) for c in re.finditer(r"(`+).+?\1", record.text, re.DOTALL)]
+    for m in re.finditer(re.escape(mark), record.text):
+        if not any(a <= m.start() < b for a, b in tags + code):
+            return record.first_line + record.text.count("\n", 0, m.start())
+    return record.first_line
+
+
 class OutputCheckPostprocessor(Postprocessor):
     """The safety net: nothing of the placeholder language may reach a reader outside code."""
 
     def run(self, text: str) -> str:
-        state = _state(self.md)
-        record = state.record
-        where = record.where if record else "the page"
-        m = re.search("\ue000(?:<[^>]*>|[pt0-9])*\ue001", text)
-        if m:
-            t = placeholders.TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
-            if t:
-                rec, tag = _record(int(t.group("page"))), None
-                tag = rec.tags[int(t.group("tag"))]
-                place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
-                raise placeholders.located(rec.where, tag, M.text(
-                    "unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
-        visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
-        m = ENGINE_MARKUP.search(visible)
-        if m:
-            snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 60]))
-            line = self._line(record, 'class="num')
-            raise PageError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
-        m = _MARKS.search(visible)
-        if m:
-            mark = m.group(0)
-            after = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120]))
-            snippet = after.split("\n")[0][:60].strip()
-            closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
-            raise PageError(f"{where}:{self._line(record, mark)}: " + M.text(
-                "stray", mark=mark, closing=closing, snippet=snippet))
+        record = _state(self.md).record
+        check_html(text, record.where if record else "the page", record)
         self._unguard_toc(getattr(self.md, "toc_tokens", []))
         if isinstance(getattr(self.md, "toc", None), str):
             self.md.toc = self.md.toc.translate(UNBRACES)
@@ -582,18 +600,6 @@ class OutputCheckPostprocessor(Postprocessor):
                 if isinstance(token.get(key), str):
                     token[key] = token[key].translate(UNBRACES)
             self._unguard_toc(token.get("children", []))
-
-    @staticmethod
-    def _line(record: _Record | None, mark: str) -> int:
-        """The line of the first `mark` in the page's text that belongs to no tag."""
-        if record is None:
-            return 1
-        tags = [(t.start, t.start + len(t.source)) for t in record.tags]
-        code = [(c.start(), c.end()) for c in re.finditer(r"(`+).+?\1", record.text, re.DOTALL)]
-        for m in re.finditer(re.escape(mark), record.text):
-            if not any(a <= m.start() < b for a, b in tags + code):
-                return record.first_line + record.text.count("\n", 0, m.start())
-        return record.first_line
 
 
 class PlaceholderExtension(Extension):
