@@ -130,10 +130,11 @@ def _with_clitics(form: str, tag: str) -> list[str]:
 
 
 def paradigm(lemma: str) -> list[str]:
-    """Every form of the SGJP lemma `lemma` (with its homonym mark), as written, sorted."""
+    """Every form of the SGJP lemma `lemma` (with its homonym mark), as written, sorted; without
+    an adjective's compound-only form (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
     forms = set()
     for form, lem, tag, *_ in _morfeusz().generate(lemma):
-        if lem == lemma:
+        if lem == lemma and not tag.startswith("adja"):
             forms.update(_with_clitics(form, tag))
     return sorted(forms)
 
@@ -232,8 +233,7 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     full paradigm (all cases, persons, the gerund and participles of a verb). Where two lexemes
     share a folded form (`kluczy`: `klucz` or `kluczyć`; `zapytania`: the noun or the verb's
     gerund; `kat` folded from `kąt`), the form goes to the lexeme with more of the site's words
-    (tokens counted): the site's own usage. Ties go to a noun, then to the alphabetically first key.
-    Lexemes left with none of the site's words are dropped. Loanwords the dictionary does not know
+    (tokens counted): the site's own usage. Ties go to a noun, then to the alphabetically first key. Loanwords the dictionary does not know
     are declined the Polish way when the site itself declines them (`softmax`, `softmaksu`).
     """
     morphology = morphology or Morphology()
@@ -265,7 +265,9 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     def rank(key: str) -> tuple:
         return (-evidence[key], key not in nominal, key)
 
-    table = _resolve(forms_of, rank, set(site_forms))
+    used = {min((fold(_base(lemma)) for lemma, _ in morphology.of(word)), key=rank)
+            for word in counts if not word.isdigit() and morphology.of(word)}
+    table = _resolve(forms_of, rank, set(site_forms), used)
     # loanwords: a base is a site word (Polish spelling) that another, unknown, site word declines to
     spelled = {polish_spelling(w) for w in unknown} | set(table.values())
     groups: dict[str, set[str]] = {}
@@ -286,8 +288,11 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     return {form: key for form, key in sorted(table.items()) if form != key}
 
 
-def _resolve(forms_of: dict[str, set[str]], rank, site: set[str]) -> dict[str, str]:
-    """Each form to its best-ranked lexeme; lexemes that win none of the site's own forms dropped."""
+def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]) -> dict[str, str]:
+    """Each form to its best-ranked lexeme. A lexeme that wins none of the site's own forms is
+    dropped, unless it is `used`: the best reading of a site word as written, whose folded form
+    another lexeme took (`zwykle`, folded like `zwykłe`); its other forms then go where its site
+    words went (`najzwyklej` finds the pages that write `zwykle`)."""
     def winners(keys) -> dict[str, str]:
         best: dict[str, str] = {}
         for key in sorted(keys, key=rank, reverse=True):    # the best last, so it overwrites
@@ -297,7 +302,14 @@ def _resolve(forms_of: dict[str, set[str]], rank, site: set[str]) -> dict[str, s
 
     first = winners(forms_of)
     alive = {first[form] for form in site if form in first}
-    return winners(alive)
+    table = winners(alive)
+    for key in sorted(used - alive, key=rank):
+        went = Counter(table[form] for form in forms_of[key] & site if form in table)
+        if went:
+            target = min(went.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            for form in sorted(forms_of[key]):
+                table.setdefault(form, target)
+    return table
 
 
 # --- TeX as readable text ----------------------------------------------------------------------
