@@ -36,9 +36,10 @@ def search(page, query: str) -> list[dict]:
         marks: [...li.querySelectorAll('mark')].map(m => m.textContent),
         articles: [...li.querySelectorAll('article')].map(a => {
             const h = a.querySelector('h1, h2');
+            const snippets = [...a.querySelectorAll('p:not(.md-search-result__terms)')]
+                .map(p => p.textContent.trim());
             return { level: h.tagName, title: h.textContent, headingMarked: !!h.querySelector('mark'),
-                     text: [...a.querySelectorAll('p:not(.md-search-result__terms)')]
-                             .map(p => p.textContent).join(' ').trim() };
+                     snippets: snippets, text: snippets.join(' ') };
         }),
     }))""")
 
@@ -123,10 +124,10 @@ def test_homograph_forms_find_the_same_pages(search_page):
     assert len(found[0]) >= 4 and all(f == found[0] for f in found), found
 
 
-def test_a_multi_word_query_ranks_pages_holding_every_word_first(search_page, site_index):
+@pytest.mark.parametrize("query", ["maska pamięć", "softmax temperatura", "softmax wartość"])
+def test_a_multi_word_query_ranks_pages_holding_every_word_first(search_page, site_index, query):
     page, _ = search_page
     index, table = site_index
-    query = "maska softmax"
     keys = [search_pl.normalise(w, table) for w in query.split()]
     held: dict[str, set[str]] = {}
     for d in index["docs"]:
@@ -157,6 +158,7 @@ def test_no_result_shows_an_empty_snippet(search_page, query):
         articles = item["articles"]
         assert any(a["text"] for a in articles), f"{query!r}: {item['pages'][0]} shows no text"
         for a in articles:
+            assert all(a["snippets"]), f"{query!r}: {a['title']!r} shows an empty snippet"
             if a["level"] == "H2":
                 assert a["text"], f"{query!r}: section {a['title']!r} shows no text"
 

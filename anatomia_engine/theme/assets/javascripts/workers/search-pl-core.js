@@ -7,7 +7,9 @@
   var WORD = /[\p{L}\p{N}]+/gu;
   var MARK = /\p{M}/gu;
   var PREFIX_MARKS = { "~": "nie", "^": "naj" };   /* search_pl.PREFIX_MARKS */
-  var HEADING = 100;      /* a query word in a section's heading outranks any passing mention */
+  /* A word in a heading weighs more than BM25 can give its mentions in the text (k1 + 1 = 2.2):
+   * a section whose heading holds the word outranks any passing mention of it. */
+  var TITLE = 3, K1 = 1.2;
   var STEM = 0.7, PREFIX = 0.5;   /* weights of words found by the stem fallback, by completion */
   var SNIPPET = 220, BEFORE = 60, HIGHLIGHTS = 12;
 
@@ -155,28 +157,25 @@
   };
 
   Engine.prototype.score = function (d, terms) {
-    var self = this, n = this.docs.length, len = d.text.list.length, score = 0, headings = 0;
-    var matched = [];
+    var self = this, n = this.docs.length, len = d.text.list.length, score = 0, matched = [];
     terms.forEach(function (term, t) {
-      var best = 0, inTitle = false;
+      var best = 0;
       term.keys.forEach(function (weight, key) {
         var x = d.xc.get(key) || 0, ti = d.tc.get(key) || 0;
         if (!x && !ti) return;
         var df = self.df.get(key);
         var idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        var tf = x * 2.2 / (x + 1.2 * (0.25 + 0.75 * len / self.avgLen));
-        best = Math.max(best, weight * idf * (tf + (ti ? 3 : 0)));
-        if (ti && weight === 1) inTitle = true;
+        var tf = x * (K1 + 1) / (x + K1 * (0.25 + 0.75 * len / self.avgLen));
+        best = Math.max(best, weight * idf * (tf + (ti ? TITLE : 0)));
       });
       if (best > 0) matched.push(t);
-      if (inTitle) headings += 1;
       score += best;
     });
-    return { d: d, score: d.boost * (HEADING * headings + score), matched: matched };
+    return { d: d, score: d.boost * score, matched: matched };
   };
 
-  /* Results grouped by page, as Material renders them: pages holding every query word first, then
-   * by their best section; in a page, sections whose heading holds a query word first. */
+  /* Results grouped by page, as Material renders them: pages holding every query word (in any of
+   * their sections) first, then by their best section; in a page, its sections by score. */
   Engine.prototype.search = function (query) {
     var self = this, terms = this.parse(query);
     if (!terms.length) return { items: [] };
