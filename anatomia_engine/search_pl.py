@@ -86,10 +86,11 @@ def _morfeusz():
 
 
 def dictionary_version() -> str:
-    """Morfeusz's version and its dictionary's id: part of every stored key derived from them."""
-    import morfeusz2
+    """The version of `morfeusz2`, which ships its SGJP dictionary: part of every stored key derived
+    from them (read from the package's metadata: a warm build does not load the dictionary)."""
+    from importlib.metadata import version
 
-    return f"morfeusz2-{morfeusz2.__version__}-{_morfeusz().dict_id()}"
+    return f"morfeusz2-{version('morfeusz2')}"
 
 
 def _base(lemma: str) -> str:
