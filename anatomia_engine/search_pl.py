@@ -234,15 +234,17 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     full paradigm (all cases, persons, the gerund and participles of a verb). Where two lexemes
     share a folded form (`kluczy`: `klucz` or `kluczyć`; `zapytania`: the noun or the verb's
     gerund; `kat` folded from `kąt`), the form goes to the lexeme with more of the site's words
-    (tokens counted): the site's own usage. Ties go to a noun, then to the alphabetically first key. Loanwords the dictionary does not know
-    are declined the Polish way when the site itself declines them (`softmax`, `softmaksu`).
+    (tokens counted; a noun's form does not count for a verb's gerund of the same spelling): the
+    site's own usage. Ties go to a noun, then to the alphabetically first key. Loanwords the
+    dictionary does not know are declined the Polish way when the site itself declines them
+    (`softmax`, `softmaksu`).
     """
     morphology = morphology or Morphology()
     counts = Counter(words)
     evidence: Counter = Counter()                 # key -> site tokens it may stand for
     forms_of: dict[str, set[str]] = {}            # key -> folded forms
     nominal: set[str] = set()                     # keys with a noun reading (`zapytanie`, not `zapytać`)
-    site_forms: dict[str, set[str]] = {}          # folded site word -> keys it may be a form of
+    site_forms: set[str] = set()                  # the site's words, folded
     unknown: Counter = Counter()
     for word, n in sorted(counts.items()):
         if word.isdigit():
@@ -257,18 +259,18 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
             forms_of[key].add(fold(word))
             if pos == "subst":
                 nominal.add(key)
-        keys = {fold(_base(lemma)) for lemma, _ in lemmas}
         # a form that is a noun and a verb's gerund (`zapytania`) is the noun where the site uses it
         noun = any(pos == "subst" for _, pos in lemmas)
         for key in {fold(_base(lemma)) for lemma, pos in lemmas if not (noun and pos == "ger")}:
             evidence[key] += n
-        site_forms.setdefault(fold(word), set()).update(keys)
+        site_forms.add(fold(word))
+
     def rank(key: str) -> tuple:
         return (-evidence[key], key not in nominal, key)
 
     used = {min((fold(_base(lemma)) for lemma, _ in morphology.of(word)), key=rank)
             for word in counts if not word.isdigit() and morphology.of(word)}
-    table = _resolve(forms_of, rank, set(site_forms), used)
+    table = _resolve(forms_of, rank, site_forms, used)
     # loanwords: a base is a site word (Polish spelling) that another, unknown, site word declines to
     spelled = {polish_spelling(w) for w in unknown} | set(table.values())
     groups: dict[str, set[str]] = {}
@@ -654,7 +656,8 @@ def own_search_meta(meta: dict) -> dict:
     return own
 
 
-def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store, where: str = "") -> list[dict]:
+def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
+                 where: str = "") -> list[dict]:
     """The search documents of one built page (`own`: its `search:` front matter, Material's
     `exclude` and `boost`), kept in `cache` by the page's HTML."""
     if own.get("exclude"):
@@ -707,7 +710,8 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     for kind, text in (("pl-index", index_text), ("pl-forms", forms_text)):
         names[kind] = file_name(kind, text)
         (stub.parent / names[kind]).write_text(text, encoding="utf-8")
-    config = {**material["config"], "lang": ["pl"], "pl_index": names["pl-index"], "pl_forms": names["pl-forms"]}
+    config = {**material["config"], "lang": ["pl"],
+              "pl_index": names["pl-index"], "pl_forms": names["pl-forms"]}
     stub.write_text(json.dumps({"config": config, "docs": []}, sort_keys=True), encoding="utf-8")
 
 

@@ -145,11 +145,11 @@ def test_index_and_table_are_named_by_their_content(built_site):
 def test_every_word_of_the_site_has_a_key_and_the_sites_lexemes_their_paradigms(built_site):
     """The site's own inflected words reach a key shared with forms the site never writes."""
     index, table = search_pl.load_built(built_site)
-    site = {search_pl.fold(w) for d in index["docs"] for f in ("title", "text") for w in search_pl.tokenize(d[f])}
+    site = {search_pl.fold(w) for w in search_pl.site_words(index["docs"])}
     absent = [f for f in table if f not in site]
     assert len(absent) > 5 * len(site)
     keys_on_site = {search_pl.normalise(w, table) for w in site}
-    assert all(table[f] in keys_on_site for f in absent[::97]), "a form maps to a lexeme the site does not use"
+    assert all(table[f] in keys_on_site for f in absent[::97]), "a form of a lexeme the site does not use"
 
 
 # --- the hook ---------------------------------------------------------------------------------

@@ -30,8 +30,8 @@ CORE = ROOT / "anatomia_engine/theme/assets/javascripts/workers/search-pl-core.j
 GOAL = 0.98
 SEED = 20240612
 # Parts of speech whose words carry content (not prepositions, conjunctions, particles, pronouns)
-CONTENT = {"subst", "adj", "adja", "adv", "fin", "praet", "impt", "inf", "ger", "pact", "ppas", "pcon", "pant",
-           "imps", "num"}
+CONTENT = {"subst", "adj", "adv", "fin", "praet", "impt", "inf", "ger", "pact", "ppas", "pcon", "pant", "imps",
+           "num"}
 
 RUN = """
 const core = require(process.argv[1]);
@@ -109,7 +109,8 @@ def main() -> int:
                           ("form on no page", [f for f, c in zip(found, chosen) if not c[2]]),
                           ("without diacritics", [f for f, c in zip(found, chosen) if c[3]])):
         print(f"  recall, {label}: {sum(subset) / len(subset):.1%} ({share(subset)})")
-    print(f"recall: {recall:.1%} ({share(found)}); page among the first 10 results: {sum(top) / len(top):.1%}")
+    print(f"recall: {recall:.1%} ({share(found)}); "
+          f"page among the first 10 results: {sum(top) / len(top):.1%}")
     for (q, page, *_), ok, got in zip(chosen, found, results, strict=True):
         if not ok:
             print(f"  missed: {q!r} -> /{page} (found {len(got)} pages)")

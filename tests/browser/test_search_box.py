@@ -107,7 +107,7 @@ def test_query_finds_the_page(search_page, site_index, query, expected):
 def test_a_form_the_site_never_writes_finds_the_pages_of_its_word(search_page, site_index, query):
     page, _ = search_page
     index, table = site_index
-    site = {search_pl.fold(w) for d in index["docs"] for f in ("title", "text") for w in search_pl.tokenize(d[f])}
+    site = {search_pl.fold(w) for w in search_pl.site_words(index["docs"])}
     assert search_pl.fold(query) not in site, f"{query!r} is on the site: no test of inflection"
     items = search(page, query)
     assert items, f"{query!r} found nothing"
@@ -120,7 +120,8 @@ def test_a_form_the_site_never_writes_finds_the_pages_of_its_word(search_page, s
 def test_homograph_forms_find_the_same_pages(search_page):
     """`zapytanie` (the noun the site uses, also the gerund of `zapytać`) and its other forms."""
     page, _ = search_page
-    found = [set(pages_of(search(page, q + " "))) for q in ("zapytanie", "zapytania", "zapytań", "zapytaniom")]
+    forms = ("zapytanie", "zapytania", "zapytań", "zapytaniom")
+    found = [set(pages_of(search(page, q + " "))) for q in forms]
     assert len(found[0]) >= 4 and all(f == found[0] for f in found), found
 
 
@@ -149,7 +150,8 @@ def test_a_heading_holding_the_word_ranks_above_a_passing_mention(search_page, q
     assert any(a["headingMarked"] for a in first[:2]), first[:2]
 
 
-@pytest.mark.parametrize("query", ["indukcyjne", "głowy indukcyjne", "softmax", "pamięć", "zapytanie", "kluczy"])
+@pytest.mark.parametrize("query", [
+    "indukcyjne", "głowy indukcyjne", "softmax", "pamięć", "zapytanie", "kluczy"])
 def test_no_result_shows_an_empty_snippet(search_page, query):
     page, _ = search_page
     items = search(page, query)
