@@ -174,3 +174,42 @@ def test_stem_fallback_pairs_words_that_differ_in_their_endings():
         ["transformerami", "transformacja"], ["tokenizacjach", "tokenizacja"]
       ].map(p => core.sameStem(p[0], p[1]))));""", {})
     assert js == [True, True, False, False, True]
+
+
+def test_write_index_names_both_files_in_the_stub_and_reuses_the_stored_table(tmp_path, monkeypatch):
+    from anatomia_engine import store
+
+    search = tmp_path / "site" / "search"
+    search.mkdir(parents=True)
+    stub = search / "search_index.json"
+    stub.write_text(json.dumps({"config": {"separator": "[\\s\\-]+"}, "docs": [{"location": "x"}]}))
+    (search / "pl-forms.0000000000.json").write_text("{}")          # left by an earlier build
+    cache = store.Store(tmp_path / "cache", ".json")
+    docs = {"a/": [{"location": "a/", "title": "Zapytania", "text": "Softmax i softmaksu."}]}
+    search_pl.write_index(tmp_path / "site", docs, cache)
+    config = json.loads(stub.read_text())["config"]
+    assert json.loads(stub.read_text())["docs"] == []
+    assert sorted(p.name for p in search.iterdir()) == sorted(
+        ["search_index.json", config["pl_index"], config["pl_forms"]])
+    table = search_pl.decode_table(json.loads((search / config["pl_forms"]).read_text()))
+    assert key("zapytaniom", table) == key("zapytanie", table)
+    assert key("softmaxu", table) == key("softmax", table)
+    first = {p.name: p.read_bytes() for p in search.iterdir()}
+
+    def no_dictionary(*args, **kwargs):
+        raise AssertionError("the table was worked out again")
+
+    monkeypatch.setattr(search_pl, "build_table", no_dictionary)
+    stub.write_text(json.dumps({"config": {"separator": "[\\s\\-]+"}, "docs": []}))
+    search_pl.write_index(tmp_path / "site", docs, cache)
+    assert {p.name: p.read_bytes() for p in search.iterdir()} == first
+    docs["a/"][0]["text"] += " Nowe słowo."
+    with pytest.raises(AssertionError, match="worked out again"):
+        search_pl.write_index(tmp_path / "site", docs, cache)
+
+
+def test_write_index_says_what_is_missing_without_materials_stub(tmp_path):
+    from anatomia_engine import store
+
+    with pytest.raises(FileNotFoundError, match="'search' plugin"):
+        search_pl.write_index(tmp_path, {}, store.Store(tmp_path / "cache"))
