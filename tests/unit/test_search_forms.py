@@ -80,6 +80,14 @@ def test_homograph_goes_to_the_sites_reading(table):
     assert key("kluczy", table) == key("klucz", table)
 
 
+def test_the_sites_noun_keeps_its_forms_when_the_verb_is_used_too():
+    """Every form of the noun `zapytanie` is also the gerund of `zapytać`; the site's noun tokens
+    count for the noun only, so a verb form elsewhere on the page does not take them over."""
+    table = search_pl.build_table(search_pl.tokenize("Zapytanie, zapytania, zapytań. Model zapytał."))
+    assert key("zapytaniom", table) == key("zapytania", table) == key("zapytanie", table)
+    assert key("zapytał", table) == key("zapytać", table) != key("zapytanie", table)
+
+
 def test_usage_decides_between_two_lexemes_of_one_form():
     """The same folded form goes to whichever lexeme the text uses more."""
     verbish = search_pl.build_table(search_pl.tokenize("kluczy kluczył kluczyła kluczymy kluczyli kluczyć"))
