@@ -39,6 +39,10 @@ bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
 bench-docs: $(STAMP) ## build times (cold, warm, Markdown edit, module edit) and page weights
 	$(PY) tests/bench/docs.py
 
+.PHONY: bench-search
+bench-search: docs ## search recall over (query form, page) pairs from the site's words and the dictionary; form table size
+	$(PY) tests/bench/search.py $(SITE)
+
 lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/package.json
 	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet uv
 	.lock-venv/bin/uv pip compile pyproject.toml --extra test --python-version 3.11 --quiet \

@@ -1,17 +1,19 @@
-"""Polish site search: the index is lemmatised at build time, the browser normalises queries the same way.
+"""Polish site search: every form of every word on the site finds the pages that use the word.
 
 A word is normalised in three steps, identically here and in the browser
-(anatomia_engine/theme/assets/javascripts/workers/search-pl-normalise.js):
+(anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js):
 
 1. tokenise: maximal runs of letters and digits of the NFC text (`[^\\W_]+` here, `[\\p{L}\\p{N}]+` in JS);
 2. fold: lower case, NFD, combining marks dropped, `ł` -> `l` (so `pamięć`, `PAMIĘĆ`, `pamiec` agree);
-3. look the folded form up in the table built at build time: folded surface form -> folded lemma.
-   A form that is not in the table (a word the site never uses) stays folded.
+3. look the folded form up in the form table built at build time: folded form -> key of its
+   lexeme (the folded lemma). A form that is not in the table stays folded.
 
-The table holds every word that occurs in the index, lemmatised by simplemma (its Polish
-dictionary; pure Python, no native code, one lemma per form, so the mapping is a function), plus
-SYNONYMS, terms that the site writes in two ways. It is shipped to the browser grouped by lemma
-(`{"glowa": ["glow", "glowie", "glowy", ...]}`) and only for forms whose lemma differs from them.
+The table holds the full paradigm of every lexeme the site uses, from the SGJP dictionary through
+Morfeusz 2's analyser and generator (`morfeusz2`, which ships the dictionary: no download at
+build time): `nasycenia`, `zapytaniom`, `maskowaniem` reach their lexemes although the site never
+writes them. A form two lexemes share goes to the one the site uses more (`build_table`);
+loanwords the site declines (`softmax`, `softmaksu`) are declined the Polish way; SYNONYMS are
+terms the site writes in two ways. The worker adds a stem fallback for forms no table knows.
 
 Text for the index comes from each page's rendered article: headings split it into sections;
 math becomes readable text (`QK^\\top/\\sqrt{d_k}` -> `QKᵀ/√d_k`), and code, figure data tables
@@ -24,8 +26,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import re
-import threading
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -33,11 +36,11 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from anatomia_engine import cpu
+from anatomia_engine import cpu, store
 
 WORD_RE = re.compile(r"[^\W_]+")
 
-# Terms the site writes in two ways: the folded lemma on the left is searched as the one on the right.
+# Terms the site writes in two ways: the folded key on the left is searched as the one on the right.
 SYNONYMS = {
     "glowica": "glowa",   # an attention head: "głowica uwagi" (home page) and "głowa uwagi" (blog post)
 }
@@ -53,7 +56,7 @@ def tokenize(text: str) -> list[str]:
     return WORD_RE.findall(unicodedata.normalize("NFC", text))
 
 
-@functools.lru_cache(maxsize=1 << 16)   # a site has a few thousand words, folded twice a build
+@functools.lru_cache(maxsize=1 << 17)   # the table has ~10^5 forms, folded once each
 def fold(word: str) -> str:
     """Lower case without diacritics: `Pamięć` -> `pamiec`, `głów` -> `glow`."""
     decomposed = unicodedata.normalize("NFD", word.lower())
@@ -62,108 +65,254 @@ def fold(word: str) -> str:
 
 
 def normalise(word: str, table: dict[str, str]) -> str:
-    """The index key of one word: its folded lemma if the site uses the word, else its folded form."""
+    """The index key of one word: the key of its lexeme if the table has the form, else the form folded."""
     folded = fold(word)
     return table.get(folded, folded)
 
 
-# --- lemmatisation (cached per word, so a rebuild does not load the dictionary again) -------------
+# --- the morphological dictionary (Morfeusz 2 with SGJP) -----------------------------------------
 
-def _simplemma_version() -> str:
+# Readings that name no lexeme of the text: unknown words, abbreviations (`K` -> "kompania").
+_NO_LEXEME = ("ign", "brev")
+# Segments that Morfeusz splits off a verb form: `policzyliśmy` = `policzyli` + `śmy`, `zrobiłbym`.
+_CLITICS = ("aglt", "part")
+
+
+@functools.lru_cache(maxsize=1)
+def _morfeusz():
+    import morfeusz2
+
+    return morfeusz2.Morfeusz(expand_tags=False)
+
+
+def dictionary_version() -> str:
+    """The version of `morfeusz2`, which ships its SGJP dictionary: part of every stored key derived
+    from them (read from the package's metadata: a warm build does not load the dictionary)."""
     from importlib.metadata import version
 
-    return version("simplemma")
+    return f"morfeusz2-{version('morfeusz2')}"
 
 
-def lemmatize(word: str) -> str:
-    """simplemma's Polish lemma of `word`, from its memory-frugal dictionary (`low_memory`).
-
-    Both of simplemma's dictionary back-ends read the same shipped data and give the same
-    lemmas; the frugal one indexes the front-coded stream instead of decoding every entry
-    into a dict, which halves the one-off load (~1.6 s of CPU instead of ~3.3 s) at the
-    price of slower look-ups (~20 µs each; a site has a few thousand words)."""
-    import simplemma
-
-    return simplemma.lemmatize(word, lang="pl", low_memory=True)
+def _base(lemma: str) -> str:
+    """SGJP's lemma without its homonym mark: `to:S` -> `to`, `Polska:Sf~ej` -> `Polska`."""
+    return lemma.split(":", 1)[0] if ":" in lemma[1:] else lemma
 
 
-_loading: list[threading.Thread] = []
+def readings(word: str) -> list[tuple[str, str]]:
+    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as written,
+    sorted; [] for a word the dictionary does not know.
+
+    A form Morfeusz splits (`policzyliśmy`, `zrobiłbym`) is read by its first segment when the
+    rest are only the verb's clitics."""
+    edges = _morfeusz().analyse(word)
+    if not edges:
+        return []
+    last = max(end for _, end, _ in edges)
+    clitic_from = {start for start, _, i in edges if i[2].split(":")[0] in _CLITICS}
+
+    def reaches_end(node: int) -> bool:
+        if node == last:
+            return True
+        return node in clitic_from and any(
+            reaches_end(end) for start, end, i in edges if start == node and i[2].split(":")[0] in _CLITICS)
+
+    return sorted({(i[1], i[2].split(":")[0]) for start, end, i in edges
+                   if start == 0 and i[2].split(":")[0] not in _NO_LEXEME and reaches_end(end)})
 
 
-def load_dictionary_in_background() -> None:
-    """Start loading simplemma's Polish dictionary (~1.6 s of CPU, once per process) in a thread.
-
-    A build that has no lemmas stored yet calls this when it starts: the dictionary then loads
-    while the figures modules run in their own processes, instead of after the last page.
-    `mkdocs serve` calls it once its first build is done, while the author reads or types.
-    The first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads
-    twice."""
-    if not _loading:
-        def load() -> None:
-            with cpu.thread_part("search: simplemma's Polish dictionary (background thread)"):
-                lemmatize("uwaga")
-
-        _loading.append(threading.Thread(target=load, name="simplemma-pl", daemon=True))
-        _loading[0].start()
+def _with_clitics(form: str, tag: str) -> list[str]:
+    """A past-tense form with the person endings and `by` written onto it: `policzył` -> `policzyłem`."""
+    if not tag.startswith("praet:"):
+        return [form]
+    plural = tag.split(":")[1] == "pl"
+    persons = ("śmy", "ście") if plural else (("em", "eś") if form.endswith("ł") else ("m", "ś"))
+    by = ("śmy", "ście") if plural else ("m", "ś")
+    return [form, *(form + p for p in persons), form + "by", *(form + "by" + p for p in by)]
 
 
-class Lemmatiser:
-    """simplemma's Polish lemmas, remembered in `cache_file` (word -> lemma, JSON)."""
+def paradigm(lemma: str) -> list[str]:
+    """Every form of the SGJP lemma `lemma` (with its homonym mark), as written, sorted; without
+    an adjective's compound-only form (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
+    forms = set()
+    for form, lem, tag, *_ in _morfeusz().generate(lemma):
+        if lem == lemma and not tag.startswith("adja"):
+            forms.update(_with_clitics(form, tag))
+    return sorted(forms)
 
-    def __init__(self, cache_file: Path | None = None):
-        self.cache_file = cache_file
-        self.lemmas: dict[str, str] = {}
+
+class Morphology:
+    """Readings of words and paradigms of lemmas, remembered between builds in one stored entry
+    (a site's ~5000 words and ~2700 lemmas cost ~2 s of CPU to look up, the entry ~0.05 s to read)."""
+
+    def __init__(self, stored: bytes | None = None):
+        memo = json.loads(stored) if stored else {}
+        self.readings: dict[str, list] = memo.get("readings", {})
+        self.paradigms: dict[str, list[str]] = memo.get("paradigms", {})
         self.changed = False
-        if cache_file and cache_file.exists():
-            self.lemmas = json.loads(cache_file.read_text(encoding="utf-8"))
 
-    def lemma(self, word: str) -> str:
-        lower = word.lower()
-        if lower not in self.lemmas:
-            if lower.isdigit():
-                self.lemmas[lower] = lower
-            else:
-                for thread in _loading:
-                    thread.join()
-                self.lemmas[lower] = lemmatize(lower).lower()
+    def of(self, word: str) -> list[tuple[str, str]]:
+        if word not in self.readings:
+            self.readings[word] = readings(word)
             self.changed = True
-        return self.lemmas[lower]
+        return [tuple(r) for r in self.readings[word]]
 
-    def save(self) -> None:
-        if self.cache_file and self.changed:
-            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            self.cache_file.write_text(json.dumps(self.lemmas, ensure_ascii=False, sort_keys=True),
-                                       encoding="utf-8")
-            self.changed = False
+    def forms(self, lemma: str) -> list[str]:
+        if lemma not in self.paradigms:
+            self.paradigms[lemma] = paradigm(lemma)
+            self.changed = True
+        return self.paradigms[lemma]
+
+    def dump(self) -> bytes:
+        return json.dumps({"readings": self.readings, "paradigms": self.paradigms}, ensure_ascii=False,
+                          sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def build_table(words: Iterable[str], lemmatiser: Lemmatiser) -> dict[str, str]:
-    """Folded surface form -> folded lemma, for every word in `words` (synonyms applied).
+# --- loanwords inflected the Polish way ------------------------------------------------------------
 
-    Two surface forms can fold alike (`kurą`, `kura`); the lemma of the more frequent one wins,
-    ties broken alphabetically, so the table does not depend on the order of the pages.
+# The locative singular of a masculine noun softens its last consonant(s): `prompt` -> `prompcie`.
+_LOCATIVE = [("st", "ście"), ("zd", "ździe"), ("sł", "śle"), ("t", "cie"), ("d", "dzie"), ("r", "rze"),
+             ("ł", "le"), ("b", "bie"), ("f", "fie"), ("m", "mie"), ("n", "nie"), ("p", "pie"),
+             ("s", "sie"), ("w", "wie"), ("z", "zie")]
+_VELAR = ("k", "g", "ch", "h")
+_SOFT = ("c", "cz", "sz", "rz", "ż", "dz", "j", "l")
+_ENDINGS = sorted({"a", "u", "owi", "em", "iem", "e", "ie", "y", "i", "ów", "om", "ami", "ach", "ę", "ą", "o",
+                   *(loc for _, loc in _LOCATIVE)}, key=lambda e: (-len(e), e))
+
+
+def polish_spelling(word: str) -> str:
+    """How Polish spells a loanword's sounds where its inflected forms do: `softmax` -> `softmaks`."""
+    return word.replace("x", "ks")
+
+
+def loanword_forms(base: str) -> set[str]:
+    """The forms of a loanword `base` (Polish spelling, lower case) declined as a Polish noun: a
+    consonant at the end as a masculine noun (`softmaks`: `softmaksu`, `softmaksa`, `softmaksem`,
+    `softmaksie`, ...), `-a` as a feminine one (`llama`: `llamy`, `llamie`, `llamę`, ...); with both
+    spellings where the written word had `ks` for `x`. Empty for other words."""
+    if not re.fullmatch(r"[a-ząćęłńóśźż]{3,}", base):
+        return set()
+    forms = {base}
+    if base.endswith("a"):
+        stem = base[:-1]
+        soft = _locative(stem)
+        forms |= {stem + e for e in ("y", "i", "ę", "ą", "o", "om", "ami", "ach", "")} | {soft}
+    elif base[-1] not in "aeiouyąęó":
+        velar, soft = base.endswith(_VELAR), base.endswith(_SOFT)
+        forms |= {base + e for e in ("a", "u", "owi", "ów", "om", "ami", "ach")}
+        forms |= {base + ("iem" if velar else "em"), base + ("i" if velar else "y")}
+        forms |= {base + "u", base + "e"} if soft or base.endswith("ch") else {_locative(base)}
+    if "ks" in base:   # the writer may keep the x: softmaxu, softmaxem
+        forms |= {f.replace("ks", "x") for f in forms}
+    return forms
+
+
+def _locative(stem: str) -> str:
+    for end, loc in _LOCATIVE:
+        if stem.endswith(end):
+            return stem[: -len(end)] + loc
+    return stem + ("u" if stem.endswith(_VELAR) else "ie")
+
+
+def loanword_base(word: str, bases: set[str]) -> str | None:
+    """The loanword `word` (lower case, unknown to the dictionary) is a form of: one of `bases` (the
+    site's words, Polish spelling) if one declines to it, else None (`softmaksem` -> `softmaks`)."""
+    spelled = polish_spelling(word)
+    candidates = [spelled] + [spelled[: -len(e)] + back for e in _ENDINGS if spelled.endswith(e)
+                              for back in ("", "a", *(end for end, loc in _LOCATIVE if loc == e))]
+    for base in candidates:
+        if base in bases and base != spelled and word in loanword_forms(base):
+            return base
+    return None
+
+
+# --- the form table --------------------------------------------------------------------------------
+
+def build_table(words: Iterable[str], morphology: Morphology | None = None) -> dict[str, str]:
+    """Folded form -> folded key of its lexeme, for every form of every lexeme the site uses.
+
+    Each word of the site is read by the dictionary; every lemma it may be a form of brings its
+    full paradigm (all cases, persons, the gerund and participles of a verb). Where two lexemes
+    share a folded form (`kluczy`: `klucz` or `kluczyć`; `zapytania`: the noun or the verb's
+    gerund; `kat` folded from `kąt`), the form goes to the lexeme with more of the site's words
+    (tokens counted; a noun's form does not count for a verb's gerund of the same spelling): the
+    site's own usage. Ties go to a noun, then to the alphabetically first key. Loanwords the
+    dictionary does not know are declined the Polish way when the site itself declines them
+    (`softmax`, `softmaksu`).
     """
+    morphology = morphology or Morphology()
     counts = Counter(words)
-    candidates: dict[str, Counter] = {}
-    for word, n in counts.items():
-        lemma = fold(lemmatiser.lemma(word))
-        lemma = SYNONYMS.get(lemma, lemma)
-        candidates.setdefault(fold(word), Counter())[lemma] += n
-    table = {}
-    for folded, lemmas in candidates.items():
-        table[folded] = min(lemmas.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-    for folded, lemma in SYNONYMS.items():   # the synonym itself is searchable even if unused
-        table.setdefault(folded, lemma)
+    evidence: Counter = Counter()                 # key -> site tokens it may stand for
+    forms_of: dict[str, set[str]] = {}            # key -> folded forms
+    nominal: set[str] = set()                     # keys with a noun reading (`zapytanie`, not `zapytać`)
+    site_forms: set[str] = set()                  # the site's words, folded
+    unknown: Counter = Counter()
+    for word, n in sorted(counts.items()):
+        if word.isdigit():
+            continue
+        lemmas = morphology.of(word)
+        if not lemmas:
+            unknown[word.lower()] += n
+            continue
+        for lemma, pos in lemmas:
+            key = fold(_base(lemma))
+            forms_of.setdefault(key, set()).update(fold(f) for f in morphology.forms(lemma))
+            forms_of[key].add(fold(word))
+            if pos == "subst":
+                nominal.add(key)
+        # a form that is a noun and a verb's gerund (`zapytania`) is the noun where the site uses it
+        noun = any(pos == "subst" for _, pos in lemmas)
+        for key in {fold(_base(lemma)) for lemma, pos in lemmas if not (noun and pos == "ger")}:
+            evidence[key] += n
+        site_forms.add(fold(word))
+
+    def rank(key: str) -> tuple:
+        return (-evidence[key], key not in nominal, key)
+
+    used = {min((fold(_base(lemma)) for lemma, _ in morphology.of(word)), key=rank)
+            for word in counts if not word.isdigit() and morphology.of(word)}
+    table = _resolve(forms_of, rank, site_forms, used)
+    # loanwords: a base is a site word (Polish spelling) that another, unknown, site word declines to
+    spelled = {polish_spelling(w) for w in unknown} | set(table.values())
+    groups: dict[str, set[str]] = {}
+    for word in sorted(unknown):
+        base = loanword_base(word, spelled)
+        if base is not None:
+            groups.setdefault(base, set()).add(word)
+    for base in sorted(groups):
+        key = fold(base)
+        for form in sorted(loanword_forms(base) | groups[base]):
+            table.setdefault(fold(form), table.get(key, key))
+    for folded, key in SYNONYMS.items():
+        target = table.get(key, key)
+        for form, k in list(table.items()):
+            if k == folded:
+                table[form] = target
+        table.setdefault(folded, target)
+    return {form: key for form, key in sorted(table.items()) if form != key}
+
+
+def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]) -> dict[str, str]:
+    """Each form to its best-ranked lexeme. A lexeme that wins none of the site's own forms is
+    dropped, unless it is `used`: the best reading of a site word as written, whose folded form
+    another lexeme took (`zwykle`, folded like `zwykłe`); its other forms then go where its site
+    words went (`najzwyklej` finds the pages that write `zwykle`)."""
+    def winners(keys) -> dict[str, str]:
+        best: dict[str, str] = {}
+        for key in sorted(keys, key=rank, reverse=True):    # the best last, so it overwrites
+            for form in forms_of[key]:
+                best[form] = key
+        return best
+
+    first = winners(forms_of)
+    alive = {first[form] for form in site if form in first}
+    table = winners(alive)
+    for key in sorted(used - alive, key=rank):
+        went = Counter(table[form] for form in forms_of[key] & site if form in table)
+        if went:
+            target = min(went.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            for form in sorted(forms_of[key]):
+                table.setdefault(form, target)
     return table
-
-
-def grouped(table: dict[str, str]) -> dict[str, list[str]]:
-    """The shipped form of the table: lemma -> its surface forms, only where they differ."""
-    out: dict[str, list[str]] = {}
-    for folded, lemma in sorted(table.items()):
-        if folded != lemma:
-            out.setdefault(lemma, []).append(folded)
-    return dict(sorted(out.items()))
 
 
 # --- TeX as readable text ----------------------------------------------------------------------
@@ -429,24 +578,147 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
     return docs
 
 
-def build_index(docs: list[dict], lemmatiser: Lemmatiser) -> dict:
-    """The index shipped to the browser: documents and the lemma table of their words."""
-    words = [w for d in docs for f in ("title", "text") for w in tokenize(d[f])]
-    table = build_table(words, lemmatiser)
-    return {"lemmas": grouped(table), "docs": docs}
+def site_words(docs: list[dict]) -> list[str]:
+    """Every word of the documents, as written, in order (repeats count as the site's usage)."""
+    return [w for d in docs for f in ("title", "text") for w in tokenize(d[f])]
 
 
-def dump(index: dict) -> tuple[str, str]:
-    """(file name with a content hash, JSON text) of the index; byte-identical for the same input."""
-    text = json.dumps(index, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return index_name(text), text
+# Prefixes a paradigm's forms may carry before the stem, written as one mark in the shipped table:
+# `nie` of negated gerunds and participles (`niemaskowania`), `naj` of superlatives (`najkrótszy`).
+PREFIX_MARKS = {"~": "nie", "^": "naj"}
 
 
-def index_name(text: str) -> str:
-    """The index's file name: `pl-index.<first 10 hex digits of its SHA-256>.json`."""
-    return f"pl-index.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
+def _ending(form: str, stem: str) -> str | None:
+    """`form` as marks + its ending after `stem`, or None if it does not contain the stem so."""
+    marks = ""
+    while not form.startswith(stem):
+        mark = next((m for m, p in PREFIX_MARKS.items() if form.startswith(p)), None)
+        if mark is None:
+            return None
+        marks, form = marks + mark, form[len(PREFIX_MARKS[mark]):]
+    return marks + form[len(stem):]
 
 
-def table_from_index(index: dict) -> dict[str, str]:
-    """The folded surface -> lemma table back from the shipped, grouped form."""
-    return {surface: lemma for lemma, surfaces in index["lemmas"].items() for surface in surfaces}
+def encode_table(table: dict[str, str]) -> dict:
+    """The shipped form of the table: each lexeme as its stem and a paradigm of endings shared by
+    all lexemes that decline alike (`glow` + `a|ach,ami,ie,o,om,y,...`); `decode_table` inverts it.
+
+    A paradigm is `<key's ending>|<endings of its other forms>`, each ending led by the marks of
+    PREFIX_MARKS it has before the stem; the stem is the longest prefix the key and the forms
+    share once those prefixes are set aside. Lexemes list [stem, paradigm index], sorted by key."""
+    groups: dict[str, list[str]] = {}
+    for form, key in sorted(table.items()):
+        groups.setdefault(key, []).append(form)
+    entries = []
+    for key, forms in sorted(groups.items()):
+        bare = [f for f in forms if not f.startswith(tuple(PREFIX_MARKS.values()))]
+        stem = os.path.commonprefix([key, *bare])
+        while stem and any(_ending(f, stem) is None for f in forms):
+            stem = stem[:-1]
+        paradigm = key[len(stem):] + "|" + ",".join(sorted(_ending(f, stem) for f in forms))
+        entries.append((stem, paradigm))
+    order = sorted({p for _, p in entries})
+    number = {p: i for i, p in enumerate(order)}
+    return {"paradigms": order, "lexemes": [[stem, number[p]] for stem, p in entries]}
+
+
+def decode_table(shipped: dict) -> dict[str, str]:
+    """Folded form -> key back from `encode_table`'s form (the worker decodes it the same way)."""
+    table = {}
+    for stem, number in shipped["lexemes"]:
+        own, _, endings = shipped["paradigms"][number].partition("|")
+        for ending in endings.split(","):
+            prefix = ""
+            while ending[:1] in PREFIX_MARKS:
+                prefix, ending = prefix + PREFIX_MARKS[ending[0]], ending[1:]
+            table[prefix + stem + ending] = stem + own
+    return table
+
+
+def dump(obj: dict, kind: str) -> tuple[str, str]:
+    """(file name with a content hash, JSON text) of `obj`; byte-identical for the same input."""
+    text = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return file_name(kind, text), text
+
+
+def file_name(kind: str, text: str) -> str:
+    """`<kind>.<first 10 hex digits of the text's SHA-256>.json` (`pl-index`, `pl-forms`)."""
+    return f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
+
+
+# --- one build: the calls of the MkDocs side -----------------------------------------------------
+
+def own_search_meta(meta: dict) -> dict:
+    """A page's own `search:` front matter, and `meta` told to keep the page out of Material's lunr
+    index (Material's documented switch; its index is replaced by ours, so it need not parse pages)."""
+    own = meta.get("search") or {}
+    meta["search"] = {**own, "exclude": True}
+    return own
+
+
+def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
+                 where: str = "") -> list[dict]:
+    """The search documents of one built page (`own`: its `search:` front matter, Material's
+    `exclude` and `boost`), kept in `cache` by the page's HTML."""
+    if own.get("exclude"):
+        return []
+    title = tex_to_text(re.sub(r"<[^>]+>", "", title or ""))
+    name = store.key(store.source_of(sys.modules[__name__]), url, title, html)
+    stored = cache.get(name, where)
+    if stored is not None:
+        docs = json.loads(stored)
+    else:
+        with cpu.thread_part("search: sections of each page"):
+            docs = page_docs(url, title, html)
+        cache.put(name, json.dumps(docs, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    if "boost" in own:
+        for doc in docs:
+            doc["boost"] = float(own["boost"])
+    return docs
+
+
+def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
+    """Write `search/pl-index.<hash>.json` (documents) and `search/pl-forms.<hash>.json` (the form
+    table), both read by the worker only when the reader types a query, and turn Material's
+    `search/search_index.json`, which its bundle fetches on every page load, into a stub that only
+    names them. The table is kept in `cache` by the site's words, the dictionary's look-ups by
+    the dictionary's version."""
+    stub = Path(site_dir) / "search" / "search_index.json"
+    if not stub.exists():
+        raise FileNotFoundError(f"{stub} is missing: the 'search' plugin must stay enabled in mkdocs.yml")
+    material = json.loads(stub.read_text(encoding="utf-8"))
+    docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
+    words = site_words(docs)
+    source = store.source_of(sys.modules[__name__])
+    version = dictionary_version()
+    table_key = store.key(source, version, json.dumps(sorted(Counter(words).items()), ensure_ascii=False))
+    forms_text = (cache.get(table_key, "search/pl-forms") or b"").decode("utf-8")
+    if not forms_text:
+        with cpu.thread_part("search: form table (Morfeusz)"):
+            memo_key = store.key(source, version, "morphology")
+            morphology = Morphology(cache.get(memo_key, "search/morphology"))
+            forms_text = dump(encode_table(build_table(words, morphology)), "pl-forms")[1]
+            cache.put(memo_key, morphology.dump())
+        cache.put(table_key, forms_text.encode("utf-8"))
+    else:
+        cache.get(store.key(source, version, "morphology"))     # keep the dictionary's look-ups
+    index_text = dump({"docs": docs}, "pl-index")[1]
+    cache.prune()
+    for old in [*stub.parent.glob("pl-index.*.json"), *stub.parent.glob("pl-forms.*.json")]:
+        old.unlink()
+    names = {}
+    for kind, text in (("pl-index", index_text), ("pl-forms", forms_text)):
+        names[kind] = file_name(kind, text)
+        (stub.parent / names[kind]).write_text(text, encoding="utf-8")
+    config = {**material["config"], "lang": ["pl"],
+              "pl_index": names["pl-index"], "pl_forms": names["pl-forms"]}
+    stub.write_text(json.dumps({"config": config, "docs": []}, sort_keys=True), encoding="utf-8")
+
+
+def load_built(site_dir: Path) -> tuple[dict, dict[str, str]]:
+    """(index, form table) of a built site, as the worker reads them."""
+    search = Path(site_dir) / "search"
+    config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
+    index = json.loads((search / config["pl_index"]).read_text(encoding="utf-8"))
+    forms = json.loads((search / config["pl_forms"]).read_text(encoding="utf-8"))
+    return index, decode_table(forms)

