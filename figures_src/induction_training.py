@@ -331,8 +331,10 @@ def training_loss_curves(style) -> Plot:
     ax.plot(h.steps, h.first, color=style.accent2, label="pierwsza połowa (losowa)")
     ax.plot(h.steps, h.repeated, color=style.accent, label="druga połowa (powtórzenie)")
     ax.axhline(log_v, color=style.muted, linestyle="--", linewidth=1)
-    ax.annotate(f"log V = {fmt_dec(log_v, 2)}", (h.steps[-1], log_v), xytext=(0, 4),
-                textcoords="offset points", ha="right", va="bottom", color=style.muted)
+    # in the right margin: the first-half curve ends on the line itself
+    ax.annotate(f"log V =\n{fmt_dec(log_v, 2)}", (1.0, log_v), xycoords=ax.get_yaxis_transform(),
+                xytext=(4, 0), textcoords="offset points", ha="left", va="center", color=style.muted,
+                annotation_clip=False)
     ax.axvline(h.steps[k], color=style.fg, linestyle=":", linewidth=1)
     ax.annotate(f"zmiana fazowa\n(krok {fmt_int(h.steps[k])})", (h.steps[k], h.repeated[k]),
                 xytext=(8, 0), textcoords="offset points", va="center", color=style.fg)
@@ -369,7 +371,7 @@ def _score_panel(ax, style, steps, curves, strongest: int, title: str, phase: in
                 label=f"głowa {j + 1}" if strong else None)
     ax.axvline(phase, color=style.fg, linestyle=":", linewidth=1)
     ax.set_ylim(0, 1)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title)
     ax.spines[["top", "right"]].set_visible(False)
 
 
