@@ -42,7 +42,7 @@ from pathlib import Path
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
 
-from anatomia_engine import cpu, store
+from anatomia_engine import store
 
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
@@ -312,12 +312,12 @@ _renderer: KatexRenderer | None = None
 def renderer() -> KatexRenderer:
     global _renderer
     if _renderer is None:
-        _renderer = KatexRenderer(stored=store.Store(ROOT / ".cache" / "katex", ".json"))
+        _renderer = KatexRenderer()   # the MkDocs plugin gives it its store
         atexit.register(_renderer.close)
     return _renderer
 
 
-# The page being rendered, set by the MkDocs hook when there is one (errors then name it).
+# The page being rendered, set by the MkDocs plugin when there is one (errors then name it).
 _current: dict[str, str | None] = {"where": None, "source": None}
 
 
@@ -339,11 +339,6 @@ def _locate(where: str | None, tex: str, source: str | None) -> str:
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
     """Replace every arithmatex span/div of `html` by KaTeX's HTML; raise KatexError naming `where`."""
-    with cpu.thread_part("KaTeX: Python side (finding formulas, trimming MathML)"):
-        return _render_html(html, where, source)
-
-
-def _render_html(html: str, where: str | None, source: str | None) -> str:
     matches = list(MATH_RE.finditer(html))
     if not matches:
         return html

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from anatomia_engine import cpu
 
 WORD_RE = re.compile(r"[^\W_]+")
 
@@ -99,11 +98,7 @@ def load_dictionary_in_background() -> None:
     The first `Lemmatiser.lemma` that needs simplemma waits for the thread, so nothing loads
     twice."""
     if not _loading:
-        def load() -> None:
-            with cpu.thread_part("search: simplemma's Polish dictionary (background thread)"):
-                lemmatize("uwaga")
-
-        _loading.append(threading.Thread(target=load, name="simplemma-pl", daemon=True))
+        _loading.append(threading.Thread(target=lemmatize, args=("uwaga",), name="simplemma-pl", daemon=True))
         _loading[0].start()
 
 

@@ -1,7 +1,7 @@
 """The build pipeline on a small project of its own: values, figures, errors, staleness, serve.
 
 Each test builds a tiny site (one page, one figures module, a one-function attn_core) with
-the real hooks/ and figures_src helpers, so failures point at the pipeline, not at articles.
+the real plugin and figures_src helpers, so failures point at the pipeline, not at articles.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ validation:
   links: {not_found: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}
 theme: {name: material, language: pl, font: false}
 markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, pymdownx.blocks.caption, {pymdownx.arithmatex: {generic: true}}]
-hooks: [hooks/computed.py]
-watch: [attn_core, figures_src]
+plugins: [anatomia]
 nav: [index.md, inne.md]
 """
 
@@ -77,7 +76,6 @@ def make_project(root: Path) -> Path:
     (root / "docs").mkdir(parents=True)
     (root / "figures_src").mkdir()
     (root / "attn_core").mkdir()
-    shutil.copytree(REPO / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
     shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
     (root / "attn_core" / "__init__.py").write_text("def scale():\n    return 1.0\n")
@@ -162,7 +160,7 @@ def test_stored_pages_are_reused_only_for_the_same_inputs_and_checked(project, t
     import hashlib
 
     build_ok(project, tmp_path / "a")
-    stored = sorted((project / ".cache" / "pages").glob("*.md"))
+    stored = sorted((project / ".cache" / "anatomia" / "pages").glob("*.md"))
     assert len(stored) == 2                                   # one per page
     page = next(p for p in stored if "Waga wynosi" in p.read_text())
     other = next(p for p in stored if "Zwykły tekst" in p.read_text())
@@ -180,13 +178,13 @@ def test_stored_pages_are_reused_only_for_the_same_inputs_and_checked(project, t
     assert ">0,32</span>" in html and "Podrobiona" not in html
     assert other.exists()          # a page that names no module keeps its stored text (same key)
     # A damaged stored page is not used and says so.
-    page = next(p for p in (project / ".cache" / "pages").glob("*.md") if "Waga wynosi" in p.read_text())
+    page = next(p for p in (project / ".cache" / "anatomia" / "pages").glob("*.md") if "Waga wynosi" in p.read_text())
     page.write_bytes(page.read_bytes().replace(b"Waga wynosi", b"Wagi wynosi"))
     proc = build_ok(project, tmp_path / "d")
-    assert re.search(r"docs/index\.md: \S+/\.cache/pages/\w+\.md is damaged \(its checksum does not match\); "
+    assert re.search(r"docs/index\.md: \S+/\.cache/anatomia/pages/\w+\.md is damaged \(its checksum does not match\); "
                      r"working it out again", proc.stderr)
     assert (tmp_path / "d" / "index.html").read_bytes() == (tmp_path / "c" / "index.html").read_bytes()
-    assert len(list((project / ".cache" / "pages").glob("*.md"))) == 2   # unused ones are dropped
+    assert len(list((project / ".cache" / "anatomia" / "pages").glob("*.md"))) == 2   # unused ones are dropped
 
 
 @pytest.mark.parametrize(("edit", "expected"), [
@@ -278,41 +276,6 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(project):
     assert "figures_src/demo.py: numbers() returned 'weight' with NaN" in output, output[-3000:]
     # One build at start and one per edit (three edits): the cache never triggers a rebuild loop.
     assert 2 <= output.count("Building documentation") <= 4, output[-3000:]
-
-
-def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path):
-    """The engine's modules stay imported in the serve process: an edit of the formatter must still
-    reach the served page (the project's own copy of anatomia_engine is the one imported here)."""
-    shutil.copytree(REPO / "anatomia_engine", project / "anatomia_engine",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text().replace("watch: [attn_core, figures_src]",
-                                                 "watch: [attn_core, figures_src, anatomia_engine]")
-                      .replace("hooks: [hooks/computed.py]", "hooks: [hooks/computed.py, hooks/stamp.py]"))
-    # Another hook that holds an engine module from its import, as hooks/notebooks.py does.
-    (project / "hooks" / "stamp.py").write_text(
-        "from anatomia_engine import numfmt\n\n\n"
-        "def on_page_markdown(markdown, page, config, files):\n"
-        "    return markdown + '\\n\\nstempel ' + numfmt.fmt_dec(0.25, 2) + ' koniec\\n'\n")
-    server, url = _serve(project)
-    try:
-        assert _wait_for(lambda: ">0,65</span>" in _get(url), timeout=120), "server did not start"
-        numfmt = project / "anatomia_engine" / "numfmt.py"
-        source = numfmt.read_text()
-        comma = 'out += ("{,}" if math else ",")'
-        edited = source.replace(comma, comma.replace('","', '"\u2396"'))
-        assert edited != source
-        numfmt.write_text(edited)
-        shown = _wait_for(lambda: ">0\u239665</span>" in _get(url), timeout=180)
-        served = _get(url) if shown else ""
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        output = server.communicate(timeout=20)[0]
-    assert shown, "the formatter edit did not show:\n" + output[-3000:]
-    assert "stempel 0\u239625 koniec" in served, "another hook kept the old engine module"
-    build_ok(project, tmp_path / "site")  # `make docs` shows the same
-    assert ">0\u239665</span>" in (tmp_path / "site" / "index.html").read_text()
-    assert "anatomia_engine changed: reloaded" in output
 
 
 def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
@@ -457,9 +420,9 @@ def test_real_nan_never_reaches_a_page(real, tmp_path, edit, expected):
 
 
 def test_a_pages_key_names_exactly_the_modules_it_mentions_as_words():
-    """hooks/computed.py keys a stored page by the results of the modules it names: one scan
+    """The plugin keys a stored page by the results of the modules it names: one scan
     for all names must find what a whole-word search for each name finds."""
-    from hooks import computed
+    from anatomia_engine import plugin as computed
 
     names = ("flash", "flash_io", "io", "inputs", "lab3", "masking")
     text = "computed: [flash_io]\n{{ lab3.x }} masking_extra xinputs inputs.y flash-io"
