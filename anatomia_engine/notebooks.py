@@ -412,8 +412,8 @@ def lookup(source: Path, cache_dir: Path, root: Path = ROOT, download_href: str 
            download_name: str | None = None, where: str | None = None) -> Built | None:
     """The stored copies of the notebook at `source` if its entry verifies (store.py) and every
     file its depfile records is unchanged, else None."""
-    body = store.Store(cache_dir, ".json").get(_entry_name(source, root, download_href, download_name),
-                                                where or str(source))
+    name = _entry_name(source, root, download_href, download_name)
+    body = store.Store(cache_dir, ".json").get(name, where or str(source))
     if body is None:
         return None
     try:
@@ -425,8 +425,7 @@ def lookup(source: Path, cache_dir: Path, root: Path = ROOT, download_href: str 
         return None
     if problem is not None:
         return None
-    built = _write_copies(cache_dir, hashlib.sha256(json.dumps(entry["deps"], indent=1).encode()).hexdigest(),
-                          page, download)
+    built = _write_copies(cache_dir, store.key(name, json.dumps(entry["deps"], sort_keys=True)), page, download)
     return Built(built.key, built.page, built.download, None, entry["deps"])
 
 
@@ -444,10 +443,11 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     elapsed = time.perf_counter() - started
     # this file and the runner's make the two copies from the executed notebook: theirs count too
     deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
-    key = hashlib.sha256(json.dumps(deps, indent=1).encode()).hexdigest()
+    name = _entry_name(source, root, download_href, download_name)
+    key = store.key(name, json.dumps(deps, sort_keys=True))   # the copies' folder: one per entry and depfile
     page = nbformat.writes(page_notebook(nb, where, download_href, download_name))
     download = nbformat.writes(download_notebook(nb, literals, where))
-    store.Store(cache_dir, ".json").put(_entry_name(source, root, download_href, download_name), json.dumps(
+    store.Store(cache_dir, ".json").put(name, json.dumps(
         {"deps": deps, "page": page, "download": download}, ensure_ascii=False).encode("utf-8"))
     built = _write_copies(cache_dir, key, page, download)
     return Built(key, built.page, built.download, elapsed, deps)
