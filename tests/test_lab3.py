@@ -1,7 +1,7 @@
 """Lab 3: the notebook page is executed at build time, light, and agrees with attn_core.
 
 Page tests read the strict build of the real site (`built_site`). The hook tests run
-hooks/notebooks.py on small projects in tmp_path; builds of a broken copy use the real
+the anatomia plugin on small projects in tmp_path; builds of a broken copy use the real
 venv's mkdocs (tests/helpers.py).
 """
 
