@@ -3,8 +3,9 @@
 All builds run in one copy of the project, in this run, so the ratios compare like with like:
 
 - plain:     the same pages as ordinary Markdown (placeholders already expanded, figures and
-             KaTeX as static files), built by mkdocs-material with no hooks — the baseline;
-- cold:      our build with an empty computation cache (every figures_src module runs);
+             KaTeX as static files), built by mkdocs-material without our plugin — the baseline;
+- cold:      our build with an empty computation cache (every figures_src module runs), and
+             its CPU time (every process it waited for) spread over all cores;
 - warm:      our build again, nothing changed (warm and plain: the median of 5 builds each,
              taken in turn: warm, plain, warm, plain, ...);
 - md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
@@ -12,6 +13,8 @@ All builds run in one copy of the project, in this run, so the ratios compare li
 - library edit: `mkdocs serve` running; one attn_core file edited (a file only the
              benchmark's marker module imports: the cache re-runs that module alone, in the
              warm worker kept by serve); seconds until the served page shows the new value;
+- softmax edit: `mkdocs serve` running; attn_core/softmax.py edited (every module uses it, so
+             all of them run again); seconds until serve reports the rebuild done;
 - module edit: one figures_src module edited; our build; which modules re-ran;
 - training:  the costliest module alone, figures_src.induction_training (it trains a model),
              run cold by the runner: wall-clock and CPU seconds.
@@ -25,7 +28,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-import json
 import os
 import re
 import resource
