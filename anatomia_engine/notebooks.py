@@ -445,8 +445,8 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
     name = _entry_name(source, root, download_href, download_name)
     key = store.key(name, json.dumps(deps, sort_keys=True))   # the copies' folder: one per entry and depfile
-    page = nbformat.writes(page_notebook(nb, where, download_href, download_name))
-    download = nbformat.writes(download_notebook(nb, literals, where))
+    page = nbformat.writes(page_notebook(nb, where, download_href, download_name)) + "\n"   # as nbformat.write
+    download = nbformat.writes(download_notebook(nb, literals, where)) + "\n"
     store.Store(cache_dir, ".json").put(name, json.dumps(
         {"deps": deps, "page": page, "download": download}, ensure_ascii=False).encode("utf-8"))
     built = _write_copies(cache_dir, key, page, download)
