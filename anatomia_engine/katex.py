@@ -6,7 +6,7 @@ TeX inside them with KaTeX's MathML (MathML Core, laid out by the browser itself
 Firefox, Safari), so the pages need no script, no KaTeX CSS and no KaTeX fonts, read the same with
 JavaScript off, and screen readers hear each formula once. KaTeX's HTML rendering is not used: it
 was 50–60 % of a math page's bytes and most of its elements. It is a Markdown extension, not a
-MkDocs hook, so any builder that runs Python-Markdown extensions gets the same pages.
+MkDocs event, so any builder that runs Python-Markdown extensions gets the same pages.
 
 KaTeX's MathML is trimmed (`slim`) without changing how it reads or renders: no `xmlns` (the HTML
 parser puts `<math>` in the MathML namespace anyway), no `<mstyle scriptlevel="0"
@@ -224,7 +224,7 @@ def node_executable() -> str:
 
 class KatexRenderer:
     """A long-lived node process running KaTeX, with a cache by (formula, display) in memory and,
-    across builds, one stored entry per page's list of formulas (`.cache/katex/`, store.py): a
+    across builds, one stored entry per page's list of formulas (`.cache/anatomia/katex/`): a
     build whose formulas did not change does not start node at all."""
 
     def __init__(self, dist: Path = KATEX_DIST, stored: store.Store | None = None):
