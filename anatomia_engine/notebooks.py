@@ -425,7 +425,8 @@ def lookup(source: Path, cache_dir: Path, root: Path = ROOT, download_href: str 
         return None
     if problem is not None:
         return None
-    built = _write_copies(cache_dir, store.key(name, json.dumps(entry["deps"], sort_keys=True)), page, download)
+    key = store.key(name, json.dumps(entry["deps"], sort_keys=True))
+    built = _write_copies(cache_dir, key, page, download)
     return Built(built.key, built.page, built.download, None, entry["deps"])
 
 
@@ -445,7 +446,7 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
     name = _entry_name(source, root, download_href, download_name)
     key = store.key(name, json.dumps(deps, sort_keys=True))   # the copies' folder: one per entry and depfile
-    page = nbformat.writes(page_notebook(nb, where, download_href, download_name)) + "\n"   # as nbformat.write
+    page = nbformat.writes(page_notebook(nb, where, download_href, download_name)) + "\n"   # as .write
     download = nbformat.writes(download_notebook(nb, literals, where)) + "\n"
     store.Store(cache_dir, ".json").put(name, json.dumps(
         {"deps": deps, "page": page, "download": download}, ensure_ascii=False).encode("utf-8"))

@@ -48,7 +48,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         docs = Path(config.docs_dir).resolve()
-        self.docs_name = docs.relative_to(self.root).as_posix() if docs.is_relative_to(self.root) else str(docs)
+        inside = docs.is_relative_to(self.root)
+        self.docs_name = docs.relative_to(self.root).as_posix() if inside else str(docs)
         self.pages = store.Store(store.folder(self.root, "pages"), ".md")
         self.search = store.Store(store.folder(self.root, "search"), ".json")
         self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
@@ -289,7 +290,8 @@ def write_search_index(site: Path, docs: list[dict], kept: store.Store) -> None:
     stub = site / "search" / "search_index.json"
     material = json.loads(stub.read_text(encoding="utf-8"))
     version = search_pl._simplemma_version()
-    name = store.key(store.source_of(search_pl), version, json.dumps(docs, ensure_ascii=False, sort_keys=True))
+    listed = json.dumps(docs, ensure_ascii=False, sort_keys=True)
+    name = store.key(store.source_of(search_pl), version, listed)
     text = (kept.get(name, "search/pl-index") or b"").decode("utf-8")
     lemmas_name = store.key("lemmas", version)
     lemmas = kept.get(lemmas_name, "search/lemmas")     # simplemma's answers, kept: it is slow
@@ -297,7 +299,8 @@ def write_search_index(site: Path, docs: list[dict], kept: store.Store) -> None:
         lemmatiser = search_pl.Lemmatiser()
         lemmatiser.lemmas = json.loads(lemmas or b"{}")
         text = search_pl.dump(search_pl.build_index(docs, lemmatiser))[1]
-        kept.put(lemmas_name, json.dumps(lemmatiser.lemmas, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        lemmas = json.dumps(lemmatiser.lemmas, ensure_ascii=False, sort_keys=True)
+        kept.put(lemmas_name, lemmas.encode("utf-8"))
         kept.put(name, text.encode("utf-8"))
     for old in stub.parent.glob("pl-index.*.json"):
         old.unlink()

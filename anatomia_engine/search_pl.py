@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-
 WORD_RE = re.compile(r"[^\W_]+")
 
 # Terms the site writes in two ways: the folded lemma on the left is searched as the one on the right.

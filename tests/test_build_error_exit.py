@@ -23,7 +23,7 @@ def test_a_build_that_fails_while_the_notebook_runs_ends_with_its_error(tmp_path
     assert text.count(old) == 1
     inputs.write_text(text.replace(old, "    [0.0, 0.1, 0.0, 0.5, 0.0],"), encoding="utf-8")
     for attempt in range(4):
-        shutil.rmtree(project / ".cache" / "anatomia" / "notebooks", ignore_errors=True)   # it runs every time
+        shutil.rmtree(project / ".cache" / "anatomia" / "notebooks", ignore_errors=True)   # it runs each time
         proc = mkdocs_build(project, tmp_path / f"site{attempt}", timeout=240)
         output = proc.stdout + proc.stderr
         assert proc.returncode == 1, output[-2000:]

@@ -136,7 +136,7 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(
         "# Strona\n\nDobry wzór \\(x^2\\).\n\nZły wzór \\(\\frac{1}\\) w zdaniu.\n", encoding="utf-8")
-    (tmp_path / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+    (tmp_path / "mkdocs.yml").write_text(textwrap.dedent("""\
         site_name: t
         markdown_extensions:
           - pymdownx.arithmatex:

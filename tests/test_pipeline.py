@@ -178,13 +178,14 @@ def test_stored_pages_are_reused_only_for_the_same_inputs_and_checked(project, t
     assert ">0,32</span>" in html and "Podrobiona" not in html
     assert other.exists()          # a page that names no module keeps its stored text (same key)
     # A damaged stored page is not used and says so.
-    page = next(p for p in (project / ".cache" / "anatomia" / "pages").glob("*.md") if "Waga wynosi" in p.read_text())
+    pages = project / ".cache" / "anatomia" / "pages"
+    page = next(p for p in pages.glob("*.md") if "Waga wynosi" in p.read_text())
     page.write_bytes(page.read_bytes().replace(b"Waga wynosi", b"Wagi wynosi"))
     proc = build_ok(project, tmp_path / "d")
-    assert re.search(r"docs/index\.md: \S+/\.cache/anatomia/pages/\w+\.md is damaged \(its checksum does not match\); "
-                     r"working it out again", proc.stderr)
+    assert re.search(r"docs/index\.md: \S+/\.cache/anatomia/pages/\w+\.md is damaged "
+                     r"\(its checksum does not match\); working it out again", proc.stderr)
     assert (tmp_path / "d" / "index.html").read_bytes() == (tmp_path / "c" / "index.html").read_bytes()
-    assert len(list((project / ".cache" / "anatomia" / "pages").glob("*.md"))) == 2   # unused ones are dropped
+    assert len(list(pages.glob("*.md"))) == 2   # unused ones are dropped
 
 
 @pytest.mark.parametrize(("edit", "expected"), [
