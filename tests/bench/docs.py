@@ -218,23 +218,36 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
         source = project / "attn_core" / "softmax.py"
         original = source.read_text()
         for i in range(3):   # the third puts the file back, as the builds after this expect it
+            settle(log)
             before = log.read_text()
             started = time.perf_counter()
             source.write_text(original + f"\n_BENCH_EDIT = {i}\n" if i < 2 else original)
-            deadline, built = time.monotonic() + 900, before.count("Documentation built in")
-            while (after := log.read_text()).count("Documentation built in") <= built:
+            deadline = time.monotonic() + 900
+            while not re.search(r"figures_src: ran (.*?) in [\s\S]*Documentation built in",
+                                after := log.read_text()[len(before):]):
                 if time.monotonic() > deadline:
-                    raise SystemExit("serve never rebuilt after attn_core/softmax.py was edited")
+                    raise SystemExit("serve never ran the modules after attn_core/softmax.py was edited")
                 time.sleep(0.05)
             if i < 2:
-                ran = re.findall(r"figures_src: ran (.*?) in ", after[len(before):])
-                softmax.append((time.perf_counter() - started, len(ran[-1].split(", ")) if ran else 0))
-            time.sleep(2.0)
+                ran = re.search(r"figures_src: ran (.*?) in ", after)[1]
+                softmax.append((time.perf_counter() - started, len(ran.split(", "))))
+        settle(log)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     built = [float(x) for x in re.findall(r"Documentation built in ([0-9.]+) seconds", log.read_text())]
     return times, built[1:1 + repeat], library, softmax  # the first is the initial build
+
+
+def settle(log: Path, quiet: float = 3.0) -> None:
+    """Wait until serve has finished every rebuild it started and started none for `quiet` s."""
+    last, since = None, time.monotonic()
+    while time.monotonic() - since < quiet:
+        text = log.read_text()
+        state = (text.count("Building documentation"), text.count("Documentation built in"))
+        if state != last or state[0] != state[1]:
+            last, since = state, time.monotonic()
+        time.sleep(0.1)
 
 
 def wait_for(url: str, text: str, timeout: float) -> None:
