@@ -27,8 +27,8 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the previous site/)
 	@$(PY) -m anatomia_engine.publish --site-dir $(SITE) --strict
 
-serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload
-	$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
+	$(VENV)/bin/watchfiles "$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
 test: $(STAMP) ## run the whole test suite
 	$(VENV)/bin/pytest

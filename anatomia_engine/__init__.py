@@ -5,4 +5,6 @@ numfmt       the one number formatter (Polish decimal comma, half-up rounding fo
 plot         the shared plotting styles (light/dark) and heatmap
 placeholders `{{ expr | filter }}`, `{{ figure("name") }}` and `{% claim %}` in Markdown
 runner       runs figures_src modules in fresh processes, cached by content hash
+plugin       the MkDocs plugin `anatomia`: the build pipeline, step by step
+store        what a build keeps for the next, checked on every read
 """

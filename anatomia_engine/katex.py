@@ -6,7 +6,7 @@ TeX inside them with KaTeX's MathML (MathML Core, laid out by the browser itself
 Firefox, Safari), so the pages need no script, no KaTeX CSS and no KaTeX fonts, read the same with
 JavaScript off, and screen readers hear each formula once. KaTeX's HTML rendering is not used: it
 was 50–60 % of a math page's bytes and most of its elements. It is a Markdown extension, not a
-MkDocs hook, so any builder that runs Python-Markdown extensions gets the same pages.
+MkDocs event, so any builder that runs Python-Markdown extensions gets the same pages.
 
 KaTeX's MathML is trimmed (`slim`) without changing how it reads or renders: no `xmlns` (the HTML
 parser puts `<math>` in the MathML namespace anyway), no `<mstyle scriptlevel="0"
@@ -42,7 +42,7 @@ from pathlib import Path
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
 
-from anatomia_engine import cpu, store
+from anatomia_engine import store
 
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
@@ -224,7 +224,7 @@ def node_executable() -> str:
 
 class KatexRenderer:
     """A long-lived node process running KaTeX, with a cache by (formula, display) in memory and,
-    across builds, one stored entry per page's list of formulas (`.cache/katex/`, store.py): a
+    across builds, one stored entry per page's list of formulas (`.cache/anatomia/katex/`): a
     build whose formulas did not change does not start node at all."""
 
     def __init__(self, dist: Path = KATEX_DIST, stored: store.Store | None = None):
@@ -312,12 +312,12 @@ _renderer: KatexRenderer | None = None
 def renderer() -> KatexRenderer:
     global _renderer
     if _renderer is None:
-        _renderer = KatexRenderer(stored=store.Store(ROOT / ".cache" / "katex", ".json"))
+        _renderer = KatexRenderer()   # the MkDocs plugin gives it its store
         atexit.register(_renderer.close)
     return _renderer
 
 
-# The page being rendered, set by the MkDocs hook when there is one (errors then name it).
+# The page being rendered, set by the MkDocs plugin when there is one (errors then name it).
 _current: dict[str, str | None] = {"where": None, "source": None}
 
 
@@ -339,11 +339,6 @@ def _locate(where: str | None, tex: str, source: str | None) -> str:
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
     """Replace every arithmatex span/div of `html` by KaTeX's HTML; raise KatexError naming `where`."""
-    with cpu.thread_part("KaTeX: Python side (finding formulas, trimming MathML)"):
-        return _render_html(html, where, source)
-
-
-def _render_html(html: str, where: str | None, source: str | None) -> str:
     matches = list(MATH_RE.finditer(html))
     if not matches:
         return html

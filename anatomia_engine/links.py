@@ -38,7 +38,7 @@ URL_ATTRS: dict[str, tuple[str, ...]] = {
     "video": ("src", "poster"), "audio": ("src",), "track": ("src",),
 }
 _CELL_ID = re.compile(r"cell-id=(.*)$")     # nbconvert writes id="cell-id=<the cell's id>"
-_SOURCE_CELL = re.compile(r"cell-(\d+)")    # the ids hooks/notebooks.py gives the source cells
+_SOURCE_CELL = re.compile(r"cell-(\d+)")    # the ids notebooks.read_notebook gives the source cells
 
 
 @dataclass

@@ -15,10 +15,9 @@ and the traceback. Cache validity works as for the figures_src modules (runner.p
 the last cell, the kernel reports the project files in its sys.modules (the attn_core files
 and figures_src modules the notebook's code actually loaded), and these, the notebook file,
 this file and runner.py (they make the copies) and the lock are recorded with their
-SHA-256 and the Python version in the entry's deps.json. An entry `<key>/` (key: the
-SHA-256 of deps.json) holds page.ipynb, download.ipynb, deps.json and a manifest of
-checksums, is written atomically and checked on every read; it is used while every
-recorded file still has its hash.
+SHA-256 and the Python version in a depfile. The depfile and both copies are one entry of
+the build's store (store.py: checked on every read, written atomically); it is used while
+every recorded file still has its hash.
 
 Cell tags (metadata on the `# %%` line stays ASCII, since jupytext writes other characters
 as \\u escapes):
@@ -35,6 +34,7 @@ Figures: an image output needs alt text, given by the code that shows it:
 from __future__ import annotations
 
 import ast
+import atexit
 import base64
 import copy
 import hashlib
@@ -46,6 +46,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from anatomia_engine import cpu, runner
+from anatomia_engine import placeholders, runner, store
 
 log = logging.getLogger("anatomia_engine.notebooks")
 
@@ -80,6 +81,7 @@ class Built:
     page: Path            # the executed page copy (.ipynb) for mkdocs-jupyter
     download: Path        # the copy readers download
     seconds: float | None  # time spent executing; None when it came from the cache
+    deps: dict | None = None  # the depfile: what the kernel loaded, with hashes
 
 
 # --- reading and executing -----------------------------------------------------------------------
@@ -142,13 +144,10 @@ def _literal(value):
         return f"np.array({value.tolist()!r})"
     return repr(value)
 import sys as _sys
-import resource as _resource
 _display({"application/json": {
     "inputs": {_name: _literal(globals()[_name]) for _name in %r},
     "loaded": [_f for _m in list(_sys.modules.values())
                if isinstance(_f := getattr(_m, "__file__", None), str)],
-    "cpu": sum(_u.ru_utime + _u.ru_stime for _u in (_resource.getrusage(_resource.RUSAGE_SELF),
-                                                   _resource.getrusage(_resource.RUSAGE_CHILDREN))),
 }}, raw=True)
 """
 
@@ -220,8 +219,6 @@ def execute(nb, source: Path, where: str, root: Path = ROOT) -> tuple[dict[str, 
     except (ValueError, KeyError, TypeError):
         raise NotebookError(f"{where}: the kernel's report after the last cell is unreadable "
                             f"(did a cell redefine display?): {probe.outputs!r:.300}") from None
-    if isinstance(report.get("cpu"), (int, float)):
-        cpu.add("notebook: kernel (start-up and cells)", report["cpu"])
     return inputs, loaded
 
 
@@ -314,7 +311,7 @@ def _with_button_under_title(cells: list, button: str, where: str) -> list:
     raise NotebookError(f"{where}: the notebook has no '# title' heading to put the download button under")
 
 
-def page_notebook(executed, key: str, where: str, download_href: str | None = None,
+def page_notebook(executed, where: str, download_href: str | None = None,
                   download_name: str | None = None):
     """The executed notebook as the page shows it.
 
@@ -348,8 +345,6 @@ def page_notebook(executed, key: str, where: str, download_href: str | None = No
     if download_href is not None:
         cells = _with_button_under_title(cells, download_button(download_href, download_name or ""), where)
     nb.cells = cells
-    # The key in the metadata makes mkdocs-jupyter's own cache (keyed on these bytes) follow ours.
-    nb.metadata["anatomia"] = {"cache_key": key}
     nb.metadata.pop("jupytext", None)
     return nb
 
@@ -375,7 +370,6 @@ def download_notebook(executed, literals: dict[str, str], where: str):
         cells.append(cell)
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
-    nb.metadata.pop("anatomia", None)
     nb.metadata.pop("widgets", None)
     try:
         nbformat.validate(nb)
@@ -392,45 +386,58 @@ def _modules(cell) -> list[str]:
 
 # --- the cache entry -----------------------------------------------------------------------------
 
-def _deps_matching(source: Path, root: Path, download_href: str | None, download_name: str | None) -> dict:
-    """What a depfile of this notebook states besides its files: which notebook and link."""
-    return {"notebook": runner._dep_name(source.resolve(), root.resolve()),
-            "download": [download_href, download_name]}
+def _entry_name(source: Path, root: Path, download_href: str | None, download_name: str | None) -> str:
+    """One entry per notebook and download link; its depfile says whether it is still valid."""
+    return store.key("notebook", runner._dep_name(source.resolve(), root.resolve()),
+                     download_href or "", download_name or "")
+
+
+def _write_copies(cache_dir: Path, key: str, page: str, download: str) -> Built:
+    """The two copies as files for mkdocs-jupyter and the download, written by this build from
+    the checked entry (same key, same bytes: a concurrent build writes what this one does)."""
+    folder = cache_dir / key
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:   # an unwritable cache: a folder of this process, removed when it ends
+        folder = Path(tempfile.mkdtemp(prefix="anatomia-notebook-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    for name, text in ((PAGE, page), (DOWNLOAD, download)):
+        tmp = folder / f".{name}.{os.getpid()}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, folder / name)
+    return Built(key, folder / PAGE, folder / DOWNLOAD, None)
 
 
 def lookup(source: Path, cache_dir: Path, root: Path = ROOT, download_href: str | None = None,
            download_name: str | None = None, where: str | None = None) -> Built | None:
-    """The cached copies of the notebook at `source` if an entry is still valid (its manifest
-    verifies and every file its depfile records is unchanged), else None. A damaged entry is
-    removed (and the log says so)."""
-    if not cache_dir.is_dir():
+    """The stored copies of the notebook at `source` if its entry verifies (store.py) and every
+    file its depfile records is unchanged, else None."""
+    name = _entry_name(source, root, download_href, download_name)
+    body = store.Store(cache_dir, ".json").get(name, where or str(source))
+    if body is None:
         return None
-    wanted = _deps_matching(source, root, download_href, download_name)
-    for folder in sorted(cache_dir.glob("[!.]*")):
-        if not folder.is_dir():
-            continue
-        problem = runner.manifest_problem(folder, required=(PAGE, DOWNLOAD, runner.DEPS))
-        if problem is None:
-            try:
-                deps = runner.read_dependencies(folder)
-            except (OSError, ValueError) as exc:
-                problem = f"{runner.DEPS}: {exc}"
-            else:
-                if not isinstance(deps, dict) or any(deps.get(k) != v for k, v in wanted.items()):
-                    continue   # another notebook's entry, or another download link
-                if runner.dependency_problem(deps, root) is None:
-                    return Built(folder.name, folder / PAGE, folder / DOWNLOAD, None)
-                continue       # out of date: prune() drops it after the build
-        log.warning("%s: cached notebook not used, executing it again: %s: %s", where or source, folder,
-                    problem)
-        shutil.rmtree(folder, ignore_errors=True)
-    return None
+    try:
+        entry = json.loads(body)
+        problem = runner.dependency_problem(entry["deps"], root)
+        page, download = entry["page"], entry["download"]
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning("%s: stored notebook unreadable, executing it again: %s", where or source, exc)
+        return None
+    if problem is not None:
+        return None
+    key = store.key(name, json.dumps(entry["deps"], sort_keys=True))
+    built = _write_copies(cache_dir, key, page, download)
+    return Built(built.key, built.page, built.download, None, entry["deps"])
 
 
 def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
           download_href: str | None = None, download_name: str | None = None) -> Built:
-    """The page and download copies of the notebook at `source`, from the cache (lookup) or
-    executed and stored in `cache_dir/<key>/`."""
+    """The page and download copies of the notebook at `source`, from its stored entry (lookup)
+    or executed and stored."""
+    try:                                  # its Markdown cells are rendered by nbconvert, not by us
+        placeholders.refuse_in_notebook(source, where)
+    except placeholders.TemplateError as exc:
+        raise NotebookError(str(exc)) from None
     cached = lookup(source, cache_dir, root, download_href, download_name, where)
     if cached is not None:
         return cached
@@ -441,35 +448,119 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     elapsed = time.perf_counter() - started
     # this file and the runner's make the two copies from the executed notebook: theirs count too
     deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
-    deps.update(_deps_matching(source, root, download_href, download_name))
-    deps_text = json.dumps(deps, indent=1)
-    key = hashlib.sha256(deps_text.encode()).hexdigest()
-    final = cache_dir / key
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=cache_dir))
-    try:
-        nbformat.write(download_notebook(nb, literals, where), work / DOWNLOAD)
-        nbformat.write(page_notebook(nb, key, where, download_href, download_name), work / PAGE)
-        (work / runner.DEPS).write_text(deps_text, encoding="utf-8")
-        runner.write_manifest(work)
-        if final.exists():
-            shutil.rmtree(final, ignore_errors=True)   # a stale copy of the same name (e.g. damaged)
-        try:
-            work.rename(final)
-        except OSError:   # another build published the same key first
-            pass
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return Built(key, final / PAGE, final / DOWNLOAD, elapsed)
+    name = _entry_name(source, root, download_href, download_name)
+    key = store.key(name, json.dumps(deps, sort_keys=True))   # the copies' folder: one per entry and depfile
+    page = nbformat.writes(page_notebook(nb, where, download_href, download_name)) + "\n"   # as .write
+    download = nbformat.writes(download_notebook(nb, literals, where)) + "\n"
+    store.Store(cache_dir, ".json").put(name, json.dumps(
+        {"deps": deps, "page": page, "download": download}, ensure_ascii=False).encode("utf-8"))
+    built = _write_copies(cache_dir, key, page, download)
+    return Built(key, built.page, built.download, elapsed, deps)
 
 
-def prune(cache_dir: Path, keep: set[str]) -> None:
-    """Drop cache entries (and leftovers) other than `keep`."""
+def prune(cache_dir: Path, keep: set[str], older_than: float = 3600.0) -> None:
+    """Drop the copies' folders other than `keep` once they are an hour old (a concurrent build
+    may still be reading a newer one), and entries of notebooks no longer built."""
     if not cache_dir.is_dir():
         return
     for path in cache_dir.iterdir():
-        if path.name not in keep and not path.name.startswith("."):   # "." : another build's work
-            if path.is_dir():
+        try:
+            if path.is_dir() and path.name not in keep and time.time() - path.stat().st_mtime > older_than:
                 shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+# --- under MkDocs -------------------------------------------------------------------------------
+
+class Job(threading.Thread):
+    """One notebook built in the background, so its kernel runs while the figures_src modules
+    run; joined (`result()`) before the page is read."""
+
+    def __init__(self, source: Path, where: str, cache_dir: Path, root: Path, href: str, name: str):
+        super().__init__(name=f"notebook {where}", daemon=True)
+        self.args = (source, where, cache_dir, root, href, name)
+        self.where = where
+        self.built: Built | None = None
+        self.error: Exception | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.built = build(*self.args)
+        except Exception as exc:  # noqa: BLE001 - reported when the page is read
+            self.error = exc
+
+    def result(self) -> Built:
+        """The built copies; NotebookError (file:line) if the notebook failed."""
+        self.join()
+        if isinstance(self.error, NotebookError):
+            raise self.error
+        if self.error is not None:
+            raise NotebookError(f"{self.where}: {type(self.error).__name__}: {self.error}") from self.error
+        return self.built
+
+
+def material_html(html_text: str) -> str:
+    """mkdocs-jupyter's HTML reduced to the notebook, with code cells as Material code blocks.
+
+    Its template (mkdocs_html/notebook.html.j2) always puts ~590 KB of JupyterLab CSS, a
+    clipboard script and MathJax/Mermaid loaders before `div.jupyter-wrapper`, and gives each
+    code cell a copy-to-clipboard widget with a hidden second copy of its source; it has no
+    option to leave them out. The site styles notebooks itself (docs/stylesheets/lab.css),
+    so only the wrapper is kept, the widgets are dropped, code blocks become
+    `div.highlight > pre > code` (the theme's colours and copy button), heading permalinks
+    use the theme's class, and the input areas are no longer keyboard stops.
+    """
+    from bs4 import BeautifulSoup
+
+    start = html_text.find('<div class="jupyter-wrapper">')
+    if start < 0:
+        raise NotebookError("mkdocs-jupyter produced no div.jupyter-wrapper (did its template change?)")
+    soup = BeautifulSoup(html_text[start:], "html.parser")
+    wrapper = soup.select_one("div.jupyter-wrapper")
+    for node in wrapper.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser"):
+        node.decompose()
+    for block in wrapper.select("div.highlight-ipynb"):
+        block["class"] = ["highlight"]
+    for pre in wrapper.select("div.highlight > pre"):
+        code = soup.new_tag("code")
+        for child in list(pre.contents):
+            if not (child.name == "span" and not child.get_text() and not child.attrs):
+                code.append(child.extract())
+        pre.clear()
+        pre.append(code)
+    for cell in wrapper.select(".jp-RenderedMarkdown"):
+        _math_like_arithmatex(soup, cell)
+    for link in wrapper.select("a.anchor-link"):
+        link["class"] = ["headerlink"]
+        link["title"] = "Odnośnik do tej sekcji"
+    for node in wrapper.select(".jp-Cell-inputWrapper[tabindex]"):
+        del node["tabindex"]
+    return str(wrapper)
+
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+
+
+def _math_like_arithmatex(soup, cell) -> None:
+    """Math of a Markdown cell as pymdownx.arithmatex (generic) writes it on every other page:
+    `span.arithmatex` holding `\\(…\\)` or `\\[…\\]`, for the site's KaTeX and search index.
+    nbconvert writes it as `$…$` / `$$…$$` for a browser-side renderer."""
+    for node in list(cell.find_all(string=_MATH)):
+        if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
+            continue
+        parts, last = [], 0
+        for m in _MATH.finditer(node):
+            parts.append(node[last:m.start()])
+            display = m.group(1) is not None
+            span = soup.new_tag("span", attrs={"class": "arithmatex arithmatex-display" if display
+                                               else "arithmatex"})
+            span.string = f"\\[{m.group(1)}\\]" if display else f"\\({m.group(2)}\\)"
+            parts.append(span)
+            last = m.end()
+        parts.append(node[last:])
+        for part in parts:
+            if part != "":
+                node.insert_before(part)
+        node.extract()

@@ -145,6 +145,17 @@ class ModuleResult:
         _decoded[self.name] = (digest, views)
         return views
 
+    @functools.cached_property
+    def digest(self) -> str:
+        """SHA-256 of the result's content (its manifest holds the SHA-256 of every file)."""
+        return hashlib.sha256((self.folder / MANIFEST).read_bytes()).hexdigest()
+
+    @functools.cached_property
+    def inputs(self) -> list[Path]:
+        """Every project file the run read (its depfile), as absolute paths."""
+        root = self.folder.parents[3]   # <root>/.cache/computed/<module>/<key>
+        return [_dep_path(name, root) for name in read_dependencies(self.folder)["files"]]
+
     @property
     def output(self) -> codec.ModuleOutput:
         return self._views.output

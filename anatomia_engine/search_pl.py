@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from anatomia_engine import cpu, store
+from anatomia_engine import store
 
 WORD_RE = re.compile(r"[^\W_]+")
 
@@ -668,8 +668,7 @@ def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
     if stored is not None:
         docs = json.loads(stored)
     else:
-        with cpu.thread_part("search: sections of each page"):
-            docs = page_docs(url, title, html)
+        docs = page_docs(url, title, html)
         cache.put(name, json.dumps(docs, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     if "boost" in own:
         for doc in docs:
@@ -694,11 +693,10 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     table_key = store.key(source, version, json.dumps(sorted(Counter(words).items()), ensure_ascii=False))
     forms_text = (cache.get(table_key, "search/pl-forms") or b"").decode("utf-8")
     if not forms_text:
-        with cpu.thread_part("search: form table (Morfeusz)"):
-            memo_key = store.key(source, version, "morphology")
-            morphology = Morphology(cache.get(memo_key, "search/morphology"))
-            forms_text = dump(encode_table(build_table(words, morphology)), "pl-forms")[1]
-            cache.put(memo_key, morphology.dump())
+        memo_key = store.key(source, version, "morphology")
+        morphology = Morphology(cache.get(memo_key, "search/morphology"))
+        forms_text = dump(encode_table(build_table(words, morphology)), "pl-forms")[1]
+        cache.put(memo_key, morphology.dump())
         cache.put(table_key, forms_text.encode("utf-8"))
     else:
         cache.get(store.key(source, version, "morphology"))     # keep the dictionary's look-ups

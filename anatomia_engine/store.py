@@ -1,16 +1,13 @@
-"""What a build worked out from its inputs, kept for the next build: one checksummed file per key.
+"""What a build worked out, kept for the next build: `.cache/anatomia/<kind>/`, one checked file per key.
 
-A `Store` is a folder, e.g. `.cache/pages/`, of entries named by the SHA-256 of everything the
-stored result was computed from (the caller's `key(...)`: the input text and the code that
-reads it). Each file starts with the SHA-256 of the rest; an entry that does not match it
-(truncated, edited by hand) is reported and computed again, never used. Entries are written to
-a temporary file and renamed into place, so a killed build leaves no half-written entry.
-
-Used for the placeholder rendering of each page (hooks/computed.py), the links and ids of each
-built page (links.py) and the search sections of each page (search_pl.py): on a warm build or a
-rebuild under `mkdocs serve`, the pages whose inputs did not change are not worked out again.
-`prune()` at the end of a build drops the entries that build did not use, so the folder holds
-about one entry per page.
+Every kind of result kept between builds (filled-in pages, typeset formulas, parsed links, search
+sections and lemmas, the executed notebook) is a `Store`: a folder of entries named by the
+SHA-256 of what the result was computed from (`key(...)`: the input and the code that reads it).
+Each file starts with the SHA-256 of the rest; an entry that does not match it (truncated, edited
+by hand) or cannot be read is reported with its path and worked out again, never used and never
+fatal. Entries are written to a temporary file and renamed into place, so a killed build leaves
+no half-written entry. A cache that cannot be written (read-only, full disk) is said once per
+kind, and the build goes on without it. `prune()` at the end of a build drops what it did not use.
 """
 
 from __future__ import annotations
@@ -21,8 +18,14 @@ import os
 import time
 from pathlib import Path
 
-# Not under "mkdocs.": a damaged entry is recomputed, which is no reason for `--strict` to fail.
+# Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
+CACHE = Path(".cache") / "anatomia"
+
+
+def folder(root: Path, kind: str) -> Path:
+    """The folder of one kind of result in the project at `root`."""
+    return Path(root) / CACHE / kind
 
 
 def key(*parts: str | bytes) -> str:
@@ -44,6 +47,7 @@ class Store:
         self.folder = Path(folder)
         self.suffix = suffix
         self.used: set[str] = set()
+        self.unwritable = False
 
     def _path(self, name: str) -> Path:
         return self.folder / f"{name}{self.suffix}"
@@ -51,14 +55,17 @@ class Store:
     def get(self, name: str, where: str = "") -> bytes | None:
         """The stored bytes for `name`, or None if there are none or they are damaged."""
         path = self._path(name)
+        prefix = f"{where}: " if where else ""
         try:
             data = path.read_bytes()
-        except OSError:
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("%s%s cannot be read (%s); working it out again", prefix, path, exc.strerror)
             return None
         head, _, body = data.partition(b"\n")
         if head != hashlib.sha256(body).hexdigest().encode("ascii"):
-            log.warning("%s%s is damaged (its checksum does not match); working it out again",
-                        f"{where}: " if where else "", path)
+            log.warning("%s%s is damaged (its checksum does not match); working it out again", prefix, path)
             return None
         self.used.add(name)
         return body
@@ -67,13 +74,19 @@ class Store:
         """Store `body` under `name` (atomically); a store that cannot be written is skipped."""
         path = self._path(name)
         self.used.add(name)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             tmp.write_bytes(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
             os.replace(tmp, path)
         except OSError as exc:
-            log.debug("could not store %s: %s", path, exc)
+            if not self.unwritable:
+                log.warning("cannot write the cache %s (%s); building without it", self.folder, exc.strerror)
+            self.unwritable = True
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
 
     def prune(self) -> None:
         """Drop the entries not used since the last prune (nothing if none was used), and

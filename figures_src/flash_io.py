@@ -32,7 +32,7 @@ from matplotlib.ticker import FuncFormatter
 from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_dec, fmt_int
-from anatomia_engine.plot import new_figure
+
 
 BYTES_PER_VALUE = 2
 N = 4096

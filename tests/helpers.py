@@ -76,9 +76,5 @@ def chromium():
 
 
 def whole_page(path: Path) -> str:
-    """A built page's HTML with the bodies of its closed boxes put back from the files beside it
-    (anatomia_engine/lazy_details.py moves them there; the browser puts them back on opening)."""
-    from anatomia_engine import lazy_details
-
-    return lazy_details.restore(path.read_text(encoding="utf-8"),
-                                lambda name: (path.parent / name).read_text(encoding="utf-8"))
+    """A built page's HTML."""
+    return path.read_text(encoding="utf-8")

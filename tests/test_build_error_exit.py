@@ -1,9 +1,9 @@
 """A build that stops on an error while the lab notebook is still executing ends with that error.
 
-The notebook runs in a thread beside the figures modules (hooks/notebooks.py). When another page
+The notebook runs in a thread beside the figures modules (the plugin's notebooks.Job). When another page
 stops the build first (here a false claim on the worked example), the Jupyter client used to be
 left running while the interpreter exited; ZeroMQ then aborted that exit ("Assertion failed:
-pfd.revents & POLLIN") and, about one build in five, the build hung instead of failing. The hook
+pfd.revents & POLLIN") and, about one build in five, the build hung instead of failing. The plugin
 now waits for the notebook on a build error.
 """
 
@@ -23,7 +23,7 @@ def test_a_build_that_fails_while_the_notebook_runs_ends_with_its_error(tmp_path
     assert text.count(old) == 1
     inputs.write_text(text.replace(old, "    [0.0, 0.1, 0.0, 0.5, 0.0],"), encoding="utf-8")
     for attempt in range(4):
-        shutil.rmtree(project / ".cache" / "notebooks", ignore_errors=True)   # it runs every time
+        shutil.rmtree(project / ".cache" / "anatomia" / "notebooks", ignore_errors=True)   # it runs each time
         proc = mkdocs_build(project, tmp_path / f"site{attempt}", timeout=240)
         output = proc.stdout + proc.stderr
         assert proc.returncode == 1, output[-2000:]
@@ -31,11 +31,11 @@ def test_a_build_that_fails_while_the_notebook_runs_ends_with_its_error(tmp_path
         assert "Assertion failed" not in output, output[-2000:]
 
 
-def test_on_build_error_waits_for_every_notebook_it_started(monkeypatch):
-    import hooks.notebooks as hook
+def test_on_build_error_waits_for_every_notebook_it_started():
+    from anatomia_engine.plugin import AnatomiaPlugin
 
     joined = []
-    jobs = {f"laby/{n}.py": types.SimpleNamespace(join=lambda n=n: joined.append(n)) for n in "ab"}
-    monkeypatch.setattr(hook, "_pages", jobs)
-    hook.on_build_error(RuntimeError("a false claim elsewhere"))
+    plugin = AnatomiaPlugin()
+    plugin.jobs = {f"laby/{n}.py": types.SimpleNamespace(join=lambda n=n: joined.append(n)) for n in "ab"}
+    plugin.on_build_error(error=RuntimeError("a false claim elsewhere"))
     assert sorted(joined) == ["a", "b"]

@@ -26,10 +26,8 @@ def site_url() -> str:
 
 
 def pages(site: Path) -> list[Path]:
-    """Every page of the site; not the bodies of closed boxes beside a page (`ramka-*.html`,
-    anatomia_engine/lazy_details.py), which are parts of that page without its chrome."""
-    return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts
-                  and not p.name.startswith("ramka-"))
+    """Every page of the site."""
+    return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts)
 
 
 def soup(path: Path) -> BeautifulSoup:
@@ -242,45 +240,5 @@ def test_links_in_text_are_underlined(browser, server, scheme):
             .map(a => a.textContent.trim())""", LINKS)
         count = page.evaluate("(sel) => document.querySelectorAll(sel).length", LINKS)
         assert count > 10 and plain == [], plain
-    finally:
-        context.close()
-
-
-PALETTE_STATE_JS = """() => [document.body.dataset.mdColorScheme,
-  [...document.querySelectorAll('form[data-palette] label')].map(l => l.hidden),
-  document.querySelector('meta[name=color-scheme]').content,
-  document.querySelector('meta[name=theme-color]').content,
-  JSON.parse(localStorage.getItem(__md_scope.pathname + '.__palette') || 'null')]"""
-
-
-@pytest.mark.parametrize("scheme, start, other", [("light", "default", "slate"), ("dark", "slate", "default")])
-def test_theme_switch_works_without_materials_palette_script(browser, server, scheme, start, other):
-    """The palette form is ours (anatomia_engine/theme/partials/palette.html, palette.js): the
-    starting scheme follows the system, a click switches and shows the other toggle, the choice
-    is kept on the next page, Enter on the focused option moves on, as with Material's script."""
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(server + "/krok-po-kroku/")
-        assert page.locator('[data-md-component="palette"]').count() == 0
-        body, labels, color_scheme, theme_color, stored = page.evaluate(PALETTE_STATE_JS)
-        assert body == start and labels.count(False) == 1
-        assert color_scheme == ("dark" if start == "slate" else "light")
-        assert re.fullmatch(r"#[0-9a-f]{6}", theme_color)
-        assert stored["color"]["scheme"] == start
-        page.evaluate("document.querySelector('form[data-palette] label:not([hidden])').click()")
-        page.wait_for_function("(s) => document.body.dataset.mdColorScheme === s", arg=other)
-        assert page.evaluate(PALETTE_STATE_JS)[1] == labels[::-1]
-        page.goto(server + "/posty/")
-        body, _, color_scheme, _, stored = page.evaluate(PALETTE_STATE_JS)
-        assert body == other and stored["color"]["scheme"] == other
-        checked = page.evaluate("document.querySelector('form[data-palette] input:checked').id")
-        page.focus("#" + checked)
-        page.keyboard.press("Enter")
-        page.wait_for_function("(s) => document.body.dataset.mdColorScheme === s", arg=start)
-        assert page.evaluate("document.activeElement.id") != checked
-        assert errors == []
     finally:
         context.close()

@@ -9,7 +9,7 @@ The rows still written by hand (the runner, links, notebooks, KaTeX, publishing)
 against the code by a fuzzy match: for each backticked message in the first column of those tables we take its fixed text: the
 location (`docs/strona.md:12:`, `figures_src/m.py:`) is dropped and the text is cut at every `…`
 and quoted placeholder (`'x'`, `'…'`); the first piece of at least MIN_FIXED characters (normally
-the beginning of the message) must occur in a string of anatomia_engine/, hooks/, .ci/ or the
+the beginning of the message) must occur in a string of anatomia_engine/, .ci/ or the
 Makefile. A field of an f-string (`{name}`) or a `%s` in a log call stands for any one word of
 the page's example, so `build stopped; site/ was left` matches f"build stopped; {site_name}/ …".
 Whitespace is normalised; implicitly concatenated literals are joined (the parser does that).
@@ -65,8 +65,7 @@ def fixed_text(message: str) -> str:
 def _templates() -> list[list]:
     """Every string of the checked sources as a list of literal pieces and FIELD holes."""
     out: list[list] = []
-    for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("hooks/*.py"),
-                        *ROOT.glob(".ci/*.py")]):
+    for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob(".ci/*.py")]):
         nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
         parts = {id(v) for n in nodes if isinstance(n, ast.JoinedStr) for v in n.values}
         for node in nodes:

@@ -1,7 +1,7 @@
 """Lab 3: the notebook page is executed at build time, light, and agrees with attn_core.
 
-Page tests read the strict build of the real site (`built_site`). The hook tests run
-hooks/notebooks.py on small projects in tmp_path; builds of a broken copy use the real
+Page tests read the strict build of the real site (`built_site`). The plugin's notebook tests run
+the anatomia plugin on small projects in tmp_path; builds of a broken copy use the real
 venv's mkdocs (tests/helpers.py).
 """
 
@@ -295,11 +295,11 @@ def test_downloaded_notebook_runs_outside_the_repo(built_site, tmp_path):
     assert proc.returncode == 0 and "ran" in proc.stdout, proc.stderr[-3000:]
 
 
-# --- the hook -----------------------------------------------------------------------------
+# --- the plugin ---------------------------------------------------------------------------
 
 def test_a_failing_cell_fails_the_build_naming_file_line_cell_and_error(tmp_path):
     project = copy_project(tmp_path / "proj")
-    shutil.rmtree(project / ".cache" / "notebooks", ignore_errors=True)
+    shutil.rmtree(project / ".cache" / "anatomia" / "notebooks", ignore_errors=True)
     source = project / "docs" / "laby" / "lab-3.py"
     text = source.read_text(encoding="utf-8")
     good = "\nweights = softmax(scores, axis=-1)"            # the toy example's cell
@@ -395,18 +395,23 @@ def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_p
     key, elapsed = run_hook(mini_project, cache)
     page = cache / key / "page.ipynb"
     good = page.read_bytes()
+    (entry,) = cache.glob("*.json")
+    kept = entry.read_bytes()
     if damage == "truncate":
-        page.write_bytes(good[: len(good) // 2])
+        entry.write_bytes(kept[: len(kept) // 2])
     elif damage == "edit":
-        page.write_bytes(good.replace(b"[[2. 4.]]", b"[[9. 9.]]"))
-        assert page.read_bytes() != good
+        entry.write_bytes(kept.replace(b"[[2. 4.]]", b"[[9. 9.]]"))
+        assert entry.read_bytes() != kept
     else:
-        (cache / key / "download.ipynb").unlink()
+        entry.unlink()
+    page.write_bytes(good.replace(b"[[2. 4.]]", b"[[9. 9.]]"))         # the copy is no cache: rewritten
     caplog.clear()
     again, elapsed = run_hook(mini_project, cache)
     assert again == key and elapsed is not None                    # executed, not read back
-    assert "cached notebook not used, executing it again" in caplog.text
+    assert (f"{entry} is damaged" in caplog.text) == (damage != "remove")
     assert page.read_bytes() == good and (cache / key / "download.ipynb").is_file()
+    page.write_bytes(b"")
+    assert run_hook(mini_project, cache) == (key, None) and page.read_bytes() == good
 
 
 def test_figures_move_into_files_named_by_content_with_their_size():

@@ -1,4 +1,4 @@
-"""Math typeset at build time (anatomia_engine/katex.py, hooks/katex.py).
+"""Math typeset at build time (anatomia_engine/katex.py, called by the anatomia plugin).
 
 - the renderer itself: KaTeX's MathML for arithmatex's spans/divs (trimmed: no xmlns, no
   redundant cell styles, accented letters of `\\text{}` whole), one node round trip per batch,
@@ -21,7 +21,6 @@ import unicodedata
 import pytest
 
 from anatomia_engine import katex
-from helpers import REPO
 
 PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/posty/tagi/",
          "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/"]
@@ -137,15 +136,14 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(
         "# Strona\n\nDobry wzór \\(x^2\\).\n\nZły wzór \\(\\frac{1}\\) w zdaniu.\n", encoding="utf-8")
-    (tmp_path / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+    (tmp_path / "mkdocs.yml").write_text(textwrap.dedent("""\
         site_name: t
         markdown_extensions:
           - pymdownx.arithmatex:
               generic: true
               inline_syntax: [round]
           - anatomia_engine.katex
-        hooks:
-          - {REPO / 'hooks' / 'katex.py'}
+        plugins: [anatomia]
         """), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
@@ -198,17 +196,6 @@ def test_math_is_readable_with_javascript_off(browser, server, path):
             assert delim not in text, f"raw TeX {delim!r} visible on {path} without JavaScript"
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         layout = page.evaluate(MATH_LAYOUT)
-        # Without JavaScript a closed box whose body was moved out of the page
-        # (anatomia_engine/lazy_details.py) is a link to a document of its own: read those too.
-        for href in page.evaluate("[...document.querySelectorAll('p.lazy-details a')].map(a => a.href)"):
-            page.goto(href, wait_until="load")
-            more = page.evaluate(MATH_LAYOUT)
-            for key in ("total", "fracs", "stacked"):
-                layout[key] += more[key]
-            layout["empty"] += more["empty"]
-            if more["total"]:
-                assert more["family"] == layout["family"] or not layout["family"], (href, more)
-                layout["family"] = layout["family"] or more["family"]
         assert layout["total"] > 0, f"no formula on {path}"
         assert layout["empty"] == [], f"formulas without a MathML box on {path}: {layout['empty'][:5]}"
         if path != "/llm/anatomia/":

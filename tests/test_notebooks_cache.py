@@ -58,7 +58,7 @@ def printed(built: notebooks.Built) -> str:
 
 def test_the_depfile_names_what_the_kernel_loaded(project, tmp_path):
     built = build(project, tmp_path / "cache")
-    deps = runner.read_dependencies(built.page.parent)
+    deps = built.deps
     assert {"attn_core/__init__.py", "attn_core/scale.py", "figures_src/mini.py", "figures_src/_base.py",
             "docs/laby/mini.py", "requirements.lock"} <= set(deps["files"])
     assert "attn_core/other.py" not in deps["files"]
@@ -97,19 +97,19 @@ def test_a_new_import_in_the_notebook_is_followed(project, tmp_path):
     assert again.seconds is not None and "7" in printed(again)
 
 
-def test_an_altered_depfile_is_not_trusted(project, tmp_path, caplog):
+def test_an_altered_entry_is_not_trusted(project, tmp_path, caplog):
     cache = tmp_path / "cache"
-    first = build(project, cache)
-    deps_path = first.page.parent / runner.DEPS
-    deps = json.loads(deps_path.read_text())
-    deps["files"].pop("attn_core/scale.py")
-    deps_path.write_text(json.dumps(deps, indent=1))
+    build(project, cache)
+    (entry,) = cache.glob("*.json")
+    head, _, body = entry.read_bytes().partition(b"\n")
+    kept = json.loads(body)
+    kept["deps"]["files"].pop("attn_core/scale.py")        # edited by hand: the checksum no longer matches
+    entry.write_bytes(head + b"\n" + json.dumps(kept).encode())
     (project / "attn_core" / "scale.py").write_text("SCALE = 3\n")
     caplog.clear()
     again = build(project, cache)
     assert again.seconds is not None and "[[3. 6.]]" in printed(again)
-    assert "cached notebook not used, executing it again" in caplog.text
-    assert "deps.json differs from its checksum" in caplog.text
+    assert f"{entry} is damaged (its checksum does not match)" in caplog.text
 
 
 def test_an_entry_of_another_download_link_is_not_used(project, tmp_path):

@@ -49,8 +49,6 @@ def test_wide_formulas_scroll_in_their_box_with_a_cue(browser, server, path):
     # phone.js measures the boxes once the page is idle after load, and those in a <details> when
     # it is opened: every details is opened, and every wide box must become reachable.
     phone.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true; })")
-    # a closed box's body loads when opened (lazy-details.js): wait until every one is in
-    phone.wait_for_function("() => !document.querySelector('article details > p.lazy-details')")
     try:
         phone.wait_for_function("""() => [...document.querySelectorAll('article .arithmatex')]
             .filter(b => b.scrollWidth > b.clientWidth + 1).every(b => b.tabIndex === 0)""", timeout=10000)

@@ -1,7 +1,7 @@
 """The build pipeline on a small project of its own: values, figures, errors, staleness, serve.
 
 Each test builds a tiny site (one page, one figures module, a one-function attn_core) with
-the real hooks/ and figures_src helpers, so failures point at the pipeline, not at articles.
+the real plugin and figures_src helpers, so failures point at the pipeline, not at articles.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ validation:
   links: {not_found: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}
 theme: {name: material, language: pl, font: false}
 markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, pymdownx.blocks.caption, {pymdownx.arithmatex: {generic: true}}]
-hooks: [hooks/computed.py]
-watch: [attn_core, figures_src]
+plugins: [anatomia]
 nav: [index.md, inne.md]
 """
 
@@ -77,7 +76,6 @@ def make_project(root: Path) -> Path:
     (root / "docs").mkdir(parents=True)
     (root / "figures_src").mkdir()
     (root / "attn_core").mkdir()
-    shutil.copytree(REPO / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
     shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
     (root / "attn_core" / "__init__.py").write_text("def scale():\n    return 1.0\n")
@@ -247,41 +245,6 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(project):
     assert "figures_src/demo.py: numbers() returned 'weight' with NaN" in output, output[-3000:]
     # One build at start and one per edit (three edits): the cache never triggers a rebuild loop.
     assert 2 <= output.count("Building documentation") <= 4, output[-3000:]
-
-
-def test_serve_shows_an_edit_of_the_engine_as_make_docs_would(project, tmp_path):
-    """The engine's modules stay imported in the serve process: an edit of the formatter must still
-    reach the served page (the project's own copy of anatomia_engine is the one imported here)."""
-    shutil.copytree(REPO / "anatomia_engine", project / "anatomia_engine",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text().replace("watch: [attn_core, figures_src]",
-                                                 "watch: [attn_core, figures_src, anatomia_engine]")
-                      .replace("hooks: [hooks/computed.py]", "hooks: [hooks/computed.py, hooks/stamp.py]"))
-    # Another hook that holds an engine module from its import, as hooks/notebooks.py does.
-    (project / "hooks" / "stamp.py").write_text(
-        "from anatomia_engine import numfmt\n\n\n"
-        "def on_page_markdown(markdown, page, config, files):\n"
-        "    return markdown + '\\n\\nstempel ' + numfmt.fmt_dec(0.25, 2) + ' koniec\\n'\n")
-    server, url = _serve(project)
-    try:
-        assert _wait_for(lambda: ">0,65</span>" in _get(url), timeout=120), "server did not start"
-        numfmt = project / "anatomia_engine" / "numfmt.py"
-        source = numfmt.read_text()
-        comma = 'out += ("{,}" if math else ",")'
-        edited = source.replace(comma, comma.replace('","', '"\u2396"'))
-        assert edited != source
-        numfmt.write_text(edited)
-        shown = _wait_for(lambda: ">0\u239665</span>" in _get(url), timeout=180)
-        served = _get(url) if shown else ""
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        output = server.communicate(timeout=20)[0]
-    assert shown, "the formatter edit did not show:\n" + output[-3000:]
-    assert "stempel 0\u239625 koniec" in served, "another hook kept the old engine module"
-    build_ok(project, tmp_path / "site")  # `make docs` shows the same
-    assert ">0\u239665</span>" in (tmp_path / "site" / "index.html").read_text()
-    assert "anatomia_engine changed: reloaded" in output
 
 
 def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):

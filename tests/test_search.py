@@ -154,35 +154,66 @@ def test_every_word_of_the_site_has_a_key_and_the_sites_lexemes_their_paradigms(
 
 # --- the hook ---------------------------------------------------------------------------------
 
-def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp_path, monkeypatch):
-    """hooks/search_pl.py tells Material's indexer to skip every page (its index is replaced by
-    ours), while a page's own `search: {exclude: true}` / `boost` keeps working for our index."""
+def _plugin(tmp_path):
+    """The anatomia plugin with what on_config and on_pre_build give it, its store in tmp_path."""
+    from anatomia_engine import links, store
+    from anatomia_engine.plugin import AnatomiaPlugin
+
+    plugin = AnatomiaPlugin()
+    plugin.load_config({})
+    plugin.on_startup(command="serve", dirty=False)
+    plugin.root, plugin.uses_search = tmp_path, True
+    plugin.search, plugin.links = store.Store(tmp_path / "search", ".json"), links.Checker()
+    plugin.sections, plugin.search_meta = {}, {}
+    return plugin
+
+
+def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp_path):
+    """The plugin tells Material's indexer to skip every page (its index is replaced by ours),
+    while a page's own `search: {exclude: true}` / `boost` keeps working for our index."""
     import types
 
-    import hooks.search_pl as hook
-
-    monkeypatch.setattr(hook._sections, "folder", tmp_path)      # the store of this test only
+    plugin = _plugin(tmp_path)
+    config = types.SimpleNamespace(docs_dir=str(tmp_path))
     html = '<div class="md-content__inner"><h1>Strona</h1><p>Uwaga na klucze.</p></main>'
 
     def page(url, meta):
-        return types.SimpleNamespace(url=url, meta=meta, title="Strona",
-                                     file=types.SimpleNamespace(src_uri=url + "index.md"))
+        return types.SimpleNamespace(url=url, meta=meta, title="Strona", file=types.SimpleNamespace(
+            src_uri=url + "index.html", dest_uri=url + "index.html", abs_src_path=None))
 
     hidden, plain, boosted = page("ukryta/", {"search": {"exclude": True}}), page("zwykla/", {}), \
         page("wazna/", {"search": {"boost": 2}})
-    hook.on_pre_build(None)
     for p in (hidden, plain, boosted):
-        hook.on_page_context({}, p, None, None)
+        plugin.on_page_markdown("", page=p, config=config, files=None)
         assert p.meta["search"]["exclude"] is True                  # what Material's plugin reads
-        hook.on_post_page(html, p, None)
-    assert not hook._docs.get("ukryta/")
-    assert hook._docs["zwykla/"][0]["text"] == "Uwaga na klucze."
-    assert all("boost" not in d for d in hook._docs["zwykla/"])
-    assert hook._docs["wazna/"][0]["boost"] == 2.0
-    hook.on_pre_build(None)
+        plugin.on_post_page(html, page=p, config=config)
+    assert not plugin.sections.get("ukryta/")
+    assert plugin.sections["zwykla/"][0]["text"] == "Uwaga na klucze."
+    assert all("boost" not in d for d in plugin.sections["zwykla/"])
+    assert plugin.sections["wazna/"][0]["boost"] == 2.0
 
 
 def test_materials_own_index_is_empty_in_the_built_site(built_site):
     stub = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert stub["docs"] == []
     assert len(load_index(built_site)["docs"]) > 20
+
+
+def test_serve_watches_every_module_input(tmp_path):
+    """`mkdocs serve` calls on_serve after its first build: the server then watches figures_src,
+    attn_core and every file a module run read (not the engine: `make serve` restarts on that)."""
+    import types
+
+    import anatomia_engine
+
+    plugin = _plugin(tmp_path)
+    for folder in ("figures_src", "attn_core", "data"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "data" / "table.csv").write_text("a,b\n")
+    engine = Path(anatomia_engine.__file__)
+    plugin.results = {"m": types.SimpleNamespace(inputs=[tmp_path / "data" / "table.csv", engine])}
+    server = types.SimpleNamespace(watched=[])
+    server.watch = server.watched.append
+    assert plugin.on_serve(server, config=None, builder=None) is server
+    assert sorted(server.watched) == sorted(str(tmp_path / n) for n in ("attn_core", "data/table.csv",
+                                                                      "figures_src"))

@@ -80,6 +80,6 @@ def test_contributor_page_shows_the_formatter_at_work(built_site):
 
     page = (built_site / "jak-dodac-wartosc/index.html").read_text()
     for shown in (fmt_dec(2.675, 2), fmt_dec(0.125, 2), fmt_sci(2.220446049250313e-16, 1)):
-        # a cell of its own (the table's alignment is said once, on the table: anatomia_engine/slim.py)
+        # a cell of its own
         assert f'<td>{shown}</td>' in page or f'<td style="text-align: left;">{shown}</td>' in page, shown
     assert "<code>2{,}68</code>" in page

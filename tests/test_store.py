@@ -102,3 +102,18 @@ def test_formulas_come_from_the_store_without_node_and_a_damaged_entry_is_typese
     assert isinstance(bad.render_many([(r"\frac{", False)])[(r"\frac{", False)], katex.KatexError)
     bad.close()
     assert not (tmp_path / "bad").exists()                               # errors are never stored
+
+
+def test_an_unreadable_entry_is_reported_and_an_unwritable_store_is_skipped_once(tmp_path, caplog):
+    (tmp_path / "k.bin").mkdir()                                  # an entry that cannot be read
+    with caplog.at_level(logging.WARNING, logger="anatomia_engine.store"):
+        assert store.Store(tmp_path, ".bin").get("k", "docs/x.md") is None
+        assert f"docs/x.md: {tmp_path / 'k.bin'} cannot be read" in caplog.text
+        caplog.clear()
+        (tmp_path / "file").write_text("not a folder\n")
+        s = store.Store(tmp_path / "file" / "kind", ".bin")          # as unwritable as root can see
+        s.put("a", b"1")
+        s.put("b", b"2")
+        assert s.get("a") is None
+    assert caplog.text.count("cannot write the cache") == 1
+    assert not list(tmp_path.glob("**/*.tmp"))

@@ -128,12 +128,6 @@
     if (e.target.open) scrollers(e.target);
   }, true);
 
-  // A closed box's body put in when it was opened (lazy-details.js): it arrives after "toggle".
-  document.addEventListener("anatomia:content", function (e) {
-    init(e.target);
-    scrollers(e.target);
-  });
-
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);

@@ -152,8 +152,6 @@
       hide();
     }
   });
-  // Content put into the page later (a closed box loaded on opening: lazy-details.js).
-  document.addEventListener("anatomia:content", function (e) { init(e.target); });
   window.anatomiaProvenance = { init: init };
 
   window.addEventListener("resize", function () {

@@ -3,8 +3,9 @@
 All builds run in one copy of the project, in this run, so the ratios compare like with like:
 
 - plain:     the same pages as ordinary Markdown (placeholders already expanded, figures and
-             KaTeX as static files), built by mkdocs-material with no hooks — the baseline;
-- cold:      our build with an empty computation cache (every figures_src module runs);
+             KaTeX as static files), built by mkdocs-material without our plugin — the baseline;
+- cold:      our build with an empty computation cache (every figures_src module runs), and
+             its CPU time (every process it waited for) spread over all cores;
 - warm:      our build again, nothing changed (warm and plain: the median of 5 builds each,
              taken in turn: warm, plain, warm, plain, ...);
 - md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
@@ -12,6 +13,8 @@ All builds run in one copy of the project, in this run, so the ratios compare li
 - library edit: `mkdocs serve` running; one attn_core file edited (a file only the
              benchmark's marker module imports: the cache re-runs that module alone, in the
              warm worker kept by serve); seconds until the served page shows the new value;
+- softmax edit: `mkdocs serve` running; attn_core/softmax.py edited (every module uses it, so
+             all of them run again); seconds until serve reports the rebuild done;
 - module edit: one figures_src module edited; our build; which modules re-ran;
 - training:  the costliest module alone, figures_src.induction_training (it trains a model),
              run cold by the runner: wall-clock and CPU seconds.
@@ -25,7 +28,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-import json
 import os
 import re
 import resource
@@ -73,80 +75,12 @@ def build(project: Path, site: Path, config: str = "mkdocs.yml",
     return elapsed, proc.stderr
 
 
-def measured_build(project: Path, site: Path, report: Path) -> tuple[float, str, dict]:
-    """A build that writes its CPU breakdown (anatomia_engine/cpu.py) to `report`; also its
-    total CPU (user + system of the build and every process it waited for) and launch time."""
+def measured_build(project: Path, site: Path) -> tuple[float, str, float]:
+    """A build and its total CPU (user + system of the build and every process it waited for)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    launched = time.time()
-    elapsed, log = build(project, site, env=ENV | {"ANATOMIA_CPU_REPORT": str(report)})
+    elapsed, log = build(project, site)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        record = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SystemExit(f"the build wrote no CPU report to {report} ({exc}): is hooks/cpu_report.py "
-                         "still listed in mkdocs.yml?") from None
-    record["total"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    record["launched"], record["wall"] = launched, elapsed
-    return elapsed, log, record
-
-
-def cpu_parts(record: dict) -> dict[str, dict]:
-    """{part: {"cpu", "seconds"}} of a build's CPU report, completed (see cpu_breakdown)."""
-    parts = {name: dict(v) for name, v in record["parts"].items()}
-    if record.get("node") is not None:
-        parts["KaTeX: node process"] = {"cpu": record["node"], "seconds": 0.0}
-    outside = ("figures_src", "notebook: kernel", "KaTeX: node", "purge_css: node")
-    inside = sum(v["cpu"] for n, v in record["parts"].items() if not n.startswith(outside))
-    parts["MkDocs and the rest of the build process"] = {"cpu": record["self"] - inside, "seconds": 0.0}
-    parts["not attributed"] = {"cpu": record["total"] - sum(v["cpu"] for v in parts.values()),
-                               "seconds": 0.0}
-    return parts
-
-
-def cpu_breakdown(record: dict) -> list[str]:
-    """The cold build's CPU seconds per part and its critical path, as measured in this run
-    (hooks/cpu_report.py). Parts measured outside the build process: each figures_src module's
-    child and the worker's start-up (rusage from the worker), the notebook's kernel (its own
-    rusage), KaTeX's node (/proc). Inside it (thread CPU time): the notebook client, the
-    lemmatiser's dictionary, the search index, KaTeX's Python side, purge_css (with its node,
-    a waited child). "MkDocs and the rest" is the build process's CPU minus its measured
-    parts; "not attributed" is the total minus everything above (process start-ups outside
-    the measured spans, the worker's own loop)."""
-    parts = cpu_parts(record)
-    total = record["total"]
-    width = max(map(len, parts)) + 2
-    lines = [f"cold build CPU, this run: {total:.2f} s (user + system) in {record['wall']:.2f} s wall "
-             f"on {os.cpu_count()} cores (CPU / wall = {total / record['wall']:.2f})",
-             f"  {'part':<{width}}{'CPU s':>8}{'share':>8}{'wall s':>9}"]
-    modules = 0.0
-    for name, v in sorted(parts.items(), key=lambda kv: -kv[1]["cpu"]):
-        wall = f"{v['seconds']:>9.2f}" if v["seconds"] else ""
-        lines.append(f"  {name:<{width}}{v['cpu']:>8.2f}{v['cpu'] / total:>8.0%}{wall}")
-        modules += v["cpu"] if name.startswith("figures_src/") else 0.0
-    lines.append(f"  {'(all figures_src modules)':<{width}}{modules:>8.2f}{modules / total:>8.0%}")
-    m = {k: v - record["launched"] for k, v in record["marks"].items()}
-    notebook = [k.removesuffix(" started") for k in m
-                if k.endswith(" started") and k != "figures_src started"]
-    longest = max(((n, v) for n, v in record["parts"].items() if n.startswith("figures_src/")),
-                  key=lambda kv: kv[1]["seconds"], default=None)
-    lines.append("critical path (wall-clock seconds from the build's start, this run):")
-    steps = [("Python, MkDocs, plugins, config", 0.0, m.get("config")),
-             ("figures_src modules (hooks/computed.py on_files)", m.get("figures_src started"),
-              m.get("figures_src done")),
-             ("pages: Markdown, placeholders, KaTeX (waits for the notebook)", m.get("files collected"),
-              m.get("pages converted")),
-             ("templates, search index, purge_css, writing", m.get("pages converted"), m.get("built")),
-             ("exit (worker and node stopped)", m.get("built"), record["wall"])]
-    for label, start, end in steps:
-        if start is not None and end is not None:
-            lines.append(f"  {start:>6.2f} -> {end:>6.2f}  {end - start:>6.2f}  {label}")
-    if longest:
-        lines.append(f"  longest module: {longest[0]} {longest[1]['seconds']:.2f} s wall, "
-                     f"{longest[1]['cpu']:.2f} s CPU")
-    for name in notebook:
-        if f"{name} done" in m:
-            lines.append(f"  in parallel: {name} {m[name + ' started']:.2f} -> {m[name + ' done']:.2f}")
-    return lines
+    return elapsed, log, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def cold_phases(log: str) -> str:
@@ -176,13 +110,14 @@ def make_plain(project: Path, site: Path) -> str:
     plain = project / "docs_plain"
     shutil.copytree(project / "docs", plain)
     shutil.copytree(site / "figures", plain / "figures")
-    # The lab as the executed notebook our hook hands to mkdocs-jupyter (newest cache entry).
-    executed = max((project / ".cache" / "notebooks").glob("*/page.ipynb"), key=lambda p: p.stat().st_mtime)
+    # The lab as the executed notebook the plugin hands to mkdocs-jupyter (newest copy).
+    executed = max((project / ".cache" / "anatomia" / "notebooks").glob("*/page.ipynb"),
+                   key=lambda p: p.stat().st_mtime)
     (plain / "laby" / "lab-3.py").unlink()
     shutil.copy(executed, plain / "laby" / "lab-3.ipynb")
     for md in plain.rglob("*.md"):
         md.write_text(md.read_text().replace("lab-3.py", "lab-3.ipynb"))
-    # Placeholders expanded by the engine's own rendering function (what hooks/computed.py calls),
+    # Placeholders expanded by the engine's own rendering function (what the plugin calls),
     # from the cache the cold build filled; any error stops the benchmark (check=True).
     code = f"""
 from pathlib import Path
@@ -209,13 +144,13 @@ print(rendered)
     if int(proc.stdout.split()[-1]) < 3:
         raise SystemExit(f"make_plain rendered only {proc.stdout.strip()} page(s)")
     config = (project / "mkdocs.yml").read_text()
-    config = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", config)
+    config, unplugged = re.subn(r"\n  - anatomia\b[^\n]*", "", config)
     # our Markdown extensions (placeholders, build-time KaTeX) are ours too: plain Material has none
     config, dropped = re.subn(r"\n  - anatomia_engine\.(?:markdown|katex)\b[^\n]*", "", config)
-    if dropped != 2:
-        raise SystemExit("mkdocs.yml no longer lists anatomia_engine.markdown and .katex as extensions; "
-                         "update make_plain() in tests/bench/docs.py")
-    config = config.replace("\nwatch:\n", "\ndocs_dir: docs_plain\nwatch:\n")
+    if dropped != 2 or unplugged != 1:
+        raise SystemExit("mkdocs.yml no longer lists anatomia_engine.markdown and .katex as extensions "
+                         "and the anatomia plugin; update make_plain() in tests/bench/docs.py")
+    config = config.replace("\nnav:\n", "\ndocs_dir: docs_plain\nnav:\n")
     config = config.replace("lab-3.py", "lab-3.ipynb")
     config = re.sub(r"(\n      include: )\[[^\]]*\]", r'\1["*.ipynb"]', config)   # mkdocs-jupyter
     (project / "mkdocs-plain.yml").write_text(config)
@@ -242,11 +177,12 @@ def add_library_marker(project: Path) -> None:
     page.write_text(page.read_text() + "\nZnacznik biblioteki: {{ bench_marker.bench_marker }}.\n")
 
 
-def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], list[float], list[float]]:
+def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], list[float], list[float], list]:
     """Under `mkdocs serve`: seconds from saving a Markdown edit to the served page showing it,
     the rebuild times serve itself reports for those (the rest: the next poll of the files,
-    every 0.1 s with hooks/serve_watch.py, MkDocs' 0.1 s build delay, loading the config), and
-    seconds from saving an attn_core edit to the page showing its new value."""
+    MkDocs' build delay, loading the config), seconds from saving an attn_core edit to the page
+    showing its new value, and seconds from an edit of attn_core/softmax.py (which every module
+    uses: all of them run again) to serve's log reporting the rebuild done, with how many ran."""
     port = free_port()
     log = project / "serve.log"
     with log.open("w") as out:
@@ -255,11 +191,11 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
                                   cwd=project, env=ENV, stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
     url = f"http://127.0.0.1:{port}/{MARKER_PAGE}/"
-    times, library = [], []
+    times, library, softmax = [], [], []
     try:
         wait_for(url, "Znacznik biblioteki: 100.", 600)
         # After its first build serve loads the lemma dictionary in the background (~1.6 s of
-        # CPU, hooks/search_pl.py on_serve), while an author reads the page; an edit saved
+        # CPU, the plugin's on_serve), while an author reads the page; an edit saved
         # within that time waits for it. Give it that time, as an author does.
         time.sleep(3.0)
         page = project / "docs" / f"{MARKER_PAGE}.md"
@@ -279,11 +215,39 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
             wait_for(url, f"Znacznik biblioteki: {100 + i}.", 300)
             library.append(time.perf_counter() - started)
             time.sleep(2.0)
+        source = project / "attn_core" / "softmax.py"
+        original = source.read_text()
+        for i in range(3):   # the third puts the file back, as the builds after this expect it
+            settle(log)
+            before = log.read_text()
+            started = time.perf_counter()
+            source.write_text(original + f"\n_BENCH_EDIT = {i}\n" if i < 2 else original)
+            deadline = time.monotonic() + 900
+            while not re.search(r"figures_src: ran (.*?) in [\s\S]*Documentation built in",
+                                after := log.read_text()[len(before):]):
+                if time.monotonic() > deadline:
+                    raise SystemExit("serve never ran the modules after attn_core/softmax.py was edited")
+                time.sleep(0.05)
+            if i < 2:
+                ran = re.search(r"figures_src: ran (.*?) in ", after)[1]
+                softmax.append((time.perf_counter() - started, len(ran.split(", "))))
+        settle(log)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     built = [float(x) for x in re.findall(r"Documentation built in ([0-9.]+) seconds", log.read_text())]
-    return times, built[1:1 + repeat], library  # the first is the initial build
+    return times, built[1:1 + repeat], library, softmax  # the first is the initial build
+
+
+def settle(log: Path, quiet: float = 3.0) -> None:
+    """Wait until serve has finished every rebuild it started and started none for `quiet` s."""
+    last, since = None, time.monotonic()
+    while time.monotonic() - since < quiet:
+        text = log.read_text()
+        state = (text.count("Building documentation"), text.count("Documentation built in"))
+        if state != last or state[0] != state[1]:
+            last, since = state, time.monotonic()
+        time.sleep(0.1)
 
 
 def wait_for(url: str, text: str, timeout: float) -> None:
@@ -363,11 +327,11 @@ def main() -> None:
         project = copy_project(tmp / "proj")
         shutil.rmtree(project / ".cache", ignore_errors=True)
         site = tmp / "site"
-        cold, cold_log, cold_cpu = measured_build(project, site, tmp / "cpu-report.json")
+        cold, cold_log, cold_cpu = measured_build(project, site)
         plain_config = make_plain(project, site)
         warm, plain = median_builds(project, [(site, "mkdocs.yml"), (tmp / "plain-site", plain_config)])
         add_library_marker(project)
-        md_edits, md_rebuilds, library_edits = serve_edit_seconds(project)
+        md_edits, md_rebuilds, library_edits, softmax_edits = serve_edit_seconds(project)
         module = project / "figures_src" / "quadratic_cost.py"
         module.write_text(module.read_text() + "\n# edited by the benchmark\n")
         edit_time, log = build(project, site)
@@ -384,9 +348,9 @@ def main() -> None:
         if label.startswith("cold"):
             print(f"{'  of which':<34}{cold_phases(cold_log)}")
             cores = os.cpu_count() or 1
-            floor = cold_cpu["total"] / cores
+            floor = cold_cpu / cores
             print(f"{'  its CPU spread over all cores':<34}{floor:>9.2f}{floor / plain:>10.2f}"
-                  f"   ({cold_cpu['total']:.1f} s of CPU / {cores} cores: no schedule is faster)")
+                  f"   ({cold_cpu:.1f} s of CPU / {cores} cores: no schedule is faster)")
     md = statistics.median(md_edits)
     print(f"{'Markdown edit under serve (median)':<34}{md:>9.2f}{md / plain:>10.2f}"
           f"   runs: {', '.join(f'{t:.2f}' for t in md_edits)}")
@@ -396,11 +360,12 @@ def main() -> None:
     lib = statistics.median(library_edits)
     print(f"{'attn_core edit under serve (median)':<34}{lib:>9.2f}{lib / plain:>10.2f}"
           f"   runs: {', '.join(f'{t:.2f}' for t in library_edits)}   goal: <= 2 s")
+    edit = statistics.median(t for t, _ in softmax_edits)
+    print(f"{'attn_core/softmax.py edited under serve':<34}{edit:>9.2f}{edit / plain:>10.2f}"
+          f"   runs: {', '.join(f'{t:.2f} ({n} modules ran)' for t, n in softmax_edits)}")
     print(f"modules re-run after editing quadratic_cost.py: {ran[0] if ran else '(none)'}")
     print(f"{TRAINING_MODULE} alone, cold: {training_wall:.2f} s wall-clock, "
           f"{training_cpu:.2f} s CPU (the training run of /posty/glowy-indukcyjne/)")
-    print()
-    print("\n".join(cpu_breakdown(cold_cpu)))
     print()
     print(f"{'page':<32}{'transfer (KiB)':>15}{'gzipped (KiB)':>15}")
     for path, (size, packed) in weights.items():

@@ -1,4 +1,4 @@
-"""MkDocs hook: emoji written in the pages become icons bundled with the site (inline SVG).
+"""Emoji written in the pages become icons bundled with the site (inline SVG).
 
 A colour-emoji font is not on every reader's machine (the heading then shows a box), and the
 site loads nothing from other hosts, so each emoji the pages use is mapped to a Material Design
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from mkdocs.exceptions import PluginError
+from anatomia_engine.placeholders import TemplateError
 
 ICONS = {
     "🚀": "rocket-launch", "📋": "clipboard-text-outline", "🌅": "weather-sunset-up", "🎯": "bullseye-arrow",
@@ -36,15 +36,9 @@ def replace_emoji(markdown: str, where: str) -> str:
                 if unicodedata.category(char) != "So":
                     return match.group(0)
                 if char not in ICONS:
-                    raise PluginError(f"{where}:{number}: emoji {char} ({unicodedata.name(char, '?')}) "
-                                      "has no icon in hooks/emoji_icons.py ICONS")
+                    raise TemplateError(f"{where}:{number}: emoji {char} ({unicodedata.name(char, '?')}) "
+                                        "has no icon in anatomia_engine/emoji.py ICONS")
                 return f":material-{ICONS[char]}:"
             line = EMOJI_RE.sub(icon, line)
         out.append(line)
     return "\n".join(out)
-
-
-def on_page_markdown(markdown, page, config, files):
-    if not page.file.src_uri.endswith(".md"):   # notebooks are rendered by mkdocs-jupyter
-        return markdown
-    return replace_emoji(markdown, page.file.src_uri)

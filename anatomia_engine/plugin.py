@@ -1,0 +1,224 @@
+"""The MkDocs plugin `anatomia` (mkdocs.yml, `plugins:`): the site's build pipeline, in the order it runs.
+
+on_files          start executing the lab notebooks (in the background), run the figures_src
+                  modules and add their figure files to the build
+on_page_markdown  fill placeholders and claims on each page, emoji as bundled icons
+on_pre_page       hand mkdocs-jupyter the executed notebook
+on_page_content   the notebook's HTML as Material's, its math typeset (the Markdown pages' math
+                  is typeset by the `anatomia_engine.katex` Markdown extension)
+on_post_page      each page's final HTML read for the link check and the Polish search index
+on_post_build     write the search index, check every link, drop what no build will use
+
+Each step is a function of the package; what a step worked out is kept between builds in the
+checked store (store.py, `.cache/anatomia/`). Listed in mkdocs.yml after Material's `search`
+(whose index it replaces once written) and before `mkdocs-jupyter` (which renders the notebook
+executed here); plugins of one priority run in the order they are listed.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import time
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File
+
+from anatomia_engine import emoji, katex, links, markdown, notebooks, runner, search_pl, store
+from anatomia_engine.config import Config
+
+log = logging.getLogger("mkdocs.plugins.anatomia")
+
+
+class AnatomiaPlugin(BasePlugin[Config]):
+    def on_startup(self, *, command, dirty):
+        """Defined, so `mkdocs serve` keeps this instance (and the modules' warm worker) between rebuilds."""
+        self.serving = command == "serve"
+        self.server = None
+        self.watched: set[Path] = set()
+
+    def on_shutdown(self):
+        runner.stop_worker()
+
+    def on_config(self, config):
+        self.root = Path(config.config_file_path).resolve().parent
+        docs = Path(config.docs_dir).resolve()
+        inside = docs.is_relative_to(self.root)
+        self.docs_name = docs.relative_to(self.root).as_posix() if inside else str(docs)
+        self.search = store.Store(store.folder(self.root, "search"), ".json")
+        self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
+        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"))
+        links.install_line_filter(docs, self.docs_name + "/", self.links)
+        katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
+        # render_page leaves tokens that the Markdown extension resolves while the page is parsed
+        if "anatomia_engine.markdown" not in config.markdown_extensions:
+            raise PluginError("mkdocs.yml: the 'anatomia' plugin needs 'anatomia_engine.markdown' under "
+                              "markdown_extensions (it fills the placeholders while pages are parsed)")
+        self.uses_search = "material/search" in config.plugins
+        return config
+
+    def on_pre_build(self, *, config):
+        self.jobs: dict[str, notebooks.Job] = {}
+        self.sections: dict[str, list[dict]] = {}
+        self.search_meta: dict[str, dict] = {}
+        self.links.pages.clear()
+        self.links.reported.clear()
+
+    # --- run the modules and the notebooks ------------------------------------------------
+
+    def on_files(self, files, *, config):
+        for file in [f for f in files if self._is_notebook(f.src_uri)]:
+            self.jobs[file.src_uri] = self._start_notebook(file, files, config)
+        started = time.perf_counter()
+        try:
+            self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
+        except runner.ComputeError as exc:
+            raise PluginError(str(exc)) from None
+        if ran:
+            log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
+                     time.perf_counter() - started, len(self.results) - len(ran))
+        for name, result in self.results.items():
+            for filename in result.files:
+                files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}",
+                                            abs_src_path=str(result.folder / filename)))
+        return files
+
+    def _is_notebook(self, src_uri: str) -> bool:
+        return src_uri.startswith(self.config.notebooks) and src_uri.endswith(".py")
+
+    def _start_notebook(self, file, files, config) -> notebooks.Job:
+        """Execute the notebook in the background; its page renders the executed copy and its
+        download copy is published beside it (set in on_pre_page, when both exist)."""
+        download_uri = file.src_uri[:-3] + ".ipynb"
+        name = posixpath.basename(download_uri)
+        href = f"../{name}" if config.use_directory_urls else name   # from laby/x/ (or laby/x.html)
+        job = notebooks.Job(Path(file.abs_src_path), f"{self.docs_name}/{file.src_uri}",
+                            store.folder(self.root, "notebooks"), self.root, href, name)
+        # mkdocs-jupyter takes only files named page.ipynb (mkdocs.yml), so this stays a download.
+        job.download = File.generated(config, download_uri, content=b"")
+        files.append(job.download)
+        # mkdocs-jupyter renders the files it sees named page.ipynb: until the notebook ran
+        # (its copy is named by what the kernel loaded), the page points at a pending name.
+        file.abs_src_path = str(store.folder(self.root, "notebooks") / ".pending" / notebooks.PAGE)
+        return job
+
+    # --- fill the pages -------------------------------------------------------------------
+
+    def on_page_markdown(self, text, *, page, config, files):
+        # Material's search indexer skips every page (our index replaces its own); each page's
+        # own `search:` front matter (boost, exclude) is kept for ours.
+        self.search_meta[page.url] = search_pl.own_search_meta(page.meta)
+        if not page.file.src_uri.endswith(".md"):    # notebooks are rendered by mkdocs-jupyter
+            return None
+        where = f"{self.docs_name}/{page.file.src_uri}"
+        raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
+        try:
+            rendered = markdown.render_page(emoji.replace_emoji(text, where),
+                                            markdown.Page(page.file.src_uri, raw, self.docs_name),
+                                            self.results, meta=page.meta)
+        except markdown.TemplateError as exc:
+            raise PluginError(str(exc)) from None
+        except runner.ComputeError as exc:     # a stored result that cannot be decoded
+            raise PluginError(f"{where}: {exc}") from None
+        katex.set_current_page(where, page.file.content_string)
+        return rendered
+
+    def on_pre_page(self, page, *, config, files):
+        job = self.jobs.get(page.file.src_uri)
+        if job is not None:
+            try:
+                built = job.result()
+            except notebooks.NotebookError as exc:
+                raise PluginError(str(exc)) from None
+            # mkdocs-jupyter wraps the File in a NotebookFile whose abs_src_path is recomputed
+            # from docs_dir; both it and the download point at the executed copies.
+            page.file.abs_src_path = str(built.page)
+            job.download.content_bytes = built.download.read_bytes()
+            log.info("%s: %s (key %s)", job.where, "outputs from the cache" if built.seconds is None
+                     else f"executed in {built.seconds:.1f} s", built.key[:12])
+        return page
+
+    # --- typeset math, the notebook's HTML ------------------------------------------------
+
+    def on_page_content(self, html, *, page, config, files):
+        where = f"{self.docs_name}/{page.file.src_uri}"
+        if page.file.src_uri in self.jobs:
+            html = self._notebook_html(html, page, config, where)
+        try:
+            return katex.render_html(html, where)
+        finally:
+            katex.set_current_page(None)
+
+    def _notebook_html(self, html: str, page, config, where: str) -> str:
+        name = store.key(html, store.source_of(notebooks))
+        kept = self.notebook_html.get(name, where)
+        if kept is not None:
+            html = kept.decode("utf-8")
+        else:
+            try:
+                html = notebooks.material_html(html)
+            except notebooks.NotebookError as exc:
+                raise PluginError(f"{where}: {exc}") from None
+            self.notebook_html.put(name, html.encode("utf-8"))
+        html, figures = notebooks.figures_as_files(html)
+        folder = Path(config.site_dir) / posixpath.dirname(page.file.dest_uri)
+        folder.mkdir(parents=True, exist_ok=True)
+        for filename, data in figures.items():      # beside the page, named by content
+            (folder / filename).write_bytes(data)
+        return html
+
+    # --- read the final pages: links and search -------------------------------------------
+
+    def on_post_page(self, output, *, page, config):
+        source = Path(config.docs_dir) / page.file.src_uri
+        self.links.add(links.Page(
+            dest=page.file.dest_uri, html=output, source=source if source.is_file() else None,
+            where=f"{self.docs_name}/{page.file.src_uri}" if source.is_file() else page.file.dest_uri,
+            notebook=self._is_notebook(page.file.src_uri)))
+        if self.uses_search:
+            self.sections[page.url] = search_pl.docs_of_page(
+                page.url, page.title, output, self.search_meta.get(page.url, {}), self.search,
+                page.file.src_uri)
+        return output
+
+    def on_post_build(self, *, config):
+        site = Path(config.site_dir)
+        if self.uses_search:
+            search_pl.write_index(site, self.sections, self.search)
+        problems = self.links.check(site)
+        for kept in (self.search, self.notebook_html, self.links.store, katex.renderer().store):
+            kept.prune()
+        notebooks.prune(store.folder(self.root, "notebooks"),
+                        {job.result().key for job in self.jobs.values()})
+        if problems:
+            raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
+        if self.server is not None:
+            self._watch_inputs()
+
+    def on_build_error(self, *, error):
+        """A build that stops early still waits for the notebooks it started: a Jupyter client
+        left running in its thread while the interpreter exits can abort that exit inside ZeroMQ
+        and hang the build instead of ending it with the error (bounded by the time limits of
+        notebooks.py)."""
+        for job in getattr(self, "jobs", {}).values():
+            job.join()
+
+    # --- mkdocs serve ---------------------------------------------------------------------
+
+    def on_serve(self, server, *, config, builder):
+        """Watch figures_src, attn_core and every file a module run read; an engine edit restarts
+        the whole server instead (`make serve`)."""
+        self.server = server
+        self._watch_inputs()
+        return server
+
+    def _watch_inputs(self) -> None:
+        paths = {self.root / "figures_src", self.root / "attn_core"}
+        for result in getattr(self, "results", {}).values():
+            paths.update(Path(p) for p in result.inputs)
+        for path in sorted(paths - self.watched):
+            if path.exists() and not path.is_relative_to(Path(__file__).parent):
+                self.server.watch(str(path))
+                self.watched.add(path)

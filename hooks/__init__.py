@@ -1,1 +1,0 @@
-"""The MkDocs glue: runs figures_src, fills placeholders, serves local assets."""
