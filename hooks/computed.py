@@ -97,7 +97,7 @@ def _engine():
 
 _own = Path(__file__).read_bytes()
 _results: dict = {}
-_result_digests: dict[str, str] = {}  # module -> digest of its verified manifest (values and figures)
+_result_digests: dict[str, str] = {}  # module -> digest of its result (values and figures)
 _pages: list = [None]                # the store of rendered pages, .cache/pages/ (anatomia_engine/store.py)
 
 
@@ -127,25 +127,16 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def _on_files(files: Files, config: MkDocsConfig) -> Files:
     markdown, runner = _engine()
-    cpu = importlib.import_module(ENGINE + ".cpu")
     started = time.perf_counter()
-    cpu.mark("figures_src started")
     try:
         results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent,
                                       keep_worker=_serving[0])
     except runner.ComputeError as exc:
         raise PluginError(str(exc)) from None
-    cpu.mark("figures_src done")
-    if runner.last_run.get("worker"):
-        cpu.add("figures_src: worker start-up (NumPy, matplotlib, kit)", **runner.last_run["worker"])
-    for name, used in runner.last_run.get("modules", {}).items():
-        cpu.add(f"figures_src/{name}.py", **used)
     _results.clear()
     _results.update(results)
     _result_digests.clear()
-    for name, result in results.items():
-        _result_digests[name] = hashlib.sha256(f"{name}\0{result.key}\0".encode()
-                                               + (result.folder / runner.MANIFEST).read_bytes()).hexdigest()
+    _result_digests.update({name: result.digest for name, result in results.items()})
     if ran:
         log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                  time.perf_counter() - started, len(results) - len(ran))
@@ -202,7 +193,7 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern:
 
 def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> str:
     """SHA-256 over everything rendering a page reads: its Markdown and file, its name, the
-    results (with figure files: the manifests' checksums) of every module whose name occurs in
+    results (values and figure files: their digests) of every module whose name occurs in
     the page as a word (a page can only reach a module by writing its name, in `computed:` or
     as `module.value`; the module list itself too), the engine's code (all of
     anatomia_engine), this hook, the lock and the Python version."""
