@@ -36,6 +36,10 @@ def _refuse(message: str) -> None:
     raise Refused(message)
 
 
+# NumPy's module-level functions on its global RandomState that are not its bound methods
+LEGACY_FUNCTIONS = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
+
+
 def _refuse_global_random(where: str) -> None:
     """Replace the functions of NumPy's legacy global RandomState and of the `random` module's
     hidden instance (and `np.random.default_rng()` without a seed) by ones that raise."""
@@ -50,10 +54,10 @@ def _refuse_global_random(where: str) -> None:
                     "seeded generator: rng = np.random.default_rng(SEED), then rng.random(...)")
         return refuse
 
-    for module, label in ((np.random, "np.random"), (random, "random")):
+    for module, label, more in ((np.random, "np.random", LEGACY_FUNCTIONS), (random, "random", ())):
         shared = module.random.__self__
         for name in dir(module):
-            if getattr(getattr(module, name), "__self__", None) is shared:
+            if getattr(getattr(module, name), "__self__", None) is shared or name in more:
                 setattr(module, name, refusing(f"{label}.{name}"))
     seeded = np.random.default_rng
 

@@ -98,14 +98,14 @@ def scratch() -> Path:
     return folder
 
 
-_known: dict[str, ModuleResult] = {}   # digest -> result: a rebuild in this process reuses it
+_known: dict[tuple[str, str], ModuleResult] = {}   # (entry, digest) -> result: a rebuild reuses it
 
 
 def _result(name: str, key: str, body: dict, root: Path, where: str, folder: Path | None) -> ModuleResult:
     files = body["files"]
     digest = store.key(body["result"], *(f"{f}\0{files[f]}" for f in sorted(files)))
-    known = _known.get(digest)
-    if known is not None and known.name == name and known.folder.is_dir():
+    known = _known.get((where, digest))
+    if known is not None and known.folder.is_dir():
         return known
     if folder is None:
         folder = scratch() / digest[:24]
@@ -114,7 +114,7 @@ def _result(name: str, key: str, body: dict, root: Path, where: str, folder: Pat
             (folder / filename).write_text(text, encoding="utf-8")
     result = ModuleResult(name, key, folder, sorted(files), digest, deps.inputs(body["deps"], root),
                           body["result"], where)
-    _known[digest] = result
+    _known[where, digest] = result
     return result
 
 

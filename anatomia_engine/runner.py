@@ -300,6 +300,10 @@ def _dep_name(path: Path, root: Path) -> str:
     return deps._name(os.path.realpath(path), os.path.realpath(root))
 
 
+def _dep_path(name: str, root: Path) -> Path:
+    return root / name
+
+
 def record_dependencies(paths: Iterable[str | Path], root: Path, since_ns: int | None = None) -> dict:
     return deps.record(paths, root)
 
