@@ -39,6 +39,7 @@ _OUTSIDE = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys
                  | {"/dev", "/proc", "/sys"})
 _SKIPPED_PARTS = {"__pycache__", "site-packages", "dist-packages", "node_modules"}
 _skip: list[str] = []              # more folders that are not inputs (a run's own output)
+_root: list[str] = [""]            # the project root, once `start` turned recording on
 
 
 def digest(data: bytes) -> str:
@@ -62,14 +63,8 @@ def _file_digest(path: str) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-class _Recording:
-    """The project root while recording is on (set by `start`)."""
-
-    root: str | None = None
-
-
 def _note_file(path: str, data: bytes | None = None) -> None:
-    if path in _files or not _is_input(path, _Recording.root) or not os.path.isfile(path):
+    if path in _files or not _is_input(path, _root[0]) or not os.path.isfile(path):
         return
     _busy.on = True
     try:
@@ -85,26 +80,20 @@ def _audit(event: str, args: tuple) -> None:
     if getattr(_busy, "on", False) or event not in ("open", "os.listdir", "os.scandir"):
         return
     try:
-        path = args[0]
-        if event != "open" and path is None:
-            path = "."
+        path = "." if args[0] is None else args[0]
         if not isinstance(path, (str, bytes, os.PathLike)):
             return                                   # a file descriptor
+        path = os.path.realpath(os.fsdecode(path))
         if event == "open":
-            if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR):
-                return                               # written, not read
-            _note_file(os.path.realpath(os.fsdecode(path)))
-            return
-        if sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):
-            return                                   # the import system's own lookups (see _Finder)
-        folder = os.path.realpath(os.fsdecode(path))
-        if folder not in _folders and _is_input(folder, _Recording.root) and os.path.isdir(folder):
-            _busy.on = True
-            try:
-                _folders[folder] = _listing(folder)
-            finally:
-                _busy.on = False
+            if not (args[2] or 0) & (os.O_WRONLY | os.O_RDWR):      # read, not written
+                _note_file(path)
+        elif (path not in _folders and _is_input(path, _root[0]) and os.path.isdir(path)
+              and not sys._getframe(1).f_code.co_filename.startswith("<frozen importlib")):
+            _busy.on = True                          # (the import system's lookups: see _Finder)
+            _folders[path] = _listing(path)
     except Exception:   # noqa: BLE001 - an audit hook must never break the operation
+        pass
+    finally:
         _busy.on = False
 
 
@@ -130,7 +119,7 @@ class _Finder(importlib.machinery.FileFinder):
 
 def _path_hook(entry: str):
     folder = os.path.realpath(entry or os.getcwd())
-    if _Recording.root is None or not _is_input(folder, _Recording.root) or not os.path.isdir(folder):
+    if not _root[0] or not _is_input(folder, _root[0]) or not os.path.isdir(folder):
         raise ImportError("not a project folder")
     return _Finder(folder, (_Loader, importlib.machinery.SOURCE_SUFFIXES))
 
@@ -177,8 +166,8 @@ def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
     """Record from now on, in this process, what is imported (and with `reads`, what is
     opened, listed and read from the environment) under the project at `root`. Folders in
     `skip` are not inputs (e.g. where the computation writes its output)."""
-    if _Recording.root is None:
-        _Recording.root = os.path.realpath(root)
+    if not _root[0]:
+        _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
         sys.path_importer_cache.clear()
     importlib.invalidate_caches()

@@ -107,11 +107,11 @@ class _Worker:
     next batch (under `mkdocs serve`, see compute's `keep_worker`)."""
 
     def __init__(self, root: Path, jobs: int, patience: float = 300.0):
-        self.root, self.jobs, self.buffer = root, jobs, b""
+        self.root, self.jobs, self.buffer, self.env = root, jobs, b"", worker_environment(root)
         self.log_path = scratch() / f"worker-{time.time_ns()}.log"
         with self.log_path.open("w") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", BOOT, str(root), str(jobs)], cwd=root, env=worker_environment(root),
+                [sys.executable, "-c", BOOT, str(root), str(jobs)], cwd=root, env=self.env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, start_new_session=True)
         hello = self._line(patience, "starting")
         if hello is None or "preloaded" not in hello:
@@ -170,9 +170,9 @@ class _Worker:
         return replies
 
     def usable(self, root: Path, jobs: int) -> bool:
-        """Still running, for this project, and every file it imported unchanged."""
-        return (self.proc.poll() is None and self.root == root and self.jobs == jobs
-                and deps.problem(self.preloaded, root, worker_environment(root)) is None)
+        """Still running, for this project and environment, and every file it imported unchanged."""
+        return (self.proc.poll() is None and (self.root, self.jobs, self.env) == (root, jobs, worker_environment(root))
+                and deps.problem(self.preloaded, root, self.env) is None)
 
     def kill(self) -> None:
         if self.proc.poll() is None:

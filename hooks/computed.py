@@ -127,12 +127,15 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def _on_files(files: Files, config: MkDocsConfig) -> Files:
     markdown, runner = _engine()
+    cpu = importlib.import_module(ENGINE + ".cpu")
     started = time.perf_counter()
+    cpu.mark("figures_src started")
     try:
         results, ran = runner.compute(root=Path(config.config_file_path).resolve().parent,
                                       keep_worker=_serving[0])
     except runner.ComputeError as exc:
         raise PluginError(str(exc)) from None
+    cpu.mark("figures_src done")
     _results.clear()
     _results.update(results)
     _result_digests.clear()

@@ -19,13 +19,15 @@ HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\
 
 
 @pytest.fixture
-def mini(tmp_path) -> Path:
+def mini(tmp_path):
+    """A project with an empty figures_src package; its worker is kept between the test's runs."""
     root = tmp_path / "mini"
     (root / "figures_src").mkdir(parents=True)
     (root / "figures_src" / "__init__.py").write_text("")
     (root / "docs").mkdir()
     (root / "requirements.lock").write_text("numpy\n")
-    return root
+    yield root
+    runner.stop_worker()
 
 
 def module(root: Path, name: str, body: str) -> Path:
@@ -34,9 +36,13 @@ def module(root: Path, name: str, body: str) -> Path:
     return path
 
 
+def compute(root: Path, name: str):
+    return runner.compute([name], root=root, keep_worker=True)
+
+
 def run(root: Path, name: str):
     """(values of `name`, whether it ran) after one compute."""
-    found, ran = runner.compute([name], root=root)
+    found, ran = compute(root, name)
     return found[name].values, ran == [name]
 
 
@@ -61,7 +67,7 @@ def test_a_file_opened_by_a_relative_path_after_chdir_is_an_input(mini):
     assert run(mini, "reader") == ({"n": 7}, False)
     (mini / "data" / "n.txt").write_text("8")
     assert run(mini, "reader") == ({"n": 8}, True)
-    found, _ = runner.compute(["reader"], root=mini)
+    found, _ = compute(mini, "reader")
     assert (mini / "data" / "n.txt").resolve() in found["reader"].inputs
 
 
@@ -86,7 +92,7 @@ def test_a_file_added_to_a_listed_folder_runs_the_module_again(mini, listing):
     assert run(mini, "lister") == ({"files": 1}, False)
     (mini / "data" / "b.csv").write_text("y\n")
     assert run(mini, "lister") == ({"files": 2}, True)
-    found, _ = runner.compute(["lister"], root=mini)
+    found, _ = compute(mini, "lister")
     assert (mini / "data").resolve() in found["lister"].inputs
 
 
@@ -152,7 +158,7 @@ def test_a_global_random_generator_stops_the_run_naming_a_seeded_one(mini, call)
             return {{"n": 1}}
         """)
     with pytest.raises(runner.ComputeError) as info:
-        runner.compute(["dice"], root=mini)
+        compute(mini, "dice")
     message = str(info.value)
     assert "figures_src/dice.py" in message and "np.random.default_rng(SEED)" in message
     assert "figures_src/dice.py:" in message.split("(at ", 1)[1]        # the line that called it
@@ -189,7 +195,7 @@ def test_a_module_writing_into_docs_is_refused_naming_it(mini, write):
             return {{"n": 1}}
         """)
     with pytest.raises(runner.ComputeError) as info:
-        runner.compute(["writer"], root=mini)
+        compute(mini, "writer")
     assert "figures_src/writer.py writes docs/dane.csv" in str(info.value)
     assert not (mini / "docs" / "dane.csv").exists()
 
@@ -200,10 +206,10 @@ def test_the_digest_follows_the_content_not_the_run(mini):
         def v():
             return {"n": 1}
         """)
-    first, _ = runner.compute(["d"], root=mini)
+    first, _ = compute(mini, "d")
     path.write_text(path.read_text() + "# a comment: the module runs again, its result is the same\n")
-    again, ran = runner.compute(["d"], root=mini)
+    again, ran = compute(mini, "d")
     assert ran == ["d"] and again["d"].digest == first["d"].digest
     path.write_text(path.read_text().replace('"n": 1', '"n": 2'))
-    changed, _ = runner.compute(["d"], root=mini)
+    changed, _ = compute(mini, "d")
     assert changed["d"].digest != first["d"].digest
