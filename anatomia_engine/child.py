@@ -70,8 +70,8 @@ def _refuse_global_random(where: str) -> None:
     np.random.default_rng = default_rng
 
 
-_CHANGES = {"os.rename": 1, "os.mkdir": 0, "os.remove": 0, "os.rmdir": 0, "os.symlink": 1,
-            "os.link": 1, "os.truncate": 0}   # audit event -> index of the path it changes
+_CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
+            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}   # audit event -> the paths it changes
 
 
 def _refuse_writes(docs: Path, where: str) -> None:
@@ -79,21 +79,20 @@ def _refuse_writes(docs: Path, where: str) -> None:
     folder = os.path.realpath(docs)
 
     def hook(event: str, args: tuple) -> None:
-        if event == "open" and (args[2] or 0) & (os.O_WRONLY | os.O_RDWR):
-            path = args[0]
-        elif event in _CHANGES:
-            path = args[_CHANGES[event]]
+        if event == "open":
+            changed = [args[0]] if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR) else []
         else:
-            return
-        if not isinstance(path, (str, bytes, os.PathLike)):
-            return
-        path = os.path.realpath(os.fsdecode(path))
-        if path == folder or path.startswith(folder + os.sep):
-            name = Path(path).relative_to(Path(folder).parent).as_posix()
-            _refuse(f"{where} writes {name}: a module must not change the docs folder (the page "
-                    "would link to a file that exists only after the module ran); return the data "
-                    "from a @values function or draw it in a @figure function, and the kit "
-                    "publishes it under figures/")
+            changed = [args[i] for i in _CHANGES.get(event, ())]
+        for path in changed:
+            if not isinstance(path, (str, bytes, os.PathLike)):
+                continue
+            path = os.path.realpath(os.fsdecode(path))
+            if path == folder or path.startswith(folder + os.sep):
+                name = Path(path).relative_to(Path(folder).parent).as_posix()
+                _refuse(f"{where} writes {name}: a module must not change the docs folder (the page "
+                        "would link to a file that exists only after the module ran); return the data "
+                        "from a @values function or draw it in a @figure function, and the kit "
+                        "publishes it under figures/")
 
     sys.addaudithook(hook)
 

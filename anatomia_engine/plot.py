@@ -1,6 +1,6 @@
 """Shared plotting helpers: the light and dark styles, a figure factory and the heatmap.
 
-Every figure function receives a `Style`; anatomia_engine/runner.py calls it once per style inside
+Every figure function receives a `Style`; anatomia_engine/child.py calls it once per style inside
 `matplotlib.rc_context(style.rc())` and saves a deterministic SVG.
 Heatmap convention across the site: rows = queries (the token that looks), columns = keys
 (the token looked at); blocked (masked) cells are hatched and grey. One colour map per quantity

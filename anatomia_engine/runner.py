@@ -184,7 +184,6 @@ class _Worker:
         for pipe in (self.proc.stdin, self.proc.stdout):
             if not pipe.closed:
                 pipe.close()
-        self.log_path.unlink(missing_ok=True)
 
 
 _kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
@@ -231,11 +230,19 @@ def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
     return message + "\n  Nothing was cached for this run."
 
 
+def _size(path: Path) -> int:
+    """A module's source size: a rough guess of how long it runs (the largest ones run longest)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker: bool) -> dict[str, ModuleResult]:
     """Run `names` in the warm worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
     works = {n: Path(tempfile.mkdtemp(prefix=f"{n}-", dir=scratch())) for n in names}
-    order = sorted(names, key=lambda n: -(root / PACKAGE / f"{n}.py").stat().st_size)  # a long run first
+    order = sorted(names, key=lambda n: -_size(root / PACKAGE / f"{n}.py"))   # the longest runs start first
     requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n],
                  "root": str(root), "docs": str(root / "docs")} for n in order]
     patience = max(limits.values()) + 120
@@ -305,7 +312,7 @@ def _dep_path(name: str, root: Path) -> Path:
 
 
 def record_dependencies(paths: Iterable[str | Path], root: Path, since_ns: int | None = None) -> dict:
-    return deps.record(paths, root)
+    return deps.record([*paths, *(Path(root) / f for f in LOCK_FILES)], root)
 
 
 def dependency_problem(record: dict, root: Path) -> str | None:

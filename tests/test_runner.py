@@ -619,6 +619,17 @@ def test_command_line_runs_one_module_and_prints_its_values():
     assert "figures: mask_effect, mask_matrix ->" in proc.stdout
 
 
+def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
+    shutil.copytree(runner.ROOT / "anatomia_engine", mini / "anatomia_engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    kit = mini / "anatomia_engine" / "kit.py"
+    kit.write_text(kit.read_text() + "\ndef broken(:\n")
+    module(mini, "any", "X = 1\n")
+    with pytest.raises(runner.ComputeError, match=r"(?s)the worker running figures_src modules did not start "
+                                                   r"\(exit status 1\):.*kit\.py.*SyntaxError"):
+        runner.compute(["any"], root=mini)
+
+
 # --- the worker kept between builds (mkdocs serve) ------------------------------------------------
 
 def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(tmp_path):

@@ -181,10 +181,12 @@ def test_a_seeded_generator_is_allowed(mini):
     "(root / 'docs' / 'dane.csv').write_text('x')",
     "open(root / 'docs' / 'dane.csv', 'a').close()",
     "os.replace(root / 'scratch.txt', root / 'docs' / 'dane.csv')",
-    "(root / 'docs' / 'dane.csv').mkdir()",
+    "os.replace(root / 'docs' / 'dane.csv', root / 'scratch.txt')",
+    "(root / 'docs' / 'dane.csv').unlink()",
 ])
-def test_a_module_writing_into_docs_is_refused_naming_it(mini, write):
+def test_a_module_changing_docs_is_refused_naming_it(mini, write):
     (mini / "scratch.txt").write_text("x")
+    (mini / "docs" / "dane.csv").write_text("stary")
     module(mini, "writer", f"""
         from pathlib import Path
 
@@ -197,7 +199,7 @@ def test_a_module_writing_into_docs_is_refused_naming_it(mini, write):
     with pytest.raises(runner.ComputeError) as info:
         compute(mini, "writer")
     assert "figures_src/writer.py writes docs/dane.csv" in str(info.value)
-    assert not (mini / "docs" / "dane.csv").exists()
+    assert (mini / "docs" / "dane.csv").read_text() == "stary"
 
 
 def test_the_digest_follows_the_content_not_the_run(mini):
