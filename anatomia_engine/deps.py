@@ -214,26 +214,27 @@ def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]
     """None if `record` still describes the project at `root` and the environment `environ`
     the computation would run in; else what changed. `hashes` memoizes digests (one build)."""
     hashes = {} if hashes is None else hashes
+    base = str(root)
 
-    def now(kind: str, path: Path) -> str | None:
-        if (kind, path) not in hashes:
+    def now(read, path: str) -> str | None:
+        if (read, path) not in hashes:
             try:
-                hashes[kind, path] = _file_digest(str(path)) if kind == "file" else _listing(str(path))
+                hashes[read, path] = read(path)
             except OSError:
-                hashes[kind, path] = None
-        return hashes[kind, path]
+                hashes[read, path] = None
+        return hashes[read, path]
 
     try:
         if record["python"] != sys.version:
             return "the Python version changed"
         for name, sha in record["files"].items():
-            if now("file", root / name) != sha:
-                return f"{name} changed" if (root / name).is_file() else f"{name} is gone"
+            if now(_file_digest, os.path.join(base, name)) != sha:
+                return f"{name} changed" if os.path.isfile(os.path.join(base, name)) else f"{name} is gone"
         for name, sha in record["folders"].items():
-            if now("folder", root / name) != sha:
+            if now(_listing, os.path.join(base, name)) != sha:
                 return f"the listing of {name} changed"
         for name in record["absent"]:
-            if (root / name).exists():
+            if os.path.exists(os.path.join(base, name)):
                 return f"{name} appeared"
         for key, value in record["env"].items():
             seen = "\n".join(sorted(environ)) if key == "" else environ.get(key)

@@ -49,9 +49,14 @@ class ModuleResult:
     folder: Path
     files: list[str]
     digest: str
-    inputs: list[Path]
+    record: dict      # what the run read (deps.py)
+    root: Path
     text: str         # result.json
     where: str        # the store entry, for messages
+
+    @functools.cached_property
+    def inputs(self) -> list[Path]:
+        return deps.inputs(self.record, self.root)
 
     @functools.cached_property
     def output(self) -> codec.ModuleOutput:
@@ -112,8 +117,7 @@ def _result(name: str, key: str, body: dict, root: Path, where: str, folder: Pat
         folder.mkdir(exist_ok=True)
         for filename, text in files.items():
             (folder / filename).write_text(text, encoding="utf-8")
-    result = ModuleResult(name, key, folder, sorted(files), digest, deps.inputs(body["deps"], root),
-                          body["result"], where)
+    result = ModuleResult(name, key, folder, sorted(files), digest, body["deps"], root, body["result"], where)
     _known[where, digest] = result
     return result
 
