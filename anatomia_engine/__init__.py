@@ -4,7 +4,7 @@ kit          what a figures_src module declares (`@values`, `@figure`, `Plot`, `
 numfmt       the one number formatter (Polish decimal comma, half-up rounding for display)
 plot         the shared plotting styles (light/dark) and heatmap
 placeholders `{{ expr | filter }}`, `{{ figure("name") }}` and `{% claim %}` in Markdown
-runner       runs figures_src modules in fresh processes, cached by content hash
+runner       runs the figures_src modules whose inputs changed (worker, child, deps, results)
 plugin       the MkDocs plugin `anatomia`: the build pipeline, step by step
 store        what a build keeps for the next, checked on every read
 """

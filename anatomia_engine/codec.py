@@ -1,6 +1,6 @@
 """What a figures_src module's run produces, as typed records, and the one codec for them.
 
-A module runs in a child process (anatomia_engine/runner.py); what it produced crosses the
+A module runs in a child process (anatomia_engine/child.py); what it produced crosses the
 process boundary and is cached as `result.json`, written by `encode` and read by `decode`.
 Both sides check every number: NaN and ±inf are refused with the module, the function and
 the value's name. The one exception is an array returned as `Value(x, masked=True)`: masked

@@ -1,6 +1,6 @@
 """Shared plotting helpers: the light and dark styles, a figure factory and the heatmap.
 
-Every figure function receives a `Style`; anatomia_engine/runner.py calls it once per style inside
+Every figure function receives a `Style`; anatomia_engine/child.py calls it once per style inside
 `matplotlib.rc_context(style.rc())` and saves a deterministic SVG.
 Heatmap convention across the site: rows = queries (the token that looks), columns = keys
 (the token looked at); blocked (masked) cells are grey, hatched in a colour of their own. One colour map per quantity
@@ -16,7 +16,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import functools  # noqa: E402
 import re  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
@@ -25,6 +24,7 @@ from matplotlib.colors import to_rgb, to_rgba  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import (  # noqa: E402
     FormatStrFormatter,
+    Formatter,
     LogFormatter,
     LogFormatterMathtext,
     PercentFormatter,
@@ -97,15 +97,6 @@ def _comma(text: str) -> str:
     return text.replace(".", "{,}") if text.startswith("$") else text.replace(".", ",")
 
 
-@functools.cache
-def _comma_class(cls: type) -> type:
-    """A subclass of the tick formatter `cls` whose labels use the decimal comma."""
-    return type(f"Comma{cls.__name__}", (cls,), {
-        "__call__": lambda self, x, pos=None: _comma(cls.__call__(self, x, pos)),
-        "get_offset": lambda self: _comma(cls.get_offset(self)),
-    })
-
-
 _SUPERSCRIPT = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
 _MATHTEXT_POWER = re.compile(r"\^\{([^{}]*)\}")
 
@@ -126,12 +117,33 @@ def plain_power(text: str) -> str:
     return body.replace("-", "−").replace(".", ",")
 
 
-@functools.cache
-def _plain_log_class(cls: type) -> type:
-    """A subclass of the log formatter `cls` whose labels are plain text (see `plain_power`)."""
-    return type(f"Plain{cls.__name__}", (cls,), {
-        "__call__": lambda self, x, pos=None: plain_power(cls.__call__(self, x, pos)),
-    })
+class _Relabel(Formatter):
+    """Another tick formatter's labels, rewritten by `fix` (the decimal comma, plain powers)."""
+
+    def __init__(self, inner: Formatter, fix) -> None:
+        self.inner, self.fix = inner, fix
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def set_locs(self, locs) -> None:
+        self.inner.set_locs(locs)
+
+    def format_ticks(self, values) -> list[str]:
+        return [self.fix(label) for label in self.inner.format_ticks(values)]
+
+    def __call__(self, x, pos=None) -> str:
+        return self.fix(self.inner(x, pos))
+
+    def get_offset(self) -> str:
+        return self.fix(self.inner.get_offset())
+
+    def format_data(self, value) -> str:
+        return self.inner.format_data(value)
+
+    def format_data_short(self, value) -> str:
+        return self.inner.format_data_short(value)
 
 
 def use_decimal_comma(fig) -> None:
@@ -143,14 +155,12 @@ def use_decimal_comma(fig) -> None:
     """
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            for fmt in (axis.get_major_formatter(), axis.get_minor_formatter()):
-                name = type(fmt).__name__
-                if name.startswith(("Comma", "Plain")):
-                    continue
+            for fmt, put in ((axis.get_major_formatter(), axis.set_major_formatter),
+                             (axis.get_minor_formatter(), axis.set_minor_formatter)):
                 if isinstance(fmt, LogFormatterMathtext):
-                    fmt.__class__ = _plain_log_class(type(fmt))
-                elif isinstance(fmt, _NUMERIC_FORMATTERS):
-                    fmt.__class__ = _comma_class(type(fmt))
+                    put(_Relabel(fmt, plain_power))
+                elif isinstance(fmt, _NUMERIC_FORMATTERS) and not isinstance(fmt, _Relabel):
+                    put(_Relabel(fmt, _comma))
 
 
 def _text_colour(rgba) -> str:

@@ -1,6 +1,6 @@
-"""The runner (anatomia_engine/runner.py, codec.py): every way a figures_src module can fail
-stops with its name, nothing is cached for a failed run, and a cache entry is used only when
-it is complete and unchanged.
+"""The runner (anatomia_engine/runner.py and the modules it uses, codec.py): every way a
+figures_src module can fail stops with its name, nothing is kept for a failed run, and a kept
+result is used only when its store entry is whole and what its run read is unchanged.
 
 Most tests run a small module in a project of their own (fast); each failure class is also
 exercised against a copy of the real project (tests/helpers.py copy_project).
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anatomia_engine import codec, runner
+from anatomia_engine import codec, results, runner, store
 from anatomia_engine.kit import Table
 from figures_src import masking
 from helpers import copy_project, mkdocs_build
@@ -47,11 +47,19 @@ def module(root: Path, name: str, body: str) -> Path:
     return path
 
 
-def entries(cache: Path, name: str) -> list[Path]:
-    """What is cached for `name`, plus any temporary folder left in the cache."""
-    folder = cache / name
-    kept = list(folder.iterdir()) if folder.exists() else []
-    return kept + [p for p in cache.glob(".*") if p.is_dir()]
+def entries(cache: Path, name: str = "") -> list[Path]:
+    """The store entries kept in `cache` (one per module run that succeeded)."""
+    return sorted(cache.glob("*.json")) if cache.exists() else []
+
+
+def kept(root: Path, name: str):
+    """The kept result of `name` that a build at `root` would use now, or None."""
+    return results.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"),
+                          runner.worker_environment(root.resolve()), {})
+
+
+def entry_path(root: Path, name: str) -> Path:
+    return root / ".cache" / "anatomia" / "computed" / f"{results.entry_name(name, root.resolve())}.json"
 
 
 def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
@@ -116,7 +124,7 @@ def test_nan_or_inf_is_refused_naming_module_function_and_value(mini, value, wor
     message = str(info.value)
     assert "figures_src/bad.py" in message and "produce()" in message and "'broken'" in message
     assert word in message
-    assert entries(mini / ".cache" / "computed", "bad") == []          # nothing cached
+    assert entries(mini / ".cache" / "anatomia" / "computed", "bad") == []          # nothing cached
 
 
 def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
@@ -192,7 +200,7 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
     assert proc.returncode == 3, proc.stderr[-2000:]
     assert "figures_src/slow.py did not finish within its time limit of 2 s" in proc.stderr
     assert "figures_src.slow.wait()" in proc.stderr and "ANATOMIA_MODULE_TIMEOUT" in proc.stderr
-    assert entries(mini / ".cache" / "computed", "slow") == []
+    assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
 
 def test_the_time_limit_is_set_by_the_environment_for_every_module(tmp_path):
@@ -219,7 +227,7 @@ def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(mini, b
     with pytest.raises(runner.ComputeError, match=expected) as info:
         runner.compute(["quit"], root=mini)
     assert "Nothing was cached" in str(info.value)
-    assert entries(mini / ".cache" / "computed", "quit") == []
+    assert entries(mini / ".cache" / "anatomia" / "computed", "quit") == []
 
 
 def test_real_module_ending_the_process_fails_the_build(tmp_path):
@@ -231,32 +239,35 @@ def test_real_module_ending_the_process_fails_the_build(tmp_path):
     assert proc.returncode != 0
     assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
     assert not (tmp_path / "site").exists()
-    assert runner.cached_entry("multi_head", project) is None
+    assert kept(project, "multi_head") is None
 
 
 def test_modules_do_not_share_state(mini):
+    (mini / "figures_src" / "_shared.py").write_text("SEEN = []\n")
     module(mini, "first", """
         import matplotlib
+        from . import _shared
         matplotlib.rcParams["font.size"] = 99.0
-        np.random.seed(7)
-        LEAK = np.random.random()
+        _shared.SEEN.append("first")
 
         @values
         def one():
-            return {"leak": LEAK}
+            return {"seen": len(_shared.SEEN)}
         """)
     module(mini, "second", """
         import sys
         import matplotlib
+        from . import _shared
 
         @values
         def two():
-            return {"font_size": float(matplotlib.rcParams["font.size"]),
+            return {"font_size": float(matplotlib.rcParams["font.size"]), "seen": len(_shared.SEEN),
                     "sees_first": int("figures_src.first" in sys.modules)}
         """)
-    results, _ = runner.compute(["first", "second"], root=mini, jobs=1)
-    assert results["second"].values["font_size"] != 99.0
-    assert results["second"].values["sees_first"] == 0
+    found, _ = runner.compute(["first", "second"], root=mini, jobs=1)
+    assert found["first"].values["seen"] == 1
+    assert found["second"].values["font_size"] != 99.0
+    assert found["second"].values["seen"] == 0 and found["second"].values["sees_first"] == 0
 
 
 # --- never stale: the depfile -------------------------------------------------------------------
@@ -406,29 +417,31 @@ def test_a_data_file_the_module_reads_is_a_dependency(mini):
     assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 8
 
 
-def test_depfile_covers_attn_core_lock_engine_and_python(mini):
+def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
+    from anatomia_engine import child, kit
+
     module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
-    results, _ = runner.compute(["demo"], root=mini)
-    deps = runner.read_dependencies(results["demo"].folder)
-    files = {runner._dep_path(name, mini).resolve() for name in deps["files"]}
+    found, _ = runner.compute(["demo"], root=mini)
+    inputs = set(found["demo"].inputs)
     for path in (mini / "attn_core" / "__init__.py", mini / "requirements.lock",
-                 mini / "figures_src" / "demo.py", Path(runner.__file__), Path(codec.__file__)):
-        assert path.resolve() in files, path
-    assert deps["python"] == sys.version
-    assert runner.dependency_problem(deps, mini) is None
-    assert runner.dependency_problem(deps | {"python": "2.7.18"}, mini) == "the Python version changed"
+                 mini / "figures_src" / "demo.py", Path(child.__file__), Path(codec.__file__), Path(kit.__file__)):
+        assert path.resolve() in inputs, path
+    assert ran(mini, "demo") == []
     for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("requirements.lock", "numpy==2\n")]:
         (mini / path).write_text(text)
         assert ran(mini, "demo") == ["demo"], path
+    monkeypatch.setattr(sys, "version", "2.7.18")
+    assert ran(mini, "demo") == ["demo"]
 
 
 def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
     project = copy_project(tmp_path / "proj")
     shutil.rmtree(project / ".cache", ignore_errors=True)
-    assert ran(project, "masking") == ["masking"]
-    deps = runner.read_dependencies(runner.cached_entry("masking", project))
-    assert "anatomia_engine/kit.py" in deps["files"] and "anatomia_engine/publish.py" not in deps["files"]
-    assert not any(name.startswith("attn_core/transformer") for name in deps["files"])
+    found, names = runner.compute(["masking"], root=project)
+    assert names == ["masking"]
+    inputs = {p.relative_to(project).as_posix() for p in found["masking"].inputs if p.is_relative_to(project)}
+    assert "anatomia_engine/kit.py" in inputs and "anatomia_engine/publish.py" not in inputs
+    assert not any(name.startswith("attn_core/transformer") for name in inputs)
     for name in ("anatomia_engine/publish.py", "anatomia_engine/katex.py", "anatomia_engine/markdown.py",
                  "attn_core/transformer.py"):
         (project / name).write_text((project / name).read_text() + "\n# edited\n")
@@ -438,7 +451,7 @@ def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
     assert ran(project, "masking") == ["masking"]
 
 
-def test_a_stale_depfile_is_a_miss_and_an_altered_one_is_not_trusted(mini, caplog):
+def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog):
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
     module(mini, "user", """
         from ._shared import FACTOR
@@ -447,22 +460,22 @@ def test_a_stale_depfile_is_a_miss_and_an_altered_one_is_not_trusted(mini, caplo
         def factor():
             return {"factor": FACTOR}
         """)
-    folder = runner.compute(["user"], root=mini)[0]["user"].folder
-    deps_path = folder / runner.DEPS
-    deps = json.loads(deps_path.read_text())
-    # altered: the helper dropped from the depfile (as if it were no dependency), manifest not updated
-    forged = dict(deps, files={k: v for k, v in deps["files"].items() if not k.endswith("_shared.py")})
-    deps_path.write_text(json.dumps(forged, indent=1))
+    runner.compute(["user"], root=mini)
+    path = entry_path(mini, "user")
+    # altered: the helper dropped from the record (as if it were no input), checksum not updated
+    head, _, body = path.read_bytes().partition(b"\n")
+    assert b"figures_src/_shared.py" in body
+    path.write_bytes(head + b"\n" + body.replace(b"figures_src/_shared.py", b"figures_src/_elsewhere.py"))
     caplog.clear()
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
-    results, names = runner.compute(["user"], root=mini)
-    assert names == ["user"] and results["user"].values["factor"] == 3
-    assert "deps.json differs from its checksum" in caplog.text
-    # stale: a depfile consistent with its manifest but recording an older helper
+    found, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and found["user"].values["factor"] == 3
+    assert f"figures_src/user.py: {path} is damaged" in caplog.text
+    # stale: a whole entry recording an older helper
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 4\n")
-    assert runner.cached_entry("user", mini) is None
-    results, names = runner.compute(["user"], root=mini)
-    assert names == ["user"] and results["user"].values["factor"] == 4
+    assert kept(mini, "user") is None
+    found, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and found["user"].values["factor"] == 4
 
 
 def test_a_file_edited_while_the_module_runs_is_not_trusted_next_time(mini):
@@ -479,82 +492,54 @@ def test_a_file_edited_while_the_module_runs_is_not_trusted_next_time(mini):
             helper.write_text("FACTOR = 5\\n")     # an edit saved while the module runs
             return {"factor": FACTOR}
         """)
-    results, names = runner.compute(["user"], root=mini)
-    assert names == ["user"] and results["user"].values["factor"] == 2     # what it imported
-    results, names = runner.compute(["user"], root=mini)
+    found, names = runner.compute(["user"], root=mini)
+    assert names == ["user"] and found["user"].values["factor"] == 2     # what it imported
+    found, names = runner.compute(["user"], root=mini)
     assert names == ["user"]          # the result of the run that saw the edit is not reused
 
 
-def test_an_edited_import_record_is_not_trusted(mini):
-    (mini / "figures_src" / "_shared.py").write_text("try:\n    from ._fast import F\nexcept ImportError:\n"
-                                                      "    F = 1\n")
-    module(mini, "user", "from ._shared import F\n")
-    runner._parsed.clear()
-    assert ran(mini, "user") == ["user"]
-    for record in (mini / ".cache" / "imports").glob("*.json"):
-        doc = json.loads(record.read_text())
-        doc["names"] = []
-        record.write_text(json.dumps(doc))
-    runner._parsed.clear()
-    (mini / "figures_src" / "_fast.py").write_text("F = 2\n")
-    assert ran(mini, "user") == ["user"]
-
-
-def _damage_truncate(folder: Path) -> str:
-    path = folder / runner.RESULT
+def _damage_truncate(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    return "result.json differs from its checksum"
 
 
-def _damage_edit_value(folder: Path) -> str:
-    path = folder / runner.RESULT
-    doc = json.loads(path.read_text())
-    doc["values"]["mask_first_self"]["encoded"]["value"] = 0.123
-    path.write_text(json.dumps(doc, indent=1, sort_keys=True))
-    return "result.json differs from its checksum"
+def _damage_edit_value(path: Path) -> None:
+    data = path.read_bytes()
+    edited = re.sub(rb"mask_first_self", b"mask_first_selg", data, count=1)
+    assert edited != data
+    path.write_bytes(edited)
 
 
-def _damage_remove_figure(folder: Path) -> str:
-    (folder / "mask_matrix-dark.svg").unlink()
-    return "mask_matrix-dark.svg is missing"
+def _damage_empty(path: Path) -> None:
+    path.write_bytes(b"")
 
 
-def _damage_manifest(folder: Path) -> str:
-    (folder / runner.MANIFEST).write_text("{")
-    return "manifest.json is unreadable"
-
-
-@pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_remove_figure,
-                                    _damage_manifest])
-def test_real_damaged_cache_entry_is_recomputed_and_said_never_published(tmp_path, caplog, damage):
+@pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_empty])
+def test_real_damaged_entry_is_recomputed_and_said_never_published(tmp_path, caplog, damage):
     project = copy_project(tmp_path / "proj")
-    cache = project / ".cache" / "computed"
     good, _ = runner.compute(["masking"], root=project)
     expected = good["masking"].values["mask_first_self"]
-    folder = runner.cached_entry("masking", project)
-    assert folder is not None and folder.parent == cache / "masking"
-    reason = damage(folder)
+    path = entry_path(project, "masking")
+    damage(path)
     caplog.clear()
-    results, ran = runner.compute(["masking"], root=project)
-    err = caplog.text
-    assert ran == ["masking"]
-    assert "figures_src/masking.py: cached result not used, running the module again" in err and reason in err
-    assert results["masking"].values["mask_first_self"] == expected
-    assert runner.manifest_problem(folder) is None                    # the entry is whole again
+    found, names = runner.compute(["masking"], root=project)
+    assert names == ["masking"]
+    assert f"figures_src/masking.py: {path} is damaged" in caplog.text
+    assert found["masking"].values["mask_first_self"] == expected
+    assert kept(project, "masking") is not None                     # the entry is whole again
 
 
-def test_real_build_with_a_truncated_cache_file_rebuilds_it(tmp_path):
+def test_real_build_with_a_truncated_entry_rebuilds_it(tmp_path):
     project = copy_project(tmp_path / "proj")
     runner.compute(["worked_example"], root=project)
-    folder = runner.cached_entry("worked_example", project)
-    _damage_truncate(folder)
+    path = entry_path(project, "worked_example")
+    _damage_truncate(path)
     proc = mkdocs_build(project, tmp_path / "site")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert "figures_src/worked_example.py: cached result not used" in proc.stderr
-    assert runner.manifest_problem(folder) is None
+    assert f"figures_src/worked_example.py: {path} is damaged" in proc.stderr
+    assert kept(project, "worked_example") is not None
 
 
-def test_a_cached_result_is_decoded_only_when_a_page_reads_it(mini, monkeypatch):
+def test_a_kept_result_is_decoded_only_when_a_page_reads_it(mini):
     module(mini, "fig", """
         @values
         def numbers():
@@ -567,50 +552,61 @@ def test_a_cached_result_is_decoded_only_when_a_page_reads_it(mini, monkeypatch)
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", 1.0]]))
         """)
     runner.compute(["fig"], root=mini)
-    monkeypatch.setattr(runner, "_decoded", {})        # a new process: nothing decoded yet
-    decoded = []
-    real = codec.decode
-    monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
-    results, ran = runner.compute(["fig"], root=mini)
-    assert ran == [] and decoded == []                  # a warm build that renders no page decodes nothing
-    assert results["fig"].files == ["chart-dark.svg", "chart-light.svg", "chart.csv"]
-    assert results["fig"].values == {"n": 3} and decoded == [1]
+    code = textwrap.dedent(f"""
+        import json
+        from pathlib import Path
+        from anatomia_engine import codec, runner
+        decoded = []
+        real = codec.decode
+        codec.decode = lambda text: decoded.append(1) or real(text)
+        found, ran = runner.compute(["fig"], root=Path({str(mini)!r}))
+        before = len(decoded)
+        files = found["fig"].files
+        values = found["fig"].values
+        print(json.dumps([ran, before, files, values, len(decoded)]))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    names, before, files, values, after = json.loads(proc.stdout)
+    assert names == [] and before == 0           # a warm build that renders no page decodes nothing
+    assert files == ["chart-dark.svg", "chart-light.svg", "chart.csv"]
+    assert values == {"n": 3} and after == 1
 
 
 def test_a_rebuild_in_the_same_process_decodes_only_changed_results(mini, monkeypatch):
-    """`mkdocs serve` rebuilds in one process: a result whose result.json has the checksum of
-    the one decoded before is not decoded again; a changed one is."""
+    """`mkdocs serve` rebuilds in one process: a result that did not change is not decoded again."""
     module(mini, "a", "@values\ndef v():\n    return {'x': 1.5}\n")
     module(mini, "b", "@values\ndef v():\n    return {'y': 2}\n")
-    monkeypatch.setattr(runner, "_decoded", {})
     first, _ = runner.compute(["a", "b"], root=mini)
     assert first["a"].values == {"x": 1.5} and first["b"].values == {"y": 2}
     decoded = []
     real = codec.decode
     monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
-    again, ran = runner.compute(["a", "b"], root=mini)
-    assert ran == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
+    again, names = runner.compute(["a", "b"], root=mini)
+    assert names == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
     assert decoded == []
     module(mini, "a", "@values\ndef v():\n    return {'x': 2.5}\n")
-    edited, ran = runner.compute(["a", "b"], root=mini)
-    assert ran == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
-    assert decoded == [1]               # a's run checks its new result once; b is not decoded
+    edited, names = runner.compute(["a", "b"], root=mini)
+    assert names == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
+    assert decoded == [1]
 
 
-def test_a_verified_result_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
+def test_a_whole_entry_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
     module(mini, "num", """
         @values
         def numbers():
             return {"n": 3}
         """)
     runner.compute(["num"], root=mini)
-    folder = runner.cached_entry("num", mini)
-    (folder / runner.RESULT).write_text('{"format": "something else"}')
-    runner.write_manifest(folder)                       # the bytes match again: only decoding can tell
-    results, ran = runner.compute(["num"], root=mini)
-    assert ran == []
-    with pytest.raises(runner.ComputeError, match=rf"{re.escape(str(folder))}: result.json: "):
-        results["num"].values
+    kept_store = store.Store(mini / ".cache" / "anatomia" / "computed", ".json")
+    name = results.entry_name("num", mini.resolve())
+    body = json.loads(kept_store.get(name))
+    body["result"] = '{"format": "something else"}'
+    kept_store.put(name, json.dumps(body).encode())     # checksum matches: only decoding can tell
+    found, names = runner.compute(["num"], root=mini)
+    assert names == []
+    with pytest.raises(runner.ComputeError, match=rf"{re.escape(str(entry_path(mini, 'num')))}: result.json: "):
+        found["num"].values
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -623,72 +619,38 @@ def test_command_line_runs_one_module_and_prints_its_values():
     assert "figures: mask_effect, mask_matrix ->" in proc.stdout
 
 
+def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
+    shutil.copytree(runner.ROOT / "anatomia_engine", mini / "anatomia_engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    kit = mini / "anatomia_engine" / "kit.py"
+    kit.write_text(kit.read_text() + "\ndef broken(:\n")
+    module(mini, "any", "X = 1\n")
+    with pytest.raises(runner.ComputeError, match=r"(?s)the worker running figures_src modules did not start "
+                                                   r"\(exit status 1\):.*kit\.py.*SyntaxError"):
+        runner.compute(["any"], root=mini)
+
+
 # --- the worker kept between builds (mkdocs serve) ------------------------------------------------
 
 def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(tmp_path):
     project = copy_project(tmp_path / "proj")
     shutil.rmtree(project / ".cache", ignore_errors=True)
+    probe = project / "figures_src" / "probe.py"
+    probe.write_text("import os\nfrom anatomia_engine.kit import values\n\n\n@values\n"
+                     "def worker():\n    return {'worker_pid': os.getppid()}\n")
     try:
-        results, names = runner.compute(["masking"], root=project, keep_worker=True)
-        assert names == ["masking"] and len(runner._kept) == 1
-        first = runner._kept[0].proc.pid
-        expected = results["masking"].values["mask_first_self"]
-        module = project / "figures_src" / "masking.py"
-        module.write_text(module.read_text() + "\n# edited\n")
-        results, names = runner.compute(["masking"], root=project, keep_worker=True)
-        assert names == ["masking"] and runner._kept[0].proc.pid == first          # reused
-        assert results["masking"].values["mask_first_self"] == expected
-        kit = project / "anatomia_engine" / "kit.py"                                 # the worker imported it
+        found, names = runner.compute(["probe"], root=project, keep_worker=True)
+        first = found["probe"].values["worker_pid"]
+        probe.write_text(probe.read_text() + "\n# edited\n")
+        found, names = runner.compute(["probe"], root=project, keep_worker=True)
+        assert names == ["probe"] and found["probe"].values["worker_pid"] == first       # reused
+        kit = project / "anatomia_engine" / "kit.py"                                     # the worker imported it
         kit.write_text(kit.read_text() + "\n# edited\n")
-        results, names = runner.compute(["masking"], root=project, keep_worker=True)
-        assert names == ["masking"] and runner._kept[0].proc.pid != first          # restarted
-        assert results["masking"].values["mask_first_self"] == expected
-        kept = runner._kept[0].proc
+        found, names = runner.compute(["probe"], root=project, keep_worker=True)
+        second = found["probe"].values["worker_pid"]
+        assert names == ["probe"] and second != first                                    # restarted
     finally:
         runner.stop_worker()
-    assert runner._kept == [] and kept.poll() is not None
-
-
-def test_modules_start_longest_first_by_their_last_cpu_time_and_new_ones_before_them(mini):
-    """The order modules start in: never run here -> first, largest source first; then by the
-    CPU seconds their last run took (durations.json), measured by the worker."""
-    module(mini, "tiny", "X = 1\n")
-    module(mini, "busy", "@values\ndef v():\n    return {'s': float(sum(i * i for i in range(3_000_000)))}\n")
-    module(mini, "idle", "@values\ndef v():\n    return {'i': 1}\n")
-    cache = mini / ".cache" / "computed"
-    big_new = module(mini, "zz_new", "# padding\n" * 400)
-    assert runner.schedule(["tiny", "busy", "idle"], mini, cache) == sorted(
-        ["tiny", "busy", "idle"], key=lambda n: -(mini / "figures_src" / f"{n}.py").stat().st_size)
-    runner.compute(["tiny", "busy", "idle"], root=mini, cache=cache)
-    recorded = json.loads((cache / runner.DURATIONS).read_text())
-    assert set(recorded) == {"tiny", "busy", "idle"}
-    assert recorded["busy"] > recorded["idle"] and recorded["busy"] > recorded["tiny"]
-    order = runner.schedule(["idle", "tiny", "zz_new", "busy"], mini, cache)
-    assert order[:2] == ["zz_new", "busy"] and sorted(order[2:]) == ["idle", "tiny"]
-    assert big_new.exists()
-    (cache / runner.DURATIONS).write_text(json.dumps({"tiny": 3.0, "busy": 1.0, "idle": 2.0}))
-    assert runner.schedule(["busy", "idle", "tiny"], mini, cache) == ["tiny", "idle", "busy"]
-    (cache / runner.DURATIONS).write_text("not json")              # a damaged hint: sizes again
-    assert runner.schedule(["idle", "busy"], mini, cache)[0] == "busy"
-
-
-def test_each_run_reports_the_cpu_of_every_module_and_a_kept_workers_start_up_once(mini):
-    """runner.last_run (read by `make bench-docs`): every module that ran with its CPU and wall
-    seconds; the worker's start-up in the run that started it, not again when serve reuses it."""
-    path = module(mini, "a", "@values\ndef v():\n    return {'a': 1}\n")
-    cache = mini / ".cache" / "computed"
-    try:
-        runner.compute(["a"], root=mini, cache=cache, keep_worker=True)
-        first = json.loads(json.dumps(runner.last_run))
-        path.write_text(path.read_text() + "# edited\n")
-        _, ran = runner.compute(["a"], root=mini, cache=cache, keep_worker=True)
-        second = json.loads(json.dumps(runner.last_run))
-        runner.compute(["a"], root=mini, cache=cache, keep_worker=True)      # nothing to run
-        third = runner.last_run
-    finally:
-        runner.stop_worker()
-    assert ran == ["a"]
-    assert first["worker"]["cpu"] > 0 and first["worker"]["seconds"] > 0
-    assert set(first["modules"]) == {"a"} and first["modules"]["a"]["cpu"] > 0
-    assert second["worker"] == {} and second["modules"]["a"]["seconds"] > 0
-    assert third == {}
+    for pid in (first, second):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -1,0 +1,216 @@
+"""One figures_src module run, in a child process forked by the worker (worker.py).
+
+The child records everything the module reads (deps.py), refuses what would make its result
+depend on something the record cannot hold (the global random generators, writing into the
+docs folder), calls the module's `@values` and `@figure` functions and writes into its output
+folder: result.json (codec.py: NaN and ±inf refused), one deterministic SVG per style and a CSV
+per figure, and deps.json, the record of its inputs. What it was doing is kept in current.txt,
+so a crash, a kill or a time-out can say where.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from anatomia_engine import codec, deps
+
+RESULT, DEPS, ERROR, OUTPUT, CURRENT = "result.json", "deps.json", "error.txt", "output.txt", "current.txt"
+LOCK_FILES = ("requirements.lock",)
+_refused: list[str] = []   # kept even if the module catches the exception
+
+
+class Refused(Exception):
+    """A module did something its recorded inputs cannot reproduce."""
+
+
+def _refuse(message: str) -> None:
+    caller = next((f for f in reversed(traceback.extract_stack()[:-2]) if f.filename != __file__), None)
+    if caller is not None:
+        message += f" (at {caller.filename}:{caller.lineno})"
+    _refused.append(message)
+    raise Refused(message)
+
+
+# NumPy's module-level functions on its global RandomState that are not its bound methods
+LEGACY_FUNCTIONS = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
+
+
+def _refuse_global_random(where: str) -> None:
+    """Replace the functions of NumPy's legacy global RandomState and of the `random` module's
+    hidden instance (and `np.random.default_rng()` without a seed) by ones that raise."""
+    import random
+
+    import numpy as np
+
+    def refusing(name: str):
+        def refuse(*args, **kwargs):
+            _refuse(f"{where} calls {name}(), which draws from a global random generator (its "
+                    "numbers depend on what ran before and differ from build to build); use a "
+                    "seeded generator: rng = np.random.default_rng(SEED), then rng.random(...)")
+        return refuse
+
+    for module, label, more in ((np.random, "np.random", LEGACY_FUNCTIONS), (random, "random", ())):
+        shared = module.random.__self__
+        for name in dir(module):
+            if getattr(getattr(module, name), "__self__", None) is shared or name in more:
+                setattr(module, name, refusing(f"{label}.{name}"))
+    seeded = np.random.default_rng
+
+    def default_rng(seed=None):
+        if seed is None:
+            _refuse(f"{where} calls np.random.default_rng() without a seed; pass one: "
+                    "np.random.default_rng(SEED)")
+        return seeded(seed)
+
+    np.random.default_rng = default_rng
+
+
+_CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
+            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}   # audit event -> the paths it changes
+
+
+def _refuse_writes(docs: Path, where: str) -> None:
+    """An audit hook that stops any write, rename or removal under `docs`."""
+    folder = os.path.realpath(docs)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open":
+            changed = [args[0]] if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR) else []
+        else:
+            changed = [args[i] for i in _CHANGES.get(event, ())]
+        for path in changed:
+            if not isinstance(path, (str, bytes, os.PathLike)):
+                continue
+            path = os.path.realpath(os.fsdecode(path))
+            if path == folder or path.startswith(folder + os.sep):
+                name = Path(path).relative_to(Path(folder).parent).as_posix()
+                _refuse(f"{where} writes {name}: a module must not change the docs folder (the page "
+                        "would link to a file that exists only after the module ran); return the data "
+                        "from a @values function or draw it in a @figure function, and the kit "
+                        "publishes it under figures/")
+
+    sys.addaudithook(hook)
+
+
+def save_svg(fig, path: Path, salt: str) -> None:
+    """`fig` as an SVG with no date or creator, its ids derived from `salt` (the same bytes
+    from the same figure on every machine and build)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": salt}):
+        fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
+
+
+def _collect(module):
+    from anatomia_engine.kit import KIND
+
+    functions = [f for f in vars(module).values()
+                 if callable(f) and getattr(f, "__module__", None) == module.__name__ and hasattr(f, KIND)]
+    return ([f for f in functions if getattr(f, KIND) == "values"],
+            [f for f in functions if getattr(f, KIND) == "figure"])
+
+
+def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
+    """Import one module with its inputs recorded, call its functions, write result.json,
+    the figure files and deps.json into `out`. Raises on any problem."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from anatomia_engine.kit import Plot
+    from anatomia_engine.plot import STYLES, use_decimal_comma
+
+    short = module_name.split(".")[-1]
+    where = f"figures_src/{short}.py"
+
+    def now_running(what: str) -> None:
+        (out / CURRENT).write_text(what, encoding="utf-8")
+
+    deps.start(root, skip=(out,))
+    for lock in LOCK_FILES:
+        deps.note(root / lock)
+    _refuse_global_random(where)
+    _refuse_writes(docs, where)
+    now_running(f"{module_name} (import)")
+    module = importlib.import_module(module_name)
+    value_fns, figure_fns = _collect(module)
+    output = codec.ModuleOutput(module_name)
+    for fn in value_fns:
+        now_running(f"{module_name}.{fn.__name__}()")
+        produced = fn()
+        if not isinstance(produced, dict):
+            raise TypeError(f"@values function must return a dict, got {type(produced).__name__}")
+        for key, value in produced.items():
+            if key in output.values:
+                raise ValueError(f"value name {key!r} is defined twice in {module_name}")
+            output.values[key], _ = codec.value_record(module_name, fn.__name__, key, value)
+    for fn in figure_fns:
+        name = fn.__name__
+        if name in output.values:
+            raise ValueError(f"{name!r} is both a value and a figure in {module_name}")
+        files: dict[str, str] = {}
+        for style in STYLES:
+            now_running(f"{module_name}.{name}(style={style.name!r})")
+            with matplotlib.rc_context(style.rc()):
+                plot = fn(style)
+                if not isinstance(plot, Plot):
+                    raise TypeError(f"@figure function must return a Plot, got {type(plot).__name__}")
+                use_decimal_comma(plot.fig)
+                files[style.name] = f"{name}-{style.name}.svg"
+                save_svg(plot.fig, out / files[style.name], f"{short}.{name}.{style.name}")
+                plt.close(plot.fig)
+        codec.encode_value(plot.table, f"{where}: {name}(style) returned a Plot whose data table")
+        (out / f"{name}.csv").write_text(plot.table.to_csv(), encoding="utf-8")
+        files["csv"] = f"{name}.csv"
+        output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
+    if _refused:
+        raise Refused(_refused[0])
+    now_running(f"{module_name} (writing the result)")
+    (out / RESULT).write_text(codec.encode(output), encoding="utf-8")
+    for loaded in list(sys.modules.values()):      # modules another finder loaded (an installed engine)
+        if isinstance(getattr(loaded, "__file__", None), str):
+            deps.note(Path(loaded.__file__))
+    (out / DEPS).write_text(json.dumps(deps.snapshot(root), indent=1), encoding="utf-8")
+
+
+def main(request: dict) -> None:
+    """Run the module of `request` with its output in `out/output.txt`; never returns."""
+    out = Path(request["out"])
+    code = 1
+    try:
+        fd = os.open(out / OUTPUT, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        sys.stdin = open(os.devnull)  # noqa: SIM115
+        try:
+            run_module(request["module"], out, Path(request["root"]), Path(request["docs"]))
+            code = 0
+        except (codec.CodecError, Refused) as exc:   # they name module, function and value
+            (out / ERROR).write_text(str(_refused[0] if _refused else exc), encoding="utf-8")
+        except SystemExit as exc:
+            (out / ERROR).write_text(
+                f"{_current(out)} called sys.exit({exc.code!r}); a figures_src module must not end the "
+                f"process:\n{traceback.format_exc()}", encoding="utf-8")
+        except BaseException:
+            text = f"in {_current(out)}:\n{traceback.format_exc()}"
+            if _refused:
+                text = f"{_refused[0]}\n{text}"
+            (out / ERROR).write_text(text, encoding="utf-8")
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _current(out: Path) -> str:
+    try:
+        return (out / CURRENT).read_text(encoding="utf-8")
+    except OSError:
+        return "the module"

@@ -1,0 +1,250 @@
+"""What a computation read, recorded when it reads it, and whether that still holds.
+
+A depfile, as make and ccache keep, but written by the process itself while it runs:
+- every project file it imports, with the SHA-256 of the very bytes compiled (project code is
+  always compiled from its source: a `.pyc` whose mtime and size still match an edited file,
+  as after two saves within one second, is never used);
+- every place an import looked in vain (creating such a file changes what would be imported);
+- every file it opens for reading, the path resolved at that moment (a relative path after
+  `os.chdir` is the file really opened), hashed as it is opened;
+- every folder it lists (os.listdir, os.scandir and so glob and pathlib), with its listing;
+- every environment variable it reads (os.environ, os.getenv), with its value or its absence.
+
+Files of the Python installation (the standard library, site-packages), /dev, /proc, /sys, the
+temporary folder and hidden or cache folders of the project are not inputs. `start(root)` turns
+recording on in this process (importing and reading alike; one process per computation: the
+runner's forked child, or a notebook's kernel), `snapshot(root)` returns the record, `problem`
+says whether it still describes the project, `inputs` lists what to watch.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import hashlib
+import importlib.machinery
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+_files: dict[str, str] = {}        # absolute path -> SHA-256 of what was read
+_absent: set[str] = set()          # absolute paths an import looked for
+_folders: dict[str, str] = {}      # absolute path -> SHA-256 of its sorted listing
+_env: dict[str, str | None] = {}   # variable -> value read (None: unset)
+_busy = threading.local()          # set while this file reads for itself (no recording)
+
+_OUTSIDE = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                  sys.base_exec_prefix, tempfile.gettempdir())}
+                 | {"/dev", "/proc", "/sys"})
+_SKIPPED_PARTS = {"__pycache__", "site-packages", "dist-packages", "node_modules"}
+_skip: list[str] = []              # more folders that are not inputs (a run's own output)
+_root: list[str] = [""]            # the project root, once `start` turned recording on
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _is_input(path: str, root: str) -> bool:
+    inside = path == root or path.startswith(root + os.sep)
+    if any(p.startswith(".") or p in _SKIPPED_PARTS
+           for p in (path[len(root):] if inside else path).split(os.sep)):
+        return False
+    return not any(path == o or path.startswith(o + os.sep) for o in (*_skip, *(() if inside else _OUTSIDE)))
+
+
+def _listing(path: str) -> str:
+    return digest("\n".join(sorted(os.listdir(path))).encode())
+
+
+def _file_digest(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _note_file(path: str, data: bytes | None = None) -> None:
+    if path in _files or not _is_input(path, _root[0]) or not os.path.isfile(path):
+        return
+    _busy.on = True
+    try:
+        _files[path] = digest(data) if data is not None else _file_digest(path)
+    except OSError:
+        pass
+    finally:
+        _busy.on = False
+
+
+def _audit(event: str, args: tuple) -> None:
+    """Audit hook: files opened for reading and folders listed, resolved now (sys.addaudithook)."""
+    if getattr(_busy, "on", False) or event not in ("open", "os.listdir", "os.scandir"):
+        return
+    try:
+        path = "." if args[0] is None else args[0]
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            return                                   # a file descriptor
+        path = os.path.realpath(os.fsdecode(path))
+        if event == "open":
+            if not (args[2] or 0) & (os.O_WRONLY | os.O_RDWR):      # read, not written
+                _note_file(path)
+        elif (path not in _folders and _is_input(path, _root[0]) and os.path.isdir(path)
+              and not sys._getframe(1).f_code.co_filename.startswith("<frozen importlib")):
+            _busy.on = True                          # (the import system's lookups: see _Finder)
+            _folders[path] = _listing(path)
+    except Exception:   # noqa: BLE001 - an audit hook must never break the operation
+        pass
+    finally:
+        _busy.on = False
+
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    """Compiles project code from its source bytes (never a cached .pyc) and records them."""
+
+    def get_code(self, fullname):
+        data = self.get_data(self.path)
+        _note_file(os.path.realpath(self.path), data)
+        return self.source_to_code(data, self.path)
+
+
+class _Finder(importlib.machinery.FileFinder):
+    """A project folder's import finder that remembers where it looked in vain."""
+
+    def find_spec(self, fullname, target=None):
+        spec = super().find_spec(fullname, target)
+        if spec is None or spec.origin is None:
+            base = os.path.join(self.path, fullname.rpartition(".")[2])
+            _absent.update({base + ".py", os.path.join(base, "__init__.py")})
+        return spec
+
+
+def _path_hook(entry: str):
+    folder = os.path.realpath(entry or os.getcwd())
+    if not _root[0] or not _is_input(folder, _root[0]) or not os.path.isdir(folder):
+        raise ImportError("not a project folder")
+    return _Finder(folder, (_Loader, importlib.machinery.SOURCE_SUFFIXES))
+
+
+class _Environ(collections.abc.MutableMapping):
+    """os.environ that records each variable read (not those this process set itself)."""
+
+    def __init__(self, real) -> None:
+        self._real, self._set = real, set()
+
+    def _note(self, key) -> None:
+        if isinstance(key, str) and key not in self._set and key not in _env:
+            _env[key] = self._real.get(key)
+
+    def __getitem__(self, key):
+        self._note(key)
+        return self._real[key]
+
+    def __setitem__(self, key, value) -> None:
+        self._set.add(key)
+        self._real[key] = value
+
+    def __delitem__(self, key) -> None:
+        self._set.add(key)
+        del self._real[key]
+
+    def __iter__(self):
+        for key in list(self._real):
+            self._note(key)
+        _env.setdefault("", "\n".join(sorted(k for k in self._real if k not in self._set)))
+        return iter(list(self._real))
+
+    def __len__(self) -> int:
+        return len(self._real)
+
+    def copy(self) -> dict:
+        return dict(self)
+
+    def __repr__(self) -> str:
+        return f"environ({dict(self)!r})"
+
+
+def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
+    """Record from now on, in this process, what is imported (and with `reads`, what is
+    opened, listed and read from the environment) under the project at `root`. Folders in
+    `skip` are not inputs (e.g. where the computation writes its output)."""
+    if not _root[0]:
+        _root[0] = os.path.realpath(root)
+        sys.path_hooks.insert(0, _path_hook)
+        sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
+    _skip.extend(os.path.realpath(p) for p in skip)
+    if reads and not isinstance(os.environ, _Environ):
+        sys.addaudithook(_audit)
+        os.environ = _Environ(os.environ)
+
+
+def note(path: Path) -> None:
+    """Record `path` as read (a file every computation depends on, e.g. the lock file)."""
+    _note_file(os.path.realpath(path))
+
+
+def record(paths, root: Path) -> dict:
+    """A record of the files `paths` only, for a computation that knows what it read (a
+    notebook's kernel reports the modules it imported)."""
+    base = os.path.realpath(root)
+    files = {}
+    for path in map(os.path.realpath, paths):
+        if _is_input(path, base) and os.path.isfile(path):
+            files[_name(path, base)] = _file_digest(path)
+    return {"python": sys.version, "files": dict(sorted(files.items())), "absent": [], "folders": {}, "env": {}}
+
+
+def _name(path: str, root: str) -> str:
+    """How a record names `path`: relative to the project root, else absolute."""
+    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+
+
+def snapshot(root: Path) -> dict:
+    """What this process has read so far (JSON-ready; paths relative to `root` where inside)."""
+    base = os.path.realpath(root)
+    return {"python": sys.version,
+            "files": {_name(p, base): d for p, d in sorted(_files.items())},
+            "absent": sorted(_name(p, base) for p in _absent
+                             if p not in _files and _is_input(p, base) and not os.path.exists(p)),
+            "folders": {_name(p, base): d for p, d in sorted(_folders.items())},
+            "env": dict(sorted(_env.items()))}
+
+
+def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str],
+            hashes: dict | None = None) -> str | None:
+    """None if `record` still describes the project at `root` and the environment `environ`
+    the computation would run in; else what changed. `hashes` memoizes digests (one build)."""
+    hashes = {} if hashes is None else hashes
+    base = str(root)
+
+    def now(read, path: str) -> str | None:
+        if (read, path) not in hashes:
+            try:
+                hashes[read, path] = read(path)
+            except OSError:
+                hashes[read, path] = None
+        return hashes[read, path]
+
+    try:
+        if record["python"] != sys.version:
+            return "the Python version changed"
+        for name, sha in record["files"].items():
+            if now(_file_digest, os.path.join(base, name)) != sha:
+                return f"{name} changed" if os.path.isfile(os.path.join(base, name)) else f"{name} is gone"
+        for name, sha in record["folders"].items():
+            if now(_listing, os.path.join(base, name)) != sha:
+                return f"the listing of {name} changed"
+        for name in record["absent"]:
+            if os.path.exists(os.path.join(base, name)):
+                return f"{name} appeared"
+        for key, value in record["env"].items():
+            seen = "\n".join(sorted(environ)) if key == "" else environ.get(key)
+            if seen != value:
+                return "the set of environment variables changed" if key == "" else f"${key} changed"
+    except (KeyError, TypeError, AttributeError) as exc:
+        return f"its record of inputs is unreadable ({type(exc).__name__}: {exc})"
+    return None
+
+
+def inputs(record: dict, root: Path) -> list[Path]:
+    """Absolute paths of every file and folder `record` read (what a server should watch)."""
+    return sorted({(root / name).resolve() for name in (*record["files"], *record["folders"])})

@@ -1,0 +1,217 @@
+"""Hermetic module runs: whatever a figures_src module reads is part of its result's key, so an
+edit of any of it runs the module again, and what cannot be part of a key is refused.
+
+Each test runs the runner on a small project of its own (a temporary folder, one tiny module).
+"""
+
+from __future__ import annotations
+
+import os
+import py_compile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from anatomia_engine import runner
+
+HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\n"
+
+
+@pytest.fixture
+def mini(tmp_path):
+    """A project with an empty figures_src package; its worker is kept between the test's runs."""
+    root = tmp_path / "mini"
+    (root / "figures_src").mkdir(parents=True)
+    (root / "figures_src" / "__init__.py").write_text("")
+    (root / "docs").mkdir()
+    (root / "requirements.lock").write_text("numpy\n")
+    yield root
+    runner.stop_worker()
+
+
+def module(root: Path, name: str, body: str) -> Path:
+    path = root / "figures_src" / f"{name}.py"
+    path.write_text(HEADER + textwrap.dedent(body))
+    return path
+
+
+def compute(root: Path, name: str):
+    return runner.compute([name], root=root, keep_worker=True)
+
+
+def run(root: Path, name: str):
+    """(values of `name`, whether it ran) after one compute."""
+    found, ran = compute(root, name)
+    return found[name].values, ran == [name]
+
+
+def test_a_file_opened_by_a_relative_path_after_chdir_is_an_input(mini):
+    (mini / "data").mkdir()
+    (mini / "data" / "n.txt").write_text("7")
+    (mini / "n.txt").write_text("100")          # what the same relative path names from the root
+    module(mini, "reader", """
+        from pathlib import Path
+
+        @values
+        def read():
+            here = os.getcwd()
+            os.chdir(Path(__file__).parents[1] / "data")
+            try:
+                with open("n.txt") as f:
+                    return {"n": int(f.read())}
+            finally:
+                os.chdir(here)
+        """)
+    assert run(mini, "reader") == ({"n": 7}, True)
+    assert run(mini, "reader") == ({"n": 7}, False)
+    (mini / "data" / "n.txt").write_text("8")
+    assert run(mini, "reader") == ({"n": 8}, True)
+    found, _ = compute(mini, "reader")
+    assert (mini / "data" / "n.txt").resolve() in found["reader"].inputs
+
+
+@pytest.mark.parametrize("listing", [
+    "len(glob.glob(str(data / '*.csv')))",
+    "len(list(data.glob('*.csv')))",
+    "len([n for n in os.listdir(data) if n.endswith('.csv')])",
+])
+def test_a_file_added_to_a_listed_folder_runs_the_module_again(mini, listing):
+    (mini / "data").mkdir()
+    (mini / "data" / "a.csv").write_text("x\n")
+    module(mini, "lister", f"""
+        import glob
+        from pathlib import Path
+
+        @values
+        def count():
+            data = Path(__file__).parents[1] / "data"
+            return {{"files": {listing}}}
+        """)
+    assert run(mini, "lister") == ({"files": 1}, True)
+    assert run(mini, "lister") == ({"files": 1}, False)
+    (mini / "data" / "b.csv").write_text("y\n")
+    assert run(mini, "lister") == ({"files": 2}, True)
+    found, _ = compute(mini, "lister")
+    assert (mini / "data").resolve() in found["lister"].inputs
+
+
+@pytest.mark.parametrize("read", ["os.environ.get('ANATOMIA_TEST_LABEL', 'brak')",
+                                  "os.getenv('ANATOMIA_TEST_LABEL', 'brak')",
+                                  "os.environ['ANATOMIA_TEST_LABEL'] if 'ANATOMIA_TEST_LABEL' in os.environ "
+                                  "else 'brak'"])
+def test_an_environment_variable_the_module_reads_is_an_input(mini, monkeypatch, read):
+    module(mini, "env", f"""
+        @values
+        def label():
+            return {{"label": {read}}}
+        """)
+    monkeypatch.delenv("ANATOMIA_TEST_LABEL", raising=False)
+    assert run(mini, "env") == ({"label": "brak"}, True)
+    assert run(mini, "env") == ({"label": "brak"}, False)
+    monkeypatch.setenv("ANATOMIA_TEST_LABEL", "jeden")
+    assert run(mini, "env") == ({"label": "jeden"}, True)
+    monkeypatch.setenv("ANATOMIA_TEST_LABEL", "dwa")
+    assert run(mini, "env") == ({"label": "dwa"}, True)
+    monkeypatch.setenv("ANATOMIA_TEST_OTHER", "x")           # a variable it does not read
+    assert run(mini, "env") == ({"label": "dwa"}, False)
+
+
+@pytest.mark.parametrize("target", ["module", "helper"])
+def test_a_source_saved_twice_within_one_second_is_run_from_its_new_bytes(mini, target):
+    """The second save has the size and mtime of the first: Python's .pyc check accepts the old
+    bytecode; the runner compiles project code from its source."""
+    helper = mini / "figures_src" / "_helper.py"
+    helper.write_text("X = 1\n")
+    path = module(mini, "twice", """
+        from ._helper import X
+        Y = 1
+
+        @values
+        def v():
+            return {"x": X, "y": Y}
+        """)
+    assert run(mini, "twice") == ({"x": 1, "y": 1}, True)
+    edited = helper if target == "helper" else path
+    for source in (path, helper):
+        py_compile.compile(str(source), doraise=True)        # bytecode as any import would write it
+    stat = edited.stat()
+    text = edited.read_text()
+    edited.write_text(text.replace("X = 1", "X = 2") if target == "helper" else text.replace("Y = 1", "Y = 2"))
+    os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert edited.stat().st_size == stat.st_size and edited.stat().st_mtime_ns == stat.st_mtime_ns
+    expected = {"x": 2, "y": 1} if target == "helper" else {"x": 1, "y": 2}
+    assert run(mini, "twice") == (expected, True)
+
+
+@pytest.mark.parametrize("call", ["np.random.rand(3)", "np.random.seed(0)", "np.random.normal()",
+                                  "__import__('random').random()", "__import__('random').seed(1)",
+                                  "np.random.default_rng()"])
+def test_a_global_random_generator_stops_the_run_naming_a_seeded_one(mini, call):
+    module(mini, "dice", f"""
+        @values
+        def roll():
+            try:
+                {call}
+            except Exception:
+                pass             # swallowing the refusal does not help
+            return {{"n": 1}}
+        """)
+    with pytest.raises(runner.ComputeError) as info:
+        compute(mini, "dice")
+    message = str(info.value)
+    assert "figures_src/dice.py" in message and "np.random.default_rng(SEED)" in message
+    assert "figures_src/dice.py:" in message.split("(at ", 1)[1]        # the line that called it
+    assert not list((mini / ".cache" / "anatomia" / "computed").glob("*.json"))
+
+
+def test_a_seeded_generator_is_allowed(mini):
+    module(mini, "dice", """
+        import random
+
+        @values
+        def roll():
+            return {"a": float(np.random.default_rng(5).random()), "b": random.Random(5).random()}
+        """)
+    first, _ = run(mini, "dice")
+    assert 0 <= first["a"] < 1 and 0 <= first["b"] < 1
+
+
+@pytest.mark.parametrize("write", [
+    "(root / 'docs' / 'dane.csv').write_text('x')",
+    "open(root / 'docs' / 'dane.csv', 'a').close()",
+    "os.replace(root / 'scratch.txt', root / 'docs' / 'dane.csv')",
+    "os.replace(root / 'docs' / 'dane.csv', root / 'scratch.txt')",
+    "(root / 'docs' / 'dane.csv').unlink()",
+])
+def test_a_module_changing_docs_is_refused_naming_it(mini, write):
+    (mini / "scratch.txt").write_text("x")
+    (mini / "docs" / "dane.csv").write_text("stary")
+    module(mini, "writer", f"""
+        from pathlib import Path
+
+        @values
+        def v():
+            root = Path(__file__).parents[1]
+            {write}
+            return {{"n": 1}}
+        """)
+    with pytest.raises(runner.ComputeError) as info:
+        compute(mini, "writer")
+    assert "figures_src/writer.py writes docs/dane.csv" in str(info.value)
+    assert (mini / "docs" / "dane.csv").read_text() == "stary"
+
+
+def test_the_digest_follows_the_content_not_the_run(mini):
+    path = module(mini, "d", """
+        @values
+        def v():
+            return {"n": 1}
+        """)
+    first, _ = compute(mini, "d")
+    path.write_text(path.read_text() + "# a comment: the module runs again, its result is the same\n")
+    again, ran = compute(mini, "d")
+    assert ran == ["d"] and again["d"].digest == first["d"].digest
+    path.write_text(path.read_text().replace('"n": 1', '"n": 2'))
+    changed, _ = compute(mini, "d")
+    assert changed["d"].digest != first["d"].digest
