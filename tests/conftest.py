@@ -1,11 +1,18 @@
-"""Shared pytest fixtures. Helpers for building live in tests/helpers.py."""
+"""Fixtures of every tier. The tiers are the folders: tests/unit (no build, no browser),
+tests/site (the shared build of the real site, tests/site/fixture for error paths) and
+tests/browser (Chromium on the shared build). Helpers for building live in tests/helpers.py."""
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers import CHROMIUM, REPO, chromium, mkdocs_build, serving
+from helpers import start_session_site, stop_session_site
+from tests import strategies  # noqa: F401  (loads the hypothesis profile for every test)
+
+SESSION_DIR = pytest.StashKey[Path]()   # where the session build of the real site goes
 
 
 @pytest.fixture
@@ -14,26 +21,14 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20240612)
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """A fresh strict build of the real site (computations come from the shared cache)."""
-    site = tmp_path_factory.mktemp("site")
-    proc = mkdocs_build(REPO, site)
-    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
-    return site
+def pytest_collection_finish(session):
+    """Start the session build of the real site as soon as a collected test needs it, so that it
+    runs on the second core while the unit tier runs."""
+    if any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
+        session.config.stash[SESSION_DIR] = Path(tempfile.mkdtemp(prefix="anatomia-session-"))
+        start_session_site(session.config.stash[SESSION_DIR] / "site")
 
 
-@pytest.fixture(scope="module")
-def server(built_site) -> str:
-    """The fresh build served on a free port of 127.0.0.1; the base URL."""
-    with serving(built_site) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's headless Chromium; the browser tests are skipped (with the reason) without it."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium; .ci/run does)")
-    with chromium() as b:
-        yield b
+def pytest_sessionfinish(session):
+    stop_session_site()
+    shutil.rmtree(session.config.stash.get(SESSION_DIR, Path("/nonexistent")), ignore_errors=True)

@@ -1,4 +1,5 @@
-"""Helpers for tests that build the site: the repo path, project copies, strict builds."""
+"""Helpers for tests that build the site: the repo path, the session build, project copies,
+strict builds."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import contextlib
 import functools
 import http.server
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
+import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,11 +23,76 @@ SKIP = {".venv", "site", ".site.tmp", ".site.old", ".git", ".pytest_cache", ".hy
         "__pycache__", "node_modules", ".ruff_cache"}
 
 
+FIXTURE = REPO / "tests" / "site" / "fixture"
+
+
+def fixture_project(dest: Path, lab: bool = False) -> Path:
+    """A copy of the fixture project (tests/site/fixture) at `dest`; `lab`: with the notebook
+    page docs/laby/lab.py as well."""
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__", "extra"))
+    shutil.copy(REPO / "requirements.lock", dest / "requirements.lock")
+    if lab:
+        (dest / "docs" / "laby").mkdir()
+        shutil.copy(FIXTURE / "extra" / "lab.py", dest / "docs" / "laby" / "lab.py")
+    return dest
+
+
 def copy_project(dest: Path) -> Path:
-    """Copy the project (with its computation cache, without venv/site) to `dest`."""
+    """Copy the project (with its computation cache, without venv/site) to `dest`, once the
+    session build is no longer writing into that cache."""
+    wait_session_site()
     shutil.copytree(REPO, dest, ignore=lambda d, names: [n for n in names if n in SKIP])
     (dest / "node_modules").symlink_to(REPO / "node_modules")
     return dest
+
+
+_session: dict = {}   # the session's build of the real site: "site", "proc", "log", "ok"
+
+
+def start_session_site(site: Path) -> None:
+    """Start the session's strict build of the real site into `site`, in the background (the
+    root conftest starts it once the tests are collected, so it runs while the unit tier does)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    log = site.parent / f"{site.name}.log"
+    with open(log, "w") as out:
+        _session.update(site=site, log=log, proc=subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, text=True))
+
+
+def wait_session_site() -> None:
+    """Wait for a session build that is running (a no-op when none is)."""
+    if "proc" in _session and "ok" not in _session:
+        _session["ok"] = _session["proc"].wait(timeout=1200) == 0
+
+
+def stop_session_site() -> None:
+    """End a session build that is still running (the session stopped early)."""
+    if "proc" in _session and _session["proc"].poll() is None:
+        _session["proc"].kill()
+        _session["proc"].wait()
+
+
+def session_site(tmp_path_factory) -> Path:
+    """The session's strict build of the real site: the one started in the background, or one
+    built now; once per session, whichever tier asks first."""
+    if "proc" not in _session:
+        start_session_site(tmp_path_factory.mktemp("session") / "site")
+    wait_session_site()
+    assert _session["ok"], "mkdocs build failed:\n" + _session["log"].read_text()[-5000:]
+    return _session["site"]
+
+
+def site_pages(site: Path, containing: str = "") -> list[str]:
+    """The address path of every page in the build's sitemap.xml ("/", "/krok-po-kroku/", …),
+    or only of those whose HTML contains `containing`; never an empty list."""
+    locs = re.findall(r"<loc>([^<]+)</loc>", (site / "sitemap.xml").read_text(encoding="utf-8"))
+    pages = sorted(urllib.parse.urlparse(loc).path for loc in locs)
+    if containing:
+        pages = [p for p in pages
+                 if containing in (site / p.lstrip("/") / "index.html").read_text(encoding="utf-8")]
+    assert pages, f"no page of {site / 'sitemap.xml'} contains {containing!r}"
+    return pages
 
 
 def mkdocs_build(project: Path, site_dir: Path, *extra: str, timeout: int = 600):
@@ -31,6 +102,45 @@ def mkdocs_build(project: Path, site_dir: Path, *extra: str, timeout: int = 600)
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir), *extra],
         cwd=project, env=env, capture_output=True, text=True, timeout=timeout,
     )
+
+
+# --- serving ------------------------------------------------------------------------
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that is free now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url: str) -> str:
+    """The body of `url` as text."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+def wait_for(predicate, timeout: float = 60.0) -> bool:
+    """Poll `predicate` (an OSError counts as not yet) until it holds or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return True
+        except OSError:
+            pass
+        time.sleep(0.3)
+    return False
+
+
+def mkdocs_serve(project: Path) -> tuple[subprocess.Popen, str]:
+    """`mkdocs serve` of `project` on a free port in its own process group; (process, page URL)."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+    return server, f"http://127.0.0.1:{port}/"
 
 
 # --- the browser tests' plumbing ---------------------------------------------------------

@@ -1,17 +1,23 @@
 """Hypothesis strategies for attn_core tests, named by the shapes they draw.
 
 Values are limited to -10..10 so that every tolerance in the tests can be stated up front.
-`PROPERTY_SETTINGS` keeps the suite fast and writes no example database into the tree.
+The profile keeps the unit tier fast and writes no example database into the tree;
+HYPOTHESIS_PROFILE=thorough searches longer.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, database=None)
+settings.register_profile("unit", max_examples=40, deadline=None, database=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "unit"))
+PROPERTY_SETTINGS = settings()  # the loaded profile
 
 VALUES = st.floats(min_value=-10, max_value=10, allow_nan=False, allow_infinity=False, width=64)
 

@@ -31,11 +31,3 @@ def test_a_build_that_fails_while_the_notebook_runs_ends_with_its_error(tmp_path
         assert "Assertion failed" not in output, output[-2000:]
 
 
-def test_on_build_error_waits_for_every_notebook_it_started():
-    from anatomia_engine.plugin import AnatomiaPlugin
-
-    joined = []
-    plugin = AnatomiaPlugin()
-    plugin.jobs = {f"laby/{n}.py": types.SimpleNamespace(join=lambda n=n: joined.append(n)) for n in "ab"}
-    plugin.on_build_error(error=RuntimeError("a false claim elsewhere"))
-    assert sorted(joined) == ["a", "b"]

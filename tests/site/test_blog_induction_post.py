@@ -19,7 +19,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
-from test_induction_training import induction_by_occurrence, plain_patterns, short_run
+from tests.unit.test_induction_training import induction_by_occurrence, plain_patterns, short_run
 
 from anatomia_engine import numfmt as nf
 from anatomia_engine.kit import KIND
@@ -56,25 +56,6 @@ def article(built_site):
 
 
 # --- front matter and page ------------------------------------------------------------------
-
-def test_front_matter():
-    meta, body = front_matter()
-    assert meta["slug"] == "glowy-indukcyjne"
-    assert meta["computed"] == ["induction_training"]
-    assert isinstance(meta["date"], datetime.date)
-    assert {"transformer", "anatomia llm"} <= set(meta["tags"])
-    assert len(meta["description"]) > 80
-    assert body.count("<!-- more -->") == 1
-    assert "[^" not in body.split("<!-- more -->")[0], "no footnotes in the excerpt"
-
-
-def test_module_figures_are_the_ones_the_page_shows():
-    found = {n for n, f in vars(it).items()
-             if getattr(f, KIND, None) == "figure" and f.__module__ == it.__name__}
-    assert found == set(FIGURES)
-    _, body = front_matter()
-    shown = re.findall(r'^\{\{ figure\("(\w+)"\) \}\}$', body, re.M)
-    assert shown == list(FIGURES)
 
 
 def test_figures_are_embedded_light_and_dark_with_alt_text(article):
@@ -172,75 +153,5 @@ def phase_change_by_hand(h) -> int:
     return min(slopes, key=slopes.get)
 
 
-def test_phase_change_and_half_way_steps_by_hand():
-    v, h = values(), it.history()
-    k = phase_change_by_hand(h)
-    assert v["tr_phase_step"] == h.steps[k]
-    prev = h.prev[:, 0, v["tr_prev_head"] - 1]
-    ind = h.ind[:, 1, v["tr_ind_head"] - 1]
-    for curve, key in ((prev, "tr_prev_half_step"), (ind, "tr_ind_half_step")):
-        mid = (curve[0] + curve[-1]) / 2
-        first = next(s for s, c in zip(h.steps, curve, strict=True) if c >= mid)
-        assert v[key] == first
-
-
-def test_final_losses_and_scores_by_plain_recomputation():
-    """From the trained parameters, with loops: losses of both halves and every head's scores
-    (the run is float32, the loops float64: rtol 1e-5 is rounding, not a formula)."""
-    v, h, s = values(), it.history(), it.SETTINGS
-    weights, logits = plain_patterns(s.config, h.params, h.eval_tokens)
-    logp = logits[:, :-1] - np.log(np.exp(logits[:, :-1]).sum(axis=-1, keepdims=True))
-    nll = -np.take_along_axis(logp, h.eval_tokens[:, 1:, None], axis=-1)[..., 0]
-    assert_allclose(v["tr_first_end"], nll[:, : s.half - 1].mean(), rtol=1e-5)
-    assert_allclose(v["tr_rep_end"], nll[:, s.half:].mean(), rtol=1e-5)
-    assert_allclose(v["tr_ind_end"], induction_by_occurrence(weights[1], h.eval_tokens).max(),
-                    rtol=1e-5)
-    assert_allclose(v["tr_l1_ind_max_end"],
-                    induction_by_occurrence(weights[0], h.eval_tokens).max(), rtol=1e-5)
-    i = np.arange(1, s.half)
-    assert_allclose(v["tr_prev_first_half"],
-                    weights[0][:, v["tr_prev_head"] - 1, i, i - 1].mean(), rtol=1e-5)
-    assert v["tr_n_params"] == sum(p.size for p in h.params.values())
-    assert v["tr_log_v"] == pytest.approx(np.log(32), rel=1e-15)
-
-
-def test_hand_built_circuit_on_the_sample_copies_exactly():
-    v = values()
-    assert v["tr_sample_hand"] > 0.999999
-    assert v["tr_sample_hand"] > v["tr_sample_trained"]
-
-
-def test_the_short_run_is_the_start_of_the_full_run():
-    """Same seed, same batches: the shorter test run's curves are a prefix of the page's run."""
-    short, full = short_run(), it.history()
-    at = np.searchsorted(full.steps, short.steps)
-    assert np.array_equal(full.steps[at], short.steps)
-    assert_allclose(short.repeated, full.repeated[at], rtol=1e-12)
-    assert_allclose(short.prev, full.prev[at], rtol=1e-12)
-
-
 # --- in the browser -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_page_in_the_browser_is_offline_typeset_with_its_figures(browser, server, scheme):
-    from test_browser import open_page
-
-    context, page, outside, failed = open_page(browser, server + "/posty/glowy-indukcyjne/", scheme)
-    try:
-        assert outside == [] and failed == [], (outside, failed)
-        assert page.evaluate("document.querySelectorAll('.arithmatex .katex').length") > 5
-        assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
-        want = "only-dark" if scheme == "dark" else "only-light"
-        loaded = page.evaluate("""async (want) => {
-            const imgs = [...document.querySelectorAll('article figure img')]
-                .filter(i => i.src.includes('#' + want));
-            imgs.forEach(img => { img.loading = 'eager'; });
-            await Promise.all(imgs.map(img => img.complete ? null : new Promise(done => {
-                img.addEventListener('load', done); img.addEventListener('error', done); })));
-            return imgs.filter(i => i.offsetParent !== null && i.naturalWidth > 0).length;
-        }""", want)
-        assert loaded == len(FIGURES)
-        page.set_viewport_size({"width": 375, "height": 800})
-        assert page.evaluate("document.documentElement.scrollWidth") <= 375, "no sideways scroll"
-    finally:
-        context.close()

@@ -127,62 +127,6 @@ def test_404_page_is_polish_and_links_to_the_articles(built_site):
 
 # --- in the browser -----------------------------------------------------------------------------
 
-def test_404_page_works_at_any_depth(browser, server):
-    """A server answers a missing address with 404.html: its styles, scripts and links must work."""
-    context = browser.new_context()
-    page = context.new_page()
-    failed: list[str] = []
-    page.on("requestfailed", lambda r: failed.append(r.url))
-    page.on("response", lambda r: failed.append(r.url)
-            if r.status >= 400 and "/nie/ma/" not in r.url else None)
-    body = None
-
-    def missing(route):
-        nonlocal body
-        if body is None:
-            body = page.context.request.get(server + "/404.html").text()
-        route.fulfill(status=404, body=body, content_type="text/html; charset=utf-8")
-
-    try:
-        page.route("**/nie/ma/takiej/strony/", missing)
-        page.goto(server + "/nie/ma/takiej/strony/", wait_until="networkidle")
-        assert failed == [], failed
-        header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
-        assert header not in ("rgba(0, 0, 0, 0)", "transparent"), "Material's CSS did not load"
-        page.locator("article a", has_text="Eksplorator uwagi").click()
-        page.wait_for_load_state("networkidle")
-        assert urlparse(page.url).path == "/llm/anatomia/"
-    finally:
-        context.close()
-
-
-def test_print_shows_light_figures_and_no_navigation_in_dark_mode(browser, server):
-    context = browser.new_context(color_scheme="dark")
-    page = context.new_page()
-    try:
-        page.goto(server + "/krok-po-kroku/", wait_until="networkidle")
-        page.emulate_media(media="print", color_scheme="dark")
-        shown = page.evaluate("""() => [...document.querySelectorAll('article img')]
-            .filter(i => getComputedStyle(i).display !== 'none').map(i => i.getAttribute('src'))""")
-        assert shown and all(src.endswith("#only-light") for src in shown), shown
-        figures = page.evaluate("document.querySelectorAll('article figure.computed-figure').length")
-        assert len(shown) == figures
-        hidden = page.evaluate("""() => ['.md-header', '.md-tabs', '.md-sidebar--primary', '.md-footer']
-            .map(s => document.querySelector(s)).filter(Boolean)
-            .filter(e => getComputedStyle(e).display !== 'none').map(e => e.className)""")
-        assert hidden == []
-        colours = page.evaluate("""() => [getComputedStyle(document.body).backgroundColor,
-                                          getComputedStyle(document.querySelector('article p')).color]""")
-        background, text = [tuple(int(v) for v in re.findall(r"\d+", c)[:3]) for c in colours]
-        assert min(background) > 240 and max(text) < 80, colours
-        # an external link prints its address
-        after = page.evaluate("""() => {
-            const a = document.querySelector('article a[href^="http"]');
-            return a ? getComputedStyle(a, '::after').content : null; }""")
-        assert after is None or "http" in after
-    finally:
-        context.close()
-
 
 CONTRAST = """(sel) => {
     const parse = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m[3] ?? 1]; };
@@ -205,40 +149,6 @@ CONTRAST = """(sel) => {
 }"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path, selector", [
-    ("/", ".md-tabs__link"),
-    ("/laby/lab-3/", ".md-typeset .md-button"),                      # "Pobierz notatnik"
-    ("/llm/anatomia/", ".attn-x .md-button:not(:disabled)"),         # "Przywróć ustawienia przykładu"
-    ("/llm/anatomia/", 'table.attn-x__matrix tr.attn-x__chosen th[scope="row"]'),   # the orange label
-    ("/", ".md-copyright"),
-])
-def test_chrome_text_has_contrast_of_4_5(browser, server, scheme, path, selector):
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    try:
-        page.goto(server + path, wait_until="networkidle")
-        ratios = page.evaluate(CONTRAST, selector)
-        assert ratios, f"nothing matches {selector}"
-        low = [(text, round(r, 2)) for text, r in ratios if r < 4.5]
-        assert low == [], f"{scheme} {path} {selector}: {low}"
-    finally:
-        context.close()
-
-
 LINKS = "article p a[href]:not(.footnote-backref):not(.footnote-ref)"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_links_in_text_are_underlined(browser, server, scheme):
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    try:
-        page.goto(server + "/posty/llm-mechanizm-uwagi/", wait_until="networkidle")
-        plain = page.evaluate("""(sel) => [...document.querySelectorAll(sel)]
-            .filter(a => !getComputedStyle(a).textDecorationLine.includes('underline'))
-            .map(a => a.textContent.trim())""", LINKS)
-        count = page.evaluate("(sel) => document.querySelectorAll(sel).length", LINKS)
-        assert count > 10 and plain == [], plain
-    finally:
-        context.close()

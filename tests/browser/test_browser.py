@@ -10,6 +10,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from helpers import site_pages
+
 # `server` and `browser` come from conftest.py (the browser fixture skips without chromium).
 
 
@@ -34,20 +36,20 @@ def open_page(browser, url: str, scheme: str):
     return context, page, outside, failed
 
 
-PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/",
-         "/llm/anatomia/", "/jak-dodac-wartosc/"]
-
-
-@pytest.mark.parametrize("path", PAGES)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_page_is_offline_typeset_and_its_figures_load(browser, server, path, scheme):
+def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, built_site, scheme):
+    for path in site_pages(built_site):
+        check_page(browser, server, path, scheme)
+
+
+def check_page(browser, server: str, path: str, scheme: str):
     context, page, outside, failed = open_page(browser, server + path, scheme)
     try:
-        assert outside == [], f"requests left 127.0.0.1: {outside}"
-        assert failed == [], f"failed requests: {failed}"
+        assert outside == [], f"{path}: requests left 127.0.0.1: {outside}"
+        assert failed == [], f"{path}: failed requests: {failed}"
         raw = page.evaluate("""() => [...document.querySelectorAll('.arithmatex')]
             .filter(el => !el.querySelector('.katex')).map(el => el.textContent.slice(0, 80))""")
-        assert raw == [], f"math left untypeset: {raw}"
+        assert raw == [], f"{path}: math left untypeset: {raw}"
         assert page.evaluate("document.querySelectorAll('.katex-error').length") == 0
         want = "only-dark" if scheme == "dark" else "only-light"
         images = page.evaluate("""async (want) => {
@@ -60,15 +62,15 @@ def test_page_is_offline_typeset_and_its_figures_load(browser, server, path, sch
         broken = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
             .filter(img => img.src.includes('#' + want) && img.offsetParent !== null)
             .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)""", want)
-        assert broken == [], f"images that did not load: {broken}"
+        assert broken == [], f"{path}: images that did not load: {broken}"
         hidden = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
             .filter(img => img.src.includes('#' + want) && img.offsetParent === null).length""", want)
-        assert hidden == 0, f"{hidden} {want} images are hidden in the {scheme} scheme"
+        assert hidden == 0, f"{path}: {hidden} {want} images are hidden in the {scheme} scheme"
         if images:
             other = "only-light" if scheme == "dark" else "only-dark"
             shown_other = page.evaluate("""(o) => [...document.querySelectorAll('article img')]
                 .filter(img => img.src.includes('#' + o) && img.offsetParent !== null).length""", other)
-            assert shown_other == 0, f"{other} images are visible in the {scheme} scheme"
+            assert shown_other == 0, f"{path}: {other} images are visible in the {scheme} scheme"
     finally:
         context.close()
 

@@ -127,80 +127,6 @@ def plain(values: dict) -> dict:
     return {k: getattr(v, "value", v) if isinstance(v, Value) else v for k, v in values.items()}
 
 
-def test_values_equal_tiny_decoder():
-    vals = plain(we.worked_example())
-    for name, value in expected().items():
-        assert_allclose(vals[name], value, rtol=0, atol=0, err_msg=name)
-    assert vals["top_token"] == we.VOCAB[int(np.argmax(expected()["probs"]))]
-    assert vals["sentence"] == " ".join(TOKENS)
-
-
-def test_inputs_are_read_only_constants():
-    for w in (we.W_VOCAB, we.W_Q, we.W_K, we.W_V, we.W_FFN):
-        assert not w.flags.writeable
-    assert we.W_VOCAB.shape == (2, len(we.VOCAB))
-    assert len(we.VOCAB) == 5 and we.SENTENCE_IDS == [0, 1, 2]
-
-
-def test_source_printed_matches_value_shapes():
-    vals = plain(we.worked_example())
-    for key, printed in we.SOURCE_PRINTED.items():
-        target = vals["probs"] if key == "probs_pct" else vals[key]
-        assert np.shape(printed) == np.shape(target), key
-
-
-def test_source_table_lists_exactly_the_disagreeing_numbers():
-    vals = plain(we.worked_example())
-    table = vals["source_table"]
-    assert vals["n_source_differ"] == len(table.rows) > 0
-    for _, printed, exact, diff in table.rows:
-        places = len(printed.partition(",")[2])
-        assert str(round_half_up(exact, places)).replace(".", ",") != printed
-        assert_allclose(diff, float(printed.replace(",", ".")) - exact, rtol=1e-12)
-
-
-def test_inputs_are_written_down_once():
-    first_row = re.compile(r"1\.0,\s*0\.2,\s*0\.8,\s*0\.0,\s*0\.0")
-    holders = [p.relative_to(REPO).as_posix()
-               for p in [*(REPO / "figures_src").glob("*.py"), *(REPO / "docs").rglob("*.md")]
-               if first_row.search(p.read_text(encoding="utf-8"))]
-    assert holders == ["figures_src/inputs.py"]
-
-
-def test_page_source_types_no_computed_numbers():
-    text = PAGE_SRC.read_text(encoding="utf-8")
-    # arXiv identifiers (arXiv:1706.03762) and section numbers (§3.2.2) in the references are
-    # citations, not numbers.
-    text = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|`[^`]*`|\(https?://[^)]*\)|arXiv:\S+|§\S+", "", text,
-                  flags=re.DOTALL)
-    assert re.findall(r"(?<![{\d])\d+[.,]\d+", text) == []  # A_{1,0} is an index, not a number
-
-
-def test_sentences_that_read_numbers_are_claims():
-    text = PAGE_SRC.read_text(encoding="utf-8")
-    blocks = re.findall(r"\{% claim .*?%\}(.*?)\{% endclaim %\}", text, re.DOTALL)
-    claims = " ".join(" ".join(block.split()) for block in blocks)
-    for phrase in ["na siebie patrzy mocniej", "najwięcej uwagi poświęca cat", "bez zmian",
-                   "„zwierzęcość” wzrosła", "„akcja” spadła", "pojawiła się składowa „akcji”",
-                   "najbardziej prawdopodobnym następnym tokenem jest chases",
-                   "Ostatni wiersz jest w obu wariantach identyczny", "macierzami jednostkowymi",
-                   "wszystkie trzy iloczyny są równe", "waga cat jest tylko",
-                   "rozkład wyraźnie by się wyostrzył", "bez niego chases patrzyłby na siebie"]:
-        assert phrase in claims, phrase
-
-
-@pytest.mark.parametrize("name", FIGURES)
-def test_figure_functions_return_plots(name):
-    import matplotlib.pyplot as plt
-
-    plot = getattr(we, name)(LIGHT)
-    try:
-        assert isinstance(plot, Plot) and isinstance(plot.table, Table)
-        assert plot.alt.strip() and plot.caption.strip()
-    finally:
-        plt.close(plot.fig)
-
-
 # --- the built page ---------------------------------------------------------------------------
 
 def test_inputs_shown_as_defined(page):
@@ -230,13 +156,6 @@ def test_q_k_v_are_shown_once_because_they_are_equal(page):
     e = expected()
     assert np.array_equal(e["Q"], e["K"]) and np.array_equal(e["K"], e["V"])
     assert len(bmatrices(display_math(page, "Q = E W_Q,"))) == 1
-
-
-def test_sharpened_scores_concentrate_the_weights():
-    sharp, weights = expected()["weights_sharp"], expected()["weights"]
-    assert we.SHARPEN_FACTOR > 1
-    assert sharp[2].max() > weights[2].max() and sharp[2].min() < weights[2].min()
-    assert_allclose(sharp.sum(axis=1), 1.0, rtol=1e-15)
 
 
 def test_mask_and_operands_are_shown(page):

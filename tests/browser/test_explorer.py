@@ -13,90 +13,24 @@ import contextlib
 import json
 import re
 import socket
-from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup
 
-from attn_core import future_mask, scaled_dot_product_attention, tiny_decoder
+from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import explorer
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, fmt_vec
-from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
-from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
 from helpers import copy_project, mkdocs_build, serving
 
-PAGE = "llm/anatomia/index.html"
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
 XSS = "<img src=x onerror=window.__xss=1>"
 
 
 # --- the presets, in Python ---------------------------------------------------------------
 
-def by_id(pid: str) -> dict:
-    return next(p for p in explorer.presets() if p["id"] == pid)
-
 
 def preset_x(p: dict) -> np.ndarray:
     return np.array([p["vocab"][i]["embedding"] for i in p["sentence"]])
-
-
-def test_presets_come_from_the_shared_inputs():
-    worked = by_id("krok-po-kroku")
-    assert [w["token"] for w in worked["vocab"]] == VOCAB
-    assert worked["sentence"] == list(SENTENCE_IDS)
-    np.testing.assert_array_equal(np.array([w["embedding"] for w in worked["vocab"]]), W_VOCAB.T)
-    for key, w in (("w_q", W_Q), ("w_k", W_K), ("w_v", W_V)):
-        np.testing.assert_array_equal(np.array(worked[key]), w)
-    assert worked["causal"] and worked["scale"] and worked["temperature"] == 1.0
-    for pid, x in (("lab3-toy", TOY_X), ("lab3-leak-a", LEAK_A), ("lab3-leak-b", LEAK_B)):
-        np.testing.assert_array_equal(preset_x(by_id(pid)), x)
-    assert by_id("lab3-toy")["causal"] is False  # the lab's first exercise has no mask
-    explorer.check_presets(explorer.presets())
-
-
-def test_starting_preset_matches_the_worked_example():
-    trace = tiny_decoder(SENTENCE_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=True)
-    att = explorer.preset_attention(by_id("krok-po-kroku"))
-    np.testing.assert_allclose(att.weights, trace.attention.weights, rtol=0, atol=1e-15)
-    np.testing.assert_allclose(att.output, trace.attention.output, rtol=0, atol=1e-15)
-
-
-def test_check_presets_rejects_an_embedding_out_of_range():
-    bad = dict(by_id("lab3-toy"), vocab=[{"token": "x", "embedding": [99.0, 0.0]}], sentence=[0])
-    with pytest.raises(ValueError, match="outside the range"):
-        explorer.check_presets([bad])
-
-
-# --- the built page -----------------------------------------------------------------------
-
-def test_page_embeds_the_presets_and_loads_only_local_files(built_site):
-    site = built_site
-    soup = BeautifulSoup((site / PAGE).read_text(encoding="utf-8"), "html.parser")
-    heading = soup.find(id="uwaga")
-    assert heading is not None and heading.name == "h2" and heading.get_text().startswith("Uwaga")
-    code = soup.find("script", id="explorer-presets").string.strip()
-    prefix = "window.attentionExplorerData = "
-    assert code.startswith(prefix) and code.endswith(";")
-    embedded = json.loads(code[len(prefix):-1])
-    assert embedded == json.loads(json.dumps({"presets": list(explorer.presets()),
-                                              "limits": explorer.LIMITS}))
-    assert soup.select_one("[data-attention-explorer]") is not None
-    assert "JavaScript" in soup.find("noscript").get_text()
-    page_dir = (site / PAGE).parent
-    local = [s["src"] for s in soup.find_all("script", src=True)]
-    local += [link["href"] for link in soup.find_all("link", rel="stylesheet")]
-    assert "../../javascripts/explorer.js" in local and "../../stylesheets/explorer.css" in local
-    for ref in local:
-        assert not urlsplit(ref).scheme and not ref.startswith("//"), f"remote asset {ref}"
-        assert (page_dir / urlsplit(ref).path).resolve().is_file(), f"missing asset {ref}"
-    script = (site / "javascripts/explorer.js").read_text(encoding="utf-8")
-    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
-                 "http://", "https://", "fetch(", "XMLHttpRequest", "import("):
-        if sink == "http://":  # the SVG namespace is a name, not a request
-            assert script.count(sink) == script.count("http://www.w3.org/2000/svg"), sink
-        else:
-            assert sink not in script, f"explorer.js uses {sink}"
 
 
 # --- the browser --------------------------------------------------------------------------

@@ -157,33 +157,6 @@ def test_nan_in_a_figure_table_is_refused(mini):
         runner.compute(["fig"], root=mini)
 
 
-def test_real_project_build_stops_on_a_nan_naming_module_function_and_value(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    path = project / "figures_src" / "quadratic_cost.py"
-    path.write_text(path.read_text() + textwrap.dedent("""
-
-        @values
-        def broken_ratio():
-            return {"ratio_of_nothing": np.float64(0.0) / np.float64(0.0)}
-        """))
-    proc = mkdocs_build(project, tmp_path / "site")
-    log = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    expected = "figures_src/quadratic_cost.py: broken_ratio() returned 'ratio_of_nothing' with NaN"
-    assert expected in log, log[-3000:]
-    assert "Traceback" not in log.split("broken_ratio", 1)[0][-200:]
-    assert not (tmp_path / "site").exists()
-
-
-def test_real_masked_scores_keep_minus_inf(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    results, _ = runner.compute(["masking", "worked_example"], root=project)
-    for name, key in [("masking", "mask_masked"), ("worked_example", "masked")]:
-        record = results[name].output.values[key]
-        assert record.masked and np.isneginf(record.value).any()
-        assert np.isfinite(record.value[~np.isneginf(record.value)]).all()
-
-
 # --- hangs, signals and early exits ----------------------------------------------------------
 
 def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
@@ -203,16 +176,6 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
     assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
 
-def test_the_time_limit_is_set_by_the_environment_for_every_module(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    path = project / "figures_src" / "scaling.py"
-    path.write_text(path.read_text() + "\nimport time\ntime.sleep(600)\n")
-    proc = compute_in_child(project, ["scaling"], env={runner.TIME_LIMIT_ENV: "3"})
-    assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "figures_src/scaling.py did not finish within its time limit of 3 s" in proc.stderr
-    assert "figures_src.scaling (import)" in proc.stderr
-
-
 @pytest.mark.parametrize("body, expected", [
     ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
      r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit\.die\(\)"),
@@ -228,18 +191,6 @@ def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(mini, b
         runner.compute(["quit"], root=mini)
     assert "Nothing was cached" in str(info.value)
     assert entries(mini / ".cache" / "anatomia" / "computed", "quit") == []
-
-
-def test_real_module_ending_the_process_fails_the_build(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    path = project / "figures_src" / "multi_head.py"
-    path.write_text(path.read_text() + "\nimport sys\nsys.exit(0)\n")
-    proc = mkdocs_build(project, tmp_path / "site")
-    log = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
-    assert not (tmp_path / "site").exists()
-    assert kept(project, "multi_head") is None
 
 
 def test_modules_do_not_share_state(mini):
@@ -292,25 +243,6 @@ def test_a_module_reruns_when_a_file_it_imports_changes(mini, statement):
     assert ran(mini, "user") == []
     (mini / "figures_src" / target).write_text("FACTOR = 3\n")
     assert ran(mini, "user") == ["user"]
-
-
-def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 2\n")
-    path = project / "figures_src" / "quadratic_cost.py"
-    path.write_text(path.read_text() + textwrap.dedent("""
-        from ._bench_factor import FACTOR
-
-
-        @values
-        def factor_value():
-            return {"helper_factor": FACTOR}
-        """))
-    results, ran = runner.compute(["quadratic_cost"], root=project)
-    assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 2
-    (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 5\n")
-    results, ran = runner.compute(["quadratic_cost"], root=project)
-    assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 5
 
 
 LAZY_INIT = """\
@@ -434,23 +366,6 @@ def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
     assert ran(mini, "demo") == ["demo"]
 
 
-def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    shutil.rmtree(project / ".cache", ignore_errors=True)
-    found, names = runner.compute(["masking"], root=project)
-    assert names == ["masking"]
-    inputs = {p.relative_to(project).as_posix() for p in found["masking"].inputs if p.is_relative_to(project)}
-    assert "anatomia_engine/kit.py" in inputs and "anatomia_engine/publish.py" not in inputs
-    assert not any(name.startswith("attn_core/transformer") for name in inputs)
-    for name in ("anatomia_engine/publish.py", "anatomia_engine/katex.py", "anatomia_engine/markdown.py",
-                 "attn_core/transformer.py"):
-        (project / name).write_text((project / name).read_text() + "\n# edited\n")
-    assert ran(project, "masking") == []
-    kit = project / "anatomia_engine" / "kit.py"
-    kit.write_text(kit.read_text() + "\n# edited\n")
-    assert ran(project, "masking") == ["masking"]
-
-
 def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog):
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 2\n")
     module(mini, "user", """
@@ -511,32 +426,6 @@ def _damage_edit_value(path: Path) -> None:
 
 def _damage_empty(path: Path) -> None:
     path.write_bytes(b"")
-
-
-@pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_empty])
-def test_real_damaged_entry_is_recomputed_and_said_never_published(tmp_path, caplog, damage):
-    project = copy_project(tmp_path / "proj")
-    good, _ = runner.compute(["masking"], root=project)
-    expected = good["masking"].values["mask_first_self"]
-    path = entry_path(project, "masking")
-    damage(path)
-    caplog.clear()
-    found, names = runner.compute(["masking"], root=project)
-    assert names == ["masking"]
-    assert f"figures_src/masking.py: {path} is damaged" in caplog.text
-    assert found["masking"].values["mask_first_self"] == expected
-    assert kept(project, "masking") is not None                     # the entry is whole again
-
-
-def test_real_build_with_a_truncated_entry_rebuilds_it(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    runner.compute(["worked_example"], root=project)
-    path = entry_path(project, "worked_example")
-    _damage_truncate(path)
-    proc = mkdocs_build(project, tmp_path / "site")
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert f"figures_src/worked_example.py: {path} is damaged" in proc.stderr
-    assert kept(project, "worked_example") is not None
 
 
 def test_a_kept_result_is_decoded_only_when_a_page_reads_it(mini):
@@ -632,25 +521,3 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
 
 # --- the worker kept between builds (mkdocs serve) ------------------------------------------------
 
-def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    shutil.rmtree(project / ".cache", ignore_errors=True)
-    probe = project / "figures_src" / "probe.py"
-    probe.write_text("import os\nfrom anatomia_engine.kit import values\n\n\n@values\n"
-                     "def worker():\n    return {'worker_pid': os.getppid()}\n")
-    try:
-        found, names = runner.compute(["probe"], root=project, keep_worker=True)
-        first = found["probe"].values["worker_pid"]
-        probe.write_text(probe.read_text() + "\n# edited\n")
-        found, names = runner.compute(["probe"], root=project, keep_worker=True)
-        assert names == ["probe"] and found["probe"].values["worker_pid"] == first       # reused
-        kit = project / "anatomia_engine" / "kit.py"                                     # the worker imported it
-        kit.write_text(kit.read_text() + "\n# edited\n")
-        found, names = runner.compute(["probe"], root=project, keep_worker=True)
-        second = found["probe"].values["worker_pid"]
-        assert names == ["probe"] and second != first                                    # restarted
-    finally:
-        runner.stop_worker()
-    for pid in (first, second):
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)

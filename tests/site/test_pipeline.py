@@ -259,25 +259,6 @@ def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
     assert re.search(r"docs/inne\.md:\d+: the front matter is not valid YAML", proc.stderr), proc.stderr
 
 
-def test_make_docs_keeps_the_last_good_site_when_a_build_fails(tmp_path):
-    project = make_project(tmp_path / "proj")
-    shutil.copy(REPO / "Makefile", project / "Makefile")
-    (project / ".venv").symlink_to(REPO / ".venv")
-    env = dict(os.environ, MAKEFLAGS="")
-    good = subprocess.run(["make", "-o", ".venv/.installed", "docs"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert good.returncode == 0, good.stderr
-    before = (project / "site" / "index.html").read_bytes()
-    page = project / "docs" / "index.md"
-    page.write_text(page.read_text() + "\n{{ nieznana }}\n")
-    bad = subprocess.run(["make", "-o", ".venv/.installed", "docs"], cwd=project, env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert bad.returncode != 0
-    assert "unknown value 'nieznana'" in bad.stderr and "site/ was left as it was" in bad.stderr
-    assert (project / "site" / "index.html").read_bytes() == before
-    assert not (project / ".site.tmp").exists()
-
-
 def test_figure_inside_a_collapsible_block_keeps_its_table(project, tmp_path):
     page = project / "docs" / "index.md"
     page.write_text(page.read_text().replace('{{ figure("bars") }}',

@@ -1,0 +1,99 @@
+"""Whatever happens to `.cache/` between builds, the next build succeeds with the same site.
+
+A tiny project with every kind of result the build keeps (a figures module, placeholders, math,
+the lab notebook through mkdocs-jupyter, links, the Polish search index): after a first build,
+each file under `.cache/` is truncated or garbled (a full disk, a killed copy), and the rebuild
+must give byte-identical pages, naming the damaged entries it worked out again.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, mkdocs_build
+
+MKDOCS_YML = """\
+site_name: Demo
+strict: true
+theme: {name: material, language: pl, font: false}
+markdown_extensions: [anatomia_engine.markdown, {pymdownx.arithmatex: {generic: true}}, anatomia_engine.katex]
+plugins:
+  - search
+  - anatomia
+  - mkdocs-jupyter: {include: ["page.ipynb"], ignore: ["*.md"], execute: false, cache: false}
+nav: [index.md, laby/mini.py]
+"""
+MODULE = """\
+from anatomia_engine.kit import values
+
+
+@values
+def numbers():
+    return {"weight": 0.6456563062257954}
+"""
+PAGE = """\
+---
+computed: [demo]
+---
+# Demo
+
+Waga wynosi {{ weight | dec(2) }}, czyli \\( w = {{ weight | dec(3) }} \\). [Lab](laby/mini.py)
+"""
+NOTEBOOK = '# %% [markdown]\n# # Mini\n\n# %%\nprint(6 * 7)\n'
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tmp_path / "proj"
+    (root / "docs" / "laby").mkdir(parents=True)
+    (root / "figures_src").mkdir()
+    shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    (root / "node_modules").symlink_to(REPO / "node_modules")
+    (root / "figures_src" / "demo.py").write_text(MODULE)
+    (root / "mkdocs.yml").write_text(MKDOCS_YML)
+    (root / "docs" / "index.md").write_text(PAGE)
+    (root / "docs" / "laby" / "mini.py").write_text(NOTEBOOK)
+    return root
+
+
+def pages(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*"))
+            if p.is_file() and p.name != "sitemap.xml.gz"}
+
+
+def build(project: Path, site: Path) -> str:
+    proc = mkdocs_build(project, site)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
+    return proc.stderr
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garble"])
+def test_a_damaged_cache_is_worked_out_again_with_the_same_site(project, tmp_path, damage):
+    build(project, tmp_path / "a")
+    first = pages(tmp_path / "a")
+    assert "0,65" in first["index.html"].decode() and "42" in first["laby/mini/index.html"].decode()
+    kept = [p for p in (project / ".cache").rglob("*") if p.is_file()]
+    assert len(kept) >= 6, kept
+    for path in kept:
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if damage == "truncate" else b"\x00garbage{" + data[::-1])
+    log = build(project, tmp_path / "b")
+    assert pages(tmp_path / "b") == first
+    for kind in ("pages", "katex", "links", "search", "notebooks"):
+        assert f".cache/anatomia/{kind}/" in log, f"no damaged {kind} entry was reported:\n{log[-3000:]}"
+
+
+def test_an_unwritable_cache_is_said_once_per_kind_and_the_build_goes_on(project, tmp_path):
+    build(project, tmp_path / "a")
+    first = pages(tmp_path / "a")
+    shutil.rmtree(project / ".cache" / "anatomia")
+    (project / ".cache" / "anatomia").write_text("not a folder\n")   # as read-only as root can see
+    log = build(project, tmp_path / "b")
+    assert pages(tmp_path / "b") == first
+    assert log.count("cannot write the cache") >= 3, log[-3000:]
+    assert log.count(".cache/anatomia/pages (") == 1, log[-3000:]

@@ -1,0 +1,272 @@
+"""The runner (anatomia_engine/runner.py and the modules it uses, codec.py): every way a
+figures_src module can fail stops with its name, nothing is kept for a failed run, and a kept
+result is used only when its store entry is whole and what its run read is unchanged.
+
+Most tests run a small module in a project of their own (fast); each failure class is also
+exercised against a copy of the real project (tests/helpers.py copy_project).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anatomia_engine import codec, results, runner, store
+from anatomia_engine.kit import Table
+from figures_src import masking
+from helpers import copy_project, mkdocs_build
+
+HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
+
+
+@pytest.fixture
+def mini(tmp_path) -> Path:
+    """A project with an empty figures_src package and a one-line attn_core."""
+    root = tmp_path / "mini"
+    (root / "figures_src").mkdir(parents=True)
+    (root / "figures_src" / "__init__.py").write_text("")
+    (root / "attn_core").mkdir()
+    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
+    (root / "requirements.lock").write_text("numpy\n")
+    return root
+
+
+def module(root: Path, name: str, body: str) -> Path:
+    path = root / "figures_src" / f"{name}.py"
+    path.write_text(HEADER + textwrap.dedent(body))
+    return path
+
+
+def entries(cache: Path, name: str = "") -> list[Path]:
+    """The store entries kept in `cache` (one per module run that succeeded)."""
+    return sorted(cache.glob("*.json")) if cache.exists() else []
+
+
+def kept(root: Path, name: str):
+    """The kept result of `name` that a build at `root` would use now, or None."""
+    return results.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"),
+                          runner.worker_environment(root.resolve()), {})
+
+
+def entry_path(root: Path, name: str) -> Path:
+    return root / ".cache" / "anatomia" / "computed" / f"{results.entry_name(name, root.resolve())}.json"
+
+
+def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
+    """runner.compute in a separate interpreter (so a hang fails the test instead of blocking it)."""
+    code = ("import sys; from pathlib import Path; from anatomia_engine import runner\n"
+            "try:\n"
+            f"    runner.compute({names!r}, root=Path({str(root)!r}))\n"
+            "except runner.ComputeError as exc:\n"
+            "    print(exc, file=sys.stderr); sys.exit(3)\n")
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=environment,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# --- typed results, one codec -------------------------------------------------------------------
+
+
+# --- NaN and infinities -----------------------------------------------------------------------
+
+
+def test_real_project_build_stops_on_a_nan_naming_module_function_and_value(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    path = project / "figures_src" / "quadratic_cost.py"
+    path.write_text(path.read_text() + textwrap.dedent("""
+
+        @values
+        def broken_ratio():
+            return {"ratio_of_nothing": np.float64(0.0) / np.float64(0.0)}
+        """))
+    proc = mkdocs_build(project, tmp_path / "site")
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    expected = "figures_src/quadratic_cost.py: broken_ratio() returned 'ratio_of_nothing' with NaN"
+    assert expected in log, log[-3000:]
+    assert "Traceback" not in log.split("broken_ratio", 1)[0][-200:]
+    assert not (tmp_path / "site").exists()
+
+
+def test_real_masked_scores_keep_minus_inf(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    results, _ = runner.compute(["masking", "worked_example"], root=project)
+    for name, key in [("masking", "mask_masked"), ("worked_example", "masked")]:
+        record = results[name].output.values[key]
+        assert record.masked and np.isneginf(record.value).any()
+        assert np.isfinite(record.value[~np.isneginf(record.value)]).all()
+
+
+# --- hangs, signals and early exits ----------------------------------------------------------
+
+
+def test_the_time_limit_is_set_by_the_environment_for_every_module(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    path = project / "figures_src" / "scaling.py"
+    path.write_text(path.read_text() + "\nimport time\ntime.sleep(600)\n")
+    proc = compute_in_child(project, ["scaling"], env={runner.TIME_LIMIT_ENV: "3"})
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "figures_src/scaling.py did not finish within its time limit of 3 s" in proc.stderr
+    assert "figures_src.scaling (import)" in proc.stderr
+
+
+def test_real_module_ending_the_process_fails_the_build(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    path = project / "figures_src" / "multi_head.py"
+    path.write_text(path.read_text() + "\nimport sys\nsys.exit(0)\n")
+    proc = mkdocs_build(project, tmp_path / "site")
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
+    assert not (tmp_path / "site").exists()
+    assert kept(project, "multi_head") is None
+
+
+# --- never stale: the depfile -------------------------------------------------------------------
+
+def ran(root: Path, *names: str) -> list[str]:
+    return runner.compute(list(names), root=root)[1]
+
+
+def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 2\n")
+    path = project / "figures_src" / "quadratic_cost.py"
+    path.write_text(path.read_text() + textwrap.dedent("""
+        from ._bench_factor import FACTOR
+
+
+        @values
+        def factor_value():
+            return {"helper_factor": FACTOR}
+        """))
+    results, ran = runner.compute(["quadratic_cost"], root=project)
+    assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 2
+    (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 5\n")
+    results, ran = runner.compute(["quadratic_cost"], root=project)
+    assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 5
+
+
+LAZY_INIT = """\
+import importlib
+_SOURCES = {"A": "a", "B": "b"}
+
+
+def __getattr__(name):
+    value = getattr(importlib.import_module(f"attn_core.{_SOURCES[name]}"), name)
+    globals()[name] = value
+    return value
+"""
+
+
+@pytest.fixture
+def lazy(mini) -> Path:
+    """mini with an attn_core that imports its submodules on first use, as the real one does."""
+    (mini / "attn_core" / "__init__.py").write_text(LAZY_INIT)
+    (mini / "attn_core" / "a.py").write_text("A = 1\n")
+    (mini / "attn_core" / "b.py").write_text("B = 2\n")
+    module(mini, "uses_a", """
+        from attn_core import A
+
+        @values
+        def a():
+            return {"a": A}
+        """)
+    return mini
+
+
+def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    found, names = runner.compute(["masking"], root=project)
+    assert names == ["masking"]
+    inputs = {p.relative_to(project).as_posix() for p in found["masking"].inputs if p.is_relative_to(project)}
+    assert "anatomia_engine/kit.py" in inputs and "anatomia_engine/publish.py" not in inputs
+    assert not any(name.startswith("attn_core/transformer") for name in inputs)
+    for name in ("anatomia_engine/publish.py", "anatomia_engine/katex.py", "anatomia_engine/markdown.py",
+                 "attn_core/transformer.py"):
+        (project / name).write_text((project / name).read_text() + "\n# edited\n")
+    assert ran(project, "masking") == []
+    kit = project / "anatomia_engine" / "kit.py"
+    kit.write_text(kit.read_text() + "\n# edited\n")
+    assert ran(project, "masking") == ["masking"]
+
+
+def _damage_truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _damage_edit_value(path: Path) -> None:
+    data = path.read_bytes()
+    edited = re.sub(rb"mask_first_self", b"mask_first_selg", data, count=1)
+    assert edited != data
+    path.write_bytes(edited)
+
+
+def _damage_empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+@pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_empty])
+def test_real_damaged_entry_is_recomputed_and_said_never_published(tmp_path, caplog, damage):
+    project = copy_project(tmp_path / "proj")
+    good, _ = runner.compute(["masking"], root=project)
+    expected = good["masking"].values["mask_first_self"]
+    path = entry_path(project, "masking")
+    damage(path)
+    caplog.clear()
+    found, names = runner.compute(["masking"], root=project)
+    assert names == ["masking"]
+    assert f"figures_src/masking.py: {path} is damaged" in caplog.text
+    assert found["masking"].values["mask_first_self"] == expected
+    assert kept(project, "masking") is not None                     # the entry is whole again
+
+
+def test_real_build_with_a_truncated_entry_rebuilds_it(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    runner.compute(["worked_example"], root=project)
+    path = entry_path(project, "worked_example")
+    _damage_truncate(path)
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert f"figures_src/worked_example.py: {path} is damaged" in proc.stderr
+    assert kept(project, "worked_example") is not None
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+# --- the worker kept between builds (mkdocs serve) ------------------------------------------------
+
+def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(tmp_path):
+    project = copy_project(tmp_path / "proj")
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    probe = project / "figures_src" / "probe.py"
+    probe.write_text("import os\nfrom anatomia_engine.kit import values\n\n\n@values\n"
+                     "def worker():\n    return {'worker_pid': os.getppid()}\n")
+    try:
+        found, names = runner.compute(["probe"], root=project, keep_worker=True)
+        first = found["probe"].values["worker_pid"]
+        probe.write_text(probe.read_text() + "\n# edited\n")
+        found, names = runner.compute(["probe"], root=project, keep_worker=True)
+        assert names == ["probe"] and found["probe"].values["worker_pid"] == first       # reused
+        kit = project / "anatomia_engine" / "kit.py"                                     # the worker imported it
+        kit.write_text(kit.read_text() + "\n# edited\n")
+        found, names = runner.compute(["probe"], root=project, keep_worker=True)
+        second = found["probe"].values["worker_pid"]
+        assert names == ["probe"] and second != first                                    # restarted
+    finally:
+        runner.stop_worker()
+    for pid in (first, second):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -1,0 +1,56 @@
+"""The attention explorer on /llm/anatomia/#uwaga: presets, maths, mask, editing, safety, keyboard.
+
+The first tests read figures_src/explorer.py and the built page. The browser tests drive the
+Debian Chromium at /usr/bin/chromium with playwright (never `playwright install`): a fresh
+strict build is served by http.server on 127.0.0.1, and every request to any other host is
+aborted and fails the test, so the page is checked to work offline. The weights the page
+computes are compared with attn_core.scaled_dot_product_attention.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+
+from attn_core import tiny_decoder
+from figures_src import explorer
+from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
+from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
+
+
+# --- the presets, in Python ---------------------------------------------------------------
+
+def by_id(pid: str) -> dict:
+    return next(p for p in explorer.presets() if p["id"] == pid)
+
+
+def preset_x(p: dict) -> np.ndarray:
+    return np.array([p["vocab"][i]["embedding"] for i in p["sentence"]])
+
+
+def test_presets_come_from_the_shared_inputs():
+    worked = by_id("krok-po-kroku")
+    assert [w["token"] for w in worked["vocab"]] == VOCAB
+    assert worked["sentence"] == list(SENTENCE_IDS)
+    np.testing.assert_array_equal(np.array([w["embedding"] for w in worked["vocab"]]), W_VOCAB.T)
+    for key, w in (("w_q", W_Q), ("w_k", W_K), ("w_v", W_V)):
+        np.testing.assert_array_equal(np.array(worked[key]), w)
+    assert worked["causal"] and worked["scale"] and worked["temperature"] == 1.0
+    for pid, x in (("lab3-toy", TOY_X), ("lab3-leak-a", LEAK_A), ("lab3-leak-b", LEAK_B)):
+        np.testing.assert_array_equal(preset_x(by_id(pid)), x)
+    assert by_id("lab3-toy")["causal"] is False  # the lab's first exercise has no mask
+    explorer.check_presets(explorer.presets())
+
+
+def test_starting_preset_matches_the_worked_example():
+    trace = tiny_decoder(SENTENCE_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=True)
+    att = explorer.preset_attention(by_id("krok-po-kroku"))
+    np.testing.assert_allclose(att.weights, trace.attention.weights, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(att.output, trace.attention.output, rtol=0, atol=1e-15)
+
+
+def test_check_presets_rejects_an_embedding_out_of_range():
+    bad = dict(by_id("lab3-toy"), vocab=[{"token": "x", "embedding": [99.0, 0.0]}], sentence=[0])
+    with pytest.raises(ValueError, match="outside the range"):
+        explorer.check_presets([bad])
