@@ -54,8 +54,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
         # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
-            raise PluginError("mkdocs.yml: the 'anatomia' plugin needs 'anatomia_engine.markdown' under "
-                              "markdown_extensions (it fills the placeholders while pages are parsed)")
+            config.markdown_extensions.insert(0, "anatomia_engine.markdown")
         self.uses_search = "material/search" in config.plugins
         return config
 

@@ -27,7 +27,7 @@ from anatomia_engine.plot import STYLES
 from helpers import whole_page
 from figures_src import induction_training as it
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 POST = REPO / "docs" / "posty" / "posts" / "glowy-indukcyjne.md"
 FIGURES = ("training_loss_curves", "training_head_scores", "trained_previous_token_head",
            "trained_induction_head", "hand_built_induction_head")

@@ -27,7 +27,7 @@ from anatomia_engine.kit import KIND, Plot, Table, Value
 from anatomia_engine.plot import STYLES
 from helpers import whole_page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 POST = REPO / "docs" / "posty" / "posts" / "llm-mechanizm-uwagi.md"
 OWN_MODULES = (luong_bahdanau, masking, multi_head, scaling)
 ALL_MODULES = ("luong_bahdanau", "scaling", "masking", "multi_head", "rope_positions",

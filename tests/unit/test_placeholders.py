@@ -16,7 +16,7 @@ from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
 from anatomia_engine.placeholders import TemplateError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = "figures_src/demo.py"
 TOKENS = ("cat", "chases")
 HEAD = "---\ncomputed: [demo]\n---\n"  # so the page's line 1 is line 4 of its file
