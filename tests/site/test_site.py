@@ -70,7 +70,7 @@ def test_blog_index_shows_the_post_with_date_and_tags_page_lists_it(built_site):
     index = (built_site / "posty/index.html").read_text()
     assert 'href="llm-mechanizm-uwagi/"' in index and "12 czerwca 2026" in index
     tags = (built_site / "posty/tagi/index.html").read_text()
-    for tag in ("transformer", "llm", "deep-dive"):
+    for tag in ("transformer", "llm", "dla dociekliwych"):
         assert f'<span class="md-tag">{tag}</span>' in tags
     assert tags.count('href="../llm-mechanizm-uwagi/"') >= 3
 
