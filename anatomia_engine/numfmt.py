@@ -23,9 +23,11 @@ from __future__ import annotations
 import math as _math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, getcontext
 
 import numpy as np
+
+from anatomia_engine import messages as M
 
 MINUS = "\u2212"
 NARROW_NBSP = "\u202f"
@@ -34,18 +36,17 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u207
 
 def _check(x: float, *, allow_inf: bool = False) -> float:
     if isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"expected a number, got the boolean {x!r}")
+        raise ValueError(M.text("expected_number", got=f"the boolean {x!r}"))
     if isinstance(x, np.ndarray) and x.ndim > 0:
-        raise ValueError(f"expected a number, got an array of shape {x.shape}; show one element, e.g. "
-                         "name[0][1], or use vec/bmatrix")
+        raise ValueError(M.text("expected_number_array", shape=x.shape))
     try:
         x = float(x)
     except (TypeError, ValueError):
-        raise ValueError(f"expected a number, got {type(x).__name__} {x!r}") from None
+        raise ValueError(M.text("expected_number", got=f"{type(x).__name__} {x!r}")) from None
     if _math.isnan(x):
-        raise ValueError("the value is NaN (not a number); refusing to show it")
+        raise ValueError(M.text("nan"))
     if _math.isinf(x) and not allow_inf:
-        raise ValueError(f"the value is {x} (infinite); only vectors and matrices may show infinity")
+        raise ValueError(M.text("infinite", value=x))
     return x
 
 
@@ -70,10 +71,14 @@ MAX_DECIMALS = 12
 def round_half_up(x: float, decimals: int) -> Decimal:
     """Round `x` half-up to `decimals` places, from its shortest decimal representation."""
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
-        raise ValueError(f"the number of decimal places must be a whole number, got {decimals!r}")
+        raise ValueError(M.text("decimals_whole", got=repr(decimals)))
     if not 0 <= decimals <= MAX_DECIMALS:
-        raise ValueError(f"the number of decimal places must be between 0 and {MAX_DECIMALS}, got {decimals}")
-    return Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        raise ValueError(M.text("decimals_range", most=MAX_DECIMALS, got=decimals))
+    try:
+        return Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    except InvalidOperation:  # more digits than the decimal context holds (28): 1.5e300 with dec(2)
+        raise ValueError(M.text("too_many_digits", value=repr(float(x)), most=getcontext().prec - decimals,
+                                example=fmt_sci(float(x), 1))) from None
 
 
 def _decimal_text(d: Decimal, math: bool) -> str:
@@ -100,7 +105,7 @@ def fmt_int(x: float, *, math: bool = False) -> str:
     """A whole number, grouped by thousands from five digits on: 131072 -> '131 072'."""
     x = _check(x)
     if x != int(x):
-        raise ValueError(f"{x!r} is not a whole number; use dec(n)")
+        raise ValueError(M.text("not_whole", value=repr(x)))
     return _decimal_text(Decimal(int(x)), math)
 
 
@@ -141,7 +146,7 @@ def fmt_vec(x, decimals: int = 2, *, math: bool = False) -> str:
     """A 1-D vector: '[0,35; 0,65]' (a semicolon, since the comma is the decimal mark)."""
     arr = np.asarray(x, dtype=float)
     if arr.ndim != 1:
-        raise ValueError(f"vec needs a 1-D array, got shape {arr.shape}")
+        raise ValueError(M.text("vec_shape", shape=arr.shape))
     items = [fmt_dec(v, decimals, math=math, allow_inf=True) for v in arr]
     return ("[" + r";\ ".join(items) + "]") if math else ("[" + "; ".join(items) + "]")
 
@@ -152,7 +157,7 @@ def fmt_bmatrix(x, decimals: int = 2) -> str:
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
-        raise ValueError(f"bmatrix needs a 1-D or 2-D array, got shape {arr.shape}")
+        raise ValueError(M.text("bmatrix_shape", shape=arr.shape))
     rows = [" & ".join(fmt_dec(v, decimals, math=True, allow_inf=True) for v in row) for row in arr]
     return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
 
@@ -188,9 +193,9 @@ def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
     non-personal masculine nouns (so 'dwa', not 'dwie' or 'dwaj')."""
     x = _check(x)
     if x != int(x) or int(x) not in _WORDS:
-        raise ValueError(f"words writes whole numbers from 2 to 20 in words, got {x!r}; use int")
+        raise ValueError(M.text("words_range", value=repr(x)))
     if case not in CASES:
-        raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
+        raise ValueError(M.text("unknown_case", case=repr(case), known=", ".join(CASES)))
     word = _WORDS[int(x)][CASES.index(case)]
     return rf"\text{{{word}}}" if math else word
 
@@ -275,7 +280,7 @@ def _is_real(v) -> bool:
 def default_filter(value, *, math: bool) -> str:
     """The filter used when a placeholder names none: int, dec(2), vec(2)/bmatrix(2), text."""
     if isinstance(value, (bool, np.bool_)):
-        raise ValueError("a true/false value is not shown; use it in a claim")
+        raise ValueError(M.text("boolean_shown"))
     if isinstance(value, (int, np.integer)):
         return "int"
     if _is_real(value):
@@ -284,7 +289,36 @@ def default_filter(value, *, math: bool) -> str:
         return "text"
     if isinstance(value, np.ndarray):
         return "bmatrix" if math or value.ndim == 2 else "vec"
-    raise ValueError(f"a value of type {type(value).__name__} needs a filter")
+    raise ValueError(M.text("needs_filter", type=type(value).__name__))
+
+
+def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
+    """The number a reader sees when `value` is shown with the filter `name` (None: the default),
+    in the value's own units: dec(2) of 0.3501 -> 0.35, pct(1) of 0.3543 -> 0.354. None when the
+    filter shows no single number (arrays, text)."""
+    if not _is_real(value):
+        return None
+    name = name or default_filter(value, math=False)
+    x = float(value)
+    if not _math.isfinite(x):
+        return None
+    n = args[0] if args else None
+    if name == "dec":
+        return round_half_up(x, 2 if n is None else n)
+    if name == "pct":
+        return round_half_up(float(Decimal(repr(x)) * 100), 1 if n is None else n) / 100
+    if name == "sci":
+        if x == 0:
+            return Decimal(0)
+        exponent = Decimal(repr(abs(x))).adjusted()
+        mantissa = round_half_up(float(Decimal(repr(x)).scaleb(-exponent)), 1 if n is None else n)
+        return mantissa.scaleb(exponent)
+    if name == "bytes":
+        size = next(s for u, s in reversed(_IEC) if abs(x) >= s or s == 1)
+        return round_half_up(x / size, 1 if n is None else n) * size
+    if name in ("int", "words"):
+        return Decimal(repr(x))
+    return None
 
 
 def known() -> str:
@@ -304,16 +338,16 @@ def apply(value, name: str | None, args: tuple = (), *, math: bool = False, colu
 
         near = difflib.get_close_matches(name, FILTERS, n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
-        raise ValueError(f"unknown filter '{name}'; {hint}known: {known()}")
+        raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=known()))
     if column and not f.column:
-        raise ValueError(f"'{name}' cannot be a table column's format; use one of "
-                         + ", ".join(n for n, g in FILTERS.items() if g.column))
+        raise ValueError(M.text("not_a_column", name=name,
+                                known=", ".join(n for n, g in FILTERS.items() if g.column)))
     if math and not f.math:
-        raise ValueError(f"'{name}' does not work inside math")
+        raise ValueError(M.text("not_in_math", name=name))
     if not math and not f.prose:
-        raise ValueError(f"{name} works only inside math, e.g. \\[ E = {{{{ E | {name}(1) }}}} \\]")
+        raise ValueError(M.text("math_only", name=name))
     if len(args) > f.max_args:
-        raise ValueError(f"'{name}' takes at most {f.max_args} argument(s), got {len(args)}: {f.usage}")
+        raise ValueError(M.text("too_many_args", name=name, most=f.max_args, got=len(args), usage=f.usage))
     return f.fn(value, *args, math=math)
 
 
@@ -331,6 +365,6 @@ def fmt_spec(x, spec: str | None, *, math: bool = False) -> str:
         return str(x)
     name, args = parse_spec(spec)
     if name not in FILTERS or not FILTERS[name].column:
-        raise ValueError(f"unknown format spec {spec!r}; known: "
-                         + ", ".join(f"{n}:N" if g.max_args else n for n, g in FILTERS.items() if g.column))
+        raise ValueError(M.text("unknown_spec", spec=repr(spec), known=", ".join(
+            f"{n}:N" if g.max_args else n for n, g in FILTERS.items() if g.column)))
     return apply(x, name, args, math=math, column=True)

@@ -1,48 +1,57 @@
 """The placeholder language of the pages: `{{ expr | filter }}` and `{% claim %}` blocks.
 
-Pure functions over a Markdown string; anatomia_engine/markdown.py calls `render` for each page
-(under MkDocs and under Zensical). Expressions are Jinja2 expressions evaluated in a sandbox
-(no attributes, no filters inside the expression, StrictUndefined); the one trailing filter
-is looked up in the table of anatomia_engine/numfmt.py. Placeholders inside code (fenced
-blocks and `code spans`) are left as they are; inside math (`\\( \\)`, `\\[ \\]`, `$$ $$`,
-`\\begin{..}..\\end{..}`) numbers use LaTeX's `0{,}35`. Every failure raises TemplateError
-naming `file:line`, the placeholder and what to do.
+What a tag means depends on where it stands, and only the Markdown parser knows that, so this
+module never guesses it from the text: `scan` replaces every tag by an inert token (a private-use
+character pair around numbers, which no Markdown or HTML syntax reads), anatomia_engine/markdown.py
+lets Python-Markdown parse the page and then asks `fill` for the text of each token by the
+context the token landed in: prose, math, plain text (attributes, front matter) or code (where the
+tag is put back as written). `check_claims` then checks the claims that stand in the text, and
+`check_shown_sums` the sums and differences a reader can redo from the numbers shown.
+
+Expressions are written in Jinja2's expression syntax and parsed by Jinja2; `_eval` evaluates the
+tree itself, knowing only names, `module.name`, indexing, arithmetic, comparisons and FUNCTIONS
+(no attributes, no other callables, no filters inside the expression); the one trailing filter is
+looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming `file:line`; every message
+comes from the catalogue in anatomia_engine/messages.py.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import html
 import math as _math
+import operator
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
-from jinja2 import StrictUndefined, Undefined, nodes
-from jinja2.exceptions import SecurityError, TemplateSyntaxError, UndefinedError
+from jinja2 import Environment, nodes
+from jinja2.exceptions import SecurityError, TemplateSyntaxError
 from jinja2.parser import Parser
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.visitor import NodeTransformer
 
+from anatomia_engine import messages as M
 from anatomia_engine import numfmt as nf
 from anatomia_engine.kit import Table
 
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
-STRAY_OPEN = re.compile(r"\{\{(?!\{)|\{%")
-STRAY_CLOSE = re.compile(r"\}\}|%\}")
 BLOCKS = ("claim", "endclaim")
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?$\n(?:.*?\n)*?(?P=indent)?[ \t]*(?P=fence)[ \t]*$",
-                   re.MULTILINE)
-CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
-MATH = re.compile(
-    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|\\begin\{(?P<env>[a-zA-Z*]+)\}.+?\\end\{(?P=env)\}",
-    re.DOTALL,
-)
+TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
+
+try:  # under MkDocs a page's error is a build error: one clean line, no traceback
+    from mkdocs.exceptions import BuildError as _ErrorBase
+except ImportError:  # pragma: no cover - another builder
+    _ErrorBase = Exception
 
 
-class TemplateError(Exception):
+class TemplateError(_ErrorBase):
     """A placeholder could not be rendered; the message starts with `file:line:`."""
 
 
@@ -63,28 +72,6 @@ class FigureRef:
     name: str
 
 
-# --- regions ------------------------------------------------------------------------
-
-def _spans(pattern: re.Pattern, text: str, skip: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
-    out = []
-    for m in pattern.finditer(text):
-        if not _inside(m.start(), skip):
-            out.append((m.start(), m.end()))
-    return out
-
-
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in spans)
-
-
-def regions(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(code spans, math spans) as character ranges of `text`."""
-    code = _spans(FENCE, text)
-    code += _spans(CODE_SPAN, text, code)
-    math = _spans(MATH, text, code)
-    return code, math
-
-
 # --- expressions --------------------------------------------------------------------
 
 FUNCTIONS: dict[str, Callable] = {
@@ -99,21 +86,7 @@ FUNCTIONS: dict[str, Callable] = {
 RESERVED = set(FUNCTIONS) | {"figure"}
 
 
-class _Sandbox(SandboxedEnvironment):
-    """Jinja2's sandbox with nothing but our names: no attributes (except `module.name`),
-    no filters or tests inside an expression, no globals but FUNCTIONS."""
-
-    def is_safe_attribute(self, obj, attr, value) -> bool:
-        return False
-
-    def is_safe_callable(self, obj) -> bool:
-        return isinstance(obj, _Figure) or any(obj is f for f in FUNCTIONS.values())
-
-
-_ENV = _Sandbox(undefined=StrictUndefined)
-_ENV.filters.clear()
-_ENV.tests.clear()
-_ENV.globals.clear()
+_ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
 
 
 class _Figure:
@@ -124,12 +97,12 @@ class _Figure:
 
     def __call__(self, name) -> FigureRef:
         if not isinstance(name, str):
-            raise TemplateError('write a figure as figure("name")')
+            raise TemplateError(M.text("figure_by_name"))
         if name not in self._scope:
             raise TemplateError(_unknown(name, self._scope))
         ref = self._scope[name].value
         if not isinstance(ref, FigureRef):
-            raise TemplateError(f"'{name}' is a value, not a figure")
+            raise TemplateError(M.text("not_a_figure", name=name))
         return ref
 
 
@@ -151,12 +124,10 @@ class _Module:
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
     near = difflib.get_close_matches(name, list(scope), n=3, cutoff=0.6)
     if near:
-        hint = "did you mean " + " or ".join(f"'{n}'" for n in near) + "?"
-    elif not any("." not in k for k in scope):
-        hint = "list the module that computes it under 'computed:' in the front matter, or write module.name"
-    else:
-        hint = "check the name returned by the module's @values function (or write module.name)"
-    return f"unknown value '{name}'; {hint}"
+        return M.text("unknown_value_near", name=name, near=" or ".join(f"'{n}'" for n in near))
+    if not any("." not in k for k in scope):
+        return M.text("unknown_value_no_module", name=name)
+    return M.text("unknown_value", name=name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -166,11 +137,6 @@ def _parse(source: str) -> nodes.Expr:
     if parser.stream.current.type != "eof":
         raise TemplateSyntaxError(f"unexpected '{parser.stream.current.value}'", parser.stream.current.lineno)
     return expr
-
-
-@functools.lru_cache(maxsize=4096)
-def _compile(source: str):
-    return _ENV.compile_expression(source, undefined_to_none=False)
 
 
 def _walk(tree: nodes.Node, kind):
@@ -192,45 +158,133 @@ def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
     return list(dict.fromkeys(used))
 
 
+_MODULES: dict[int, tuple[Mapping, frozenset]] = {}
+
+
+def _modules(scope: Mapping[str, Entry]) -> frozenset:
+    """The module names of a scope (a page's scope is asked once per placeholder)."""
+    cached = _MODULES.get(id(scope))
+    if cached is None or cached[0] is not scope:
+        if len(_MODULES) > 64:
+            _MODULES.clear()
+        cached = _MODULES[id(scope)] = (scope, frozenset(k.split(".", 1)[0] for k in scope if "." in k))
+    return cached[1]
+
+
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
     """Value of the expression `source` and the scope names it used; TemplateError on any failure."""
     source = source.strip()
     try:
         tree = _parse(source)
-        compiled = _compile(source)
     except TemplateSyntaxError as exc:
-        raise TemplateError(f"cannot read the expression '{source}': {exc.message}; "
-                            "write a name, name[i][j], module.name, arithmetic, comparisons "
-                            f"or {', '.join(sorted(RESERVED))}(...)") from None
-    modules = {k.split(".", 1)[0] for k in scope if "." in k}
+        raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
+                                   functions=", ".join(sorted(RESERVED)))) from None
+    modules = _modules(scope)
     for node in _walk(tree, nodes.Name):
         if node.name in scope or node.name in modules or node.name in RESERVED:
             continue
         raise TemplateError(_unknown(node.name, scope))
     for node in _walk(tree, nodes.Filter):
-        raise TemplateError(f"only one filter, at the end: write '{{{{ expression | {node.name} }}}}'")
+        raise TemplateError(M.text("one_filter", name=node.name))
     for node in _walk(tree, nodes.Test):
-        raise TemplateError(f"'is {node.name}' tests are not part of the placeholder language")
+        raise TemplateError(M.text("no_tests", name=node.name))
+    return evaluate_tree(tree, scope, source), names_used(tree, scope)
 
-    context: dict[str, object] = {m: _Module(m, scope) for m in modules}
-    context.update({k: e.value for k, e in scope.items() if "." not in k})
-    context.update(FUNCTIONS)
-    context["figure"] = _Figure(scope)
+
+def evaluate_tree(tree: nodes.Node, scope: Mapping[str, Entry], source: str):
+    """The value of a checked expression tree (`source` names it in messages)."""
+
+    def lookup(name: str):
+        if name in FUNCTIONS:
+            return FUNCTIONS[name]
+        if name == "figure":
+            return _Figure(scope)
+        if name in scope and "." not in name:
+            return scope[name].value
+        return _Module(name, scope)
+
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
-            value = compiled(**context)
-            if isinstance(value, Undefined):
-                value._fail_with_undefined_error()
+            value = _eval(tree, lookup)
     except TemplateError:
         raise
     except SecurityError as exc:
-        raise TemplateError(f"'{source}' is not allowed ({exc}); a placeholder reads values by name, "
-                            "module.name or name[i][j] only") from None
-    except UndefinedError as exc:
-        raise TemplateError(f"'{source}': {exc} (an index out of range or a wrong key?)") from None
+        raise TemplateError(M.text("not_allowed", source=source, problem=exc)) from None
+    except _Missing as exc:
+        raise TemplateError(M.text("undefined", source=source, problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
-        raise TemplateError(f"cannot evaluate '{source}': {type(exc).__name__}: {exc}") from None
-    return value, names_used(tree, scope)
+        raise TemplateError(M.text("cannot_evaluate", source=source, problem=f"{type(exc).__name__}: {exc}")) from None
+    return value
+
+
+class _Missing(Exception):
+    """An index out of range or a key that is not there."""
+
+
+_ARITHMETIC = {nodes.Add: operator.add, nodes.Sub: operator.sub, nodes.Mul: operator.mul,
+               nodes.Div: operator.truediv, nodes.FloorDiv: operator.floordiv, nodes.Mod: operator.mod,
+               nodes.Pow: operator.pow}
+_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge, "lt": operator.lt,
+               "lteq": operator.le, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}
+
+
+def _eval(node: nodes.Node, lookup: Callable[[str], object]):
+    """Evaluate a parsed expression of the placeholder language (Jinja2's expression syntax with
+    Python's semantics): names, `module.name`, indexing, arithmetic, comparisons, and/or/not and
+    calls of FUNCTIONS. Anything else (an attribute, a method, another callable) is refused."""
+    ev = functools.partial(_eval, lookup=lookup)
+    if isinstance(node, nodes.Const):
+        return node.value
+    if isinstance(node, nodes.Name):
+        return lookup(node.name)
+    if isinstance(node, nodes.Getattr):
+        obj = ev(node.node)
+        if isinstance(obj, _Module):
+            return obj[node.attr]
+        raise SecurityError(f"access to attribute {node.attr!r} of {type(obj).__name__!r} object is unsafe.")
+    if isinstance(node, nodes.Getitem):
+        obj, key = ev(node.node), ev(node.arg)
+        try:
+            return obj[key]
+        except (TypeError, LookupError) as exc:
+            raise _Missing(f"{type(obj).__name__} has no element {key!r} ({exc})") from None
+    if isinstance(node, nodes.Slice):
+        return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
+    if isinstance(node, nodes.Tuple):
+        return tuple(ev(i) for i in node.items)
+    if isinstance(node, nodes.List):
+        return [ev(i) for i in node.items]
+    if type(node) in _ARITHMETIC:
+        return _ARITHMETIC[type(node)](ev(node.left), ev(node.right))
+    if isinstance(node, nodes.Neg):
+        return -ev(node.node)
+    if isinstance(node, nodes.Pos):
+        return +ev(node.node)
+    if isinstance(node, nodes.Not):
+        return not ev(node.node)
+    if isinstance(node, nodes.And):
+        return ev(node.left) and ev(node.right)
+    if isinstance(node, nodes.Or):
+        return ev(node.left) or ev(node.right)
+    if isinstance(node, nodes.Compare):
+        left = ev(node.expr)
+        for operand in node.ops:
+            right = ev(operand.expr)
+            result = _COMPARISON[operand.op](left, right)
+            if isinstance(result, np.ndarray) or not result:
+                return result
+            left = right
+        return result
+    if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
+        return ev(node.expr1) if ev(node.test) else ev(node.expr2)
+    if isinstance(node, nodes.Call):
+        fn = ev(node.node)
+        if not (isinstance(fn, _Figure) or any(fn is f for f in FUNCTIONS.values())):
+            raise SecurityError(f"{fn!r} is not safely callable")
+        if node.kwargs or node.dyn_args is not None or node.dyn_kwargs is not None:
+            raise SecurityError("functions take positional arguments only")
+        return fn(*(ev(a) for a in node.args))
+    raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
 
 
 def _reference(tree: nodes.Node, scope: Mapping[str, Entry]) -> tuple[str, tuple[int, ...]] | None:
@@ -269,21 +323,6 @@ def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
         return None  # an array shown whole, or a template that needs more indices
 
 
-def number_span(text: str, value, entry: Entry, what: str | None) -> str:
-    """A number in prose with its provenance (the HTML contract of the number popover)."""
-    attrs = [("class", "num"), ("tabindex", "0"), ("data-exact", nf.fmt_exact(value))]
-    if what:
-        attrs.append(("data-what", what))
-    if entry.cite:
-        attrs.append(("data-cite", entry.cite))
-    else:
-        attrs.append(("data-source", entry.source))
-        if entry.function:
-            attrs.append(("data-function", entry.function))
-    shown = " ".join(f'{k}="{html.escape(str(v), quote=True)}"' for k, v in attrs)
-    return f"<span {shown}>{text}</span>"
-
-
 # --- formatting ---------------------------------------------------------------------
 
 def _split_filter(text: str) -> tuple[str, str | None, str | None]:
@@ -303,8 +342,7 @@ def _split_filter(text: str) -> tuple[str, str | None, str | None]:
             expr, filt = text[:i], text[i + 1:].strip()
             m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:\((.*)\))?", filt, re.DOTALL)
             if not m:
-                raise TemplateError(f"cannot read the filter '{filt}'; write e.g. | dec(2); "
-                                    f"known: {nf.known()}")
+                raise TemplateError(M.text("bad_filter", filter=filt, known=nf.known()))
             return expr, m.group(1), m.group(2)
     return text, None, None
 
@@ -319,126 +357,164 @@ def format_value(value, filt: str | None, args: tuple, *, math: bool) -> str:
         return nf.apply(value, filt, args, math=math)
     except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
         shown = filt or "the default format"
-        raise TemplateError(f"cannot show this value with '{shown}': {exc}") from None
+        raise TemplateError(M.text("cannot_show", filter=shown, problem=exc)) from None
 
 
-# --- rendering ----------------------------------------------------------------------
+# --- tags and tokens ----------------------------------------------------------------
 
-FigureRenderer = Callable[[str, str], str]  # (figure name, indent) -> Markdown block
+@dataclass
+class Tag:
+    """One `{{ … }}` or `{% … %}` of a page, as written, and what became of its token."""
 
-
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
-def _own_line(text: str, start: int, end: int) -> str | None:
-    """The indentation if the tag stands alone on its line, else None."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    before, after = text[line_start:start], text[end:line_end]
-    return before if not before.strip() and not after.strip() else None
-
-
-def _stray(text: str, code, math_spans, tags) -> tuple[int, str] | None:
-    """The first `{{`, `{%` (outside code) or `}}`, `%}` (outside code and math) that belongs to
-    no placeholder or tag: a misspelt or unbalanced one would otherwise be published verbatim."""
-    found = []
-    for pattern, skip in ((STRAY_OPEN, code), (STRAY_CLOSE, code + math_spans)):
-        for m in pattern.finditer(text):
-            a, b = m.start(), m.end() - 1
-            if _inside(a, skip) or _inside(a, tags) or _inside(b, tags):
-                continue
-            found.append((a, m.group()))
-    return min(found) if found else None
+    index: int
+    source: str  # the tag as written, e.g. "{{ p | dec(2) }}"
+    start: int  # offset in the page text handed to `scan`
+    line: int  # line in the page's file
+    expr: str | None  # the placeholder's text between the braces; None for a {% %} tag
+    block: str | None  # the {% %} tag's name ('claim', 'endclaim', or a misspelt one)
+    cond: str = ""
+    contexts: list[str] = field(default_factory=list)  # where its token was found, in order
+    shown: Shown | None = None  # what a placeholder in running text showed
 
 
-def render(text: str, scope: Mapping[str, Entry], *, where: str, first_line: int = 1,
-           figure: FigureRenderer | None = None) -> str:
-    """Replace placeholders in the Markdown `text`; raise TemplateError naming `where:line`."""
-    code, math_spans = regions(text)
-    matches = [m for m in TAG.finditer(text) if not _inside(m.start(), code)]
+@dataclass(frozen=True)
+class Shown:
+    """A placeholder's text in one context; `span` holds the attributes of its number's <span>."""
 
-    def fail(at: int, message: str) -> TemplateError:
-        return TemplateError(f"{where}:{first_line - 1 + _line_of(text, at)}: {message}")
+    text: str
+    span: dict[str, str] | None = None
+    value: object = None
+    expr: str = ""
+    filt: str | None = None
+    args: tuple = ()
 
-    stray = _stray(text, code, math_spans, [m.span() for m in matches])
-    if stray:
-        at, mark = stray
-        line_end = text.find("\n", at)
-        snippet = text[at: line_end if line_end >= 0 else len(text)][:60].strip()
-        closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
-        raise fail(at, f"'{mark}' without a matching '{closing}' in '{snippet}': a placeholder is "
-                   "{{ name }}, a claim {% claim condition %}…{% endclaim %}; to show the braces "
-                   "themselves put them in `code`")
+
+def token(page: int, index: int) -> str:
+    return f"\ue000p{page}t{index}\ue001"
+
+
+def scan(text: str, page: int, first_line: int = 1) -> tuple[str, list[Tag]]:
+    """`text` with each tag replaced by its token, and the tags. A tag never contains a backtick:
+    braces that run into a code span are left as written (the output check finds them if they
+    stand outside code)."""
+    tags: list[Tag] = []
     out: list[str] = []
     pos = 0
-    claim: tuple[int, str, int] | None = None  # (position, condition, index in out)
-    for m in matches:
-        out.append(text[pos:m.start()])
+    for m in TAG.finditer(text):
+        if "`" in m.group(0) or "\ue000" in m.group(0):
+            continue
+        index = len(tags)
+        tags.append(Tag(index, m.group(0), m.start(), first_line + text.count("\n", 0, m.start()),
+                        m.group("expr"), m.group("block"), (m.group("cond") or "").strip()))
+        out += [text[pos:m.start()], token(page, index)]
         pos = m.end()
-        block = m.group("block")
-        if m.group("expr") is None and block not in BLOCKS:
-            tag = m.group(0)
-            near = difflib.get_close_matches(block or "", BLOCKS, n=1)
-            hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
-            raise fail(m.start(), f"unknown tag '{tag}'; {hint}the only tags are "
-                       "{% claim condition %} and {% endclaim %}")
-        if block == "claim":
-            if claim:
-                raise fail(claim[0], "{% claim %} is never closed by {% endclaim %} (another claim starts "
-                           f"at line {first_line - 1 + _line_of(text, m.start())}); add {{% endclaim %}} "
-                           "after its sentence")
-            claim = (m.start(), m.group("cond").strip(), len(out))
-            continue
-        if block == "endclaim":
-            if not claim:
-                raise fail(m.start(), "{% endclaim %} without {% claim ... %}; remove it or open the claim")
-            start, cond, index = claim
-            sentence = "".join(out[index:])
-            _check_claim(cond, sentence, scope, lambda msg, at=start: fail(at, msg))
-            claim = None
-            continue
-        in_math = _inside(m.start(), math_spans)
-        try:
-            out.append(_placeholder(m.group("expr"), scope, math=in_math, figure=figure,
-                                    indent=_own_line(text, m.start(), m.end())))
-        except TemplateError as exc:
-            raise fail(m.start(), f"{{{{{m.group('expr')}}}}}: {exc}") from None
-    if claim:
-        raise fail(claim[0], "{% claim %} is never closed by {% endclaim %}; add {% endclaim %} after "
-                   "its sentence")
     out.append(text[pos:])
-    return "".join(out)
+    return "".join(out), tags
 
 
-def _placeholder(expr_text: str, scope, *, math: bool, figure, indent: str | None) -> str:
+def located(where: str, tag: Tag, message: str) -> TemplateError:
+    return TemplateError(f"{where}:{tag.line}: {message}")
+
+
+def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str) -> Shown:
+    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math'
+    (LaTeX), 'plain' (attributes, titles: the formatted text only) or 'code' (as written)."""
+    if context == "code":
+        return Shown(tag.source)
+    if tag.expr is None:
+        if tag.block not in BLOCKS:
+            near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
+            hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
+            raise located(where, tag, M.text("unknown_tag", tag=tag.source, hint=hint))
+        return Shown("")
+    try:
+        return _fill(tag.expr, scope, context=context)
+    except TemplateError as exc:
+        raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
+
+
+def evaluate_block(tag: Tag, scope: Mapping[str, Entry], where: str) -> FigureRef | tuple[Table, str, Entry] | None:
+    """A figure or a table a lone placeholder stands for (Markdown to be parsed), else None."""
+    if tag.expr is None:
+        return None
+    try:
+        expr, filt, _ = _split_filter(tag.expr)
+        value, used = evaluate(expr, scope)
+    except TemplateError:
+        return None  # reported where the token is filled
+    if isinstance(value, FigureRef):
+        return value
+    if isinstance(value, Table):
+        if filt is not None:
+            raise located(where, tag, f"{{{{{tag.expr}}}}}: " + M.text("table_no_filter", filter=filt))
+        return value, expr.strip(), scope[used[0]]
+    return None
+
+
+def _fill(expr_text: str, scope, *, context: str) -> Shown:
     expr, filt, args_text = _split_filter(expr_text)
     value, used = evaluate(expr, scope)
     args: tuple = ()
     if args_text is not None and args_text.strip():
         args, _ = evaluate(f"({args_text},)", scope)
     if isinstance(value, FigureRef):
-        if figure is None or indent is None:
-            raise TemplateError("figure(...) must stand alone on its own line")
-        return figure(value.name, indent)
+        raise TemplateError(M.text("figure_alone"))
     if isinstance(value, Table):
         if filt is not None:
-            raise TemplateError(f"a table takes no filter (got '{filt}'); its columns carry their formats")
-        if indent is None or math:
-            raise TemplateError("a table must stand alone on its own line, outside math")
-        return _indent(table_markdown(value, expr.strip(), scope[used[0]]), indent)
+            raise TemplateError(M.text("table_no_filter", filter=filt))
+        raise TemplateError(M.text("table_alone"))
     if not used and not isinstance(value, str):
-        raise TemplateError("the placeholder names no computed value; write the value's name, "
-                            "e.g. {{ name | dec(2) }}")
-    text = format_value(value, filt, args, math=math)
+        raise TemplateError(M.text("no_value"))
+    math = context == "math"
+    if not math and (filt or nf.default_filter(value, math=False)) == "text":
+        text = str(value)  # the tree or the caller escapes it
+    else:
+        text = format_value(value, filt, args, math=math)
+    shown = Shown(text, None, value, expr.strip(), filt, args)
     number = nf.FILTERS[filt or nf.default_filter(value, math=math)].number
-    if math or not used or not number or not (_is_number(value) or isinstance(value, np.ndarray)):
-        return text
-    entry = scope[used[0]]
+    if context != "prose" or not used or not number or not (_is_number(value) or isinstance(value, np.ndarray)):
+        return shown
     ref = _reference(_parse(expr.strip()), scope)
     what = describe(scope[ref[0]], ref[1]) if ref else None
-    return number_span(text, value, entry, what)
+    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr.strip(), filt, args)
+
+
+def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
+    """The attributes of a number's <span> (the HTML contract of the number popover)."""
+    attrs = {"class": "num", "tabindex": "0", "data-exact": nf.fmt_exact(value)}
+    if what:
+        attrs["data-what"] = what
+    if entry.cite:
+        attrs["data-cite"] = entry.cite
+    else:
+        attrs["data-source"] = entry.source
+        if entry.function:
+            attrs["data-function"] = entry.function
+    return attrs
+
+
+def span_html(shown: Shown) -> str:
+    """`shown` as HTML: the number's span, or escaped text."""
+    if shown.span is None:
+        return html.escape(shown.text, quote=False)
+    attrs = " ".join(f'{k}="{html.escape(str(v), quote=True)}"' for k, v in shown.span.items())
+    return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
+
+
+def number_span(text: str, value, entry: Entry, what: str | None) -> str:
+    """A number with its provenance as HTML (table cells, which are Markdown to be parsed)."""
+    return span_html(Shown(text, number_attrs(value, entry, what)))
+
+
+def fill_plain(text: str, scope: Mapping[str, Entry], where: str, line: int = 1) -> str:
+    """Every tag of a plain string (a front matter title) as its formatted text."""
+    _, tags = scan(text, 0, line)
+    out, pos = [], 0
+    for tag in tags:
+        out += [text[pos:tag.start], fill(tag, scope, where, context="plain").text]
+        pos = tag.start + len(tag.source)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def check_table(table: Table, name: str) -> None:
@@ -446,9 +522,8 @@ def check_table(table: Table, name: str) -> None:
     for r, row in enumerate(table.rows, start=1):
         for header, cell in zip(table.header, row, strict=True):
             if _is_number(cell) and not _math.isfinite(float(cell)):
-                raise TemplateError(f"table '{name}', row {r} ({row[0]}), column '{header}': the value is "
-                                    f"{float(cell)}; fix the computation in the module (a table never shows "
-                                    "NaN or infinity)")
+                raise TemplateError(M.text("table_nan", name=name, row=r, label=row[0], column=header,
+                                           value=float(cell)))
 
 
 def table_markdown(table: Table, name: str, entry: Entry) -> str:
@@ -464,8 +539,8 @@ def table_markdown(table: Table, name: str, entry: Entry) -> str:
         try:
             text = nf.fmt_spec(value, spec)
         except Exception as exc:  # noqa: BLE001
-            raise TemplateError(f"table '{name}', row {row[0]}, column '{table.header[j]}': cannot show "
-                                f"{value!r} with '{spec}': {exc}") from None
+            raise TemplateError(M.text("table_cell", name=name, row=row[0], column=table.header[j],
+                                       value=repr(value), spec=spec, problem=exc)) from None
         if not _is_number(value):
             return text
         what = table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}"
@@ -474,38 +549,266 @@ def table_markdown(table: Table, name: str, entry: Entry) -> str:
     return table.to_markdown(cell)
 
 
-def _indent(block: str, indent: str) -> str:
-    lines = block.split("\n")
-    return lines[0] + "".join("\n" + (indent + line if line else "") for line in lines[1:])
-
-
 def _has_nan(value) -> bool:
     if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
         return bool(np.isnan(value).any())
     return _is_number(value) and _math.isnan(float(value))
 
 
-def _check_claim(cond: str, sentence: str, scope, fail: Callable[[str], TemplateError]) -> None:
-    if not cond:
-        raise fail("{% claim %} needs a condition, e.g. {% claim a > b %}")
-    quoted = " ".join(re.sub(r"<[^>]+>", "", sentence).split())
-    try:
-        ok, used = evaluate(cond, scope)
-    except TemplateError as exc:
-        raise fail(f"claim '{cond}': {exc}") from None
-    nan = [n for n in used if _has_nan(scope[n].value)]
-    if nan:
-        raise fail(f"claim '{cond}' uses {', '.join(nan)}, which is NaN (not a number): a comparison "
-                   "with NaN is always false; fix the computation in the module")
-    if isinstance(ok, np.ndarray):
-        raise fail(f"claim '{cond}' compares arrays; use all(...) or any(...)")
-    if not ok:
-        shown = "; ".join(f"{n} = {_short(scope[n].value)}" for n in used)
-        raise fail(f"false claim: \u201e{quoted}\u201d \u2014 the condition '{cond}' does not hold "
-                   f"({shown}); correct the sentence (or the computation)")
-
-
 def _short(value) -> str:
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=6, separator=", ")
     return repr(value)
+
+
+# --- claims -------------------------------------------------------------------------
+
+def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry], where: str) -> None:
+    """Pair the {% claim %} tags that stand in the page's text (not in code) and check each
+    condition, first on the exact values, then on the numbers its sentence shows. `text` is the
+    page as handed to `scan` (for quoting the sentence)."""
+    live = [t for t in sorted(tags, key=lambda t: t.index) if t.contexts and "code" not in t.contexts]
+    claim: Tag | None = None
+    inside: list[Tag] = []
+    for tag in live:
+        if tag.block == "claim":
+            if claim:
+                raise located(where, claim, M.text("claim_open_again", line=tag.line))
+            claim, inside = tag, []
+        elif tag.block == "endclaim":
+            if not claim:
+                raise located(where, tag, M.text("endclaim_alone"))
+            _check_claim(claim, inside, _sentence(text, claim, tag, inside), scope, where)
+            claim = None
+        elif claim:
+            inside.append(tag)
+    if claim:
+        raise located(where, claim, M.text("claim_never_closed"))
+
+
+def _sentence(text: str, start: Tag, end: Tag, inside: list[Tag]) -> str:
+    """The claim's sentence as a reader sees it: the tags inside as shown, markup dropped."""
+    out, pos = [], start.start + len(start.source)
+    for tag in inside:
+        out += [text[pos:tag.start], tag.shown.text if tag.shown else tag.source]
+        pos = tag.start + len(tag.source)
+    out.append(text[pos:end.start])
+    return " ".join(re.sub(r"<[^>]+>", "", "".join(out)).split())
+
+
+def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope, where: str) -> None:
+    cond = claim.cond
+
+    def fail(message: str) -> TemplateError:
+        return located(where, claim, message)
+
+    if not cond:
+        raise fail(M.text("claim_needs_condition"))
+    try:
+        ok, used = evaluate(cond, scope)
+    except TemplateError as exc:
+        raise fail(M.text("claim_error", cond=cond, problem=exc)) from None
+    nan = [n for n in used if _has_nan(scope[n].value)]
+    if nan:
+        raise fail(M.text("claim_nan", cond=cond, names=", ".join(nan)))
+    if isinstance(ok, np.ndarray):
+        raise fail(M.text("claim_arrays", cond=cond))
+    if not ok:
+        shown = "; ".join(f"{n} = {_short(scope[n].value)}" for n in used)
+        raise fail(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
+    shown_tags = [t for t in inside if t.shown is not None and nf.shown_value(t.shown.value, t.shown.filt,
+                                                                                t.shown.args) is not None]
+    if not shown_tags:
+        return
+    tree = _parse(cond)
+    if _holds_as_shown(tree, shown_tags, scope, decimals=None):
+        return
+    texts = ", ".join(dict.fromkeys(t.shown.text for t in shown_tags if _node_in(tree, t.shown.expr)))
+    fix = "reword the sentence: the numbers agree to 12 decimal places"
+    for n in range(_decimals_shown(shown_tags) + 1, nf.MAX_DECIMALS + 1):
+        if _holds_as_shown(tree, shown_tags, scope, decimals=n):
+            more = [_with_decimals(t.shown, n) for t in shown_tags if _node_in(tree, t.shown.expr)]
+            fix = (f"show the numbers with {n} decimal places ({', '.join(dict.fromkeys(more))}), "
+                   "or reword the sentence")
+            break
+    raise fail(M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
+
+
+def _node_in(tree: nodes.Node, expr: str) -> bool:
+    target = _parse(expr)
+    return any(node == target for node in _walk(tree, nodes.Expr))
+
+
+DECIMALS_FILTERS = ("dec", "pct", "sci", "bytes")
+DEFAULT_DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}
+
+
+def _decimals_shown(tags: list[Tag]) -> int:
+    """The most decimal places any of `tags` shows (0 for whole numbers and words)."""
+    most = 0
+    for t in tags:
+        filt = t.shown.filt or nf.default_filter(t.shown.value, math=False)
+        if filt in DECIMALS_FILTERS:
+            most = max(most, t.shown.args[0] if t.shown.args else DEFAULT_DECIMALS[filt])
+    return most
+
+
+def _with_decimals(shown: Shown, n: int) -> str:
+    filt = shown.filt or nf.default_filter(shown.value, math=False)
+    if filt not in DECIMALS_FILTERS:
+        return shown.text
+    return nf.apply(shown.value, filt, (n,))
+
+
+def _shown_number(shown: Shown, decimals: int | None) -> Decimal:
+    filt = shown.filt or nf.default_filter(shown.value, math=False)
+    args = shown.args if decimals is None or filt not in DECIMALS_FILTERS else (decimals,)
+    return nf.shown_value(shown.value, filt, args)
+
+
+def _holds_as_shown(tree: nodes.Node, shown_tags: list[Tag], scope, *, decimals: int | None) -> bool:
+    """The condition with every operand the sentence shows replaced by the number as shown, in
+    exact decimal arithmetic (0,35 − 0,34 is 0,01, as a reader computes it)."""
+    targets: list[tuple[nodes.Node, Fraction]] = []
+    for t in shown_tags:
+        target = _parse(t.shown.expr)
+        if all(target != known for known, _ in targets):
+            targets.append((target, Fraction(_shown_number(t.shown, decimals))))
+    try:
+        return bool(evaluate_tree(_AsShown(targets).visit(copy.deepcopy(tree)), scope, "as shown"))
+    except TemplateError:
+        return True  # the rewritten condition cannot be evaluated: only the exact values are checked
+
+
+class _AsShown(NodeTransformer):
+    """Replaces each shown operand by its shown number, in the comparisons a reader can redo."""
+
+    def __init__(self, targets: list[tuple[nodes.Node, Fraction]]):
+        self.targets = targets
+
+    def visit(self, node, *args, **kwargs):
+        for target, value in self.targets:
+            if node == target:
+                return nodes.Const(value)
+        if isinstance(node, nodes.Compare):
+            operands = [node.expr, *(o.expr for o in node.ops)]
+            if not all(_covered(o, self.targets) for o in operands):  # the reader cannot redo it
+                return node
+        if isinstance(node, nodes.Const) and isinstance(node.value, float):
+            return nodes.Const(Fraction(repr(node.value)))
+        return self.generic_visit(node, *args, **kwargs)
+
+
+def _covered(node: nodes.Node, targets: list[tuple[nodes.Node, str]]) -> bool:
+    """Is every value `node` reads shown in the sentence (so a reader can redo it)?"""
+    if any(node == target for target, _ in targets):
+        return True
+    if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+        return False
+    if isinstance(node, nodes.Call):  # a function of the language reads only its arguments
+        return all(_covered(arg, targets) for arg in node.args)
+    return all(_covered(child, targets) for child in node.iter_child_nodes())
+
+
+# --- sums and differences a reader can redo ------------------------------------------
+
+def check_shown_sums(group: list[Tag], where: str) -> None:
+    """In one block of text, a shown `a - b` (or `a + b`, `a - b + c`, …) whose terms are all
+    shown beside it must equal what a reader gets from the terms as shown: 0,57 − 0,11 shown
+    next to a difference shown as 0,45 stops the build."""
+    shown = {t.shown.expr: t for t in group if t.shown is not None
+             and nf.shown_value(t.shown.value, t.shown.filt, t.shown.args) is not None}
+    for tag in group:
+        if tag.shown is None or tag.shown.expr not in shown:
+            continue
+        tree = _parse(tag.shown.expr)
+        if not isinstance(tree, (nodes.Add, nodes.Sub)):
+            continue
+        terms = _terms(tree, {e: _parse(e) for e in shown if e != tag.shown.expr})
+        if terms is None:
+            continue
+        filt = tag.shown.filt or nf.default_filter(tag.shown.value, math=False)
+
+        def reader(decimals, terms=terms):
+            return sum((sign * _shown_number(shown[e].shown, decimals) for sign, e in terms), Decimal(0))
+
+        got = nf.apply(float(reader(None)), filt, tag.shown.args)
+        if got == tag.shown.text:
+            continue
+        parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ")
+                        + shown[e].shown.text for i, (sign, e) in enumerate(terms))
+        digits = "more decimal places"
+        for n in range(_decimals_shown([shown[e] for _, e in terms]) + 1, nf.MAX_DECIMALS + 1):
+            if nf.apply(float(reader(n)), filt, tag.shown.args) == tag.shown.text:
+                digits = f"{n} decimal places"
+                break
+        raise located(where, tag, f"{{{{{tag.expr}}}}}: " + M.text(
+            "shown_difference", shown=tag.shown.text, reader=parts, reader_result=got, digits=digits))
+
+
+def _terms(tree: nodes.Node, shown: dict[str, nodes.Node], sign: int = 1) -> list[tuple[int, str]] | None:
+    """The shown expressions `tree` adds up (with their signs), or None if a term is not shown."""
+    for expr, node in shown.items():
+        if tree == node:
+            return [(sign, expr)]
+    if isinstance(tree, (nodes.Add, nodes.Sub)):
+        left = _terms(tree.left, shown, sign)
+        right = _terms(tree.right, shown, sign if isinstance(tree, nodes.Add) else -sign)
+        if left is not None and right is not None:
+            return left + right
+    return None
+
+
+# --- what modules return, and the lab notebook ------------------------------------
+
+JINJA_WORDS = ("and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False", "None")
+
+
+def reserved_name(name: str) -> str | None:
+    """What a value's name would collide with in a placeholder, or None if it is free."""
+    if name in FUNCTIONS or name == "figure":
+        return "a function"
+    if name in nf.FILTERS:
+        return "a filter"
+    if name in JINJA_WORDS:
+        return "a word"
+    return None
+
+
+def check_value_name(name: str, module_source: str, function: str | None) -> None:
+    """Refuse a value named like a function, filter or word of the placeholder language."""
+    what = reserved_name(name)
+    if what:
+        raise TemplateError(f"{module_source}: " + M.text("reserved_name", function=function or "@values",
+                                                          name=name, what=what, suggestion=f"{name}_value"))
+
+
+_NB_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_NB_CODE = re.compile(r"(`+).+?\1")
+
+
+def refuse_in_notebook(source: Path, where: str) -> None:
+    """Stop at file:line on a `{{` or `{%` in a Markdown cell of a jupytext percent notebook:
+    the lab's Markdown is rendered by mkdocs-jupyter, which fills no placeholder, so one would
+    reach readers as braces. Braces in code (backticks, fenced blocks) are fine."""
+    in_markdown = fenced = False
+    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith("# %%"):
+            in_markdown, fenced = "[markdown]" in line or "[md]" in line, False
+            continue
+        if not in_markdown:
+            continue
+        body = line[2:] if line.startswith("# ") else line.lstrip("#")
+        if _NB_FENCE.match(body):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        m = re.search(r"\{\{|\{%", _NB_CODE.sub(lambda c: " " * len(c.group(0)), body))
+        if m:
+            raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0)))
+
+
+def reserved_names() -> list[str]:
+    """Every name a module's value may not have, in the order the guide lists them."""
+    return [*FUNCTIONS, "figure", *nf.FILTERS, *JINJA_WORDS]

@@ -7,21 +7,17 @@ on_files:          run the figures_src modules whose inputs changed (anatomia_en
                    build as generated files (never written into docs/). Under `mkdocs serve`
                    the runner's warm worker stays up between rebuilds (on_startup, on_shutdown).
 on_page_markdown:  check the front matter of every page and fill `{{ ... }}` placeholders and
-                   `{% claim %}` blocks (anatomia_engine/markdown.py, the same code that the
-                   Markdown extension runs under Zensical); any problem stops the build at file:line.
-                   A page rendered before from the very same inputs is taken from
-                   `.cache/pages/` (see `_render_key`); nothing is stored for a failed page.
-on_post_build:     drop stored pages this build did not use.
+                   `{% claim %}` blocks: markdown.render_page turns them into tokens that the
+                   Markdown extension resolves while the page is parsed (the same code runs under
+                   Zensical); any problem stops the build at file:line.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib
 import importlib.util
 import logging
-import re
 import sys
 import time
 from pathlib import Path
@@ -97,8 +93,6 @@ def _engine():
 
 _own = Path(__file__).read_bytes()
 _results: dict = {}
-_result_digests: dict[str, str] = {}  # module -> digest of its verified manifest (values and figures)
-_pages: list = [None]                # the store of rendered pages, .cache/pages/ (anatomia_engine/store.py)
 
 
 _serving = [False]
@@ -116,8 +110,10 @@ def on_shutdown() -> None:
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     refresh()
-    markdown, _ = _engine()
-    markdown.MKDOCS_HOOK_ACTIVE = True
+    # The tokens on_page_markdown hands on are resolved by the Markdown extension: without it
+    # they would be published as they are.
+    if "anatomia_engine.markdown" not in config.markdown_extensions:
+        config.markdown_extensions.insert(0, "anatomia_engine.markdown")
     return config
 
 
@@ -142,10 +138,6 @@ def _on_files(files: Files, config: MkDocsConfig) -> Files:
         cpu.add(f"figures_src/{name}.py", **used)
     _results.clear()
     _results.update(results)
-    _result_digests.clear()
-    for name, result in results.items():
-        _result_digests[name] = hashlib.sha256(f"{name}\0{result.key}\0".encode()
-                                               + (result.folder / runner.MANIFEST).read_bytes()).hexdigest()
     if ran:
         log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                  time.perf_counter() - started, len(results) - len(ran))
@@ -168,56 +160,10 @@ def _on_page_markdown(text: str, page: Page, config: MkDocsConfig, files: Files)
     docs = Path(config.docs_dir).resolve()
     docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
     raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
-    store = _page_store(config)
-    name = _render_key(text, raw, page.file.src_uri, docs_name, root)
-    cached = store.get(name, f"{docs_name}/{page.file.src_uri}")
-    if cached is not None:
-        return cached.decode("utf-8")
     try:
-        rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results)
+        return markdown.render_page(text, markdown.Page(page.file.src_uri, raw, docs_name), _results,
+                                    meta=page.meta)
     except markdown.TemplateError as exc:
         raise PluginError(str(exc)) from None
     except markdown.runner.ComputeError as exc:     # a stored result that cannot be decoded
         raise PluginError(f"{docs_name}/{page.file.src_uri}: {exc}") from None
-    store.put(name, rendered.encode("utf-8"))
-    return rendered
-
-
-def _page_store(config: MkDocsConfig):
-    folder = Path(config.config_file_path).resolve().parent / ".cache" / "pages"
-    store = importlib.import_module(ENGINE + ".store")
-    if not isinstance(_pages[0], store.Store) or _pages[0].folder != folder:   # first, or engine reloaded
-        _pages[0] = store.Store(folder, ".md")
-    return _pages[0]
-
-
-@functools.lru_cache(maxsize=4)
-def _names_pattern(names: tuple[str, ...]) -> re.Pattern:
-    """Any of `names` as a whole word (one scan of the page instead of one per module); with no
-    names, a pattern that matches nothing."""
-    if not names:
-        return re.compile(r"(?!)")
-    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")\b")
-
-
-def _render_key(text: str, raw: str, uri: str, docs_name: str, root: Path) -> str:
-    """SHA-256 over everything rendering a page reads: its Markdown and file, its name, the
-    results (with figure files: the manifests' checksums) of every module whose name occurs in
-    the page as a word (a page can only reach a module by writing its name, in `computed:` or
-    as `module.value`; the module list itself too), the engine's code (all of
-    anatomia_engine), this hook, the lock and the Python version."""
-    named = sorted(set(_names_pattern(tuple(sorted(_result_digests))).findall(raw + "\0" + text)))
-    modules = ",".join(f"{n}={_result_digests[n]}" for n in named) + "|" + ",".join(sorted(_result_digests))
-    digest = hashlib.sha256()
-    for part in (text, raw, uri, docs_name, modules, sys.version,
-                 getattr(sys.modules.get(ENGINE), "_fingerprint", None) or _fingerprint(_engine_files())):
-        digest.update(str(part).encode() + b"\0")
-    digest.update(Path(__file__).read_bytes() + b"\0")
-    for lock in sorted(root.glob("requirements*.lock")):
-        digest.update(lock.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def on_post_build(config: MkDocsConfig) -> None:
-    """Keep the stored pages this build used (one per page), drop the others."""
-    _page_store(config).prune()

@@ -19,6 +19,7 @@ from anatomia_engine.numfmt import (
     fmt_spec,
     fmt_vec,
     round_half_up,
+    shown_value,
 )
 
 
@@ -97,3 +98,35 @@ def test_round_half_up_keeps_the_requested_places():
     assert str(round_half_up(0.5, 0)) == "1"
     assert str(round_half_up(-0.125, 2)) == "-0.13"
     assert str(round_half_up(3.0, 3)) == "3.000"
+
+
+def test_a_number_too_long_to_write_out_asks_for_scientific_notation():
+    """dec(2) of 1.5e300 used to stop with a bare decimal.InvalidOperation."""
+    with pytest.raises(ValueError, match=r"^1\.5e\+300 has more digits .* use sci\(n\), e\.g\. sci\(1\) shows 1,5·10³⁰⁰"):
+        fmt_dec(1.5e300, 2)
+    for fmt in (fmt_pct, fmt_bytes):
+        with pytest.raises(ValueError, match=r"use sci\(n\)"):
+            fmt(1.5e300, 2)
+    assert fmt_sci(1.5e300, 1) == "1,5·10³⁰⁰"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), st.integers(0, 6),
+       st.sampled_from(["dec", "pct", "sci"]))
+def test_the_shown_value_is_the_number_the_text_writes(x, n, name):
+    """shown_value is what a reader reads back from the text, in the value's own units."""
+    text = {"dec": fmt_dec, "pct": fmt_pct, "sci": fmt_sci}[name](x, n)
+    written = text.replace(MINUS, "-").replace(NARROW_NBSP, "").replace(",", ".").rstrip("%")
+    if name == "sci" and "·10" in written:
+        mantissa, exponent = written.split("·10")
+        exponent = exponent.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+        written = f"{mantissa}e{exponent}"
+    read_back = float(written) / (100 if name == "pct" else 1)
+    assert math.isclose(float(shown_value(x, name, (n,))), read_back, rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_the_shown_value_of_bytes_words_and_text():
+    assert shown_value(67108864 + 1000, "bytes", (0,)) == 64 * 2**20
+    assert shown_value(4, "words") == 4
+    assert shown_value("kot", "text") is None
+    assert shown_value(np.array([0.1, 0.2]), "vec") is None
