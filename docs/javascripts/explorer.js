@@ -50,6 +50,9 @@
   function roundHalfUp(x, decimals) {
     var d = decimalDigits(x);
     var keep = d.point + decimals; // digits kept: value * 10^decimals as an integer
+    if (keep > 28) { // numfmt: more digits than Python's decimal context holds
+      throw new RangeError(String(x) + " has more digits than a page can show in full; use sci(n)");
+    }
     var kept = [];
     if (keep >= 0) {
       for (var i = 0; i < keep; i++) kept.push(i < d.digits.length ? +d.digits[i] : 0);
@@ -200,8 +203,14 @@
     if (d.digits.length <= 7) {
       digits = d.digits; exponent = d.point - 1;
     } else {
-      var e = x.toExponential(6); // ties cannot differ from Python's: a tie needs 8 digits ending in 5
-      if (d.digits.length === 8 && d.digits[7] === "5") { // exact tie: Python rounds half to even
+      // toExponential rounds the exact binary value as Python does, except an exact tie, which
+      // it rounds up and Python to even. A tie is a double that is exactly an 8-digit decimal
+      // ending in 5, m / 10^j: one that 5^j divides (2^j always divides the binary fraction).
+      var e = x.toExponential(6);
+      var j = 8 - d.point;
+      var tie = d.digits.length === 8 && d.digits[7] === "5" &&
+        (j <= 0 || BigInt(d.digits) % (BigInt(5) ** BigInt(j)) === BigInt(0));
+      if (tie) {
         var kept = d.digits.slice(0, 7);
         var up = (+kept[6]) % 2 === 1;
         e = (x < 0 ? "-" : "") + (up ? String(BigInt(kept) + BigInt(1)) : kept);

@@ -14,7 +14,7 @@ const core = require(process.argv[1]);
 let input = "";
 process.stdin.on("data", (c) => (input += c));
 process.stdin.on("end", () => {
-  const calls = JSON.parse(input);
+  const calls = JSON.parse(input, (k, v) => (v === "-inf" ? -Infinity : v === "inf" ? Infinity : v));
   const out = calls.map(([fn, args]) => {
     try { return { ok: core[fn](...args) }; } catch (e) { return { error: String(e.message) }; }
   });
@@ -25,7 +25,8 @@ process.stdin.on("end", () => {
 
 
 def call_many(calls: list[tuple[str, list]]) -> list[dict]:
-    """Call core[fn](*args) for each (fn, args) in one Node process: [{"ok": result} | {"error": text}]."""
+    """Call core[fn](*args) for each (fn, args) in one Node process: [{"ok": result} | {"error": text}].
+    Infinities travel as the strings "inf" and "-inf", both ways."""
     done = node(["-e", _RUNNER, str(EXPLORER)], return_completed_process=True,
                 input=json.dumps(calls, allow_nan=False), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
