@@ -202,6 +202,7 @@ class _Record:
     tags: list[Tag]
     scope: dict[str, Entry]
     figure: Callable[[str], str]  # qualified figure name -> Markdown
+    live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
 
 _lock = threading.Lock()
@@ -238,7 +239,8 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
         _records[record_id] = _Record(
             record_id, page.where, markdown, fm.first_line, tags, scope,
-            lambda name: figure_markdown(results, name, "", page_uri=page.uri, inline=inline_figures))
+            lambda name: figure_markdown(results, name, "", page_uri=page.uri, inline=inline_figures),
+            live=fm.meta.get("live") is True)
         _by_where[page.where] = record_id
         _by_text[_digest(tokenized)] = record_id
     return tokenized
@@ -414,7 +416,7 @@ class _Resolver:
         record, tag = self._tag(m)
         key = (record.id, tag.index)
         self.found.setdefault(key, []).append(context)
-        shown = placeholders.fill(tag, record.scope, record.where, context=context)
+        shown = placeholders.fill(tag, record.scope, record.where, context=context, live=record.live)
         if context == "prose" and tag.expr is not None:
             self.shown.setdefault(key, shown)
             if group is not None:
@@ -431,6 +433,8 @@ class _Resolver:
             shown = self.shown_for(m, context, group)
             if context in ("code", "math"):
                 return shown.text
+            if shown.markup is not None:
+                return self.md.htmlStash.store(shown.markup)
             if shown.span is None:
                 return _guard(shown.text)
             return self.md.htmlStash.store(_guard(placeholders.span_html(shown)))
