@@ -380,7 +380,7 @@ class FigureBlockProcessor(BlockProcessor):
         else:
             table, name, entry = what
             try:
-                text = placeholders.table_markdown(table, name, entry)
+                text = placeholders.table_markdown(table, name, entry, live=record.live)
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
         _state(self.parser.md).blocks.add((record.id, tag.index))

@@ -568,11 +568,6 @@ def span_html(shown: Shown) -> str:
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
 
 
-def number_span(text: str, value, entry: Entry, what: str | None) -> str:
-    """A number with its provenance as HTML (table cells, which are Markdown to be parsed)."""
-    return span_html(Shown(text, number_attrs(value, entry, what)))
-
-
 def fill_plain(text: str, scope: Mapping[str, Entry], where: str, line: int = 1) -> str:
     """Every tag of a plain string (a front matter title) as its formatted text."""
     _, tags = scan(text, 0, line)
@@ -593,14 +588,15 @@ def check_table(table: Table, name: str) -> None:
                                            value=float(cell)))
 
 
-def table_markdown(table: Table, name: str, entry: Entry) -> str:
-    """A Table as Markdown; every formatted cell carries the number span (what: column and row)."""
+def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
+    """A Table as Markdown; every formatted cell carries the number span (what: column and row),
+    and on a `live` page the cell's expression `name[r][j]` and its filter."""
     check_table(table, name)
     specs = table.column_specs()
-    cells = iter([(row, j) for row in table.rows for j, spec in enumerate(specs) if spec])
+    cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
     def cell(value, spec):
-        row, j = next(cells)
+        r, row, j = next(cells)
         if row[j] is not value:
             raise TemplateError(f"table '{name}': cells arrive out of order")  # kit.Table changed
         try:
@@ -611,7 +607,13 @@ def table_markdown(table: Table, name: str, entry: Entry) -> str:
         if not _is_number(value):
             return text
         what = table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}"
-        return number_span(text, value, entry, what)
+        attrs = number_attrs(value, entry, what)
+        if live:
+            import json
+
+            attrs["data-expr"] = compiled(f"{name}[{r}][{j}]")
+            attrs["data-fmt"] = json.dumps(list(nf.parse_spec(spec)), separators=(",", ":"))
+        return span_html(Shown(text, attrs))
 
     return table.to_markdown(cell)
 
