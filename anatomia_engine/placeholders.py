@@ -291,16 +291,18 @@ _JS_ARITHMETIC = {nodes.Add: "+", nodes.Sub: "-", nodes.Mul: "*", nodes.Div: "/"
                   nodes.Mod: "%", nodes.Pow: "**"}
 
 
-def compile_expression(node: nodes.Node) -> list:
-    """A checked expression tree as nested lists, for the browser's evaluator of the same language
-    (docs/javascripts/explorer.js, `evaluate`): ["n", name], ["c", constant], ["i", obj, key], …"""
+def compile_expression(node: nodes.Node):
+    """A checked expression tree in the compact form the browser's evaluator reads
+    (docs/javascripts/explorer.js, `evaluate`): a value read by name, with constant indices, is
+    one string, "weights 2 1" for weights[2][1] (`module.name` is "module.name"); a number, a
+    boolean or None is itself; a string constant is ["s", text]; an operation is a list, its
+    name first: ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], …"""
     c = compile_expression
+    path = _reference_path(node)
+    if path is not None:
+        return path
     if isinstance(node, nodes.Const):
-        return ["c", node.value]
-    if isinstance(node, nodes.Name):
-        return ["n", node.name]
-    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-        return ["n", f"{node.node.name}.{node.attr}"]
+        return ["s", node.value] if isinstance(node.value, str) else node.value
     if isinstance(node, nodes.Getitem):
         return ["i", c(node.node), c(node.arg)]
     if isinstance(node, (nodes.Tuple, nodes.List)):
@@ -320,6 +322,29 @@ def compile_expression(node: nodes.Node) -> list:
         return ["f", node.node.name, [c(a) for a in node.args]]
     raise TemplateError(M.text("not_allowed", source=type(node).__name__,
                                problem="a live page recomputes it in the browser, which does not know it"))
+
+
+def _spec(filt: str, args: tuple) -> str:
+    """A filter and its arguments as a table column's format ('dec:2', 'int'; numfmt.parse_spec)."""
+    if len(args) > 1 or (args and ":" in str(args[0])):
+        raise TemplateError(M.text("not_allowed", source=f"{filt}{args}",
+                                   problem="a live page names a number's format as 'filter:argument'"))
+    return f"{filt}:{args[0]}" if args else filt
+
+
+def _reference_path(node: nodes.Node) -> str | None:
+    """"name i j" for name[i][j] (constant whole indices) or a bare name; else None."""
+    index: list[str] = []
+    while isinstance(node, nodes.Getitem):
+        if not (isinstance(node.arg, nodes.Const) and type(node.arg.value) is int):
+            return None
+        index.insert(0, str(node.arg.value))
+        node = node.node
+    if isinstance(node, nodes.Name):
+        return " ".join([node.name, *index])
+    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
+        return " ".join([f"{node.node.name}.{node.attr}", *index])
+    return None
 
 
 def compiled(source: str) -> str:
@@ -485,15 +510,12 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
     except TemplateError as exc:
         raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
     if live and shown.span is not None:
-        import json
-
         filt = shown.filt or nf.default_filter(shown.value, math=False)
         try:
             expr = compiled(shown.expr)
         except TemplateError as exc:
             raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-        shown = Shown(shown.text, {**shown.span, "data-expr": expr,
-                                   "data-fmt": json.dumps([filt, list(shown.args)], separators=(",", ":"))},
+        shown = Shown(shown.text, {**shown.span, "data-expr": expr, "data-fmt": _spec(filt, shown.args)},
                       shown.value, shown.expr, shown.filt, shown.args)
     return shown
 
@@ -609,10 +631,8 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
         what = table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}"
         attrs = number_attrs(value, entry, what)
         if live:
-            import json
-
             attrs["data-expr"] = compiled(f"{name}[{r}][{j}]")
-            attrs["data-fmt"] = json.dumps(list(nf.parse_spec(spec)), separators=(",", ":"))
+            attrs["data-fmt"] = spec
         return span_html(Shown(text, attrs))
 
     return table.to_markdown(cell)

@@ -255,6 +255,14 @@
 
   function checked(x) { checkNumber(x, false); return x; }
 
+  /** A table column's format, as numfmt.parse_spec reads it: "dec:2" -> ["dec", [2]]. */
+  function parseSpec(spec) {
+    var i = spec.indexOf(":");
+    if (i < 0) return [spec, []];
+    var arg = spec.slice(i + 1);
+    return [spec.slice(0, i), [/^-?\d+$/.test(arg) ? parseInt(arg, 10) : arg]];
+  }
+
   /* ---------------------------------------------------------------------------------------
    * The maths: softmax(Q K^T * scale + M) V, as in attn_core.
    * ------------------------------------------------------------------------------------- */
@@ -461,7 +469,7 @@
 
   /* ---------------------------------------------------------------------------------------
    * Claims: the build compiles each claim's condition (the Jinja2 expression tree the build
-   * checks, anatomia_engine/placeholders.compile_expression) into nested arrays, evaluated
+   * checks, anatomia_engine/placeholders.compile_expression) into a compact JSON form, evaluated
    * here with Python's semantics on the reader's numbers.
    * ------------------------------------------------------------------------------------- */
 
@@ -523,11 +531,14 @@
   /** Value of a compiled expression in `scope` (name -> value); throws on anything unknown. */
   function evaluate(node, scope) {
     var ev = function (n) { return evaluate(n, scope); };
+    if (typeof node === "string") { // "weights 2 1": weights[2][1]
+      var path = node.split(" ");
+      if (!Object.prototype.hasOwnProperty.call(scope, path[0])) throw new Error("unknown value " + path[0]);
+      return path.slice(1).reduce(function (v, i) { return pyIndex(v, +i); }, scope[path[0]]);
+    }
+    if (!Array.isArray(node)) return node; // a number, a boolean or null
     switch (node[0]) {
-      case "c": return node[1];
-      case "n":
-        if (!Object.prototype.hasOwnProperty.call(scope, node[1])) throw new Error("unknown value " + node[1]);
-        return scope[node[1]];
+      case "s": return node[1];
       case "i": return pyIndex(ev(node[1]), ev(node[2]));
       case "list": return node[1].map(ev);
       case "neg": return -ev(node[1]);
@@ -556,16 +567,20 @@
   /** The names a compiled expression reads. */
   function namesOf(node, out) {
     out = out || [];
-    if (!Array.isArray(node)) return out;
-    if (node[0] === "n") { if (out.indexOf(node[1]) < 0) out.push(node[1]); return out; }
-    if (node[0] === "c") return out;
-    node.slice(1).forEach(function (child) { namesOf(child, out); });
+    if (typeof node === "string") {
+      var name = node.split(" ")[0];
+      if (out.indexOf(name) < 0) out.push(name);
+    } else if (Array.isArray(node) && node[0] !== "s") {
+      // an operation's name, a function's name and a comparison's operator are not values
+      var children = node[0] === "f" ? node[2] : node[0] === "cmp" ? [node[1]].concat(node[2].map(function (o) { return o[1]; })) : node.slice(1);
+      children.forEach(function (child) { namesOf(child, out); });
+    }
     return out;
   }
 
   /** The computation and the number policy, for the page's live code and for tests (node). */
   var core = {
-    fmtDec: fmtDec, fmtPct: fmtPct, fmtVec: fmtVec, format: format, fmtExact: fmtExact,
+    fmtDec: fmtDec, fmtPct: fmtPct, fmtVec: fmtVec, format: format, fmtExact: fmtExact, parseSpec: parseSpec,
     decimalUnits: decimalUnits, compute: compute, workedExample: workedExample,
     evaluate: evaluate, namesOf: namesOf, parseNumber: parseNumber,
   };

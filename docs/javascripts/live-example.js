@@ -6,7 +6,7 @@
  * whose core does all the work: workedExample (the chain of figures_src/worked_example.py),
  * format and fmtExact (anatomia_engine/numfmt.py), evaluate (the placeholder language). The page
  * (front matter `live: true`) carries what they need:
- *   <span class="num" data-expr="[compiled expression]" data-fmt='["dec",[2]]'>0,35</span>
+ *   <span class="num" data-expr="[compiled expression]" data-fmt="dec:2">0,35</span>
  *   <span class="claim" data-claim="true" data-claim-expr="[compiled condition]">…</span>
  * and the inputs on the root as data-w-vocab, data-w-q, … (JSON from the build).
  * Typed text reaches the page only through .value and textContent.
@@ -75,7 +75,7 @@
     this.base.batch_ids = [this.base.ids, ids(root.getAttribute("data-pad-sentence"))];
     this.numbers = [].slice.call(article.querySelectorAll(".num[data-expr]")).map(function (span) {
       return { span: span, expr: JSON.parse(span.getAttribute("data-expr")),
-               fmt: JSON.parse(span.getAttribute("data-fmt")), text: span.textContent,
+               fmt: core.parseSpec(span.getAttribute("data-fmt")), text: span.textContent,
                exact: span.getAttribute("data-exact") };
     });
     this.claims = [].slice.call(article.querySelectorAll("[data-claim-expr]")).map(function (span) {

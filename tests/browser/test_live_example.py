@@ -26,9 +26,10 @@ def page(browser):
 def _weights_shown(page) -> list[tuple[int, int, str, str]]:
     """(i, j, filter, text) of every number in prose that shows an element of `weights`."""
     return page.evaluate("""() => [...document.querySelectorAll('.num[data-expr]')].map(n => {
-        const e = JSON.parse(n.dataset.expr);
-        const ok = e[0] === 'i' && e[1][0] === 'i' && e[1][1][0] === 'n' && e[1][1][1] === 'weights';
-        return ok ? [e[1][2][1], e[2][1], JSON.parse(n.dataset.fmt), n.textContent] : null;
+        const e = JSON.parse(n.dataset.expr);   // "weights 2 1" is weights[2][1]
+        const path = typeof e === 'string' ? e.split(' ') : [];
+        return path[0] === 'weights' && path.length === 3
+            ? [+path[1], +path[2], n.dataset.fmt, n.textContent] : null;
     }).filter(Boolean)""")
 
 
@@ -67,8 +68,8 @@ def test_cat_dimension_0_at_0_3_recomputes_the_weights_and_marks_row_2(page, ser
     field.fill("0,3")
     want = _expected_weights(0.3)
     shown = _weights_shown(page)
-    for i, j, (filt, args), text in shown:
-        assert text == nf.apply(float(want[i][j]), filt, tuple(args)), (i, j, text)
+    for i, j, spec, text in shown:
+        assert text == nf.fmt_spec(float(want[i][j]), spec), (i, j, text)
     assert shown != before
     row1, row2 = _claim(page, ROW_1), _claim(page, ROW_2)
     assert row2.get_attribute("data-claim") == "false"

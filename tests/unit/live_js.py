@@ -11,6 +11,8 @@ EXPLORER = Path(__file__).resolve().parents[2] / "docs" / "javascripts" / "explo
 
 _RUNNER = """
 const core = require(process.argv[1]);
+// what a live page does with a number: evaluate its compiled expression, format it by its spec
+core.show = (expr, scope, spec) => core.format(core.evaluate(expr, scope), ...core.parseSpec(spec), false);
 let input = "";
 process.stdin.on("data", (c) => (input += c));
 process.stdin.on("end", () => {

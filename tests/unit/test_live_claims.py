@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from anatomia_engine import numfmt as nf
 from anatomia_engine import placeholders as ph
 from live_js import call_many
 from test_live_example import _python_values, _random_inputs, js_inputs
@@ -82,3 +83,44 @@ def _jsonable(values: dict) -> dict:
 def test_what_the_browser_cannot_evaluate_stops_the_build(source, error):
     with pytest.raises(ph.TemplateError, match=error):
         ph.compile_expression(ph._parse(source))
+
+
+def _numbers() -> list[tuple[str, str | None, tuple]]:
+    """Every placeholder of the page as (expression, filter, args), once."""
+    _, tags = ph.scan(PAGE.read_text(encoding="utf-8"), 1)
+    out = {}
+    for t in tags:
+        if t.expr is not None:
+            expr, filt, args = ph._split_filter(t.expr)
+            out[(expr.strip(), filt, (args or "").strip())] = None
+    return list(out)
+
+
+def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monkeypatch):
+    rng = np.random.default_rng(11)
+    cases = [_random_inputs(rng, identity=bool(i % 2)) for i in range(10)]
+    examples = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
+    calls, expected = [], []
+    for case, example in zip(cases, examples):
+        py = _python_values(monkeypatch, *case)
+        scope = {k: ph.Entry(v, "test") for k, v in py.items()}
+        for expr, filt, args_text in _numbers():
+            tree = ph._parse(expr)
+            names = ph.names_used(tree, py)
+            if not names or not set(names) <= set(example["ok"]) or filt in ("bmatrix", "json"):
+                continue
+            value, _ = ph.evaluate(expr, scope)
+            if not isinstance(value, (int, float, str, np.ndarray, np.number)):
+                continue    # a figure or a table (their cells are checked in test_live_example)
+            args = ph.evaluate(f"({args_text},)", scope)[0] if args_text else ()
+            name = filt or nf.default_filter(value, math=False)
+            try:
+                want = nf.apply(value, name, args)
+            except ValueError:
+                want = None
+            calls.append(("show", [ph.compile_expression(tree), example["ok"], ph._spec(name, args)]))
+            expected.append((expr, want))
+    got = call_many(calls)
+    assert len(expected) >= 60
+    for (expr, want), result in zip(expected, got):
+        assert result.get("ok") == want, (expr, want, result)

@@ -81,3 +81,9 @@ def test_what_numfmt_refuses_the_twin_refuses():
                     ("format", ["inf", "dec", [2], False]),
                     ("format", [2.5, "int", [], False])])
     assert all("error" in r for r in js), js
+
+
+def test_a_format_spec_reads_as_numfmt_reads_it():
+    specs = ["dec:2", "dec:0", "pct:1", "int", "sci:12", "words:biernik", "vec:3", "dec:-1"]
+    got = call_many([("parseSpec", [spec]) for spec in specs])
+    assert [r["ok"] for r in got] == [[n, list(a)] for n, a in map(nf.parse_spec, specs)]
