@@ -1233,40 +1233,47 @@
 
   Explorer.prototype.renderHeatmap = function () {
     var self = this;
-    var svg = this.ui.heat;
     var r = this.result;
-    var n = r.tokens.length;
+    drawHeatmap(this.ui.heat, r.tokens, r.weights, r.blocked, this.id + "-hatch", this.st.query, function (i) {
+      self.st.query = i;
+      self.update();
+    });
+    this.ui.heat.setAttribute("aria-label", "Mapa wag uwagi " + r.tokens.length + " na " + r.tokens.length +
+      "; wybrane zapytanie: " + r.tokens[this.st.query] + ". Te same liczby są w tabeli „Wagi” poniżej.");
+  };
+
+  /** A heatmap of attention weights in `svg` (rows: queries; `blocked` cells hatched); `query`'s
+   * row framed and `onPick(i)` called on a click of row i, when given. Also the live example's. */
+  function drawHeatmap(svg, tokens, weights, blocked, hatchId, query, onPick) {
+    var n = tokens.length;
     var cell = 52, left = 92, top = 40;
     var width = left + n * cell + 4, height = top + n * cell + 4;
     clear(svg);
     svg.setAttribute("viewBox", "0 0 " + width + " " + height);
-    svg.setAttribute("data-weights", JSON.stringify(r.weights));
-    svg.setAttribute("data-blocked", JSON.stringify(r.blocked));
-    svg.setAttribute("aria-label", "Mapa wag uwagi " + n + " na " + n + "; wybrane zapytanie: " +
-      r.tokens[this.st.query] + ". Te same liczby są w tabeli „Wagi” poniżej.");
-    var hatchId = this.id + "-hatch";
+    svg.setAttribute("data-weights", JSON.stringify(weights));
+    svg.setAttribute("data-blocked", JSON.stringify(blocked));
     svg.appendChild(s("defs", null, s("pattern", { id: hatchId, width: 6, height: 6,
       patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
       s("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "attn-x__hatchline" }))));
     svg.appendChild(s("text", { x: left + (n * cell) / 2, y: 11, "text-anchor": "middle", class: "attn-x__axislabel",
       text: "klucz (na kogo patrzy)" }));
-    r.tokens.forEach(function (t, j) {
+    tokens.forEach(function (t, j) {
       svg.appendChild(s("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
         class: "attn-x__label" }, [s("title", { text: t }), document.createTextNode(shorten(t, 7))]));
     });
-    r.weights.forEach(function (row, i) {
-      var chosen = i === self.st.query;
+    weights.forEach(function (row, i) {
+      var chosen = i === query;
       var g = s("g", { class: "attn-x__heatrow" + (chosen ? " attn-x__chosen" : "") });
       g.appendChild(s("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end",
-        class: "attn-x__label" }, [s("title", { text: r.tokens[i] }), document.createTextNode(shorten(r.tokens[i], 11))]));
+        class: "attn-x__label" }, [s("title", { text: tokens[i] }), document.createTextNode(shorten(tokens[i], 11))]));
       row.forEach(function (w, j) {
-        var blocked = r.blocked[i][j];
+        var off = blocked[i][j];
         var x = left + j * cell, y = top + i * cell;
-        var tip = "zapytanie " + r.tokens[i] + " \u2192 klucz " + r.tokens[j] + ": " +
-          (blocked ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4));
+        var tip = "zapytanie " + tokens[i] + " \u2192 klucz " + tokens[j] + ": " +
+          (off ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4));
         g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
           class: "attn-x__cellbg" }));
-        if (blocked) {
+        if (off) {
           g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
             fill: "url(#" + hatchId + ")", class: "attn-x__blocked", "data-blocked": "true" },
             s("title", { text: tip })));
@@ -1275,15 +1282,15 @@
             class: "attn-x__cell", "fill-opacity": Math.max(0.02, w) }, s("title", { text: tip })));
         }
         g.appendChild(s("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
-          class: "attn-x__cellnum" + (!blocked && w > 0.55 ? " attn-x__ink" : ""),
-          text: blocked ? "\u00d7" : fmtDec(w) }));
+          class: "attn-x__cellnum" + (!off && w > 0.55 ? " attn-x__ink" : ""),
+          text: off ? "\u00d7" : fmtDec(w) }));
       });
       g.appendChild(s("rect", { x: left + 1, y: top + i * cell + 1, width: n * cell - 2, height: cell - 2,
         class: "attn-x__rowframe" }));
-      g.addEventListener("click", function () { self.st.query = i; self.update(); });
+      if (onPick) g.addEventListener("click", function () { onPick(i); });
       svg.appendChild(g);
     });
-  };
+  }
 
   Explorer.prototype.renderBars = function () {
     var svg = this.ui.bars;
@@ -1412,6 +1419,8 @@
   window.attentionExplorer = Object.assign({}, core, {
     loaded: true,
     initAll: initAll,
+    drawHeatmap: drawHeatmap,
+    svg: s,
     /** Full-precision state and results of explorer `i` (default 0). */
     state: function (i) { return instance(i).snapshot(); },
     presets: function (i) { return clone(instance(i).presets); },

@@ -18,7 +18,9 @@
   var FALSE_TEXT = "to zdanie nie jest prawdziwe dla Twoich liczb";
   var UNKNOWN_TEXT = "tego zdania nie da się sprawdzić dla Twoich liczb";
   var STALE_FIGURE = "Rysunek pokazuje liczby strony, nie Twoje.";
+  var DRAWN_FIGURE = "Rysunek narysowany w przeglądarce dla Twoich liczb.";
   var LIMIT = 10;
+  var HERE = document.currentScript ? document.currentScript.src : "";
   var PARAM = "liczby";
 
   function el(tag, cls, text) {
@@ -176,18 +178,65 @@
       if (state !== "true") wrong += 1;
     });
     this.article.classList.toggle("live-example--changed", Boolean(scope));
+    var self = this;
     this.figures.forEach(function (fig) {
       var note = fig.querySelector(".live-example__stale");
-      if (scope && !note) {
-        note = el("span", "live-example__stale", " " + STALE_FIGURE);
-        (fig.querySelector("figcaption") || fig).appendChild(note);
-      } else if (!scope && note) {
-        note.remove();
+      var drawn = fig.querySelector(".live-example__drawing");
+      if (drawn) drawn.remove();
+      fig.classList.remove("live-example--drawn");
+      if (note) note.remove();
+      if (!scope) return;
+      var drawing = self.draw(fig.id, scope);
+      if (drawing) {
+        fig.insertBefore(drawing, fig.firstChild);
+        fig.classList.add("live-example--drawn");
       }
+      note = el("span", "live-example__stale", " " + (drawing ? DRAWN_FIGURE : STALE_FIGURE));
+      (fig.querySelector("figcaption") || fig).appendChild(note);
     });
     this.status.textContent = !scope ? "Strona pokazuje swoje liczby." :
       wrong ? "Twoje liczby: zdań, które przestały być prawdziwe: " + wrong + "." :
         "Twoje liczby: wszystkie zdania strony nadal są prawdziwe.";
+  };
+
+  /** The reader's version of a figure, drawn here, or null for a figure this code cannot draw. */
+  Live.prototype.draw = function (id, scope) {
+    var tokens = scope.sentence.split(" ");
+    var box = el("div", "attn-x live-example__drawing");
+    if (id === "fig-worked_example-weights_masked_vs_unmasked") {
+      [["z maską (dekoder)", scope.weights, true], ["bez maski (enkoder)", scope.weights_enc, false]]
+        .forEach(function (part, k) {
+          var svg = core.svg("svg", { role: "img", class: "attn-x__heat", "data-testid": "live-heatmap",
+            "aria-label": "Mapa wag uwagi " + part[0] + " dla Twoich liczb: " + part[1].map(function (row, i) {
+              return tokens[i] + " \u2192 " + row.map(function (w) { return core.format(w, "dec", [2]); }).join(", ");
+            }).join("; ") });
+          var blocked = part[1].map(function (row, i) { return row.map(function (_, j) { return part[2] && j > i; }); });
+          core.drawHeatmap(svg, tokens, part[1], blocked, "live-hatch-" + k, -1, null);
+          box.appendChild(el("p", "live-example__title", part[0]));
+          box.appendChild(svg);
+        });
+      return box;
+    }
+    if (id === "fig-worked_example-next_token_probs") {
+      var probs = scope.probs, vocab = this.vocab;
+      var top = probs.indexOf(Math.max.apply(null, probs));
+      var rowH = 26, left = 92, barMax = 200;
+      var svg = core.svg("svg", { role: "img", class: "attn-x__bars", "data-testid": "live-probs",
+        viewBox: "0 0 " + (left + barMax + 60) + " " + (vocab.length * rowH + 8),
+        "aria-label": "Prawdopodobieństwo następnego tokenu dla Twoich liczb: " + vocab.map(function (t, i) {
+          return t + " " + core.format(probs[i], "pct", [1]); }).join(", ") });
+      vocab.forEach(function (t, i) {
+        var y = 4 + i * rowH;
+        svg.appendChild(core.svg("text", { x: left - 6, y: y + rowH / 2 + 4, "text-anchor": "end", class: "attn-x__label", text: t }));
+        svg.appendChild(core.svg("rect", { x: left, y: y + 4, width: Math.max(1, barMax * probs[i]), height: rowH - 8,
+          class: "attn-x__bar" + (i === top ? "" : " attn-x__self") }));
+        svg.appendChild(core.svg("text", { x: left + barMax * probs[i] + 5, y: y + rowH / 2 + 4, class: "attn-x__label",
+          text: core.format(probs[i], "pct", [1]) }));
+      });
+      box.appendChild(svg);
+      return box;
+    }
+    return null;
   };
 
   function mark(span, state) {
@@ -241,6 +290,13 @@
 
   function start(root, button) {
     if (root.getAttribute("data-live") === "on") return active;
+    if (HERE && !document.querySelector("link[data-live-example]")) { // the drawings' colours
+      var link = el("link");
+      link.rel = "stylesheet";
+      link.href = HERE.replace(/javascripts\/live-example\.js.*$/, "stylesheets/explorer.css");
+      link.setAttribute("data-live-example", "");
+      document.head.appendChild(link);
+    }
     active = new Live(root);
     root.setAttribute("data-live", "on");
     if (button) button.hidden = true;

@@ -149,3 +149,22 @@ def test_without_the_button_the_page_is_as_built(page, server):
     html_claims = page.locator("[data-claim-expr]").count()
     assert html_claims >= 20
     assert json.loads(page.locator("#live-example").get_attribute("data-w-vocab")) == np.array(W_VOCAB).tolist()
+
+
+def test_the_weights_heatmap_and_the_probability_chart_redraw(page, server):
+    field = _start(page, server)
+    field.fill("0,3")
+    want = _expected_weights(0.3)
+    heat = page.locator("[data-testid=live-heatmap]").first
+    assert heat.is_visible()
+    assert np.allclose(json.loads(heat.get_attribute("data-weights")), want, atol=1e-12)
+    cells = heat.locator(".attn-x__cellnum").all_text_contents()
+    assert cells == [("\u00d7" if j > i else nf.fmt_dec(float(want[i][j]), 2)) for i in range(3) for j in range(3)]
+    assert page.locator("[data-testid=live-probs]").is_visible()
+    figure = page.locator("#fig-worked_example-weights_masked_vs_unmasked")
+    assert figure.locator("img").first.is_hidden()
+    other = page.locator("#fig-worked_example-scaled_scores")
+    assert "liczby strony" in other.locator("figcaption").inner_text()
+    page.get_by_role("button", name="Przywróć").click()
+    assert page.locator("[data-testid=live-heatmap]").count() == 0
+    assert figure.locator("img").first.evaluate("i => getComputedStyle(i).display") != "none"
