@@ -18,7 +18,8 @@
   var FALSE_TEXT = "to zdanie nie jest prawdziwe dla Twoich liczb";
   var UNKNOWN_TEXT = "tego zdania nie da się sprawdzić dla Twoich liczb";
   var STALE_FIGURE = "Rysunek pokazuje liczby strony, nie Twoje.";
-  var DRAWN_FIGURE = "Rysunek narysowany w przeglądarce dla Twoich liczb.";
+  var DRAWN_FIGURE = "Rysunek narysowany w przeglądarce dla Twoich liczb (tabela danych pod nim " +
+    "pokazuje liczby strony).";
   var LIMIT = 10;
   var HERE = document.currentScript ? document.currentScript.src : "";
   var PARAM = "liczby";
@@ -97,8 +98,8 @@
     reset.addEventListener("click", function () { self.reset(); });
     this.panel.appendChild(el("p", "live-example__help",
       "Wpisz własne embeddingi w tabeli poniżej (np. 0,3). Liczby w tekście i w tabelach " +
-      "liczą się od nowa, a zdania, które przestają być prawdziwe, zostają oznaczone. Wzory i " +
-      "rysunki pokazują liczby strony."));
+      "liczą się od nowa, a zdania, które przestają być prawdziwe, zostają oznaczone. Wzory " +
+      "(wyszarzone) pokazują nadal liczby strony; podpis każdego rysunku mówi, czyje liczby pokazuje."));
     this.panel.appendChild(reset);
     this.panel.appendChild(this.status);
     this.root.appendChild(this.panel);
