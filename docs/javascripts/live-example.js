@@ -2,7 +2,7 @@
  * recomputes every number it can and re-checks its claims.
  *
  * Loaded only when the reader presses "Zmień liczby" (or opens a link carrying ?liczby=), by the
- * small script beside the page's <div id="live-example">, after docs/javascripts/explorer.js,
+ * inline script beside the page's <div id="live-example">, after docs/javascripts/explorer.js,
  * whose core does all the work: workedExample (the chain of figures_src/worked_example.py),
  * format and fmtExact (anatomia_engine/numfmt.py), evaluate (the placeholder language). The page
  * (front matter `live: true`) carries what they need:
