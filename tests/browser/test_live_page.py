@@ -168,3 +168,15 @@ def test_the_weights_heatmap_and_the_probability_chart_redraw(page, server):
     page.get_by_role("button", name="Przywróć").click()
     assert page.locator("[data-testid=live-heatmap]").count() == 0
     assert figure.locator("img").first.evaluate("i => getComputedStyle(i).display") != "none"
+
+
+def test_without_javascript_there_is_no_button_and_nothing_marked(browser, server):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        plain = context.new_page()
+        plain.goto(server + PAGE)
+        assert plain.get_by_role("button", name="Zmień liczby").count() == 0
+        assert plain.locator("#live-example").inner_text() == ""
+        assert plain.locator("[data-claim='false'], .claim__false, article table input").count() == 0
+    finally:
+        context.close()
