@@ -8,7 +8,7 @@ import pytest
 
 import figures_src.worked_example as we
 from anatomia_engine.kit import Table, Value
-from live_js import call_many
+from tests.unit.live_js import call_many
 
 ROUNDS = 25
 

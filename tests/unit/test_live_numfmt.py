@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from anatomia_engine import numfmt as nf
-from live_js import call_many
+from tests.unit.live_js import call_many
 
 # Rounding edge cases: halves (0.125, 2.675 are below the half in binary; numfmt rounds the
 # shortest decimal), carries (9.995, 99999.5), grouping (five digits and more), signs of zero,
