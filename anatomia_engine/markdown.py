@@ -202,6 +202,7 @@ class _Record:
     tags: list[Tag]
     scope: dict[str, Entry]
     figure: Callable[[str], str]  # qualified figure name -> Markdown
+    live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
 
 _lock = threading.Lock()
@@ -238,7 +239,8 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
         _records[record_id] = _Record(
             record_id, page.where, markdown, fm.first_line, tags, scope,
-            lambda name: figure_markdown(results, name, "", page_uri=page.uri, inline=inline_figures))
+            lambda name: figure_markdown(results, name, "", page_uri=page.uri, inline=inline_figures),
+            live=fm.meta.get("live") is True)
         _by_where[page.where] = record_id
         _by_text[_digest(tokenized)] = record_id
     return tokenized
@@ -378,7 +380,7 @@ class FigureBlockProcessor(BlockProcessor):
         else:
             table, name, entry = what
             try:
-                text = placeholders.table_markdown(table, name, entry)
+                text = placeholders.table_markdown(table, name, entry, live=record.live)
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
         _state(self.parser.md).blocks.add((record.id, tag.index))
@@ -405,6 +407,43 @@ class _Resolver:
         self.shown: dict[tuple[int, int], placeholders.Shown] = {}
         self.groups: list[list[tuple[int, int]]] = []
         self.stash_context: dict[int, str] = {}  # raw HTML set aside -> where its placeholder stands
+        self.unwrapped: set[tuple[int, int]] = set()  # live claims marked on an element instead
+
+    def mark_claims(self, root: etree.Element) -> None:
+        """On a live page, a claim whose start and end stand in different elements (it begins
+        inside *emphasis* and ends after it) cannot be wrapped in one span: its attributes go on
+        the nearest element holding both, and its tags show nothing."""
+        parents = {child: el for el in root.iter() for child in el}
+        where: dict[tuple[int, int], etree.Element] = {}
+        for el in root.iter():
+            for text in (el.text, *(child.tail for child in el)):
+                for m in placeholders.TOKEN.finditer(text or ""):
+                    record, tag = self._tag(m)
+                    if record.live and tag.block in placeholders.BLOCKS:
+                        where[(record.id, tag.index)] = el
+        opened = None
+        for key in sorted(where):
+            tag = _record(key[0]).tags[key[1]]
+            if tag.block == "claim":
+                opened = key
+                continue
+            if opened is None or opened[0] != key[0] or where[opened] is where[key]:
+                opened = None
+                continue
+            chain, node = [], where[opened]
+            while node is not None:
+                chain.append(node)
+                node = parents.get(node)
+            common = where[key]
+            while common is not None and common not in chain:
+                common = parents.get(common)
+            shown = placeholders.fill(_record(opened[0]).tags[opened[1]], {}, "", context="prose", live=True)
+            expr = re.search(r'data-claim-expr="([^"]*)"', shown.markup or "")
+            if common is not None and expr:
+                common.set("data-claim", "true")
+                common.set("data-claim-expr", htmlmod.unescape(expr.group(1)))
+                self.unwrapped |= {opened, key}
+            opened = None
 
     def _tag(self, m: re.Match) -> tuple[_Record, Tag]:
         record = _record(int(m.group("page")))
@@ -414,7 +453,8 @@ class _Resolver:
         record, tag = self._tag(m)
         key = (record.id, tag.index)
         self.found.setdefault(key, []).append(context)
-        shown = placeholders.fill(tag, record.scope, record.where, context=context)
+        live = record.live and key not in self.unwrapped
+        shown = placeholders.fill(tag, record.scope, record.where, context=context, live=live)
         if context == "prose" and tag.expr is not None:
             self.shown.setdefault(key, shown)
             if group is not None:
@@ -431,6 +471,8 @@ class _Resolver:
             shown = self.shown_for(m, context, group)
             if context in ("code", "math"):
                 return shown.text
+            if shown.markup is not None:
+                return self.md.htmlStash.store(shown.markup)
             if shown.span is None:
                 return _guard(shown.text)
             return self.md.htmlStash.store(_guard(placeholders.span_html(shown)))
@@ -512,6 +554,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
         resolver = _Resolver(self.md)
         for key in state.blocks:
             resolver.found[key] = ["block"]
+        resolver.mark_claims(root)
         resolver.tree(root)
         stash = self.md.htmlStash.rawHtmlBlocks
         for i, block in enumerate(stash):

@@ -287,6 +287,73 @@ def _eval(node: nodes.Node, lookup: Callable[[str], object]):
     raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
 
 
+_JS_ARITHMETIC = {nodes.Add: "+", nodes.Sub: "-", nodes.Mul: "*", nodes.Div: "/", nodes.FloorDiv: "//",
+                  nodes.Mod: "%", nodes.Pow: "**"}
+
+
+def compile_expression(node: nodes.Node):
+    """A checked expression tree in the compact form the browser's evaluator reads
+    (docs/javascripts/explorer.js, `evaluate`): a value read by name, with constant indices, is
+    one string, "weights 2 1" for weights[2][1] (`module.name` is "module.name"); a number, a
+    boolean or None is itself; a string constant is ["s", text]; an operation is a list, its
+    name first: ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], …"""
+    c = compile_expression
+    path = _reference_path(node)
+    if path is not None:
+        return path
+    if isinstance(node, nodes.Const):
+        return ["s", node.value] if isinstance(node.value, str) else node.value
+    if isinstance(node, nodes.Getitem):
+        return ["i", c(node.node), c(node.arg)]
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return ["list", [c(i) for i in node.items]]
+    if type(node) in _JS_ARITHMETIC:
+        return [_JS_ARITHMETIC[type(node)], c(node.left), c(node.right)]
+    if isinstance(node, (nodes.Neg, nodes.Pos, nodes.Not)):
+        return [type(node).__name__.lower(), c(node.node)]
+    if isinstance(node, (nodes.And, nodes.Or)):
+        return [type(node).__name__.lower(), c(node.left), c(node.right)]
+    if isinstance(node, nodes.Compare):
+        return ["cmp", c(node.expr), [[o.op, c(o.expr)] for o in node.ops]]
+    if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
+        return ["if", c(node.test), c(node.expr1), c(node.expr2)]
+    if (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in FUNCTIONS
+            and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None):
+        return ["f", node.node.name, [c(a) for a in node.args]]
+    raise TemplateError(M.text("not_allowed", source=type(node).__name__,
+                               problem="a live page recomputes it in the browser, which does not know it"))
+
+
+def _spec(filt: str, args: tuple) -> str:
+    """A filter and its arguments as a table column's format ('dec:2', 'int'; numfmt.parse_spec)."""
+    if len(args) > 1 or (args and ":" in str(args[0])):
+        raise TemplateError(M.text("not_allowed", source=f"{filt}{args}",
+                                   problem="a live page names a number's format as 'filter:argument'"))
+    return f"{filt}:{args[0]}" if args else filt
+
+
+def _reference_path(node: nodes.Node) -> str | None:
+    """"name i j" for name[i][j] (constant whole indices) or a bare name; else None."""
+    index: list[str] = []
+    while isinstance(node, nodes.Getitem):
+        if not (isinstance(node.arg, nodes.Const) and type(node.arg.value) is int):
+            return None
+        index.insert(0, str(node.arg.value))
+        node = node.node
+    if isinstance(node, nodes.Name):
+        return " ".join([node.name, *index])
+    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
+        return " ".join([f"{node.node.name}.{node.attr}", *index])
+    return None
+
+
+def compiled(source: str) -> str:
+    """`compile_expression` of the expression `source`, as compact JSON (an attribute's value)."""
+    import json
+
+    return json.dumps(compile_expression(_parse(source.strip())), ensure_ascii=False, separators=(",", ":"))
+
+
 def _reference(tree: nodes.Node, scope: Mapping[str, Entry]) -> tuple[str, tuple[int, ...]] | None:
     """`name[i][j]` (or `name[i, j]`, `module.name[i]`) -> (scope name, (i, j)); else None."""
     index: list[int] = []
@@ -387,6 +454,7 @@ class Shown:
     expr: str = ""
     filt: str | None = None
     args: tuple = ()
+    markup: str | None = None  # raw HTML standing for the tag (a claim's element on a live page)
 
 
 def token(page: int, index: int) -> str:
@@ -416,9 +484,11 @@ def located(where: str, tag: Tag, message: str) -> TemplateError:
     return TemplateError(f"{where}:{tag.line}: {message}")
 
 
-def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str) -> Shown:
+def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live: bool = False) -> Shown:
     """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math'
-    (LaTeX), 'plain' (attributes, titles: the formatted text only) or 'code' (as written)."""
+    (LaTeX), 'plain' (attributes, titles: the formatted text only) or 'code' (as written).
+    On a `live` page a claim in prose becomes an element carrying its compiled condition, and a
+    number's span its compiled expression and filter (the page recomputes them in the browser)."""
     if context == "code":
         return Shown(tag.source)
     if tag.expr is None:
@@ -426,11 +496,28 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str) -> S
             near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
             hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
             raise located(where, tag, M.text("unknown_tag", tag=tag.source, hint=hint))
-        return Shown("")
+        if not live or context != "prose":
+            return Shown("")
+        if tag.block == "endclaim":
+            return Shown("", markup="</span>")
+        try:
+            expr = compiled(tag.cond)
+        except (TemplateError, TemplateSyntaxError):
+            return Shown("")  # check_claims names the error at the claim's line
+        return Shown("", markup=f'<span class="claim" data-claim="true" data-claim-expr="{html.escape(expr)}">')
     try:
-        return _fill(tag.expr, scope, context=context)
+        shown = _fill(tag.expr, scope, context=context)
     except TemplateError as exc:
         raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
+    if live and shown.span is not None:
+        filt = shown.filt or nf.default_filter(shown.value, math=False)
+        try:
+            expr = compiled(shown.expr)
+        except TemplateError as exc:
+            raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
+        shown = Shown(shown.text, {**shown.span, "data-expr": expr, "data-fmt": _spec(filt, shown.args)},
+                      shown.value, shown.expr, shown.filt, shown.args)
+    return shown
 
 
 def evaluate_block(tag: Tag, scope: Mapping[str, Entry], where: str) -> FigureRef | tuple[Table, str, Entry] | None:
@@ -494,16 +581,13 @@ def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
 
 
 def span_html(shown: Shown) -> str:
-    """`shown` as HTML: the number's span, or escaped text."""
+    """`shown` as HTML: its markup, the number's span, or escaped text."""
+    if shown.markup is not None:
+        return shown.markup
     if shown.span is None:
         return html.escape(shown.text, quote=False)
     attrs = " ".join(f'{k}="{html.escape(str(v), quote=True)}"' for k, v in shown.span.items())
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
-
-
-def number_span(text: str, value, entry: Entry, what: str | None) -> str:
-    """A number with its provenance as HTML (table cells, which are Markdown to be parsed)."""
-    return span_html(Shown(text, number_attrs(value, entry, what)))
 
 
 def fill_plain(text: str, scope: Mapping[str, Entry], where: str, line: int = 1) -> str:
@@ -526,14 +610,15 @@ def check_table(table: Table, name: str) -> None:
                                            value=float(cell)))
 
 
-def table_markdown(table: Table, name: str, entry: Entry) -> str:
-    """A Table as Markdown; every formatted cell carries the number span (what: column and row)."""
+def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
+    """A Table as Markdown; every formatted cell carries the number span (what: column and row),
+    and on a `live` page the cell's expression `name[r][j]` and its filter."""
     check_table(table, name)
     specs = table.column_specs()
-    cells = iter([(row, j) for row in table.rows for j, spec in enumerate(specs) if spec])
+    cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
     def cell(value, spec):
-        row, j = next(cells)
+        r, row, j = next(cells)
         if row[j] is not value:
             raise TemplateError(f"table '{name}': cells arrive out of order")  # kit.Table changed
         try:
@@ -544,7 +629,11 @@ def table_markdown(table: Table, name: str, entry: Entry) -> str:
         if not _is_number(value):
             return text
         what = table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}"
-        return number_span(text, value, entry, what)
+        attrs = number_attrs(value, entry, what)
+        if live:
+            attrs["data-expr"] = compiled(f"{name}[{r}][{j}]")
+            attrs["data-fmt"] = spec
+        return span_html(Shown(text, attrs))
 
     return table.to_markdown(cell)
 

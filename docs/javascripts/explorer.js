@@ -12,18 +12,16 @@
  *   Q = X W_Q, K = X W_K, V = X W_V,  scale = (1/sqrt(d_k) or 1) / T,
  * the same formula as attn_core.scaled_dot_product_attention (M = -inf above the diagonal
  * when the causal mask is on).
- * Numbers are shown with the site's policy (figures_src/_numfmt.py): decimal comma, half-up
+ * Numbers are shown with the site's policy (anatomia_engine/numfmt.py): decimal comma, half-up
  * rounding from the shortest decimal representation, U+2212 minus, no sign on zero.
+ * The same file is the computation core of the live worked example on docs/krok-po-kroku.md
+ * (workedExample, format, evaluate; docs/javascripts/live-example.js loads it on demand) and,
+ * under Node, a CommonJS module for the tests (tests/unit/live_js.py).
  * Text typed by the reader (token names) only ever reaches the page through textContent,
  * option text and setAttribute, never as HTML.
  */
 (function () {
   "use strict";
-
-  if (window.attentionExplorer && window.attentionExplorer.loaded) {
-    window.attentionExplorer.initAll();
-    return;
-  }
 
   var SVG_NS = "http://www.w3.org/2000/svg";
   var MINUS = "\u2212";
@@ -33,7 +31,7 @@
   var uid = 0;
 
   /* ---------------------------------------------------------------------------------------
-   * Number format: a mirror of figures_src/_numfmt.py (fmt_dec, fmt_pct, fmt_vec).
+   * Number format: a mirror of anatomia_engine/numfmt.py.
    * ------------------------------------------------------------------------------------- */
 
   // Shortest round-trip decimal of |x| (what Python's repr gives): x = 0.DIGITS * 10^point.
@@ -52,6 +50,9 @@
   function roundHalfUp(x, decimals) {
     var d = decimalDigits(x);
     var keep = d.point + decimals; // digits kept: value * 10^decimals as an integer
+    if (keep > 28) { // numfmt: more digits than Python's decimal context holds
+      throw new RangeError(String(x) + " has more digits than a page can show in full; use sci(n)");
+    }
     var kept = [];
     if (keep >= 0) {
       for (var i = 0; i < keep; i++) kept.push(i < d.digits.length ? +d.digits[i] : 0);
@@ -108,6 +109,158 @@
   /** fmtVec([0.35, 0.65]) -> "[0,35; 0,65]". */
   function fmtVec(xs, decimals) {
     return "[" + xs.map(function (x) { return fmtDec(x, decimals, true); }).join("; ") + "]";
+  }
+
+  /* The rest of numfmt.apply: the filters and the math form ({,} and - in LaTeX). */
+  var SUPERSCRIPT = { "-": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3",
+    "4": "\u2074", "5": "\u2075", "6": "\u2076", "7": "\u2077", "8": "\u2078", "9": "\u2079" };
+
+  function superscript(n) {
+    return String(n).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+  }
+
+  // numfmt._decimal_text of a rounded number given as sign, whole and fraction digits.
+  function decimalText(negative, whole, frac, math) {
+    var g = math ? groupWith(whole, "\\,") : group(whole);
+    var out = g + (frac ? (math ? "{,}" : ",") + frac : "");
+    return negative ? (math ? "-" : MINUS) + out : out;
+  }
+
+  function groupWith(digits, sep) {
+    return group(digits).split(NARROW_NBSP).join(sep);
+  }
+
+  function inf(x, math) {
+    if (math) return x < 0 ? "-\\infty" : "\\infty";
+    return x < 0 ? MINUS + "\u221e" : "\u221e";
+  }
+
+  function fmtNumber(x, decimals, math, allowInf) {
+    if (decimals === undefined) decimals = 2;
+    checkNumber(x, allowInf);
+    if (!Number.isFinite(x)) return inf(x, math);
+    var r = roundHalfUp(x, decimals);
+    return decimalText(r.negative, r.whole, r.frac, math);
+  }
+
+  /** x * 100 computed exactly in decimal, as a float (numfmt: Decimal(repr(x)) * 100). */
+  function times100(x) {
+    var d = decimalDigits(x);
+    return d.digits ? Number((x < 0 ? "-" : "") + "0." + d.digits + "e" + (d.point + 2)) : 0;
+  }
+
+  /** x rounded half-up to `decimals` places, as a BigInt count of 10^-decimals. */
+  function decimalUnits(x, decimals) {
+    var r = roundHalfUp(x, decimals);
+    var units = BigInt(r.whole + r.frac);
+    return r.negative ? -units : units;
+  }
+
+  function fmtInt(x, math) {
+    checkNumber(x, false);
+    if (x !== Math.trunc(x)) throw new RangeError("not a whole number: " + x);
+    return decimalText(x < 0, String(Math.abs(x)), "", math);
+  }
+
+  function fmtSci(x, decimals, math) {
+    if (decimals === undefined) decimals = 1;
+    checkNumber(x, false);
+    if (x === 0) return fmtNumber(0, decimals, math);
+    var d = decimalDigits(x);
+    var exponent = d.point - 1;
+    var mantissa = Number((x < 0 ? "-" : "") + d.digits[0] + "." + (d.digits.slice(1) || "0"));
+    var r = roundHalfUp(mantissa, decimals);
+    if (r.whole.length > 1) { // 9.96 rounded up to 10.0
+      exponent += 1;
+      r = roundHalfUp(Number((r.negative ? "-" : "") + r.whole + "." + r.frac) / 10, decimals);
+    }
+    var head = decimalText(r.negative, r.whole, r.frac, math);
+    return math ? head + " \\cdot 10^{" + exponent + "}" : head + "\u00b710" + superscript(exponent);
+  }
+
+  function fmtVecOf(xs, decimals, math) {
+    if (decimals === undefined) decimals = 2;
+    var items = xs.map(function (x) { return fmtNumber(x, decimals, math, true); });
+    return math ? "[" + items.join(";\\ ") + "]" : "[" + items.join("; ") + "]";
+  }
+
+  function fmtBmatrix(m, decimals) {
+    if (decimals === undefined) decimals = 2;
+    if (!Array.isArray(m[0])) m = [m];
+    return "\\begin{bmatrix} " + m.map(function (row) {
+      return row.map(function (x) { return fmtNumber(x, decimals, true, true); }).join(" & ");
+    }).join(" \\\\ ") + " \\end{bmatrix}";
+  }
+
+  /** numfmt.fmt_exact: up to 7 significant digits (Python's format ".7g"), no ",0" on integers. */
+  function fmtExact(x) {
+    if (Array.isArray(x)) return "[" + x.map(fmtExact).join("; ") + "]";
+    checkNumber(x, true);
+    if (!Number.isFinite(x)) return inf(x, false);
+    if (x === Math.trunc(x) && Math.abs(x) < 1e15) return decimalText(x < 0, String(Math.abs(x)), "", false);
+    var d = decimalDigits(x);
+    var digits, exponent;
+    if (d.digits.length <= 7) {
+      digits = d.digits; exponent = d.point - 1;
+    } else {
+      // toExponential rounds the exact binary value as Python does, except an exact tie, which
+      // it rounds up and Python to even. A tie is a double that is exactly an 8-digit decimal
+      // ending in 5, m / 10^j: one that 5^j divides (2^j always divides the binary fraction).
+      var e = x.toExponential(6);
+      var j = 8 - d.point;
+      var tie = d.digits.length === 8 && d.digits[7] === "5" &&
+        (j <= 0 || BigInt(d.digits) % (BigInt(5) ** BigInt(j)) === BigInt(0));
+      if (tie) {
+        var kept = d.digits.slice(0, 7);
+        var up = (+kept[6]) % 2 === 1;
+        e = (x < 0 ? "-" : "") + (up ? String(BigInt(kept) + BigInt(1)) : kept);
+        var shifted = e.replace("-", "");
+        exponent = d.point - 1 + (shifted.length - 7);
+        digits = shifted;
+      } else {
+        var m = /^-?(\d)\.(\d+)e([+-]\d+)$/.exec(e);
+        digits = m[1] + m[2]; exponent = +m[3];
+      }
+    }
+    digits = digits.replace(/0+$/, "") || "0";
+    var negative = x < 0;
+    if (exponent < -4 || exponent >= 7) {
+      return decimalText(negative, digits[0], digits.slice(1), false) + "\u00b710" + superscript(exponent);
+    }
+    var whole, frac;
+    if (exponent >= 0) {
+      while (digits.length < exponent + 1) digits += "0";
+      whole = digits.slice(0, exponent + 1); frac = digits.slice(exponent + 1);
+    } else {
+      whole = "0"; frac = new Array(-exponent).join("0") + digits;
+    }
+    return decimalText(negative, whole, frac, false);
+  }
+
+  /** numfmt.apply: `value` shown with filter `name` and its args. The build names the filter
+   * (a JS number cannot tell Python's 1 from 1.0, whose default formats differ). */
+  function format(value, name, args, math) {
+    args = args || [];
+    switch (name) {
+      case "dec": return fmtNumber(value, args[0], math);
+      case "pct": return fmtNumber(times100(checked(value)), args.length ? args[0] : 1, math) + (math ? "\\%" : "%");
+      case "sci": return fmtSci(value, args[0], math);
+      case "int": return fmtInt(value, math);
+      case "vec": return fmtVecOf(value, args[0], math);
+      case "bmatrix": return fmtBmatrix(value, args[0]);
+      case "text": return String(value);
+      default: throw new Error("this page's live code has no filter '" + name + "'");
+    }
+  }
+
+  function checked(x) { checkNumber(x, false); return x; }
+
+  /** A table column's format, as numfmt.parse_spec reads it: "dec:2" -> ["dec", [2]]. */
+  function parseSpec(spec) {
+    var i = spec.indexOf(":");
+    if (i < 0) return [spec, []];
+    var arg = spec.slice(i + 1);
+    return [spec.slice(0, i), [/^-?\d+$/.test(arg) ? parseInt(arg, 10) : arg]];
   }
 
   /* ---------------------------------------------------------------------------------------
@@ -167,6 +320,277 @@
       x: x, q: q, k: k, v: v, dK: dK, scale: scale, scores: scores, scaled: scaled,
       masked: masked, blocked: blocked, weights: weights, output: output,
     };
+  }
+
+  /* ---------------------------------------------------------------------------------------
+   * The worked example of docs/krok-po-kroku.md, the whole chain of
+   * figures_src/worked_example.py (attn_core.tiny_decoder): E, Q, K, V, scores, scaling,
+   * causal mask, softmax, A V, the residual E + AV, the FFN, logits and probabilities, plus
+   * the same layer without a mask, the reordered sentence and the padded batch.
+   * inp: {vocab: [tokens], W_vocab (d, V), ids: [T], W_Q, W_K, W_V, W_FFN, sharpen,
+   *       reordered_ids: [T], batch_ids: [[...], [...]], pad_embedding: [d], pad_token}.
+   * ------------------------------------------------------------------------------------- */
+
+  function transpose(m) {
+    return m[0].map(function (_, j) { return m.map(function (row) { return row[j]; }); });
+  }
+
+  function mapM(m, f) {
+    return m.map(function (row, i) { return row.map(function (x, j) { return f(x, i, j); }); });
+  }
+
+  function causalAdd(m) { // m + M: -inf above the diagonal
+    return mapM(m, function (x, i, j) { return j > i ? -Infinity : x; });
+  }
+
+  function sumOf(xs) {
+    return xs.reduce(function (a, b) { return a + b; }, 0);
+  }
+
+  function attentionLayer(ids, inp, causal) {
+    var table = transpose(inp.W_vocab); // (V, d): row i is token i's embedding
+    var e = ids.map(function (id) { return table[id].slice(); });
+    var q = matmul(e, inp.W_Q), k = matmul(e, inp.W_K), v = matmul(e, inp.W_V);
+    var scale = 1 / Math.sqrt(q[0].length);
+    var scores = matmul(q, transpose(k));
+    var scaled = mapM(scores, function (x) { return x * scale; });
+    var masked = causal ? causalAdd(scaled) : scaled;
+    var weights = masked.map(softmaxRow);
+    var output = matmul(weights, v);
+    var ffn = matmul(output, inp.W_FFN);
+    var hLast = ffn[ffn.length - 1];
+    var logits = matmul([hLast], inp.W_vocab)[0];
+    return { e: e, q: q, k: k, v: v, scores: scores, scaled: scaled, masked: masked,
+             weights: weights, output: output, ffn: ffn, hLast: hLast, logits: logits,
+             probs: softmaxRow(logits) };
+  }
+
+  function argmax(xs) {
+    var best = 0;
+    xs.forEach(function (x, i) { if (x > xs[best]) best = i; });
+    return best;
+  }
+
+  function isIdentityOf(m, d) {
+    return m.length === d && isIdentity(m);
+  }
+
+  /** Every value of figures_src/worked_example.py that depends on the example's inputs. */
+  function workedExample(inp) {
+    var dec = attentionLayer(inp.ids, inp, true);
+    var enc = attentionLayer(inp.ids, inp, false);
+    var t = inp.ids.length, d = inp.W_vocab.length, dK = inp.W_Q[0].length;
+    var mask = causalAdd(inp.ids.map(function () { return inp.ids.map(function () { return 0; }); }));
+    var topId = argmax(dec.probs);
+    var tokens = inp.ids.map(function (i) { return inp.vocab[i]; });
+    var last = t - 1;
+    var gapShown = function (x) { return decimalUnits(x, 3); };
+    var re = attentionLayer(inp.reordered_ids, inp, true);
+    var lastRe = re.output[re.output.length - 1];
+    var pad = paddedBatch(inp);
+    return Object.assign({
+      sentence: tokens.join(" "),
+      continued: tokens.concat([inp.vocab[topId]]).join(" "),
+      d_model: d, d_k: dK, vocab_size: inp.vocab.length,
+      n_params: [inp.W_vocab, inp.W_Q, inp.W_K, inp.W_V, inp.W_FFN].reduce(function (n, w) {
+        return n + w.length * w[0].length; }, 0),
+      qkv_identity: [inp.W_Q, inp.W_K, inp.W_V].every(function (w) { return isIdentityOf(w, d); }) ? 1 : 0,
+      W_vocab: inp.W_vocab, W_Q: inp.W_Q, W_K: inp.W_K, W_V: inp.W_V, W_FFN: inp.W_FFN,
+      E: dec.e, Q: dec.q, K: dec.k, V: dec.v, K_T: transpose(dec.k),
+      scores: dec.scores, sqrt_d_k: Math.sqrt(dK), scaled: dec.scaled, mask: mask,
+      masked: dec.masked, exp_masked: mapM(dec.masked, Math.exp), weights: dec.weights,
+      weights_enc: enc.weights,
+      weights_unscaled: causalAdd(dec.scores).map(softmaxRow),
+      sharpen_factor: inp.sharpen,
+      weights_sharp: causalAdd(mapM(dec.scaled, function (x) { return inp.sharpen * x; })).map(softmaxRow),
+      mouse_gap: dec.scaled[last][0] - dec.scaled[last][1],
+      mouse_gap_shown_agrees: gapShown(dec.scaled[last][0]) - gapShown(dec.scaled[last][1])
+        === gapShown(dec.scaled[last][0] - dec.scaled[last][1]) ? 1 : 0,
+      last_row_same: dec.weights[last].every(function (x, j) { return x === enc.weights[last][j]; }) ? 1 : 0,
+      attn_out: dec.output,
+      change: mapM(dec.output, function (x, i, j) { return x - dec.e[i][j]; }),
+      ffn_out: dec.ffn, h_last: dec.hLast, logits: dec.logits,
+      exp_logits: dec.logits.map(Math.exp), probs: dec.probs,
+      top_id: topId, top_token: inp.vocab[topId], top_prob: dec.probs[topId],
+      reordered_sentence: inp.reordered_ids.map(function (i) { return inp.vocab[i]; }).join(" "),
+      last_out_reordered: lastRe,
+      order_gap: Math.max.apply(null, dec.output[last].map(function (x, j) { return Math.abs(x - lastRe[j]); })),
+      residual: mapM(dec.e, function (x, i, j) { return x + dec.output[i][j]; }),
+      probs_shown_sum: Number(sumUnits(dec.probs, 2, false)) / 100,
+      probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
+      // the rows of worked_example's tables (the page shows their numeric cells)
+      vocab_table: inp.vocab.map(function (tok, i) {
+        return [i, tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
+      }),
+      prob_table: inp.vocab.map(function (tok, i) { return [tok, dec.logits[i], dec.probs[i]]; }),
+    }, pad);
+  }
+
+  /** Sum of xs as shown with `decimals` places (in percent when `pct`), in 10^-decimals units. */
+  function sumUnits(xs, decimals, pct) {
+    return xs.reduce(function (acc, x) { return acc + decimalUnits(pct ? times100(x) : x, decimals); }, BigInt(0));
+  }
+
+  /** The padded batch of the padding-mask section (worked_example._padding_results). */
+  function paddedBatch(inp) {
+    var table = inp.W_vocab.map(function (row, r) { return row.concat([inp.pad_embedding[r]]); });
+    var padId = inp.vocab.length;
+    var lens = inp.batch_ids.map(function (row) { return row.length; });
+    var t = Math.max.apply(null, lens);
+    var ids = inp.batch_ids.map(function (row) {
+      var out = row.slice();
+      while (out.length < t) out.push(padId);
+      return out;
+    });
+    var short = ids[1], n = lens[1];
+    var x = short.map(function (id) { return table.map(function (row) { return row[id]; }); });
+    var q = matmul(x, inp.W_Q), k = matmul(x, inp.W_K);
+    var root = Math.sqrt(q[0].length);
+    var scaled = mapM(matmul(q, transpose(k)), function (s) { return s / root; });
+    var noMask = scaled.map(softmaxRow);
+    var withMask = mapM(scaled, function (s, i, j) { return j >= n ? -Infinity : s; }).map(softmaxRow);
+    var sub = scaled.slice(0, n).map(function (row) { return row.slice(0, n); });
+    var alone = sub.map(softmaxRow);
+    var gap = 0, zero = true;
+    withMask.forEach(function (row, i) {
+      row.forEach(function (w, j) {
+        if (i < n && j < n) gap = Math.max(gap, Math.abs(w - alone[i][j]));
+        if (j >= n && w !== 0) zero = false;
+      });
+    });
+    return {
+      pad_sentence: inp.batch_ids[1].map(function (i) { return inp.vocab[i]; }).join(" "),
+      pad_token: inp.pad_token, pad_embedding: inp.pad_embedding.slice(),
+      pad_len: n, pad_full_len: lens[0],
+      pad_weights_nomask: noMask, pad_weights: withMask,
+      pad_leak: sumOf(noMask[0].slice(n)), pad_gap: gap, pad_zero: zero ? 1 : 0,
+    };
+  }
+
+  /* ---------------------------------------------------------------------------------------
+   * Claims: the build compiles each claim's condition (the Jinja2 expression tree the build
+   * checks, anatomia_engine/placeholders.compile_expression) into a compact JSON form, evaluated
+   * here with Python's semantics on the reader's numbers.
+   * ------------------------------------------------------------------------------------- */
+
+  function pyIndex(obj, key) {
+    if (typeof key !== "number" || !Number.isInteger(key)) throw new Error("index " + key);
+    var i = key < 0 ? obj.length + key : key;
+    if (i < 0 || i >= obj.length) throw new Error("index " + key + " out of range");
+    return obj[i];
+  }
+
+  function flat(x) {
+    return Array.isArray(x) ? x.reduce(function (a, v) { return a.concat(flat(v)); }, []) : [x];
+  }
+
+  function pyEqual(a, b) {
+    if (Array.isArray(a) || Array.isArray(b)) {
+      return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
+        a.every(function (x, i) { return pyEqual(x, b[i]); });
+    }
+    return a === b;
+  }
+
+  function truthy(x) {
+    if (Array.isArray(x)) return x.length > 0;
+    return Boolean(x);
+  }
+
+  var FUNCS = {
+    abs: function (x) { return Array.isArray(x) ? x.map(FUNCS.abs) : Math.abs(x); },
+    max: function () { var a = arguments.length === 1 ? flat(arguments[0]) : [].slice.call(arguments); return Math.max.apply(null, a); },
+    min: function () { var a = arguments.length === 1 ? flat(arguments[0]) : [].slice.call(arguments); return Math.min.apply(null, a); },
+    len: function (x) { return x.length; },
+    sum: function (x) { return sumOf(flat(x)); },
+    sqrt: Math.sqrt, exp: Math.exp,
+    argmax: function (x) { return argmax(flat(x)); },
+    argmin: function (x) { return argmax(flat(x).map(function (v) { return -v; })); },
+    sorted: function (x) { return flat(x).slice().sort(function (a, b) { return a - b; }); },
+    all: function (x) { return flat(x).every(truthy); },
+    any: function (x) { return flat(x).some(truthy); },
+  };
+
+  var COMPARE = {
+    eq: pyEqual, ne: function (a, b) { return !pyEqual(a, b); },
+    gt: function (a, b) { return a > b; }, gteq: function (a, b) { return a >= b; },
+    lt: function (a, b) { return a < b; }, lteq: function (a, b) { return a <= b; },
+    "in": function (a, b) { return typeof b === "string" ? b.indexOf(a) >= 0 : b.some(function (x) { return pyEqual(x, a); }); },
+    notin: function (a, b) { return !COMPARE["in"](a, b); },
+  };
+
+  var ARITH = {
+    "+": function (a, b) { return a + b; }, "-": function (a, b) { return a - b; },
+    "*": function (a, b) { return a * b; },
+    "/": function (a, b) { if (b === 0) throw new RangeError("division by zero"); return a / b; },
+    "//": function (a, b) { if (b === 0) throw new RangeError("division by zero"); return Math.floor(a / b); },
+    "%": function (a, b) { if (b === 0) throw new RangeError("division by zero"); return ((a % b) + b) % b; },
+    "**": function (a, b) { return Math.pow(a, b); },
+  };
+
+  /** Value of a compiled expression in `scope` (name -> value); throws on anything unknown. */
+  function evaluate(node, scope) {
+    var ev = function (n) { return evaluate(n, scope); };
+    if (typeof node === "string") { // "weights 2 1": weights[2][1]
+      var path = node.split(" ");
+      if (!Object.prototype.hasOwnProperty.call(scope, path[0])) throw new Error("unknown value " + path[0]);
+      return path.slice(1).reduce(function (v, i) { return pyIndex(v, +i); }, scope[path[0]]);
+    }
+    if (!Array.isArray(node)) return node; // a number, a boolean or null
+    switch (node[0]) {
+      case "s": return node[1];
+      case "i": return pyIndex(ev(node[1]), ev(node[2]));
+      case "list": return node[1].map(ev);
+      case "neg": return -ev(node[1]);
+      case "pos": return +ev(node[1]);
+      case "not": return !truthy(ev(node[1]));
+      case "and": { var a = ev(node[1]); return truthy(a) ? ev(node[2]) : a; }
+      case "or": { var o = ev(node[1]); return truthy(o) ? o : ev(node[2]); }
+      case "if": return truthy(ev(node[1])) ? ev(node[2]) : ev(node[3]);
+      case "cmp": {
+        var left = ev(node[1]), result = true;
+        for (var k = 0; k < node[2].length; k++) {
+          var right = ev(node[2][k][1]);
+          result = COMPARE[node[2][k][0]](left, right);
+          if (!result) return false;
+          left = right;
+        }
+        return result;
+      }
+      case "f": return FUNCS[node[1]].apply(null, node[2].map(ev));
+      default:
+        if (ARITH[node[0]]) return ARITH[node[0]](ev(node[1]), ev(node[2]));
+        throw new Error("not part of the placeholder language: " + node[0]);
+    }
+  }
+
+  /** The names a compiled expression reads. */
+  function namesOf(node, out) {
+    out = out || [];
+    if (typeof node === "string") {
+      var name = node.split(" ")[0];
+      if (out.indexOf(name) < 0) out.push(name);
+    } else if (Array.isArray(node) && node[0] !== "s") {
+      // an operation's name, a function's name and a comparison's operator are not values
+      var children = node[0] === "f" ? node[2] : node[0] === "cmp" ? [node[1]].concat(node[2].map(function (o) { return o[1]; })) : node.slice(1);
+      children.forEach(function (child) { namesOf(child, out); });
+    }
+    return out;
+  }
+
+  /** The computation and the number policy, for the page's live code and for tests (node). */
+  var core = {
+    fmtDec: fmtDec, fmtPct: fmtPct, fmtVec: fmtVec, format: format, fmtExact: fmtExact, parseSpec: parseSpec,
+    decimalUnits: decimalUnits, compute: compute, workedExample: workedExample,
+    evaluate: evaluate, namesOf: namesOf, parseNumber: parseNumber,
+  };
+  if (typeof window === "undefined") {
+    module.exports = core;
+    return;
+  }
+  if (window.attentionExplorer && window.attentionExplorer.loaded) {
+    window.attentionExplorer.initAll();
+    return;
   }
 
   /* ---------------------------------------------------------------------------------------
@@ -811,40 +1235,47 @@
 
   Explorer.prototype.renderHeatmap = function () {
     var self = this;
-    var svg = this.ui.heat;
     var r = this.result;
-    var n = r.tokens.length;
+    drawHeatmap(this.ui.heat, r.tokens, r.weights, r.blocked, this.id + "-hatch", this.st.query, function (i) {
+      self.st.query = i;
+      self.update();
+    });
+    this.ui.heat.setAttribute("aria-label", "Mapa wag uwagi " + r.tokens.length + " na " + r.tokens.length +
+      "; wybrane zapytanie: " + r.tokens[this.st.query] + ". Te same liczby są w tabeli „Wagi” poniżej.");
+  };
+
+  /** A heatmap of attention weights in `svg` (rows: queries; `blocked` cells hatched); `query`'s
+   * row framed and `onPick(i)` called on a click of row i, when given. Also the live example's. */
+  function drawHeatmap(svg, tokens, weights, blocked, hatchId, query, onPick) {
+    var n = tokens.length;
     var cell = 52, left = 92, top = 40;
     var width = left + n * cell + 4, height = top + n * cell + 4;
     clear(svg);
     svg.setAttribute("viewBox", "0 0 " + width + " " + height);
-    svg.setAttribute("data-weights", JSON.stringify(r.weights));
-    svg.setAttribute("data-blocked", JSON.stringify(r.blocked));
-    svg.setAttribute("aria-label", "Mapa wag uwagi " + n + " na " + n + "; wybrane zapytanie: " +
-      r.tokens[this.st.query] + ". Te same liczby są w tabeli „Wagi” poniżej.");
-    var hatchId = this.id + "-hatch";
+    svg.setAttribute("data-weights", JSON.stringify(weights));
+    svg.setAttribute("data-blocked", JSON.stringify(blocked));
     svg.appendChild(s("defs", null, s("pattern", { id: hatchId, width: 6, height: 6,
       patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
       s("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "attn-x__hatchline" }))));
     svg.appendChild(s("text", { x: left + (n * cell) / 2, y: 11, "text-anchor": "middle", class: "attn-x__axislabel",
       text: "klucz (na kogo patrzy)" }));
-    r.tokens.forEach(function (t, j) {
+    tokens.forEach(function (t, j) {
       svg.appendChild(s("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
         class: "attn-x__label" }, [s("title", { text: t }), document.createTextNode(shorten(t, 7))]));
     });
-    r.weights.forEach(function (row, i) {
-      var chosen = i === self.st.query;
+    weights.forEach(function (row, i) {
+      var chosen = i === query;
       var g = s("g", { class: "attn-x__heatrow" + (chosen ? " attn-x__chosen" : "") });
       g.appendChild(s("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end",
-        class: "attn-x__label" }, [s("title", { text: r.tokens[i] }), document.createTextNode(shorten(r.tokens[i], 11))]));
+        class: "attn-x__label" }, [s("title", { text: tokens[i] }), document.createTextNode(shorten(tokens[i], 11))]));
       row.forEach(function (w, j) {
-        var blocked = r.blocked[i][j];
+        var off = blocked[i][j];
         var x = left + j * cell, y = top + i * cell;
-        var tip = "zapytanie " + r.tokens[i] + " \u2192 klucz " + r.tokens[j] + ": " +
-          (blocked ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4));
+        var tip = "zapytanie " + tokens[i] + " \u2192 klucz " + tokens[j] + ": " +
+          (off ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4));
         g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
           class: "attn-x__cellbg" }));
-        if (blocked) {
+        if (off) {
           g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
             fill: "url(#" + hatchId + ")", class: "attn-x__blocked", "data-blocked": "true" },
             s("title", { text: tip })));
@@ -853,15 +1284,15 @@
             class: "attn-x__cell", "fill-opacity": Math.max(0.02, w) }, s("title", { text: tip })));
         }
         g.appendChild(s("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
-          class: "attn-x__cellnum" + (!blocked && w > 0.55 ? " attn-x__ink" : ""),
-          text: blocked ? "\u00d7" : fmtDec(w) }));
+          class: "attn-x__cellnum" + (!off && w > 0.55 ? " attn-x__ink" : ""),
+          text: off ? "\u00d7" : fmtDec(w) }));
       });
       g.appendChild(s("rect", { x: left + 1, y: top + i * cell + 1, width: n * cell - 2, height: cell - 2,
         class: "attn-x__rowframe" }));
-      g.addEventListener("click", function () { self.st.query = i; self.update(); });
+      if (onPick) g.addEventListener("click", function () { onPick(i); });
       svg.appendChild(g);
     });
-  };
+  }
 
   Explorer.prototype.renderBars = function () {
     var svg = this.ui.bars;
@@ -987,18 +1418,16 @@
     return ex;
   }
 
-  window.attentionExplorer = {
+  window.attentionExplorer = Object.assign({}, core, {
     loaded: true,
     initAll: initAll,
-    fmtDec: fmtDec,
-    fmtPct: fmtPct,
-    fmtVec: fmtVec,
-    compute: compute,
+    drawHeatmap: drawHeatmap,
+    svg: s,
     /** Full-precision state and results of explorer `i` (default 0). */
     state: function (i) { return instance(i).snapshot(); },
     presets: function (i) { return clone(instance(i).presets); },
     loadPreset: function (index, i) { instance(i).loadPreset(index); },
-  };
+  });
 
   function start() {
     initAll(); // idempotent: an explorer already built is marked data-ready

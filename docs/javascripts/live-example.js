@@ -1,0 +1,310 @@
+/* The live worked example of docs/krok-po-kroku.md: the reader edits the embeddings, the page
+ * recomputes every number it can and re-checks its claims.
+ *
+ * Loaded only when the reader presses "Zmień liczby" (or opens a link carrying ?liczby=), by the
+ * inline script beside the page's <div id="live-example">, after docs/javascripts/explorer.js,
+ * whose core does all the work: workedExample (the chain of figures_src/worked_example.py),
+ * format and fmtExact (anatomia_engine/numfmt.py), evaluate (the placeholder language). The page
+ * (front matter `live: true`) carries what they need:
+ *   <span class="num" data-expr="[compiled expression]" data-fmt="dec:2">0,35</span>
+ *   <span class="claim" data-claim="true" data-claim-expr="[compiled condition]">…</span>
+ * and the inputs on the root as data-w-vocab, data-w-q, … (JSON from the build).
+ * Typed text reaches the page only through .value and textContent.
+ */
+(function () {
+  "use strict";
+
+  var core = window.attentionExplorer;
+  var FALSE_TEXT = "to zdanie nie jest prawdziwe dla Twoich liczb";
+  var UNKNOWN_TEXT = "tego zdania nie da się sprawdzić dla Twoich liczb";
+  var STALE_FIGURE = "Rysunek pokazuje liczby strony, nie Twoje.";
+  var DRAWN_FIGURE = "Rysunek narysowany w przeglądarce dla Twoich liczb (tabela danych pod nim " +
+    "pokazuje liczby strony).";
+  var LIMIT = 10;
+  var HERE = document.currentScript ? document.currentScript.src : "";
+  var PARAM = "liczby";
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function json(root, name) {
+    return JSON.parse(root.getAttribute("data-" + name));
+  }
+
+  function fieldText(x) {
+    return String(x).replace(".", ",").replace("-", "\u2212");
+  }
+
+  function follows(a, b) { // b comes after a in the document
+    return Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  }
+
+  function Live(root) {
+    this.root = root;
+    var article = root.closest("article") || document.body;
+    this.article = article;
+    this.table = [].slice.call(article.querySelectorAll("table")).filter(function (t) {
+      return follows(root, t);
+    })[0];
+    if (!this.table) throw new Error("brak tabeli embeddingów");
+    var heads = [].slice.call(this.table.querySelectorAll("thead th")).map(function (th) {
+      return th.textContent.trim();
+    });
+    this.tokenCol = heads.indexOf("token");
+    this.dimCols = heads.map(function (h, i) { return /^wymiar \d+$/.test(h) ? i : -1; })
+      .filter(function (i) { return i >= 0; });
+    var rows = [].slice.call(this.table.querySelectorAll("tbody tr"));
+    var tokenCol = this.tokenCol;
+    this.vocab = rows.map(function (tr) { return tr.children[tokenCol].textContent.trim(); });
+    this.page = json(root, "w-vocab");
+    var vocab = this.vocab;
+    function ids(sentence) {
+      return sentence.split(" ").map(function (w) {
+        var i = vocab.indexOf(w);
+        if (i < 0) throw new Error("słowo spoza słownika: " + w);
+        return i;
+      });
+    }
+    this.base = {
+      vocab: vocab, ids: ids(root.getAttribute("data-sentence")),
+      W_Q: json(root, "w-q"), W_K: json(root, "w-k"), W_V: json(root, "w-v"), W_FFN: json(root, "w-ffn"),
+      sharpen: json(root, "sharpen"), reordered_ids: ids(root.getAttribute("data-reordered")),
+      pad_embedding: json(root, "pad-embedding"), pad_token: root.getAttribute("data-pad-token"),
+    };
+    this.base.batch_ids = [this.base.ids, ids(root.getAttribute("data-pad-sentence"))];
+    this.numbers = [].slice.call(article.querySelectorAll(".num[data-expr]")).map(function (span) {
+      return { span: span, expr: JSON.parse(span.getAttribute("data-expr")),
+               fmt: core.parseSpec(span.getAttribute("data-fmt")), text: span.textContent,
+               exact: span.getAttribute("data-exact") };
+    });
+    this.claims = [].slice.call(article.querySelectorAll("[data-claim-expr]")).map(function (span) {
+      return { span: span, expr: JSON.parse(span.getAttribute("data-claim-expr")) };
+    });
+    this.figures = [].slice.call(article.querySelectorAll(".computed-figure"));
+    this.build(rows);
+  }
+
+  Live.prototype.build = function (rows) {
+    var self = this;
+    this.panel = el("div", "live-example__panel");
+    this.status = el("p", "live-example__status");
+    this.status.setAttribute("role", "status");
+    var reset = el("button", "md-button live-example__reset", "Przywróć");
+    reset.type = "button";
+    reset.addEventListener("click", function () { self.reset(); });
+    this.panel.appendChild(el("p", "live-example__help",
+      "Wpisz własne embeddingi w tabeli poniżej (np. 0,3). Liczby w tekście i w tabelach " +
+      "liczą się od nowa, a zdania, które przestają być prawdziwe, zostają oznaczone. Wzory " +
+      "(wyszarzone) pokazują nadal liczby strony; podpis każdego rysunku mówi, czyje liczby pokazuje."));
+    this.panel.appendChild(reset);
+    this.panel.appendChild(this.status);
+    this.root.appendChild(this.panel);
+    this.inputs = [];
+    rows.forEach(function (tr, tokenId) {
+      self.dimCols.forEach(function (col, dim) {
+        var cell = tr.children[col];
+        var id = "live-e-" + tokenId + "-" + dim;
+        var input = el("input", "live-example__field");
+        input.type = "text";
+        input.id = id;
+        input.setAttribute("inputmode", "decimal");
+        input.setAttribute("autocomplete", "off");
+        input.setAttribute("aria-label", self.vocab[tokenId] + ", wymiar " + dim);
+        input.value = fieldText(self.page[dim][tokenId]);
+        var error = el("span", "live-example__error");
+        error.id = id + "-error";
+        error.setAttribute("aria-live", "polite");
+        input.setAttribute("aria-describedby", error.id);
+        cell.setAttribute("data-live-original", cell.innerHTML);
+        cell.textContent = "";
+        cell.appendChild(input);
+        cell.appendChild(error);
+        input.addEventListener("input", function () { self.update(); });
+        self.inputs.push({ input: input, error: error, token: tokenId, dim: dim });
+      });
+    });
+  };
+
+  /** The reader's W_vocab, or null while a field holds no number (its message says why). */
+  Live.prototype.read = function () {
+    var w = this.page.map(function (row) { return row.slice(); });
+    var ok = true;
+    this.inputs.forEach(function (f) {
+      var x = core.parseNumber(f.input.value);
+      var problem = Number.isNaN(x) ? "Wpisz liczbę, np. 0,3." :
+        Math.abs(x) > LIMIT ? "Wpisz liczbę od \u2212" + LIMIT + " do " + LIMIT + "." : "";
+      f.error.textContent = problem;
+      if (problem) { f.input.setAttribute("aria-invalid", "true"); ok = false; }
+      else { f.input.removeAttribute("aria-invalid"); w[f.dim][f.token] = x; }
+    });
+    return ok ? w : null;
+  };
+
+  Live.prototype.update = function () {
+    var w = this.read();
+    if (!w) return;
+    var own = w.every(function (row, i) {
+      return row.every(function (x, j) { return x === this.page[i][j]; }, this);
+    }, this);
+    this.show(own ? null : w);
+    this.remember(own ? null : w);
+  };
+
+  /** Every number and claim for the reader's W_vocab (null: the page's own, as built). */
+  Live.prototype.show = function (w) {
+    var scope = w ? core.workedExample(Object.assign({ W_vocab: w }, this.base)) : null;
+    this.numbers.forEach(function (n) {
+      if (!scope) { n.span.textContent = n.text; n.span.setAttribute("data-exact", n.exact); return; }
+      if (!core.namesOf(n.expr).every(function (name) { return name in scope; })) return;
+      try {
+        var value = core.evaluate(n.expr, scope);
+        n.span.textContent = core.format(value, n.fmt[0], n.fmt[1], false);
+        n.span.setAttribute("data-exact", core.fmtExact(value));
+      } catch (err) {
+        n.span.textContent = "\u2014";
+        n.span.setAttribute("data-exact", "nie da się policzyć: " + err.message);
+      }
+    });
+    var wrong = 0;
+    this.claims.forEach(function (c) {
+      var state = "true";
+      if (scope && core.namesOf(c.expr).every(function (name) { return name in scope; })) {
+        try { state = core.evaluate(c.expr, scope) ? "true" : "false"; } catch (err) { state = "unknown"; }
+      }
+      mark(c.span, state);
+      if (state !== "true") wrong += 1;
+    });
+    this.article.classList.toggle("live-example--changed", Boolean(scope));
+    var self = this;
+    this.figures.forEach(function (fig) {
+      var note = fig.querySelector(".live-example__stale");
+      var drawn = fig.querySelector(".live-example__drawing");
+      if (drawn) drawn.remove();
+      fig.classList.remove("live-example--drawn");
+      if (note) note.remove();
+      if (!scope) return;
+      var drawing = self.draw(fig.id, scope);
+      if (drawing) {
+        fig.insertBefore(drawing, fig.firstChild);
+        fig.classList.add("live-example--drawn");
+      }
+      note = el("span", "live-example__stale", " " + (drawing ? DRAWN_FIGURE : STALE_FIGURE));
+      (fig.querySelector("figcaption") || fig).appendChild(note);
+    });
+    this.status.textContent = !scope ? "Strona pokazuje swoje liczby." :
+      wrong ? "Twoje liczby: zdań, które przestały być prawdziwe: " + wrong + "." :
+        "Twoje liczby: wszystkie zdania strony nadal są prawdziwe.";
+  };
+
+  /** The reader's version of a figure, drawn here, or null for a figure this code cannot draw. */
+  Live.prototype.draw = function (id, scope) {
+    var tokens = scope.sentence.split(" ");
+    var box = el("div", "attn-x live-example__drawing");
+    if (id === "fig-worked_example-weights_masked_vs_unmasked") {
+      [["z maską (dekoder)", scope.weights, true], ["bez maski (enkoder)", scope.weights_enc, false]]
+        .forEach(function (part, k) {
+          var svg = core.svg("svg", { role: "img", class: "attn-x__heat", "data-testid": "live-heatmap",
+            "aria-label": "Mapa wag uwagi " + part[0] + " dla Twoich liczb: " + part[1].map(function (row, i) {
+              return tokens[i] + " \u2192 " + row.map(function (w) { return core.format(w, "dec", [2]); }).join(", ");
+            }).join("; ") });
+          var blocked = part[1].map(function (row, i) { return row.map(function (_, j) { return part[2] && j > i; }); });
+          core.drawHeatmap(svg, tokens, part[1], blocked, "live-hatch-" + k, -1, null);
+          box.appendChild(el("p", "live-example__title", part[0]));
+          box.appendChild(svg);
+        });
+      return box;
+    }
+    if (id === "fig-worked_example-next_token_probs") {
+      var probs = scope.probs, vocab = this.vocab;
+      var top = probs.indexOf(Math.max.apply(null, probs));
+      var rowH = 26, left = 92, barMax = 200;
+      var svg = core.svg("svg", { role: "img", class: "attn-x__bars", "data-testid": "live-probs",
+        viewBox: "0 0 " + (left + barMax + 60) + " " + (vocab.length * rowH + 8),
+        "aria-label": "Prawdopodobieństwo następnego tokenu dla Twoich liczb: " + vocab.map(function (t, i) {
+          return t + " " + core.format(probs[i], "pct", [1]); }).join(", ") });
+      vocab.forEach(function (t, i) {
+        var y = 4 + i * rowH;
+        svg.appendChild(core.svg("text", { x: left - 6, y: y + rowH / 2 + 4, "text-anchor": "end", class: "attn-x__label", text: t }));
+        svg.appendChild(core.svg("rect", { x: left, y: y + 4, width: Math.max(1, barMax * probs[i]), height: rowH - 8,
+          class: "attn-x__bar" + (i === top ? "" : " attn-x__self") }));
+        svg.appendChild(core.svg("text", { x: left + barMax * probs[i] + 5, y: y + rowH / 2 + 4, class: "attn-x__label",
+          text: core.format(probs[i], "pct", [1]) }));
+      });
+      box.appendChild(svg);
+      return box;
+    }
+    return null;
+  };
+
+  function mark(span, state) {
+    span.setAttribute("data-claim", state);
+    var note = span.querySelector(":scope > .claim__false");
+    if (state === "true") {
+      if (note) note.remove();
+      return;
+    }
+    if (!note) {
+      note = el("span", "claim__false");
+      span.appendChild(note);
+    }
+    note.textContent = " (" + (state === "false" ? FALSE_TEXT : UNKNOWN_TEXT) + ")";
+  }
+
+  Live.prototype.set = function (w) {
+    this.inputs.forEach(function (f) { f.input.value = fieldText(w[f.dim][f.token]); });
+    this.update();
+  };
+
+  Live.prototype.reset = function () {
+    this.set(this.page);
+  };
+
+  /** The reader's numbers in the address (?liczby=0.3,0.2,…;0,1,…), so that a link shares them. */
+  Live.prototype.remember = function (w) {
+    var url = new URL(window.location.href);
+    if (w) url.searchParams.set(PARAM, w.map(function (row) { return row.join(","); }).join(";"));
+    else url.searchParams.delete(PARAM);
+    window.history.replaceState(window.history.state, "", url.toString());
+  };
+
+  Live.prototype.fromAddress = function () {
+    var text = new URL(window.location.href).searchParams.get(PARAM);
+    if (!text) return false;
+    var rows = text.split(";").map(function (r) { return r.split(",").map(Number); });
+    var page = this.page;
+    var fits = rows.length === page.length && rows.every(function (r, i) {
+      return r.length === page[i].length && r.every(function (x) { return Number.isFinite(x) && Math.abs(x) <= LIMIT; });
+    });
+    if (!fits) {
+      this.status.textContent = "Adres strony zawiera liczby, których nie da się odczytać; pokazuję liczby strony.";
+      return false;
+    }
+    this.set(rows);
+    return true;
+  };
+
+  var active = null;
+
+  function start(root, button) {
+    if (root.getAttribute("data-live") === "on") return active;
+    if (HERE && !document.querySelector("link[data-live-example]")) { // the drawings' colours
+      var link = el("link");
+      link.rel = "stylesheet";
+      link.href = HERE.replace(/javascripts\/live-example\.js.*$/, "stylesheets/explorer.css");
+      link.setAttribute("data-live-example", "");
+      document.head.appendChild(link);
+    }
+    active = new Live(root);
+    root.setAttribute("data-live", "on");
+    if (button) button.hidden = true;
+    if (!active.fromAddress()) active.show(null);
+    active.inputs[0].input.focus();
+    return active;
+  }
+
+  window.liveExample = { start: start, instance: function () { return active; } };
+})();

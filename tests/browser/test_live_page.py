@@ -1,0 +1,182 @@
+"""The live worked example on /krok-po-kroku/ (docs/javascripts/live-example.js), in Chromium."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from anatomia_engine import numfmt as nf
+from attn_core import tiny_decoder
+from figures_src.inputs import SENTENCE_IDS, W_FFN, W_K, W_Q, W_V, W_VOCAB
+
+PAGE = "/krok-po-kroku/"
+ROW_1 = "weights[1][1] > weights[1][0]"
+ROW_2 = "weights[2][0] > weights[2][2] and weights[2][2] > weights[2][1]"
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def _weights_shown(page) -> list[tuple[int, int, str, str]]:
+    """(i, j, filter, text) of every number in prose that shows an element of `weights`."""
+    return page.evaluate("""() => [...document.querySelectorAll('.num[data-expr]')].map(n => {
+        const e = JSON.parse(n.dataset.expr);   // "weights 2 1" is weights[2][1]
+        const path = typeof e === 'string' ? e.split(' ') : [];
+        return path[0] === 'weights' && path.length === 3
+            ? [+path[1], +path[2], n.dataset.fmt, n.textContent] : null;
+    }).filter(Boolean)""")
+
+
+def _claim(page, cond: str):
+    return page.locator(f"[data-claim-expr='{_compiled(cond)}']")
+
+
+def _compiled(cond: str) -> str:
+    from anatomia_engine import placeholders as ph
+
+    return ph.compiled(cond)
+
+
+def _expected_weights(cat_dim0: float) -> np.ndarray:
+    w = np.array(W_VOCAB)
+    w[0, 0] = cat_dim0
+    return tiny_decoder(SENTENCE_IDS, w, W_Q, W_K, W_V, W_FFN).attention.weights
+
+
+def _start(page, server):
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(server + PAGE, wait_until="networkidle")
+    assert not [u for u in requested if "explorer.js" in u or "live-example" in u], "loaded before the button"
+    assert page.locator("#live-example input").count() == 0
+    page.get_by_role("button", name="Zmień liczby").click()
+    field = page.get_by_label("cat, wymiar 0")
+    field.wait_for()
+    return field
+
+
+def test_cat_dimension_0_at_0_3_recomputes_the_weights_and_marks_row_2(page, server):
+    field = _start(page, server)
+    before = _weights_shown(page)
+    assert len(before) >= 6
+    field.fill("0,3")
+    want = _expected_weights(0.3)
+    shown = _weights_shown(page)
+    for i, j, spec, text in shown:
+        assert text == nf.fmt_spec(float(want[i][j]), spec), (i, j, text)
+    assert shown != before
+    row1, row2 = _claim(page, ROW_1), _claim(page, ROW_2)
+    assert row2.get_attribute("data-claim") == "false"
+    assert "to zdanie nie jest prawdziwe dla Twoich liczb" in row2.inner_text()
+    assert row2.locator(".claim__false").is_visible()
+    assert row1.get_attribute("data-claim") == "true" and row1.locator(".claim__false").count() == 0
+    # the state is in the address, and a link with it opens the page on the reader's numbers
+    assert "liczby=0.3" in page.url
+    shared = page.url
+    page.get_by_role("button", name="Przywróć").click()
+    assert [t for *_, t in _weights_shown(page)] == [t for *_, t in before]
+    assert row2.get_attribute("data-claim") == "true" and row2.locator(".claim__false").count() == 0
+    assert "liczby=" not in page.url
+    page.goto(shared, wait_until="networkidle")
+    page.get_by_label("cat, wymiar 0").wait_for()
+    assert page.get_by_label("cat, wymiar 0").input_value() == "0,3"
+    assert _claim(page, ROW_2).get_attribute("data-claim") == "false"
+
+
+def test_claim_is_unmarked_when_true_again_and_bad_input_is_told_beside_its_field(page, server):
+    field = _start(page, server)
+    field.fill("0,3")
+    assert _claim(page, ROW_2).get_attribute("data-claim") == "false"
+    field.fill("abc")
+    error = page.locator("#" + field.get_attribute("aria-describedby"))
+    assert field.get_attribute("aria-invalid") == "true" and error.inner_text().strip()
+    box, err = field.bounding_box(), error.bounding_box()
+    overlap = min(err["x"] + err["width"], box["x"] + box["width"]) - max(err["x"], box["x"])
+    assert overlap > 0 and 0 <= err["y"] - (box["y"] + box["height"]) < 40     # right under its field
+    field.fill("1")
+    assert field.get_attribute("aria-invalid") is None and not error.inner_text().strip()
+    assert _claim(page, ROW_2).get_attribute("data-claim") == "true"
+
+
+def test_keyboard_only(page, server):
+    page.goto(server + PAGE, wait_until="networkidle")
+    button = page.get_by_role("button", name="Zmień liczby")
+    button.focus()
+    page.keyboard.press("Enter")
+    field = page.get_by_label("cat, wymiar 0")
+    field.wait_for()
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "cat, wymiar 0"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("0,3")
+    assert _claim(page, ROW_2).get_attribute("data-claim") == "false"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "cat, wymiar 1"
+    page.get_by_role("button", name="Przywróć").focus()
+    page.keyboard.press("Enter")
+    assert _claim(page, ROW_2).get_attribute("data-claim") == "true"
+
+
+def test_at_375_px_the_fields_fit_and_are_touch_sized(browser, server):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
+    phone = context.new_page()
+    try:
+        phone.goto(server + PAGE, wait_until="networkidle")
+        phone.get_by_role("button", name="Zmień liczby").tap()
+        field = phone.get_by_label("cat, wymiar 0")
+        field.wait_for()
+        boxes = phone.evaluate("""() => [...document.querySelectorAll('#live-example ~ * input, .live-example__field')]
+            .map(i => { const r = i.getBoundingClientRect(); return [r.width, r.height]; })""")
+        assert len(boxes) == 10
+        assert all(h >= 24 and w >= 24 for w, h in boxes), boxes
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+        field.tap()
+        phone.keyboard.press("Control+A")
+        phone.keyboard.type("0,3")
+        assert _claim(phone, ROW_2).get_attribute("data-claim") == "false"
+    finally:
+        context.close()
+
+
+def test_without_the_button_the_page_is_as_built(page, server):
+    page.goto(server + PAGE, wait_until="networkidle")
+    assert page.locator("[data-claim='false'], .claim__false, #live-example input").count() == 0
+    html_claims = page.locator("[data-claim-expr]").count()
+    assert html_claims >= 20
+    assert json.loads(page.locator("#live-example").get_attribute("data-w-vocab")) == np.array(W_VOCAB).tolist()
+
+
+def test_the_weights_heatmap_and_the_probability_chart_redraw(page, server):
+    field = _start(page, server)
+    field.fill("0,3")
+    want = _expected_weights(0.3)
+    heat = page.locator("[data-testid=live-heatmap]").first
+    assert heat.is_visible()
+    assert np.allclose(json.loads(heat.get_attribute("data-weights")), want, atol=1e-12)
+    cells = heat.locator(".attn-x__cellnum").all_text_contents()
+    assert cells == [("\u00d7" if j > i else nf.fmt_dec(float(want[i][j]), 2)) for i in range(3) for j in range(3)]
+    assert page.locator("[data-testid=live-probs]").is_visible()
+    figure = page.locator("#fig-worked_example-weights_masked_vs_unmasked")
+    assert figure.locator("img").first.is_hidden()
+    other = page.locator("#fig-worked_example-scaled_scores")
+    assert "liczby strony" in other.locator("figcaption").inner_text()
+    page.get_by_role("button", name="Przywróć").click()
+    assert page.locator("[data-testid=live-heatmap]").count() == 0
+    assert figure.locator("img").first.evaluate("i => getComputedStyle(i).display") != "none"
+
+
+def test_without_javascript_there_is_no_button_and_nothing_marked(browser, server):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        plain = context.new_page()
+        plain.goto(server + PAGE)
+        assert plain.get_by_role("button", name="Zmień liczby").count() == 0
+        assert plain.locator("#live-example").inner_text() == ""
+        assert plain.locator("[data-claim='false'], .claim__false, article table input").count() == 0
+    finally:
+        context.close()

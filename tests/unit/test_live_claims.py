@@ -1,0 +1,126 @@
+"""The claims of docs/krok-po-kroku.md, compiled for the browser (placeholders.compile_expression)
+and evaluated by docs/javascripts/explorer.js, hold exactly when the build's evaluator says they
+do, on random inputs of the worked example."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anatomia_engine import numfmt as nf
+from anatomia_engine import placeholders as ph
+from tests.unit.live_js import call_many
+from test_live_example import _python_values, _random_inputs, js_inputs
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "krok-po-kroku.md"
+
+
+def _claims() -> list[str]:
+    _, tags = ph.scan(PAGE.read_text(encoding="utf-8"), 1)
+    return [t.cond for t in tags if t.block == "claim"]
+
+
+def _python_truth(cond: str, values: dict):
+    scope = {k: ph.Entry(v, "test") for k, v in values.items()}
+    try:
+        return bool(ph.evaluate(cond, scope)[0])
+    except ph.TemplateError:
+        return None
+
+
+def test_claims_hold_alike_in_python_and_in_the_browser(monkeypatch):
+    rng = np.random.default_rng(7)
+    cases = [_random_inputs(rng, identity=bool(i % 2)) for i in range(30)]
+    examples = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
+    claims = _claims()
+    checked, flips = set(), set()
+    calls, expected = [], []
+    for case, example in zip(cases, examples):
+        js_scope = example["ok"]
+        py = _python_values(monkeypatch, *case)
+        for cond in claims:
+            tree = ph._parse(cond)
+            names = ph.names_used(tree, {k: None for k in py})
+            if not set(names) <= set(js_scope):
+                continue        # reads values the inputs do not change (the soft lookup)
+            calls.append(("evaluate", [ph.compile_expression(tree), js_scope]))
+            expected.append((cond, _python_truth(cond, py)))
+    got = call_many(calls)
+    for (cond, want), result in zip(expected, got):
+        js = bool(result["ok"]) if "ok" in result else None
+        assert js == want, (cond, want, result)
+        checked.add(cond)
+        if want is False:
+            flips.add(cond)
+    assert "weights[1][1] > weights[1][0]" in checked
+    assert len(checked) >= 20 and len(flips) >= 10    # random inputs do make claims false
+
+
+def test_a_claim_on_the_page_own_numbers_holds():
+    import figures_src.worked_example as we
+    from anatomia_engine.kit import Value
+
+    values = {k: (v.value if isinstance(v, Value) else v) for k, v in we.worked_example().items()}
+    claims = [c for c in _claims() if set(ph.names_used(ph._parse(c), values)) <= set(values)]
+    got = call_many([("evaluate", [ph.compile_expression(ph._parse(c)), _jsonable(values)]) for c in claims])
+    assert all(r.get("ok") is True for r in got), [(c, r) for c, r in zip(claims, got) if r.get("ok") is not True]
+
+
+def _jsonable(values: dict) -> dict:
+    """The page's values as the browser's scope (arrays as lists, -inf as "-inf")."""
+    def plain(x):
+        if isinstance(x, list):
+            return [plain(v) for v in x]
+        return "-inf" if x == -np.inf else x
+
+    return {k: plain(v.tolist() if isinstance(v, (np.ndarray, np.generic)) else v) for k, v in values.items()
+            if isinstance(v, (np.ndarray, np.generic, int, float, str))}
+
+
+@pytest.mark.parametrize("source, error", [("x[0:2]", "not allowed")])
+def test_what_the_browser_cannot_evaluate_stops_the_build(source, error):
+    with pytest.raises(ph.TemplateError, match=error):
+        ph.compile_expression(ph._parse(source))
+
+
+def _numbers() -> list[tuple[str, str | None, tuple]]:
+    """Every placeholder of the page as (expression, filter, args), once."""
+    _, tags = ph.scan(PAGE.read_text(encoding="utf-8"), 1)
+    out = {}
+    for t in tags:
+        if t.expr is not None:
+            expr, filt, args = ph._split_filter(t.expr)
+            out[(expr.strip(), filt, (args or "").strip())] = None
+    return list(out)
+
+
+def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monkeypatch):
+    rng = np.random.default_rng(11)
+    cases = [_random_inputs(rng, identity=bool(i % 2)) for i in range(10)]
+    examples = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
+    calls, expected = [], []
+    for case, example in zip(cases, examples):
+        py = _python_values(monkeypatch, *case)
+        scope = {k: ph.Entry(v, "test") for k, v in py.items()}
+        for expr, filt, args_text in _numbers():
+            tree = ph._parse(expr)
+            names = ph.names_used(tree, py)
+            if not names or not set(names) <= set(example["ok"]) or filt in ("bmatrix", "json"):
+                continue
+            value, _ = ph.evaluate(expr, scope)
+            if not isinstance(value, (int, float, str, np.ndarray, np.number)):
+                continue    # a figure or a table (their cells are checked in test_live_example)
+            args = ph.evaluate(f"({args_text},)", scope)[0] if args_text else ()
+            name = filt or nf.default_filter(value, math=False)
+            try:
+                want = nf.apply(value, name, args)
+            except ValueError:
+                want = None
+            calls.append(("show", [ph.compile_expression(tree), example["ok"], ph._spec(name, args)]))
+            expected.append((expr, want))
+    got = call_many(calls)
+    assert len(expected) >= 60
+    for (expr, want), result in zip(expected, got):
+        assert result.get("ok") == want, (expr, want, result)

@@ -1,0 +1,87 @@
+"""The live worked example's computation (docs/javascripts/explorer.js, workedExample) equals
+figures_src/worked_example.py (attn_core.tiny_decoder) on random inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import figures_src.worked_example as we
+from anatomia_engine.kit import Table, Value
+from tests.unit.live_js import call_many
+
+ROUNDS = 25
+
+
+def _python_values(monkeypatch, w_vocab, w_q, w_k, w_v, w_ffn) -> dict:
+    for name, value in (("W_VOCAB", w_vocab), ("W_Q", w_q), ("W_K", w_k), ("W_V", w_v), ("W_FFN", w_ffn)):
+        monkeypatch.setattr(we, name, value)
+    we._traces.cache_clear()
+    we._padding_results.cache_clear()
+    try:
+        out = we.worked_example()
+    finally:
+        we._traces.cache_clear()
+        we._padding_results.cache_clear()
+    return {k: (v.value if isinstance(v, Value) else v.rows if isinstance(v, Table) else v)
+            for k, v in out.items()}
+
+
+def js_inputs(w_vocab, w_q, w_k, w_v, w_ffn) -> dict:
+    return {"vocab": list(we.VOCAB), "W_vocab": w_vocab.tolist(), "ids": list(we.SENTENCE_IDS),
+            "W_Q": w_q.tolist(), "W_K": w_k.tolist(), "W_V": w_v.tolist(), "W_FFN": w_ffn.tolist(),
+            "sharpen": we.SHARPEN_FACTOR, "reordered_ids": we.REORDERED_IDS, "batch_ids": we.BATCH_IDS,
+            "pad_embedding": list(we.PAD_EMBEDDING), "pad_token": we.PAD_TOKEN}
+
+
+def _as_array(v):
+    if isinstance(v, str):
+        return {"-inf": -np.inf, "inf": np.inf}.get(v, v)
+    if isinstance(v, list):
+        return np.array([_as_array(x) for x in v], dtype=float)
+    return v
+
+
+def _random_inputs(rng, identity: bool):
+    d = 2
+    w_vocab = np.round(rng.uniform(-2, 2, size=(d, len(we.VOCAB))), int(rng.integers(1, 4)))
+    if identity:
+        w_q = w_k = w_v = np.eye(d)
+    else:
+        w_q, w_k, w_v = (rng.normal(size=(d, d)) for _ in range(3))
+    return w_vocab, w_q, w_k, w_v, rng.normal(size=(d, d))
+
+
+@pytest.mark.parametrize("identity", [True, False])
+def test_whole_chain_equals_the_build(monkeypatch, identity):
+    rng = np.random.default_rng(25 + identity)
+    cases = [_random_inputs(rng, identity) for _ in range(ROUNDS)]
+    cases.append((we.W_VOCAB, we.W_Q, we.W_K, we.W_V, we.W_FFN))       # the page's own numbers
+    results = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
+    compared = set()
+    for case, result in zip(cases, results):
+        assert "ok" in result, result
+        js, py = result["ok"], _python_values(monkeypatch, *case)
+        for name, got in js.items():
+            assert name in py, f"the JS computes {name}, which the build does not publish"
+            want = py[name]
+            if isinstance(want, str):
+                assert got == want, name
+                continue
+            if name.endswith("_table"):   # rows: words equal, numbers as the other values
+                assert len(got) == len(want), name
+                for g_row, w_row in zip(got, want):
+                    for g, w in zip(g_row, w_row, strict=True):
+                        assert g == w if isinstance(w, str) else abs(g - float(w)) <= 1e-12, (name, g, w)
+                compared.add(name)
+                continue
+            got, want = np.asarray(_as_array(got), dtype=float), np.asarray(want, dtype=float)
+            assert got.shape == want.shape, name
+            finite = np.isfinite(want)
+            assert np.array_equal(np.isfinite(got), finite) and np.array_equal(got[~finite], want[~finite]), name
+            error = np.abs(got[finite] - want[finite]) / np.maximum(1.0, np.abs(want[finite]))
+            assert np.all(error <= 1e-12), (name, got, want)   # absolute, relative above 1
+            compared.add(name)
+    # every value of the chain the issue lists is mirrored, not a subset that happens to agree
+    assert {"E", "Q", "K", "V", "scores", "scaled", "masked", "weights", "attn_out", "residual",
+            "ffn_out", "logits", "probs", "pad_weights", "vocab_table", "prob_table"} <= compared

@@ -1,0 +1,67 @@
+"""A page with `live: true` marks each claim and each number with its compiled expression (what
+docs/javascripts/live-example.js recomputes); any other page gets none of it."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import markdown as pymd
+import numpy as np
+from mkdocs.utils.yaml import yaml_load
+
+from anatomia_engine import markdown as amd
+from anatomia_engine import placeholders as ph
+from anatomia_engine.kit import Table
+
+ROOT = Path(__file__).resolve().parents[2]
+VALUES = {"w": np.array([[1.0, 0.0], [0.35, 0.65]]), "n": 4,
+          "tab": Table(["token", "p"], [["cat", 0.2], ["chases", 0.3]], [None, "pct:1"])}
+BODY = ("{% claim w[1][1] > w[1][0] %}chases patrzy na siebie ({{ w[1][1] }}) mocniej niż na cat "
+        "({{ w[1][0] | dec(1) }}){% endclaim %}, a *n* = {{ n }}.\n\n{{ tab }}\n")
+
+
+def render(body: str, live: bool) -> str:
+    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    names, configs = [], {}
+    for item in config["markdown_extensions"]:
+        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, None)
+        names.append(name)
+        if options:
+            configs[name] = options
+    head = "---\ncomputed: [demo]\n" + ("live: true\n" if live else "") + "---\n"
+    results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
+    text = amd.render_page(body, amd.Page(f"live{live}.md", head + body), results)
+    return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+
+
+def test_a_live_page_wraps_the_claim_and_marks_every_number():
+    out = render(BODY, live=True)
+    claim = re.search(r'<span class="claim" data-claim="true" data-claim-expr="([^"]*)">(.*?)</span>, a', out)
+    assert claim, out
+    assert json.loads(html.unescape(claim.group(1))) == ph.compile_expression(ph._parse("w[1][1] > w[1][0]"))
+    sentence = re.sub(r"<[^>]+>", "", claim.group(2))
+    assert sentence == "chases patrzy na siebie (0,65) mocniej niż na cat (0,4)"
+    exprs = [(html.unescape(e), f) for e, f in re.findall(r'data-expr="([^"]*)" data-fmt="([^"]*)"', out)]
+    assert exprs == [('"w 1 1"', "dec"), ('"w 1 0"', "dec:1"), ('"n"', "int"),
+                     ('"tab 0 1"', "pct:1"), ('"tab 1 1"', "pct:1")]
+
+
+def test_any_other_page_carries_no_live_markup():
+    out = render(BODY, live=False)
+    assert "data-claim" not in out and "data-expr" not in out and "data-fmt" not in out
+    # and it is the live page without the live markup
+    live = render(BODY, live=True)
+    stripped = re.sub(r' data-expr="[^"]*" data-fmt="[^"]*"', "", live)
+    stripped = re.sub(r'<span class="claim"[^>]*>(.*?)</span>(, a)', r"\1\2", stripped)
+    assert stripped == out
+
+
+def test_a_claim_across_elements_marks_the_element_holding_it():
+    out = render("*{% claim n > 1 %}ab* cd{% endclaim %} ef\n", live=True)
+    para = re.fullmatch(r'<p data-claim="true" data-claim-expr="([^"]*)"><em>ab</em> cd ef</p>', out)
+    assert para, out      # well nested: no span opened inside <em> and closed after it
+    assert json.loads(html.unescape(para.group(1))) == ph.compile_expression(ph._parse("n > 1"))
