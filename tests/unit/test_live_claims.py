@@ -12,7 +12,7 @@ import pytest
 from anatomia_engine import numfmt as nf
 from anatomia_engine import placeholders as ph
 from tests.unit.live_js import call_many
-from test_live_example import _python_values, _random_inputs, js_inputs
+from tests.unit.test_live_example import _python_values, _random_inputs, js_inputs
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "krok-po-kroku.md"
 
