@@ -46,12 +46,16 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# The engine's own files are inputs wherever it is installed (a checkout under /tmp, site-packages).
+_ENGINE = os.path.dirname(os.path.realpath(__file__))
+
+
 def _is_input(path: str, root: str) -> bool:
-    inside = path == root or path.startswith(root + os.sep)
+    base = next((b for b in (root, _ENGINE) if path == b or path.startswith(b + os.sep)), None)
     if any(p.startswith(".") or p in _SKIPPED_PARTS
-           for p in (path[len(root):] if inside else path).split(os.sep)):
+           for p in (path[len(base):] if base else path).split(os.sep)):
         return False
-    return not any(path == o or path.startswith(o + os.sep) for o in (*_skip, *(() if inside else _OUTSIDE)))
+    return not any(path == o or path.startswith(o + os.sep) for o in (*_skip, *(() if base else _OUTSIDE)))
 
 
 def _listing(path: str) -> str:
