@@ -3,9 +3,9 @@
 The child records everything the module reads (deps.py), refuses what would make its result
 depend on something the record cannot hold (the global random generators, writing into the
 docs folder), calls the module's `@values` and `@figure` functions and writes into its output
-folder: result.json (codec.py: NaN and ±inf refused), one deterministic SVG per style and a CSV
-per figure, and deps.json, the record of its inputs. What it was doing is kept in current.txt,
-so a crash, a kill or a time-out can say where.
+folder: result.json (codec.py), one deterministic SVG per style and a CSV per figure, and
+deps.json, the record of its inputs. What it is doing is kept in current.txt, so a crash, a
+kill or a time-out can say where.
 """
 
 from __future__ import annotations
@@ -36,13 +36,9 @@ def _refuse(message: str) -> None:
     raise Refused(message)
 
 
-# NumPy's module-level functions on its global RandomState that are not its bound methods
-LEGACY_FUNCTIONS = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
-
-
 def _refuse_global_random(where: str) -> None:
-    """Replace the functions of NumPy's legacy global RandomState and of the `random` module's
-    hidden instance (and `np.random.default_rng()` without a seed) by ones that raise."""
+    """Make the functions of NumPy's legacy global RandomState and of the `random` module's
+    hidden instance (and `np.random.default_rng()` without a seed) raise."""
     import random
 
     import numpy as np
@@ -54,7 +50,9 @@ def _refuse_global_random(where: str) -> None:
                     "seeded generator: rng = np.random.default_rng(SEED), then rng.random(...)")
         return refuse
 
-    for module, label, more in ((np.random, "np.random", LEGACY_FUNCTIONS), (random, "random", ())):
+    # NumPy's module-level functions on the global state that are not its bound methods
+    legacy = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
+    for module, label, more in ((np.random, "np.random", legacy), (random, "random", ())):
         shared = module.random.__self__
         for name in dir(module):
             if getattr(getattr(module, name), "__self__", None) is shared or name in more:
@@ -97,31 +95,13 @@ def _refuse_writes(docs: Path, where: str) -> None:
     sys.addaudithook(hook)
 
 
-def save_svg(fig, path: Path, salt: str) -> None:
-    """`fig` as an SVG with no date or creator, its ids derived from `salt` (the same bytes
-    from the same figure on every machine and build)."""
-    import matplotlib
-
-    with matplotlib.rc_context({"svg.hashsalt": salt}):
-        fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
-
-
-def _collect(module):
-    from anatomia_engine.kit import KIND
-
-    functions = [f for f in vars(module).values()
-                 if callable(f) and getattr(f, "__module__", None) == module.__name__ and hasattr(f, KIND)]
-    return ([f for f in functions if getattr(f, KIND) == "values"],
-            [f for f in functions if getattr(f, KIND) == "figure"])
-
-
 def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
     """Import one module with its inputs recorded, call its functions, write result.json,
     the figure files and deps.json into `out`. Raises on any problem."""
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from anatomia_engine.kit import Plot
+    from anatomia_engine.kit import KIND, Plot
     from anatomia_engine.plot import STYLES, use_decimal_comma
 
     short = module_name.split(".")[-1]
@@ -135,11 +115,11 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
         deps.note(root / lock)
     _refuse_global_random(where)
     _refuse_writes(docs, where)
-    now_running(f"{module_name} (import)")
     module = importlib.import_module(module_name)
-    value_fns, figure_fns = _collect(module)
+    declared = [f for f in vars(module).values()
+                if callable(f) and getattr(f, "__module__", None) == module_name and hasattr(f, KIND)]
     output = codec.ModuleOutput(module_name)
-    for fn in value_fns:
+    for fn in (f for f in declared if getattr(f, KIND) == "values"):
         now_running(f"{module_name}.{fn.__name__}()")
         produced = fn()
         if not isinstance(produced, dict):
@@ -147,23 +127,25 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
         for key, value in produced.items():
             if key in output.values:
                 raise ValueError(f"value name {key!r} is defined twice in {module_name}")
-            output.values[key], _ = codec.value_record(module_name, fn.__name__, key, value)
-    for fn in figure_fns:
+            output.values[key] = codec.value_record(module_name, fn.__name__, key, value)
+    for fn in (f for f in declared if getattr(f, KIND) == "figure"):
         name = fn.__name__
         if name in output.values:
             raise ValueError(f"{name!r} is both a value and a figure in {module_name}")
         files: dict[str, str] = {}
         for style in STYLES:
             now_running(f"{module_name}.{name}(style={style.name!r})")
-            with matplotlib.rc_context(style.rc()):
+            with matplotlib.rc_context({**style.rc(), "svg.hashsalt": f"{short}.{name}.{style.name}"}):
                 plot = fn(style)
                 if not isinstance(plot, Plot):
                     raise TypeError(f"@figure function must return a Plot, got {type(plot).__name__}")
                 use_decimal_comma(plot.fig)
                 files[style.name] = f"{name}-{style.name}.svg"
-                save_svg(plot.fig, out / files[style.name], f"{short}.{name}.{style.name}")
+                # no date or creator, ids from the salt: the same bytes on every machine and build
+                plot.fig.savefig(out / files[style.name], format="svg",
+                                 metadata={"Date": None, "Creator": None})
                 plt.close(plot.fig)
-        codec.encode_value(plot.table, f"{where}: {name}(style) returned a Plot whose data table")
+        codec.encode_value(plot.table, codec.table_where(module_name, name))
         (out / f"{name}.csv").write_text(plot.table.to_csv(), encoding="utf-8")
         files["csv"] = f"{name}.csv"
         output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
@@ -187,19 +169,19 @@ def main(request: dict) -> None:
         os.dup2(fd, 2)
         os.close(fd)
         sys.stdin = open(os.devnull)  # noqa: SIM115
+        (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
         try:
             run_module(request["module"], out, Path(request["root"]), Path(request["docs"]))
             code = 0
-        except (codec.CodecError, Refused) as exc:   # they name module, function and value
-            (out / ERROR).write_text(str(_refused[0] if _refused else exc), encoding="utf-8")
-        except SystemExit as exc:
-            (out / ERROR).write_text(
-                f"{_current(out)} called sys.exit({exc.code!r}); a figures_src module must not end the "
-                f"process:\n{traceback.format_exc()}", encoding="utf-8")
-        except BaseException:
-            text = f"in {_current(out)}:\n{traceback.format_exc()}"
-            if _refused:
-                text = f"{_refused[0]}\n{text}"
+        except BaseException as exc:
+            current = (out / CURRENT).read_text(encoding="utf-8")
+            if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
+                text = str(_refused[0] if _refused else exc)
+            elif isinstance(exc, SystemExit):
+                text = (f"{current} called sys.exit({exc.code!r}); a figures_src module must not end the "
+                        f"process:\n{traceback.format_exc()}")
+            else:
+                text = "\n".join([*_refused[:1], f"in {current}:\n{traceback.format_exc()}"])
             (out / ERROR).write_text(text, encoding="utf-8")
     finally:
         try:
@@ -207,10 +189,3 @@ def main(request: dict) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
-
-
-def _current(out: Path) -> str:
-    try:
-        return (out / CURRENT).read_text(encoding="utf-8")
-    except OSError:
-        return "the module"

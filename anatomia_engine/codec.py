@@ -1,11 +1,10 @@
 """What a figures_src module's run produces, as typed records, and the one codec for them.
 
-A module runs in a child process (anatomia_engine/child.py); what it produced crosses the
-process boundary and is cached as `result.json`, written by `encode` and read by `decode`.
-Both sides check every number: NaN and ±inf are refused with the module, the function and
-the value's name. The one exception is an array returned as `Value(x, masked=True)`: masked
-attention scores, where −inf marks a blocked position (shown as −∞); it may hold −inf, never
-NaN or +inf. A scalar, a table cell or a figure's data is never allowed to be infinite.
+A module runs in a child process (child.py); what it produced crosses the process boundary and
+is cached as `result.json`, written by `encode` and read by `decode`. Both sides check every
+number: NaN and ±inf are refused with the module, the function and the value's name. The one
+exception is an array returned as `Value(x, masked=True)`: masked attention scores, where −inf
+marks a blocked position (shown as −∞); it may hold −inf, never NaN or +inf.
 """
 
 from __future__ import annotations
@@ -66,24 +65,23 @@ class ModuleOutput:
     figures: dict[str, FigureRecord] = field(default_factory=dict)
 
 
-# --- checks -------------------------------------------------------------------------------
-
 def _where(module: str, function: str, name: str) -> str:
     return f"figures_src/{module.split('.')[-1]}.py: {function}() returned {name!r}"
 
 
-def check_finite(value: Any, where: str, allow_neg_inf: bool = False) -> None:
-    """Raise CodecError naming `where` and the position if `value` holds NaN or ±inf."""
-    array = _numeric_array(value)
-    if array is None:
-        return
+def table_where(module: str, name: str) -> str:
+    return f"figures_src/{module.split('.')[-1]}.py: {name}(style) returned a Plot whose data table"
+
+
+def check_finite(array: np.ndarray, where: str, allow_neg_inf: bool = False) -> None:
+    """Raise CodecError naming `where` and the position if `array` holds NaN or ±inf."""
     bad = np.isnan(array) | np.isposinf(array)
     if not allow_neg_inf:
         bad |= np.isneginf(array)
     if not bad.any():
         return
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    found = array[index] if array.ndim else array.item()
+    found = float(array[index])
     word = "NaN" if math.isnan(found) else ("+inf" if found > 0 else "-inf")
     at = f" at index {list(index)}" if index else ""
     hint = ("an array of masked scores may hold -inf only, and only when returned as "
@@ -92,112 +90,47 @@ def check_finite(value: Any, where: str, allow_neg_inf: bool = False) -> None:
     raise CodecError(f"{where} with {word}{at}: a published number must be finite; {hint}")
 
 
-def _numeric_array(value: Any) -> np.ndarray | None:
-    if isinstance(value, (bool, np.bool_)):
-        return None
-    if isinstance(value, numbers.Real):
-        return np.asarray(float(value))
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return value
-    return None
-
-
-def _check_nested(value: Any, where: str) -> None:
+def _plain(value: Any, where: str) -> Any:
+    """`value` as JSON (numbers at full precision), every float checked."""
     if isinstance(value, Mapping):
-        for k, v in value.items():
-            _check_nested(v, f"{where}[{k!r}]")
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _check_nested(v, f"{where}[{i}]")
-    elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        check_finite(value, where)
-    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        check_finite(value, where)
-
-
-# --- encoding -----------------------------------------------------------------------------
-
-def encode_value(value: Any, where: str = "value", masked: bool = False) -> dict:
-    """JSON-able form of a value (numbers keep full precision); refuses NaN and ±inf."""
-    if isinstance(value, Table):
-        for i, row in enumerate(value.rows):
-            for j, cell in enumerate(row):
-                _check_nested(cell, f"{where} (table row {i}, column {value.header[j]!r})")
-        rows = [[_plain(c) for c in row] for row in value.rows]
-        return {"type": "table", "header": list(value.header), "rows": rows,
-                "formats": None if value.formats is None else list(value.formats)}
-    if masked and not isinstance(value, np.ndarray):
-        raise CodecError(f"{where}: Value(..., masked=True) is for arrays of masked scores, "
-                         f"got {type(value).__name__}")
-    if isinstance(value, (bool, np.bool_)):
-        return {"type": "bool", "value": bool(value)}
-    if isinstance(value, numbers.Integral):
-        return {"type": "int", "value": int(value)}
-    if isinstance(value, numbers.Real):
-        check_finite(value, where)
-        return {"type": "float", "value": float(value)}
-    if isinstance(value, str):
-        return {"type": "str", "value": value}
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "biuf":
-            raise CodecError(f"{where}: arrays must be numeric, got dtype {value.dtype}")
-        array = value.astype(float)
-        check_finite(array, where, allow_neg_inf=masked)
-        return {"type": "array", "value": array.tolist()}
-    if isinstance(value, (list, tuple, dict)):
-        _check_nested(value, where)
-        return {"type": "json", "value": _plain(value)}
-    raise CodecError(f"{where}: cannot publish a value of type {type(value).__name__}")
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
+        if value.dtype.kind == "f":
+            check_finite(value, where)
+        return _plain(value.tolist(), where)
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
+        check_finite(np.asarray(float(value)), where)
         return float(value)
     return value
 
 
-def value_record(module: str, function: str, name: str, produced: Any) -> tuple[ValueRecord, dict]:
-    """The record for what `function` returned under `name` (a bare value or a kit.Value),
-    and its encoded form; raises CodecError for a value that cannot be published."""
-    where = _where(module, function, name)
-    meta = Value(produced) if not isinstance(produced, Value) else produced
-    if isinstance(meta.value, Value):
-        raise CodecError(f"{where}: a Value inside another Value; give what=, cite=, axes= and "
-                         "masked= to one Value")
-    encoded = encode_value(meta.value, where, masked=meta.masked)
-    axes = None if meta.axes is None else tuple(tuple(str(x) for x in a) for a in meta.axes)
-    record = ValueRecord(name, encoded["type"], decode_value(encoded), function, meta.what, meta.cite,
-                         axes, meta.masked)
-    return record, encoded
+def encode_value(value: Any, where: str = "value", masked: bool = False) -> dict:
+    """JSON-able form of a value (numbers keep full precision); refuses NaN and ±inf."""
+    if isinstance(value, Table):
+        rows = [[_plain(cell, f"{where} (table row {i}, column {value.header[j]!r})")
+                 for j, cell in enumerate(row)] for i, row in enumerate(value.rows)]
+        return {"type": "table", "header": list(value.header), "rows": rows,
+                "formats": None if value.formats is None else list(value.formats)}
+    if masked and not isinstance(value, np.ndarray):
+        raise CodecError(f"{where}: Value(..., masked=True) is for arrays of masked scores, "
+                         f"got {type(value).__name__}")
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise CodecError(f"{where}: arrays must be numeric, got dtype {value.dtype}")
+        check_finite(value.astype(float), where, allow_neg_inf=masked)
+        return {"type": "array", "value": value.astype(float).tolist()}
+    for kind, types in (("bool", (bool, np.bool_)), ("int", numbers.Integral), ("float", numbers.Real),
+                        ("str", str), ("json", (list, tuple, dict))):
+        if isinstance(value, types):
+            return {"type": kind, "value": _plain(value, where)}
+    raise CodecError(f"{where}: cannot publish a value of type {type(value).__name__}")
 
-
-def encode(output: ModuleOutput) -> str:
-    """result.json's text for `output` (stable: sorted keys)."""
-    values = {}
-    for name, rec in output.values.items():
-        where = _where(output.module, rec.function, name)
-        values[name] = {"encoded": encode_value(rec.value, where, masked=rec.masked), **rec.meta(),
-                        "masked": rec.masked}
-    figures = {}
-    for name, fig in output.figures.items():
-        table = encode_value(fig.table, f"figures_src/{output.module.split('.')[-1]}.py: {name}(style) "
-                                        "returned a Plot whose data table")
-        figures[name] = {"files": dict(fig.files), "alt": fig.alt, "caption": fig.caption, "table": table}
-    doc = {"format": FORMAT, "module": output.module, "values": values, "figures": figures}
-    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)
-
-
-# --- decoding -----------------------------------------------------------------------------
 
 def decode_value(item: Mapping) -> Any:
     kind = item["type"]
@@ -210,8 +143,35 @@ def decode_value(item: Mapping) -> Any:
     raise CodecError(f"unknown value type {kind!r}")
 
 
+def value_record(module: str, function: str, name: str, produced: Any) -> ValueRecord:
+    """The record for what `function` returned under `name` (a bare value or a kit.Value);
+    raises CodecError for a value that cannot be published."""
+    where = _where(module, function, name)
+    meta = produced if isinstance(produced, Value) else Value(produced)
+    if isinstance(meta.value, Value):
+        raise CodecError(f"{where}: a Value inside another Value; give what=, cite=, axes= and "
+                         "masked= to one Value")
+    encoded = encode_value(meta.value, where, masked=meta.masked)
+    axes = None if meta.axes is None else tuple(tuple(str(x) for x in a) for a in meta.axes)
+    return ValueRecord(name, encoded["type"], decode_value(encoded), function, meta.what, meta.cite,
+                       axes, meta.masked)
+
+
+def encode(output: ModuleOutput) -> str:
+    """result.json's text for `output` (stable: sorted keys)."""
+    values = {name: {"encoded": encode_value(rec.value, _where(output.module, rec.function, name),
+                                             masked=rec.masked), **rec.meta(), "masked": rec.masked}
+              for name, rec in output.values.items()}
+    figures = {name: {"files": dict(fig.files), "alt": fig.alt, "caption": fig.caption,
+                      "table": encode_value(fig.table, table_where(output.module, name))}
+               for name, fig in output.figures.items()}
+    doc = {"format": FORMAT, "module": output.module, "values": values, "figures": figures}
+    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)
+
+
 def decode(text: str) -> ModuleOutput:
-    """The records in result.json's text; CodecError if it is malformed or holds a bad number."""
+    """The records in result.json's text; CodecError if it is malformed or holds a bad number
+    (each value is checked by encoding it again, as when it was written)."""
     try:
         doc = json.loads(text)
         if doc.get("format") != FORMAT:
@@ -219,25 +179,15 @@ def decode(text: str) -> ModuleOutput:
         module = doc["module"]
         values = {}
         for name, item in doc["values"].items():
-            encoded = item["encoded"]
-            where = _where(module, item["function"], name)
-            value = decode_value(encoded)
-            kind = encoded["type"]
-            if kind == "array":                     # the same checks as when it was written
-                check_finite(value, where, allow_neg_inf=bool(item.get("masked")))
-            elif kind == "float":
-                check_finite(value, where)
-            elif kind in ("json", "table"):
-                encode_value(value, where)
-            axes = item.get("axes")
-            values[name] = ValueRecord(name, encoded["type"], value, item["function"], item.get("what"),
-                                       item.get("cite"),
-                                       None if axes is None else tuple(tuple(a) for a in axes),
-                                       bool(item.get("masked")))
+            value, masked, axes = decode_value(item["encoded"]), bool(item.get("masked")), item.get("axes")
+            encode_value(value, _where(module, item["function"], name), masked=masked)
+            values[name] = ValueRecord(name, item["encoded"]["type"], value, item["function"],
+                                       item.get("what"), item.get("cite"),
+                                       None if axes is None else tuple(map(tuple, axes)), masked)
         figures = {}
         for name, item in doc["figures"].items():
             table = decode_value(item["table"])
-            encode_value(table, f"figure {name!r}: its data table")
+            encode_value(table, table_where(module, name))
             figures[name] = FigureRecord(name, dict(item["files"]), item["alt"], item["caption"], table)
     except CodecError:
         raise

@@ -54,7 +54,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from anatomia_engine import placeholders, runner, store
+from anatomia_engine import deps, placeholders, runner, store
 
 log = logging.getLogger("anatomia_engine.notebooks")
 
@@ -388,7 +388,7 @@ def _modules(cell) -> list[str]:
 
 def _entry_name(source: Path, root: Path, download_href: str | None, download_name: str | None) -> str:
     """One entry per notebook and download link; its depfile says whether it is still valid."""
-    return store.key("notebook", runner._dep_name(source.resolve(), root.resolve()),
+    return store.key("notebook", os.path.relpath(source.resolve(), root.resolve()),
                      download_href or "", download_name or "")
 
 
@@ -418,7 +418,7 @@ def lookup(source: Path, cache_dir: Path, root: Path = ROOT, download_href: str 
         return None
     try:
         entry = json.loads(body)
-        problem = runner.dependency_problem(entry["deps"], root)
+        problem = deps.problem(entry["deps"], root, os.environ)
         page, download = entry["page"], entry["download"]
     except (ValueError, KeyError, TypeError) as exc:
         log.warning("%s: stored notebook unreadable, executing it again: %s", where or source, exc)
@@ -441,21 +441,21 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = ROOT,
     cached = lookup(source, cache_dir, root, download_href, download_name, where)
     if cached is not None:
         return cached
-    started_ns = time.time_ns()
     started = time.perf_counter()
     nb = read_notebook(source)
     literals, loaded = execute(nb, source, where, root)
     elapsed = time.perf_counter() - started
     # this file and the runner's make the two copies from the executed notebook: theirs count too
-    deps = runner.record_dependencies([*loaded, source, __file__, runner.__file__], root, started_ns)
+    record = deps.record([*loaded, source, __file__, runner.__file__,
+                          *(root / f for f in runner.LOCK_FILES)], root)
     name = _entry_name(source, root, download_href, download_name)
-    key = store.key(name, json.dumps(deps, sort_keys=True))   # the copies' folder: one per entry and depfile
+    key = store.key(name, json.dumps(record, sort_keys=True))   # the copies' folder: one per entry and depfile
     page = nbformat.writes(page_notebook(nb, where, download_href, download_name)) + "\n"   # as .write
     download = nbformat.writes(download_notebook(nb, literals, where)) + "\n"
     store.Store(cache_dir, ".json").put(name, json.dumps(
-        {"deps": deps, "page": page, "download": download}, ensure_ascii=False).encode("utf-8"))
+        {"deps": record, "page": page, "download": download}, ensure_ascii=False).encode("utf-8"))
     built = _write_copies(cache_dir, key, page, download)
-    return Built(key, built.page, built.download, elapsed, deps)
+    return Built(key, built.page, built.download, elapsed, record)
 
 
 def prune(cache_dir: Path, keep: set[str], older_than: float = 3600.0) -> None:

@@ -115,16 +115,22 @@ def fmt_pct(x: float, decimals: int = 1, *, math: bool = False) -> str:
     return fmt_dec(Decimal(repr(x)) * 100, decimals, math=math) + (r"\%" if math else "%")
 
 
-def fmt_sci(x: float, decimals: int = 1, *, math: bool = False) -> str:
-    """Scientific notation: 2.22e-16 -> '2,2·10⁻¹⁶' (prose) or '2{,}2 \\cdot 10^{-16}' (math)."""
-    x = _check(x)
-    if x == 0:
-        return fmt_dec(0.0, decimals, math=math)
+def _sci(x: float, decimals: int) -> tuple[Decimal, int]:
+    """The rounded mantissa and the exponent of `x` (not zero) in scientific notation."""
     exponent = Decimal(repr(abs(x))).adjusted()
     mantissa = round_half_up(float(Decimal(repr(x)).scaleb(-exponent)), decimals)
     if abs(mantissa) >= 10:  # 9.96 rounded up to 10.0
         exponent += 1
         mantissa = round_half_up(float(mantissa / 10), decimals)
+    return mantissa, exponent
+
+
+def fmt_sci(x: float, decimals: int = 1, *, math: bool = False) -> str:
+    """Scientific notation: 2.22e-16 -> '2,2·10⁻¹⁶' (prose) or '2{,}2 \\cdot 10^{-16}' (math)."""
+    x = _check(x)
+    if x == 0:
+        return fmt_dec(0.0, decimals, math=math)
+    mantissa, exponent = _sci(x, decimals)
     head = _decimal_text(mantissa, math)
     if math:
         return rf"{head} \cdot 10^{{{exponent}}}"
@@ -134,10 +140,14 @@ def fmt_sci(x: float, decimals: int = 1, *, math: bool = False) -> str:
 _IEC = [("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40)]
 
 
+def _unit(x: float) -> tuple[str, int]:
+    return next((u, s) for u, s in reversed(_IEC) if abs(x) >= s or s == 1)
+
+
 def fmt_bytes(x: float, decimals: int = 1, *, math: bool = False) -> str:
     """A byte count in the largest IEC unit it reaches: 67108864 -> '64,0 MiB' (bytes(0): '64 MiB')."""
     x = _check(x)
-    unit, size = next((u, s) for u, s in reversed(_IEC) if abs(x) >= s or s == 1)
+    unit, size = _unit(x)
     number = fmt_dec(x / size, decimals, math=math)
     return rf"{number}\ \text{{{unit}}}" if math else f"{number}\u00a0{unit}"
 
@@ -151,7 +161,7 @@ def fmt_vec(x, decimals: int = 2, *, math: bool = False) -> str:
     return ("[" + r";\ ".join(items) + "]") if math else ("[" + "; ".join(items) + "]")
 
 
-def fmt_bmatrix(x, decimals: int = 2) -> str:
+def fmt_bmatrix(x, decimals: int = 2, *, math: bool = True) -> str:
     """A 1-D or 2-D array as a LaTeX bmatrix (math only); a 1-D array is a row vector."""
     arr = np.asarray(x, dtype=float)
     if arr.ndim == 1:
@@ -218,7 +228,7 @@ def fmt_text(x, *, math: bool = False) -> str:
 def fmt_exact(x) -> str:
     """The value a reader is shown on request: Polish notation, up to 7 significant digits,
     integers without ',0' (prose only; for the `data-exact` attribute of a number)."""
-    if isinstance(x, np.ndarray) or isinstance(x, (list, tuple)):
+    if isinstance(x, (np.ndarray, list, tuple)):
         arr = np.asarray(x, dtype=float)
         if arr.ndim == 0:
             return fmt_exact(float(arr))
@@ -252,10 +262,6 @@ class Filter:
     column: bool = True  # may be a table column's format
 
 
-def _bmatrix(x, decimals: int = 2, *, math: bool = True) -> str:
-    return fmt_bmatrix(x, decimals)
-
-
 FILTERS: dict[str, Filter] = {f.name: f for f in [
     Filter("dec", fmt_dec, 1, "dec(n): n places after the comma, e.g. dec(2) -> 0,35"),
     Filter("pct", fmt_pct, 1, "pct(n): a fraction in percent, e.g. pct(1) -> 35,4%"),
@@ -265,7 +271,7 @@ FILTERS: dict[str, Filter] = {f.name: f for f in [
     Filter("words", fmt_words, 1,
            'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
     Filter("vec", fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", column=False),
-    Filter("bmatrix", _bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
+    Filter("bmatrix", fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
            prose=False, column=False),
     Filter("json", fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, math=False,
            column=False),
@@ -302,20 +308,19 @@ def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
     x = float(value)
     if not _math.isfinite(x):
         return None
-    n = args[0] if args else None
+    n = args[0] if args else (2 if name == "dec" else 1)
     if name == "dec":
-        return round_half_up(x, 2 if n is None else n)
+        return round_half_up(x, n)
     if name == "pct":
-        return round_half_up(float(Decimal(repr(x)) * 100), 1 if n is None else n) / 100
+        return round_half_up(float(Decimal(repr(x)) * 100), n) / 100
     if name == "sci":
         if x == 0:
             return Decimal(0)
-        exponent = Decimal(repr(abs(x))).adjusted()
-        mantissa = round_half_up(float(Decimal(repr(x)).scaleb(-exponent)), 1 if n is None else n)
+        mantissa, exponent = _sci(x, n)
         return mantissa.scaleb(exponent)
     if name == "bytes":
-        size = next(s for u, s in reversed(_IEC) if abs(x) >= s or s == 1)
-        return round_half_up(x / size, 1 if n is None else n) * size
+        size = _unit(x)[1]
+        return round_half_up(x / size, n) * size
     if name in ("int", "words"):
         return Decimal(repr(x))
     return None

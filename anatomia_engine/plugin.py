@@ -2,7 +2,7 @@
 
 on_files          start executing the lab notebooks (in the background), run the figures_src
                   modules and add their figure files to the build
-on_page_markdown  fill placeholders and claims on each page, emoji as bundled icons
+on_page_markdown  fill placeholders and claims on each page
 on_pre_page       hand mkdocs-jupyter the executed notebook
 on_page_content   the notebook's HTML as Material's, its math typeset (the Markdown pages' math
                   is typeset by the `anatomia_engine.katex` Markdown extension)
@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from anatomia_engine import emoji, katex, links, markdown, notebooks, runner, search_pl, store
+from anatomia_engine import katex, links, markdown, notebooks, runner, search_pl, store
 from anatomia_engine.config import Config
 
 log = logging.getLogger("mkdocs.plugins.anatomia")
@@ -114,7 +114,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         where = f"{self.docs_name}/{page.file.src_uri}"
         raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
         try:
-            rendered = markdown.render_page(emoji.replace_emoji(text, where),
+            rendered = markdown.render_page(text,
                                             markdown.Page(page.file.src_uri, raw, self.docs_name),
                                             self.results, meta=page.meta)
         except markdown.TemplateError as exc:

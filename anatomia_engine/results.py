@@ -1,12 +1,11 @@
 """Module results: what one figures_src module run produced, and how it is kept between builds.
 
 A result is the record of the inputs its run read (deps.py), its result.json (codec.py) and its
-figure files (SVG per style, CSV). Between builds it is one entry of the project's checked
-store (store.py, `.cache/anatomia/computed/`), named after the module and its source, so going back to
-an earlier version of a module finds that version's result. An entry is used only while its
-record still describes the project; a damaged one is reported by the store and computed again.
-The figure files are written into a folder of this process (`ModuleResult.folder`), from which
-the build publishes them.
+figure files (SVG per style, CSV). Between builds it is one entry of the checked store
+(store.py, `.cache/anatomia/computed/`), named after the module and its source, so going back
+to an earlier version of a module finds that version's result. An entry is used only while its
+record still describes the project. The figure files are written into a folder of this process
+(`ModuleResult.folder`), from which the build publishes them.
 """
 
 from __future__ import annotations
@@ -34,34 +33,26 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """What one module produced.
+    """What one module produced: `files` in `folder` (published under figures/<module>/), the
+    `digest` of its content (result.json and every figure file), the `record` of what its run
+    read (deps.py) and result.json's `text`, decoded on first use (a build whose pages all come
+    from the page store decodes nothing)."""
 
-    files    names of the figure files in `folder` (published under figures/<module>/);
-    digest   SHA-256 of the content (result.json and every figure file);
-    inputs   absolute paths of every file and folder the run read;
-    values   name -> decoded value (number, str, np.ndarray, list/dict, kit.Table);
-    meta     name -> {"function", "what", "cite", "axes"};
-    figures  name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded table}.
-    """
-
-    name: str
-    key: str          # the store entry's name
     folder: Path
     files: list[str]
     digest: str
-    record: dict      # what the run read (deps.py)
+    record: dict
     root: Path
-    text: str         # result.json
+    text: str
     where: str        # the store entry, for messages
 
     @functools.cached_property
     def inputs(self) -> list[Path]:
+        """Absolute paths of every file and folder the run read."""
         return deps.inputs(self.record, self.root)
 
     @functools.cached_property
     def output(self) -> codec.ModuleOutput:
-        """result.json decoded, on first use (a build whose pages all come from the page store
-        decodes nothing)."""
         try:
             return codec.decode(self.text)
         except codec.CodecError as exc:
@@ -69,14 +60,17 @@ class ModuleResult:
 
     @functools.cached_property
     def values(self) -> dict:
+        """name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)."""
         return {n: r.value for n, r in self.output.values.items()}
 
     @functools.cached_property
     def meta(self) -> dict:
+        """name -> {"function", "what", "cite", "axes"}."""
         return {n: r.meta() for n, r in self.output.values.items()}
 
     @functools.cached_property
     def figures(self) -> dict:
+        """name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded table}."""
         return {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
                     "table": codec.encode_value(f.table, f"figure {n!r}")}
                 for n, f in self.output.figures.items()}
@@ -106,7 +100,7 @@ def scratch() -> Path:
 _known: dict[tuple[str, str], ModuleResult] = {}   # (entry, digest) -> result: a rebuild reuses it
 
 
-def _result(name: str, key: str, body: dict, root: Path, where: str, folder: Path | None) -> ModuleResult:
+def _result(body: dict, root: Path, where: str, folder: Path | None) -> ModuleResult:
     files = body["files"]
     digest = store.key(body["result"], *(f"{f}\0{files[f]}" for f in sorted(files)))
     known = _known.get((where, digest))
@@ -117,7 +111,7 @@ def _result(name: str, key: str, body: dict, root: Path, where: str, folder: Pat
         folder.mkdir(exist_ok=True)
         for filename, text in files.items():
             (folder / filename).write_text(text, encoding="utf-8")
-    result = ModuleResult(name, key, folder, sorted(files), digest, body["deps"], root, body["result"], where)
+    result = ModuleResult(folder, sorted(files), digest, body["deps"], root, body["result"], where)
     _known[where, digest] = result
     return result
 
@@ -142,7 +136,7 @@ def lookup(name: str, root: Path, kept: store.Store, environ: Mapping[str, str],
     if changed is not None:
         log.info("%s: runs again: %s", where, changed)
         return None
-    return _result(name, key, body, root, str(path), None)
+    return _result(body, root, str(path), None)
 
 
 def save(name: str, root: Path, kept: store.Store, work: Path, figure_files: list[str]) -> ModuleResult:
@@ -152,4 +146,4 @@ def save(name: str, root: Path, kept: store.Store, work: Path, figure_files: lis
             "result": (work / RESULT).read_text(encoding="utf-8"),
             "files": {f: (work / f).read_text(encoding="utf-8") for f in sorted(figure_files)}}
     kept.put(key, json.dumps(body, sort_keys=True).encode("utf-8"))
-    return _result(name, key, body, root, str(kept.folder / f"{key}{kept.suffix}"), work)
+    return _result(body, root, str(kept.folder / f"{key}{kept.suffix}"), work)

@@ -39,7 +39,8 @@ from anatomia_engine.child import CURRENT, DEPS, ERROR, LOCK_FILES, OUTPUT, RESU
 from anatomia_engine.results import ComputeError, ModuleResult, decode_values, lookup, save, scratch
 from anatomia_engine.worker import BOOT
 
-__all__ = ["ComputeError", "ModuleResult", "compute", "decode_values", "module_names", "stop_worker"]
+__all__ = ["LOCK_FILES", "ComputeError", "ModuleResult", "compute", "decode_values", "module_names",
+           "stop_worker"]
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
@@ -63,23 +64,20 @@ def module_names(root: Path = ROOT) -> list[str]:
 
 
 def time_limit(name: str, root: Path = ROOT) -> float:
-    """Seconds `name` may run: its own top-level TIME_LIMIT, else $ANATOMIA_MODULE_TIMEOUT,
-    else DEFAULT_TIME_LIMIT."""
+    """Seconds `name` may run: its own top-level `TIME_LIMIT = <seconds>`, else
+    $ANATOMIA_MODULE_TIMEOUT, else DEFAULT_TIME_LIMIT."""
     try:
-        tree = ast.parse((root / PACKAGE / f"{name}.py").read_bytes())
+        body = ast.parse((root / PACKAGE / f"{name}.py").read_bytes()).body
     except (OSError, SyntaxError, ValueError):
-        tree = ast.Module(body=[], type_ignores=[])
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "TIME_LIMIT"
-                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
-                and node.value.value > 0):
-            return float(node.value.value)
+        body = []
+    for node in body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["TIME_LIMIT"]:
+            seconds = getattr(node.value, "value", None)
+            if type(seconds) in (int, float) and seconds > 0:
+                return float(seconds)
     env = os.environ.get(TIME_LIMIT_ENV)
-    if not env:
-        return DEFAULT_TIME_LIMIT
     try:
-        seconds = float(env)
+        seconds = float(env or DEFAULT_TIME_LIMIT)
     except ValueError:
         seconds = 0.0
     if not seconds > 0:
@@ -198,13 +196,6 @@ def stop_worker() -> None:
 atexit.register(stop_worker)
 
 
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
 def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
     """The message for a run that did not produce a result."""
     where = f"{PACKAGE}/{name}.py"
@@ -218,7 +209,8 @@ def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
         error = _tail(work / ERROR, 8000)
         message = error if error.startswith(where) else f"{where} failed:\n{error}"
     elif isinstance(status, int) and status < 0:
-        message = (f"{where}: the process running it was killed by {_signal_name(-status)} "
+        signame = signal.Signals(-status).name if -status in signal.valid_signals() else f"signal {-status}"
+        message = (f"{where}: the process running it was killed by {signame} "
                    f"(exit status {status}) while running {current}.")
     else:
         message = (f"{where}: the process running it ended with exit status {status} before writing "
@@ -230,19 +222,13 @@ def _failure(name: str, work: Path, reply: dict, limit: float) -> str:
     return message + "\n  Nothing was cached for this run."
 
 
-def _size(path: Path) -> int:
-    """A module's source size: a rough guess of how long it runs (the largest ones run longest)."""
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker: bool) -> dict[str, ModuleResult]:
     """Run `names` in the warm worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
     works = {n: Path(tempfile.mkdtemp(prefix=f"{n}-", dir=scratch())) for n in names}
-    order = sorted(names, key=lambda n: -_size(root / PACKAGE / f"{n}.py"))   # the longest runs start first
+    sources = {n: root / PACKAGE / f"{n}.py" for n in names}
+    # the largest sources, a rough guess of the longest runs, start first
+    order = sorted(names, key=lambda n: -sources[n].stat().st_size if sources[n].exists() else 0)
     requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n],
                  "root": str(root), "docs": str(root / "docs")} for n in order]
     patience = max(limits.values()) + 120
@@ -299,50 +285,6 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     if every:
         kept.prune()
     return {n: results[n] for n in names}, stale
-
-
-# --- used by notebooks.py for its own cache entries, until they are kept in the store -----------
-
-def _dep_name(path: Path, root: Path) -> str:
-    return deps._name(os.path.realpath(path), os.path.realpath(root))
-
-
-def _dep_path(name: str, root: Path) -> Path:
-    return root / name
-
-
-def record_dependencies(paths: Iterable[str | Path], root: Path, since_ns: int | None = None) -> dict:
-    return deps.record([*paths, *(Path(root) / f for f in LOCK_FILES)], root)
-
-
-def dependency_problem(record: dict, root: Path) -> str | None:
-    return deps.problem(record, root, os.environ)
-
-
-def read_dependencies(folder: Path) -> dict:
-    return json.loads((folder / DEPS).read_text(encoding="utf-8"))
-
-
-def write_manifest(folder: Path) -> None:
-    files = {p.name: deps.digest(p.read_bytes()) for p in sorted(folder.iterdir())
-             if p.is_file() and p.name != "manifest.json"}
-    (folder / "manifest.json").write_text(json.dumps({"files": files}), encoding="utf-8")
-
-
-def manifest_problem(folder: Path, required: Iterable[str] = ()) -> str | None:
-    try:
-        files = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["files"]
-        missing = [n for n in required if n not in files]
-        if missing:
-            return f"manifest.json lists no {missing[0]}"
-        for name, sha in sorted(files.items()):
-            if deps.digest((folder / name).read_bytes()) != sha:
-                return f"{name} differs from its checksum (truncated or edited)"
-    except FileNotFoundError as exc:
-        return f"{Path(exc.filename).name} is missing"
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        return f"manifest.json is unreadable ({type(exc).__name__})"
-    return None
 
 
 # --- the command line -----------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_the_depfile_names_what_the_kernel_loaded(project, tmp_path):
     assert {"attn_core/__init__.py", "attn_core/scale.py", "figures_src/mini.py", "figures_src/_base.py",
             "docs/laby/mini.py", "requirements.lock"} <= set(deps["files"])
     assert "attn_core/other.py" not in deps["files"]
-    engine = {runner._dep_path(name, project).resolve() for name in deps["files"]}
+    engine = {(project / name).resolve() for name in deps["files"]}
     assert Path(notebooks.__file__).resolve() in engine and Path(runner.__file__).resolve() in engine
 
 
