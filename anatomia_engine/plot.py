@@ -21,16 +21,8 @@ import re  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import to_rgb, to_rgba  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from matplotlib.ticker import (  # noqa: E402
-    FormatStrFormatter,
-    Formatter,
-    LogFormatter,
-    LogFormatterMathtext,
-    PercentFormatter,
-    ScalarFormatter,
-    StrMethodFormatter,
-)
 
 from anatomia_engine.numfmt import fmt_dec  # noqa: E402
 
@@ -89,8 +81,8 @@ def new_figure(style: Style, size: tuple[float, float] = (5.0, 3.5), ncols: int 
     return fig, axes
 
 
-_NUMERIC_FORMATTERS = (ScalarFormatter, FormatStrFormatter, StrMethodFormatter, PercentFormatter,
-                       LogFormatter)
+_NUMERIC_FORMATTERS = (ticker.ScalarFormatter, ticker.FormatStrFormatter, ticker.StrMethodFormatter,
+                       ticker.PercentFormatter, ticker.LogFormatter)
 
 
 def _comma(text: str) -> str:
@@ -117,10 +109,10 @@ def plain_power(text: str) -> str:
     return body.replace("-", "−").replace(".", ",")
 
 
-class _Relabel(Formatter):
+class _Relabel(ticker.Formatter):
     """Another tick formatter's labels, rewritten by `fix` (the decimal comma, plain powers)."""
 
-    def __init__(self, inner: Formatter, fix) -> None:
+    def __init__(self, inner: ticker.Formatter, fix) -> None:
         self.inner, self.fix = inner, fix
 
     def set_axis(self, axis) -> None:
@@ -139,12 +131,6 @@ class _Relabel(Formatter):
     def get_offset(self) -> str:
         return self.fix(self.inner.get_offset())
 
-    def format_data(self, value) -> str:
-        return self.inner.format_data(value)
-
-    def format_data_short(self, value) -> str:
-        return self.inner.format_data_short(value)
-
 
 def use_decimal_comma(fig) -> None:
     """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5).
@@ -157,7 +143,7 @@ def use_decimal_comma(fig) -> None:
         for axis in (ax.xaxis, ax.yaxis):
             for fmt, put in ((axis.get_major_formatter(), axis.set_major_formatter),
                              (axis.get_minor_formatter(), axis.set_minor_formatter)):
-                if isinstance(fmt, LogFormatterMathtext):
+                if isinstance(fmt, ticker.LogFormatterMathtext):
                     put(_Relabel(fmt, plain_power))
                 elif isinstance(fmt, _NUMERIC_FORMATTERS) and not isinstance(fmt, _Relabel):
                     put(_Relabel(fmt, _comma))
@@ -219,11 +205,9 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
         bar.set_label(colorbar_label or QUANTITIES[quantity][1], color=style.fg)
         bar.outline.set_visible(False)
         bar.ax.tick_params(colors=style.fg, labelsize=9.5)   # >= 8 CSS px on a phone at 5,4 in
-    # add_artist, not add_patch: each cell lies inside the image, whose extent imshow has put in
-    # the data limits already, so add_patch's update of the limits (its costly part: ~0.5 ms a
-    # cell, 1000+ cells a build) would change nothing.
-    # The fill is a pale tint of `blocked`; the hatch lines are drawn opaque in `hatch`, a colour
-    # of their own, so the cells read as hatched (the caption says so) on either background.
+    # add_artist, not add_patch: the cells lie inside the image's extent, so updating the data
+    # limits (add_patch's costly part) would change nothing. The hatch lines are opaque, in a
+    # colour of their own, so the cells read as hatched (the caption says so) on either background.
     for i, j in zip(*np.nonzero(mask)):
         ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=to_rgba(style.blocked, 0.35),
                                 hatch="///", hatchcolor=style.hatch, edgecolor="none",

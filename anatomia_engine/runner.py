@@ -153,9 +153,7 @@ class _Worker:
                 break
             replies[reply["id"]] = reply
         if finish or len(replies) < len(requests):
-            for pipe in (self.proc.stdin, self.proc.stdout):
-                if not pipe.closed:
-                    pipe.close()
+            self._close()
             try:
                 self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
@@ -169,8 +167,8 @@ class _Worker:
 
     def usable(self, root: Path, jobs: int) -> bool:
         """Still running, for this project and environment, and every file it imported unchanged."""
-        return (self.proc.poll() is None and (self.root, self.jobs, self.env) == (root, jobs, worker_environment(root))
-                and deps.problem(self.preloaded, root, self.env) is None)
+        same = (self.root, self.jobs, self.env) == (root, jobs, worker_environment(root))
+        return same and self.proc.poll() is None and deps.problem(self.preloaded, root, self.env) is None
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -179,6 +177,9 @@ class _Worker:
             except ProcessLookupError:
                 pass
             self.proc.wait()
+        self._close()
+
+    def _close(self) -> None:
         for pipe in (self.proc.stdin, self.proc.stdout):
             if not pipe.closed:
                 pipe.close()
