@@ -20,6 +20,8 @@ table column's ``"dec:2"`` and the default format of a value all go through ``ap
 
 from __future__ import annotations
 
+import html
+import json
 import math as _math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,10 +61,7 @@ def _inf(x: float, math: bool) -> str:
 def _group(digits: str, math: bool) -> str:
     if len(digits) < 5:
         return digits
-    sep = r"\," if math else NARROW_NBSP
-    head = len(digits) % 3 or 3
-    parts = [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
-    return sep.join(parts)
+    return format(int(digits), ",").replace(",", r"\," if math else NARROW_NBSP)
 
 
 MAX_DECIMALS = 12
@@ -82,15 +81,9 @@ def round_half_up(x: float, decimals: int) -> Decimal:
 
 
 def _decimal_text(d: Decimal, math: bool) -> str:
-    sign = "-" if d < 0 and d != 0 else ""
-    text = format(abs(d), "f")
-    whole, _, frac = text.partition(".")
-    out = _group(whole, math)
-    if frac:
-        out += ("{,}" if math else ",") + frac
-    if sign:
-        out = ("-" if math else MINUS) + out
-    return out
+    whole, _, frac = format(abs(d), "f").partition(".")
+    sign = ("-" if math else MINUS) if d < 0 else ""     # a value rounded to zero has none
+    return sign + _group(whole, math) + (("{,}" if math else ",") + frac if frac else "")
 
 
 def fmt_dec(x: float, decimals: int = 2, *, math: bool = False, allow_inf: bool = False) -> str:
@@ -212,16 +205,12 @@ def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
 
 def fmt_json(x, *, math: bool = False) -> str:
     """Full precision as JSON (for scripts in a page); `</` is escaped so it cannot end a <script>."""
-    import json
-
     plain = x.tolist() if isinstance(x, np.ndarray) else x
     return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
 
 
 def fmt_text(x, *, math: bool = False) -> str:
     """Any value as plain text (HTML-escaped in prose)."""
-    import html
-
     return str(x) if math else html.escape(str(x))
 
 
