@@ -162,8 +162,9 @@ def test_excerpt_separator_follows_the_intro():
     _, body = front_matter()
     assert body.count("<!-- more -->") == 1
     before, after = body.split("<!-- more -->")
-    assert "## 🚀 Wstęp" in before and "## " not in before.replace("## 🚀 Wstęp", "")
-    assert after.lstrip().startswith("## 📋 W skrócie { #tldr }")
+    intro = "## :material-rocket-launch: Wstęp"
+    assert intro in before and "## " not in before.replace(intro, "")
+    assert after.lstrip().startswith("## :material-clipboard-text-outline: W skrócie { #tldr }")
     assert "[^" not in before, "footnote references in the excerpt break on the blog index"
 
 
