@@ -36,7 +36,6 @@ import threading
 import xml.etree.ElementTree as etree
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 from markdown import Extension, Markdown, util

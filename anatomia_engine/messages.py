@@ -340,15 +340,13 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "was left as is.", "odnośnik do katalogu zamiast pliku", "wskaż plik `.md`", by="mkdocs"),
     _m("broken_links", "links", "{count} broken link(s) or image(s):",
        "nagłówek listy poniższych błędów (każdy w osobnym wierszu)", "popraw każdy z wymienionych"),
-    _m("link_not_built", "links", "{place}: <{tag} {attr}=\"{url}\">: '{target}' is not in the built site{hint}",
+    _m("link_not_built", "links", "'{target}' is not in the built site{hint}",
        "odnośnik lub obrazek w HTML-u wskazuje plik, którego nie zbudowano (w komórce notatnika miejsce to "
        "`notebook cell N`, a dla tego, co komórka wypisała, `notebook cell N (its output)`)",
        "ścieżka liczy się od adresu zbudowanej strony (`../inna/` dla `inna.md`), nie od pliku `.md`; prościej "
        "napisać odnośnik w Markdownie; w notatniku odnośniki nie są przepisywane"),
-    _m("link_no_id", "links", "{place}: <{tag} {attr}=\"{url}\">: '{target}' has no element with id "
-       "'{fragment}'{hint}", "kotwica bez elementu o tym `id`", "użyj podpowiedzi albo dodaj `id`"),
-    _m("link_absolute", "links", "{place}: <{tag} {attr}=\"{url}\">: an absolute path; it breaks when the site "
-       "is not at the root of its server{hint}",
+    _m("link_no_id", "links", "'{target}' has no element with id '{fragment}'{hint}", "kotwica bez elementu o tym `id`", "użyj podpowiedzi albo dodaj `id`"),
+    _m("link_absolute", "links", "an absolute path; it breaks when the site is not at the root of its server{hint}",
        "ścieżka od korzenia serwera", "pisz ścieżkę względną"),
     # --- the lab notebook (notebooks.py) -------------------------------------------------------------
     _m("cell_failed", "notebook", "{where}: notebook cell {cell} of {cells} failed: {error}",
