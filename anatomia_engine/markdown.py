@@ -34,7 +34,7 @@ import re
 import textwrap
 import threading
 import xml.etree.ElementTree as etree
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
@@ -188,8 +188,9 @@ class _Record:
     first_line: int
     tags: list[Tag]
     scope: dict[str, Entry]
-    figure: Callable[[str], str]  # qualified figure name -> Markdown
-    caption: Callable[[str], str]  # qualified figure name -> its caption
+    results: Mapping[str, runner.ModuleResult]  # for its figures
+    uri: str  # the page's path under docs_dir, for its figures' links
+    digest: str  # of the tokenized text
     live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
 
@@ -197,10 +198,6 @@ _lock = threading.Lock()
 _records: dict[int, _Record] = {}
 _by_where: dict[str, int] = {}
 _by_text: dict[str, int] = {}
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleResult], *,
@@ -222,16 +219,13 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         record_id = len(_records) + 1 if not _records else max(_records) + 1
         old = _by_where.pop(page.where, None)
         if old is not None:  # the same page, rendered again (mkdocs serve): the old text is gone
-            gone = _records.pop(old)
-            _by_text.pop(_digest(gone.text), None)
+            _by_text.pop(_records.pop(old).digest, None)
         tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
-        _records[record_id] = _Record(
-            record_id, page.where, markdown, fm.first_line, tags, scope,
-            lambda name: figure_markdown(results, name, page_uri=page.uri),
-            lambda name: results[name.split(".")[0]].figures[name.split(".", 1)[1]]["caption"],
-            live=fm.meta.get("live") is True)
+        digest = hashlib.sha256(tokenized.encode("utf-8")).hexdigest()
+        _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
+                                      page.uri, digest, live=fm.meta.get("live") is True)
         _by_where[page.where] = record_id
-        _by_text[_digest(tokenized)] = record_id
+        _by_text[digest] = record_id
     return tokenized
 
 
@@ -262,7 +256,7 @@ class PlaceholderPreprocessor(Preprocessor):
         text = "\n".join(lines)
         state = self.md._anatomia_state = _State(blocks=set())
         with _lock:
-            known = _by_text.get(_digest(text))
+            known = _by_text.get(hashlib.sha256(text.encode("utf-8")).hexdigest())
         if known is not None:
             state.record = _record(known)
             return lines
@@ -274,25 +268,13 @@ class PlaceholderPreprocessor(Preprocessor):
         return lines
 
 
-def _name_data_boxes(elements: list[etree.Element], caption: str) -> None:
-    """The data box's summary stays short (the caption stands right above it); its accessible
-    name says which figure the data belong to."""
-    for el in elements:
-        for box in el.iter("details"):
-            box.set("aria-label", f"{DATA_SUMMARY}: {caption}")
-
-
-def _lone_token(line: str) -> re.Match | None:
-    return placeholders.TOKEN.fullmatch(line.strip())
-
-
 class FigureBlockProcessor(BlockProcessor):
     """A token alone on its line that stands for a figure or a table: its Markdown, parsed here
     (after code blocks and math have taken theirs, so a token in code is never expanded)."""
 
     def _find(self, block: str):
         for i, line in enumerate(block.split("\n")):
-            m = _lone_token(line)
+            m = placeholders.TOKEN.fullmatch(line.strip())
             if not m:
                 continue
             record = _record(int(m.group("page")))
@@ -315,20 +297,19 @@ class FigureBlockProcessor(BlockProcessor):
         if before.strip():
             self.parser.parseBlocks(parent, [before])
         if isinstance(what, FigureRef):
-            text = record.figure(what.name)
-            start = len(parent)
-            self.parser.parseChunk(parent, text.strip("\n"))
-            _name_data_boxes(parent[start:], record.caption(what.name))
-            _state(self.parser.md).blocks.add((record.id, tag.index))
-            return
+            text = figure_markdown(record.results, what.name, page_uri=record.uri)
         else:
-            table, name, entry = what
             try:
-                text = placeholders.table_markdown(table, name, entry, live=record.live)
+                text = placeholders.table_markdown(*what, live=record.live)
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
         _state(self.parser.md).blocks.add((record.id, tag.index))
+        start = len(parent)
         self.parser.parseChunk(parent, text.strip("\n"))
+        if isinstance(what, FigureRef):  # the data box's summary is short; its accessible name says whose
+            module, name = what.name.split(".", 1)
+            for box in (box for el in parent[start:] for box in el.iter("details")):
+                box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
 
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}

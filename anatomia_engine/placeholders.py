@@ -158,19 +158,6 @@ def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
     return list(dict.fromkeys(used))
 
 
-_MODULES: dict[int, tuple[Mapping, frozenset]] = {}
-
-
-def _modules(scope: Mapping[str, Entry]) -> frozenset:
-    """The module names of a scope (a page's scope is asked once per placeholder)."""
-    cached = _MODULES.get(id(scope))
-    if cached is None or cached[0] is not scope:
-        if len(_MODULES) > 64:
-            _MODULES.clear()
-        cached = _MODULES[id(scope)] = (scope, frozenset(k.split(".", 1)[0] for k in scope if "." in k))
-    return cached[1]
-
-
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
     """Value of the expression `source` and the scope names it used; TemplateError on any failure."""
     source = source.strip()
@@ -179,7 +166,7 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     except TemplateSyntaxError as exc:
         raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
                                    functions=", ".join(sorted(RESERVED)))) from None
-    modules = _modules(scope)
+    modules = {k.split(".", 1)[0] for k in scope if "." in k}
     for node in _walk(tree, nodes.Name):
         if node.name in scope or node.name in modules or node.name in RESERVED:
             continue
@@ -520,35 +507,36 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
     return shown
 
 
+def _evaluate_tag(expr_text: str, scope) -> tuple[object, list[str], str, str | None, tuple]:
+    """(value, names used, expression, filter, filter arguments) of a placeholder's text."""
+    expr, filt, args_text = _split_filter(expr_text)
+    value, used = evaluate(expr, scope)
+    args = evaluate(f"({args_text},)", scope)[0] if args_text is not None and args_text.strip() else ()
+    if isinstance(value, Table) and filt is not None:
+        raise TemplateError(M.text("table_no_filter", filter=filt))
+    return value, used, expr.strip(), filt, args
+
+
 def evaluate_block(tag: Tag, scope: Mapping[str, Entry], where: str) -> FigureRef | tuple[Table, str, Entry] | None:
     """A figure or a table a lone placeholder stands for (Markdown to be parsed), else None."""
     if tag.expr is None:
         return None
     try:
-        expr, filt, _ = _split_filter(tag.expr)
-        value, used = evaluate(expr, scope)
+        value, used, expr, _, _ = _evaluate_tag(tag.expr, scope)
     except TemplateError:
-        return None  # reported where the token is filled
+        return None  # reported where the token is filled (a table with a filter too)
     if isinstance(value, FigureRef):
         return value
     if isinstance(value, Table):
-        if filt is not None:
-            raise located(where, tag, f"{{{{{tag.expr}}}}}: " + M.text("table_no_filter", filter=filt))
-        return value, expr.strip(), scope[used[0]]
+        return value, expr, scope[used[0]]
     return None
 
 
 def _fill(expr_text: str, scope, *, context: str) -> Shown:
-    expr, filt, args_text = _split_filter(expr_text)
-    value, used = evaluate(expr, scope)
-    args: tuple = ()
-    if args_text is not None and args_text.strip():
-        args, _ = evaluate(f"({args_text},)", scope)
+    value, used, expr, filt, args = _evaluate_tag(expr_text, scope)
     if isinstance(value, FigureRef):
         raise TemplateError(M.text("figure_alone"))
     if isinstance(value, Table):
-        if filt is not None:
-            raise TemplateError(M.text("table_no_filter", filter=filt))
         raise TemplateError(M.text("table_alone"))
     if not used and not isinstance(value, str):
         raise TemplateError(M.text("no_value"))
@@ -557,13 +545,13 @@ def _fill(expr_text: str, scope, *, context: str) -> Shown:
         text = str(value)  # the tree or the caller escapes it
     else:
         text = format_value(value, filt, args, math=math)
-    shown = Shown(text, None, value, expr.strip(), filt, args)
+    shown = Shown(text, None, value, expr, filt, args)
     number = nf.FILTERS[filt or nf.default_filter(value, math=math)].number
     if context != "prose" or not used or not number or not (_is_number(value) or isinstance(value, np.ndarray)):
         return shown
-    ref = _reference(_parse(expr.strip()), scope)
+    ref = _reference(_parse(expr), scope)
     what = describe(scope[ref[0]], ref[1]) if ref else None
-    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr.strip(), filt, args)
+    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr, filt, args)
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
