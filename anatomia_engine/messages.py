@@ -409,7 +409,3 @@ def text(id: str, **fields) -> str:
     """The message `id` with its fields filled (KeyError for an unknown id or a missing field)."""
     return CATALOGUE[id].text.format(**fields)
 
-
-def table_rows(group: str) -> list[tuple[str, str, str]]:
-    """(message as shown, cause, fix) of every message of `group`, in catalogue order."""
-    return [(m.example(), m.cause, m.fix) for m in CATALOGUE.values() if m.group == group]

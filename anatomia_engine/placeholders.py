@@ -11,8 +11,8 @@ tag is put back as written). `check_claims` then checks the claims that stand in
 Expressions are written in Jinja2's expression syntax and parsed by Jinja2; `_eval` evaluates the
 tree itself, knowing only names, `module.name`, indexing, arithmetic, comparisons and FUNCTIONS
 (no attributes, no other callables, no filters inside the expression); the one trailing filter is
-looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming `file:line`; every message
-comes from the catalogue in anatomia_engine/messages.py.
+looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming
+`file:line`; every message comes from the catalogue in anatomia_engine/messages.py.
 """
 
 from __future__ import annotations
@@ -319,19 +319,27 @@ def _spec(filt: str, args: tuple) -> str:
     return f"{filt}:{args[0]}" if args else filt
 
 
-def _reference_path(node: nodes.Node) -> str | None:
-    """"name i j" for name[i][j] (constant whole indices) or a bare name; else None."""
-    index: list[str] = []
+def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None:
+    """`name[i][j]` or `module.name[i]` with constant whole indices (`name[i, j]` too if `tuples`)
+    -> (name, (i, j)); else None."""
+    index: list[int] = []
     while isinstance(node, nodes.Getitem):
-        if not (isinstance(node.arg, nodes.Const) and type(node.arg.value) is int):
+        items = node.arg.items if tuples and isinstance(node.arg, nodes.Tuple) else [node.arg]
+        if not all(isinstance(a, nodes.Const) and type(a.value) is int for a in items):
             return None
-        index.insert(0, str(node.arg.value))
+        index[:0] = [a.value for a in items]
         node = node.node
     if isinstance(node, nodes.Name):
-        return " ".join([node.name, *index])
+        return node.name, tuple(index)
     if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-        return " ".join([f"{node.node.name}.{node.attr}", *index])
+        return f"{node.node.name}.{node.attr}", tuple(index)
     return None
+
+
+def _reference_path(node: nodes.Node) -> str | None:
+    """"name i j" for name[i][j] or a bare name; else None."""
+    chain = _chain(node, tuples=False)
+    return None if chain is None else " ".join([chain[0], *map(str, chain[1])])
 
 
 def compiled(source: str) -> str:
@@ -343,22 +351,8 @@ def compiled(source: str) -> str:
 
 def _reference(tree: nodes.Node, scope: Mapping[str, Entry]) -> tuple[str, tuple[int, ...]] | None:
     """`name[i][j]` (or `name[i, j]`, `module.name[i]`) -> (scope name, (i, j)); else None."""
-    index: list[int] = []
-    node = tree
-    while isinstance(node, nodes.Getitem):
-        arg = node.arg
-        items = arg.items if isinstance(arg, nodes.Tuple) else [arg]
-        if not all(isinstance(a, nodes.Const) and isinstance(a.value, int) for a in items):
-            return None
-        index[:0] = [a.value for a in items]
-        node = node.node
-    if isinstance(node, nodes.Name) and node.name in scope:
-        return node.name, tuple(index)
-    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-        qualified = f"{node.node.name}.{node.attr}"
-        if qualified in scope:
-            return qualified, tuple(index)
-    return None
+    chain = _chain(tree, tuples=True)
+    return chain if chain is not None and chain[0] in scope else None
 
 
 def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
