@@ -3,8 +3,8 @@
 Listed in mkdocs.yml under `markdown_extensions` as `anatomia_engine.markdown`. Placeholders are
 resolved by the Markdown parser's own structure, in two steps:
 
-1. `render_page` (called once per page by the MkDocs plugin in `on_page_markdown`, or by the
-   preprocessor under Zensical) checks the front matter, replaces every `{{ … }}` and `{% … %}`
+1. `render_page` (called once per page by the MkDocs plugin in `on_page_markdown`) checks the
+   front matter, replaces every `{{ … }}` and `{% … %}`
    by an inert token (placeholders.scan) and registers the page, so that every later Markdown
    conversion of that text (the page itself, the blog's excerpts) can resolve the tokens;
 2. Python-Markdown parses the page with the tokens in place: code blocks, code spans, escapes,
@@ -27,18 +27,15 @@ error, never published. Front matter is validated on every page, with or without
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html as htmlmod
-import os
 import posixpath
 import re
 import textwrap
 import threading
 import xml.etree.ElementTree as etree
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 from markdown import Extension, Markdown, util
@@ -52,6 +49,7 @@ from anatomia_engine import placeholders, runner
 from anatomia_engine.placeholders import Entry, FigureRef, Tag, TemplateError
 
 FIGURE_DIR = "figures"
+DATA_SUMMARY = "Dane do rysunku"  # the summary of a figure's data box; its accessible name adds the caption
 FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
 
@@ -64,7 +62,7 @@ class PageError(TemplateError):
 @dataclass(frozen=True)
 class FrontMatter:
     meta: dict
-    first_line: int  # line of the file where the Markdown body (as MkDocs/Zensical pass it) starts
+    first_line: int  # line of the file where the Markdown body (as MkDocs passes it) starts
     computed: list[str]
     computed_line: int
 
@@ -88,7 +86,7 @@ def front_matter(raw: str, where: str) -> FrontMatter:
         meta = {}
     if not isinstance(meta, dict):
         raise PageError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
-    rest = raw[m.end():]  # MkDocs and Zensical also drop the blank lines after the front matter
+    rest = raw[m.end():]  # MkDocs also drops the blank lines after the front matter
     first_line = raw[: m.end()].count("\n") + len(rest) - len(rest.lstrip("\n")) + 1
     computed = meta.get("computed") or []
     line = 2 + next((i for i, text in enumerate(m.group(1).splitlines()) if text.startswith("computed")), 0)
@@ -134,53 +132,42 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
 
 # --- figures ---------------------------------------------------------------------------
 
-def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, indent: str, *,
-                    page_uri: str, inline: bool = False) -> str:
-    """Light and dark images, a caption, and a collapsible data table with a CSV link.
-
-    The files are linked under figures/<module>/ (MkDocs adds them to the site), or embedded in
-    the page as data: URIs when `inline` (Zensical, which runs no hook to add them)."""
+def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, *, page_uri: str) -> str:
+    """Light and dark images, a caption, and a collapsible data table with a CSV link; the files
+    are linked under figures/<module>/ (the plugin adds them to the site)."""
     module, name = qualified.split(".", 1)
-    result = results[module]
-    entry = result.figures[name]
+    entry = results[module].figures[name]
     base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page_uri) or ".")
 
-    def url(kind: str, mime: str) -> str:
-        filename = entry["files"][kind]
-        if not inline:
-            return f"{base}/{filename}"
-        data = base64.b64encode((Path(result.folder) / filename).read_bytes()).decode()
-        return f"data:{mime};base64,{data}"
+    def url(kind: str) -> str:
+        return f"{base}/{entry['files'][kind]}"
 
     alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
-    caption = entry["caption"]
-    title = caption.replace('"', "\u201d")
     table = runner.decode_values({"t": entry["table"]})["t"]
     placeholders.check_table(table, f"{qualified} (the data of the figure)")
-    block = "\n".join([
-        f'![{alt}]({url("light", "image/svg+xml")}#only-light){{ loading=lazy }}',
-        f'![{alt}]({url("dark", "image/svg+xml")}#only-dark){{ loading=lazy }}',
+    return "\n".join([
+        f'![{alt}]({url("light")}#only-light){{ loading=lazy }}',
+        f'![{alt}]({url("dark")}#only-dark){{ loading=lazy }}',
         "",
         "/// caption",
         f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",
-        caption,
+        entry["caption"],
         "///",
         "",
-        f'??? info "Dane do rysunku: {title}"',
+        f'??? info "{DATA_SUMMARY}"',
         "",
         textwrap.indent(table.to_markdown(), "    "),
         "",
-        f'    [Pobierz dane (CSV)]({url("csv", "text/csv")}){{ download="{module}-{name}.csv" }}',
+        f'    [Pobierz dane (CSV)]({url("csv")}){{ download="{module}-{name}.csv" }}',
         "",
     ])
-    return textwrap.indent(block, indent).removeprefix(indent)
 
 
 # --- preparing one page ----------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Page:
-    """What rendering needs to know about a page, from MkDocs or from Zensical."""
+    """What rendering needs to know about a page."""
 
     uri: str  # path under docs_dir, e.g. "krok-po-kroku.md"
     raw: str  # the file as written (with its front matter)
@@ -201,7 +188,9 @@ class _Record:
     first_line: int
     tags: list[Tag]
     scope: dict[str, Entry]
-    figure: Callable[[str], str]  # qualified figure name -> Markdown
+    results: Mapping[str, runner.ModuleResult]  # for its figures
+    uri: str  # the page's path under docs_dir, for its figures' links
+    digest: str  # of the tokenized text
     live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
 
@@ -211,12 +200,8 @@ _by_where: dict[str, int] = {}
 _by_text: dict[str, int] = {}
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleResult], *,
-                inline_figures: bool = False, meta: dict | None = None) -> str:
+                meta: dict | None = None) -> str:
     """The page's Markdown body with every tag replaced by a token this process resolves while
     Python-Markdown converts it (PageError on a wrong front matter). `meta` (the page's parsed
     front matter, e.g. MkDocs' page.meta) gets its `title` and `description` filled as plain text.
@@ -234,15 +219,13 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         record_id = len(_records) + 1 if not _records else max(_records) + 1
         old = _by_where.pop(page.where, None)
         if old is not None:  # the same page, rendered again (mkdocs serve): the old text is gone
-            gone = _records.pop(old)
-            _by_text.pop(_digest(gone.text), None)
+            _by_text.pop(_records.pop(old).digest, None)
         tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
-        _records[record_id] = _Record(
-            record_id, page.where, markdown, fm.first_line, tags, scope,
-            lambda name: figure_markdown(results, name, "", page_uri=page.uri, inline=inline_figures),
-            live=fm.meta.get("live") is True)
+        digest = hashlib.sha256(tokenized.encode("utf-8")).hexdigest()
+        _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
+                                      page.uri, digest, live=fm.meta.get("live") is True)
         _by_where[page.where] = record_id
-        _by_text[_digest(tokenized)] = record_id
+        _by_text[digest] = record_id
     return tokenized
 
 
@@ -252,51 +235,6 @@ def _record(record_id: int) -> _Record:
 
 
 # --- the Python-Markdown extension ------------------------------------------------------
-
-_computed: dict[Path, tuple[tuple, dict]] = {}
-
-
-def _signature(root: Path) -> tuple:
-    files = []
-    for folder in (runner.PACKAGE, "attn_core"):
-        files += sorted((root / folder).rglob("*.py"))
-    files += [root / f for f in runner.LOCK_FILES]
-    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.exists())
-
-
-def results_for(root: Path) -> Mapping[str, runner.ModuleResult]:
-    """The figures_src results for the project at `root`, recomputed when a source changed."""
-    with _lock:
-        signature = _signature(root)
-        cached = _computed.get(root)
-        if cached is None or cached[0] != signature:
-            try:
-                results, _ = runner.compute(root=root)
-            except runner.ComputeError as exc:
-                raise PageError(str(exc)) from None
-            _computed[root] = (signature, results)
-        return _computed[root][1]
-
-
-def _zensical_context(md: Markdown):
-    if "rendering_context" not in md.preprocessors:
-        return None
-    return md.preprocessors["rendering_context"]
-
-
-SKIP_NOTEBOOKS = "ANATOMIA_SKIP_NOTEBOOKS"
-
-
-def _check_zensical_site(docs: Path, docs_name: str) -> None:
-    """Zensical runs no MkDocs plugins: a notebook page (docs/**/*.py or *.ipynb, rendered by
-    mkdocs-jupyter and hooks/notebooks.py) would silently be missing from the site."""
-    if os.environ.get(SKIP_NOTEBOOKS) == "1":
-        return
-    notebooks = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*")
-                       if p.suffix in (".py", ".ipynb"))
-    if notebooks:
-        raise PageError(f"{docs_name}/{notebooks[0]}:1: " + M.text("zensical_notebook", env=SKIP_NOTEBOOKS))
-
 
 @dataclass
 class _State:
@@ -318,23 +256,10 @@ class PlaceholderPreprocessor(Preprocessor):
         text = "\n".join(lines)
         state = self.md._anatomia_state = _State(blocks=set())
         with _lock:
-            known = _by_text.get(_digest(text))
+            known = _by_text.get(hashlib.sha256(text.encode("utf-8")).hexdigest())
         if known is not None:
             state.record = _record(known)
             return lines
-        context = _zensical_context(self.md)
-        if context is not None:
-            config = context.config
-            root = Path(config["root_dir"]).resolve()
-            docs = Path(config["docs_dir"])
-            docs = docs if docs.is_absolute() else root / docs
-            docs_name = docs.relative_to(root).as_posix() if docs.is_relative_to(root) else str(docs)
-            _check_zensical_site(docs, docs_name)
-            uri = Path(context.page.path).as_posix()
-            page = Page(uri=uri, raw=(docs / uri).read_text(encoding="utf-8-sig"), docs_dir=docs_name)
-            tokenized = render_page(text, page, results_for(root), inline_figures=True)
-            state.record = _record(_by_where[page.where])
-            return tokenized.split("\n")
         m = placeholders.TOKEN.search(text)
         if m:  # a part of a registered page (the blog's excerpt of a post)
             state.record = _record(int(m.group("page")))
@@ -343,17 +268,13 @@ class PlaceholderPreprocessor(Preprocessor):
         return lines
 
 
-def _lone_token(line: str) -> re.Match | None:
-    return placeholders.TOKEN.fullmatch(line.strip())
-
-
 class FigureBlockProcessor(BlockProcessor):
     """A token alone on its line that stands for a figure or a table: its Markdown, parsed here
     (after code blocks and math have taken theirs, so a token in code is never expanded)."""
 
     def _find(self, block: str):
         for i, line in enumerate(block.split("\n")):
-            m = _lone_token(line)
+            m = placeholders.TOKEN.fullmatch(line.strip())
             if not m:
                 continue
             record = _record(int(m.group("page")))
@@ -376,15 +297,19 @@ class FigureBlockProcessor(BlockProcessor):
         if before.strip():
             self.parser.parseBlocks(parent, [before])
         if isinstance(what, FigureRef):
-            text = record.figure(what.name)
+            text = figure_markdown(record.results, what.name, page_uri=record.uri)
         else:
-            table, name, entry = what
             try:
-                text = placeholders.table_markdown(table, name, entry, live=record.live)
+                text = placeholders.table_markdown(*what, live=record.live)
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
         _state(self.parser.md).blocks.add((record.id, tag.index))
+        start = len(parent)
         self.parser.parseChunk(parent, text.strip("\n"))
+        if isinstance(what, FigureRef):  # the data box's summary is short; its accessible name says whose
+            module, name = what.name.split(".", 1)
+            for box in (box for el in parent[start:] for box in el.iter("details")):
+                box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
 
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}

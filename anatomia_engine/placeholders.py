@@ -11,8 +11,8 @@ tag is put back as written). `check_claims` then checks the claims that stand in
 Expressions are written in Jinja2's expression syntax and parsed by Jinja2; `_eval` evaluates the
 tree itself, knowing only names, `module.name`, indexing, arithmetic, comparisons and FUNCTIONS
 (no attributes, no other callables, no filters inside the expression); the one trailing filter is
-looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming `file:line`; every message
-comes from the catalogue in anatomia_engine/messages.py.
+looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming
+`file:line`; every message comes from the catalogue in anatomia_engine/messages.py.
 """
 
 from __future__ import annotations
@@ -158,19 +158,6 @@ def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
     return list(dict.fromkeys(used))
 
 
-_MODULES: dict[int, tuple[Mapping, frozenset]] = {}
-
-
-def _modules(scope: Mapping[str, Entry]) -> frozenset:
-    """The module names of a scope (a page's scope is asked once per placeholder)."""
-    cached = _MODULES.get(id(scope))
-    if cached is None or cached[0] is not scope:
-        if len(_MODULES) > 64:
-            _MODULES.clear()
-        cached = _MODULES[id(scope)] = (scope, frozenset(k.split(".", 1)[0] for k in scope if "." in k))
-    return cached[1]
-
-
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
     """Value of the expression `source` and the scope names it used; TemplateError on any failure."""
     source = source.strip()
@@ -179,7 +166,7 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     except TemplateSyntaxError as exc:
         raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
                                    functions=", ".join(sorted(RESERVED)))) from None
-    modules = _modules(scope)
+    modules = {k.split(".", 1)[0] for k in scope if "." in k}
     for node in _walk(tree, nodes.Name):
         if node.name in scope or node.name in modules or node.name in RESERVED:
             continue
@@ -332,19 +319,27 @@ def _spec(filt: str, args: tuple) -> str:
     return f"{filt}:{args[0]}" if args else filt
 
 
-def _reference_path(node: nodes.Node) -> str | None:
-    """"name i j" for name[i][j] (constant whole indices) or a bare name; else None."""
-    index: list[str] = []
+def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None:
+    """`name[i][j]` or `module.name[i]` with constant whole indices (`name[i, j]` too if `tuples`)
+    -> (name, (i, j)); else None."""
+    index: list[int] = []
     while isinstance(node, nodes.Getitem):
-        if not (isinstance(node.arg, nodes.Const) and type(node.arg.value) is int):
+        items = node.arg.items if tuples and isinstance(node.arg, nodes.Tuple) else [node.arg]
+        if not all(isinstance(a, nodes.Const) and type(a.value) is int for a in items):
             return None
-        index.insert(0, str(node.arg.value))
+        index[:0] = [a.value for a in items]
         node = node.node
     if isinstance(node, nodes.Name):
-        return " ".join([node.name, *index])
+        return node.name, tuple(index)
     if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-        return " ".join([f"{node.node.name}.{node.attr}", *index])
+        return f"{node.node.name}.{node.attr}", tuple(index)
     return None
+
+
+def _reference_path(node: nodes.Node) -> str | None:
+    """"name i j" for name[i][j] or a bare name; else None."""
+    chain = _chain(node, tuples=False)
+    return None if chain is None else " ".join([chain[0], *map(str, chain[1])])
 
 
 def compiled(source: str) -> str:
@@ -356,22 +351,8 @@ def compiled(source: str) -> str:
 
 def _reference(tree: nodes.Node, scope: Mapping[str, Entry]) -> tuple[str, tuple[int, ...]] | None:
     """`name[i][j]` (or `name[i, j]`, `module.name[i]`) -> (scope name, (i, j)); else None."""
-    index: list[int] = []
-    node = tree
-    while isinstance(node, nodes.Getitem):
-        arg = node.arg
-        items = arg.items if isinstance(arg, nodes.Tuple) else [arg]
-        if not all(isinstance(a, nodes.Const) and isinstance(a.value, int) for a in items):
-            return None
-        index[:0] = [a.value for a in items]
-        node = node.node
-    if isinstance(node, nodes.Name) and node.name in scope:
-        return node.name, tuple(index)
-    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-        qualified = f"{node.node.name}.{node.attr}"
-        if qualified in scope:
-            return qualified, tuple(index)
-    return None
+    chain = _chain(tree, tuples=True)
+    return chain if chain is not None and chain[0] in scope else None
 
 
 def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
@@ -520,35 +501,36 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
     return shown
 
 
+def _evaluate_tag(expr_text: str, scope) -> tuple[object, list[str], str, str | None, tuple]:
+    """(value, names used, expression, filter, filter arguments) of a placeholder's text."""
+    expr, filt, args_text = _split_filter(expr_text)
+    value, used = evaluate(expr, scope)
+    args = evaluate(f"({args_text},)", scope)[0] if args_text is not None and args_text.strip() else ()
+    if isinstance(value, Table) and filt is not None:
+        raise TemplateError(M.text("table_no_filter", filter=filt))
+    return value, used, expr.strip(), filt, args
+
+
 def evaluate_block(tag: Tag, scope: Mapping[str, Entry], where: str) -> FigureRef | tuple[Table, str, Entry] | None:
     """A figure or a table a lone placeholder stands for (Markdown to be parsed), else None."""
     if tag.expr is None:
         return None
     try:
-        expr, filt, _ = _split_filter(tag.expr)
-        value, used = evaluate(expr, scope)
+        value, used, expr, _, _ = _evaluate_tag(tag.expr, scope)
     except TemplateError:
-        return None  # reported where the token is filled
+        return None  # reported where the token is filled (a table with a filter too)
     if isinstance(value, FigureRef):
         return value
     if isinstance(value, Table):
-        if filt is not None:
-            raise located(where, tag, f"{{{{{tag.expr}}}}}: " + M.text("table_no_filter", filter=filt))
-        return value, expr.strip(), scope[used[0]]
+        return value, expr, scope[used[0]]
     return None
 
 
 def _fill(expr_text: str, scope, *, context: str) -> Shown:
-    expr, filt, args_text = _split_filter(expr_text)
-    value, used = evaluate(expr, scope)
-    args: tuple = ()
-    if args_text is not None and args_text.strip():
-        args, _ = evaluate(f"({args_text},)", scope)
+    value, used, expr, filt, args = _evaluate_tag(expr_text, scope)
     if isinstance(value, FigureRef):
         raise TemplateError(M.text("figure_alone"))
     if isinstance(value, Table):
-        if filt is not None:
-            raise TemplateError(M.text("table_no_filter", filter=filt))
         raise TemplateError(M.text("table_alone"))
     if not used and not isinstance(value, str):
         raise TemplateError(M.text("no_value"))
@@ -557,13 +539,13 @@ def _fill(expr_text: str, scope, *, context: str) -> Shown:
         text = str(value)  # the tree or the caller escapes it
     else:
         text = format_value(value, filt, args, math=math)
-    shown = Shown(text, None, value, expr.strip(), filt, args)
+    shown = Shown(text, None, value, expr, filt, args)
     number = nf.FILTERS[filt or nf.default_filter(value, math=math)].number
     if context != "prose" or not used or not number or not (_is_number(value) or isinstance(value, np.ndarray)):
         return shown
-    ref = _reference(_parse(expr.strip()), scope)
+    ref = _reference(_parse(expr), scope)
     what = describe(scope[ref[0]], ref[1]) if ref else None
-    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr.strip(), filt, args)
+    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr, filt, args)
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:

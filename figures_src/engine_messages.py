@@ -18,9 +18,10 @@ def _code(text: str) -> str:
 
 @values
 def catalogue():
-    return {f"errors_{group}": Table(["komunikat", "przyczyna", "co zrobić"],
-                                     [[_code(shown), cause, fix] for shown, cause, fix in messages.table_rows(group)])
-            for group in messages.GROUPS}
+    rows = {group: [] for group in messages.GROUPS}
+    for m in messages.CATALOGUE.values():
+        rows[m.group].append([_code(m.example()), m.cause, m.fix])
+    return {f"errors_{group}": Table(["komunikat", "przyczyna", "co zrobić"], rows[group]) for group in rows}
 
 
 @values

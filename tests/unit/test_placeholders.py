@@ -225,6 +225,22 @@ def test_a_figure_or_table_placeholder_inside_code_is_not_expanded():
     assert "<table>" not in out and "{{ tab }}" in out
 
 
+def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
+    from anatomia_engine import codec
+
+    caption = "Wagi uwagi po softmaksie: każdy wiersz sumuje się do 1."
+    figure = {"files": {"light": "f-light.svg", "dark": "f-dark.svg", "csv": "f.csv"}, "alt": "Mapa wag",
+              "caption": caption, "table": codec.encode_value(Table(["token", "p"], [["cat", 0.2]]))}
+    results = {"demo": SimpleNamespace(values={}, meta={}, figures={"fig": figure}, folder=Path("."))}
+    body = '{{ figure("fig") }}\n'
+    names, configs = extensions()
+    out = pymd.Markdown(extensions=names, extension_configs=configs).convert(
+        amd.render_page(body, amd.Page("x.md", HEAD + body), results))
+    box = re.search(r"<details([^>]*)>\s*<summary>(.*?)</summary>", out, re.DOTALL)
+    assert box.group(2) == "Dane do rysunku" and caption in out
+    assert f'aria-label="Dane do rysunku: {caption}"' in box.group(1)
+
+
 # --- the output check: nothing of the language reaches a reader outside code ----------------
 
 @pytest.mark.parametrize(("body", "line", "message"), [
