@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -146,7 +147,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
             raise NotebookError(failure_message(where, source, nb, index, exc)) from None
         except Exception as exc:   # the kernel did not start or stopped answering
             kernel_log.seek(0)
-            raise NotebookError(f"{where}: kernel '{KERNEL}' could not run the notebook: "
+            raise NotebookError(f"{where}: kernel '{KERNEL}' ({sys.executable}) could not run the notebook: "
                                 f"{type(exc).__name__}: {exc}\n  kernel log:\n"
                                 f"{_indent(kernel_log.read()[-3000:])}") from None
     del nb.cells[0], nb.cells[-1]
@@ -393,8 +394,9 @@ def material_html(html_text: str) -> str:
     wrapper = soup.select_one("div.jupyter-wrapper")
     for node in wrapper.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser"):
         node.decompose()
-    for pre in wrapper.select("div.highlight-ipynb > pre"):
-        pre.parent["class"] = ["highlight"]
+    for block in wrapper.select("div.highlight-ipynb"):
+        block["class"] = ["highlight"]
+    for pre in wrapper.select("div.highlight > pre"):   # code cells and code in Markdown cells
         code = soup.new_tag("code")
         code.extend([c for c in list(pre.contents) if c.name != "span" or c.get_text() or c.attrs])
         pre.clear()
