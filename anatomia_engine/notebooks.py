@@ -113,10 +113,9 @@ def failure_message(where: str, source: Path, nb, index: int, error: BaseExcepti
 
 def kernel_environment(root: Path) -> dict[str, str]:
     """The kernel's environment (what a record's variables are compared with): the modules'
-    one, with matplotlib's inline backend."""
+    one, with the inline backend ipykernel would set."""
     env = runner.worker_environment(root)
-    env.pop("MPLBACKEND", None)
-    return dict(env, SOURCE_DATE_EPOCH="0")
+    return dict(env, MPLBACKEND="module://matplotlib_inline.backend_inline", SOURCE_DATE_EPOCH="0")
 
 
 def execute(nb, source: Path, where: str, root: Path) -> dict:
