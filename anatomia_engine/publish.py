@@ -2,23 +2,13 @@
 
     python -m anatomia_engine.publish [--site-dir site] [mkdocs build options ...]
 
-- One build of a checkout at a time: an exclusive POSIX lock (`lockf`) on `.site.lock` in the
-  project root, held for the whole build. The kernel drops it when the process ends, however
-  it ends (even by SIGKILL), so a dead build never blocks the next one; unlike `flock`, the
-  lock is not inherited by forked children, so a worker that outlives the build holds nothing.
-  A second `make docs` waits, saying for which process, then builds after it (the
-  computation cache is warm by then).
-- Each build writes into its own folder, `.site.tmp.<pid>.<random>`, next to `site/` (same
-  file system, so the swap is a rename). MkDocs runs in this process, so killing the build
-  also stops the writing: nothing outlives it but its folder.
-- Ctrl-C, SIGTERM and SIGHUP unwind the build and remove its folder at once. Folders of
-  builds that died harder (SIGKILL, power loss: `.site.tmp.*`, `.site.old.*`) are removed by
-  the next build, once it holds the lock: then no other build of this checkout can be running.
-- The swap: the new folder must contain `index.html`; then `site/` and the new folder are
-  exchanged in one atomic step (Linux `renameat2(RENAME_EXCHANGE)`), so `site/` is never
-  missing, not even for a moment, and the old site is removed. Where that call does not exist,
-  two checked renames (`site` -> `.site.old.*`, new -> `site`), the first undone if the second
-  fails. Whatever fails, the last good `site/` stays and the exit status is not 0.
+One build of a checkout at a time: a POSIX lock (`lockf`, released by the kernel however the
+process ends, not inherited by forked children) on `.site.lock`; a second build waits for it.
+Each build writes into its own `.site.tmp.<pid>.<random>` beside `site/`; Ctrl-C, SIGTERM and
+SIGHUP remove it at once, and the next build (holding the lock) removes those of builds that
+died harder. The swap exchanges the two folders in one step (Linux `renameat2`), so `site/` is
+never missing; elsewhere two checked renames, the first undone if the second fails. Whatever
+fails, the last good `site/` stays and the exit status is not 0.
 """
 
 from __future__ import annotations
@@ -34,13 +24,11 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 LOCK_NAME = ".site.lock"
 TMP_PREFIX = ".site.tmp."
 OLD_PREFIX = ".site.old."
-LEGACY = {".site.tmp", ".site.old"}   # the fixed names earlier versions of `make docs` used
 
 
 class PublishError(Exception):
@@ -48,10 +36,9 @@ class PublishError(Exception):
 
 
 @contextlib.contextmanager
-def build_lock(root: Path, say=print) -> Iterator[None]:
+def build_lock(root: Path, say=print):
     """Hold the checkout's build lock (blocking); tell the user when another build has it."""
-    path = root / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -71,35 +58,23 @@ def build_lock(root: Path, say=print) -> Iterator[None]:
 
 def remove_stale(root: Path, say=print) -> list[str]:
     """Remove the temporary folders of builds that died (call only while holding the lock)."""
-    removed = []
-    for entry in sorted(root.iterdir()):
-        stale = entry.name.startswith((TMP_PREFIX, OLD_PREFIX)) or entry.name in LEGACY
-        if stale and not entry.is_symlink():
-            if entry.is_dir():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-            removed.append(entry.name)
+    removed = [p.name for p in sorted(root.iterdir())
+               if p.name.startswith((TMP_PREFIX, OLD_PREFIX)) and p.is_dir() and not p.is_symlink()]
+    for name in removed:
+        shutil.rmtree(root / name)
     if removed:
         say(f"removed {len(removed)} folder(s) left by an interrupted build: {', '.join(removed)}")
     return removed
 
 
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
 def _exchange(a: Path, b: Path) -> bool:
-    """Atomically exchange two paths (Linux renameat2); False when the system cannot."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
-        return False
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
+    """Atomically exchange two paths (Linux renameat2, RENAME_EXCHANGE); False when the system cannot."""
+    renameat2 = getattr(ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    at_cwd, exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0:
         return True
     err = ctypes.get_errno()
     if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):   # no such call, or not on this file system
@@ -120,8 +95,7 @@ def swap_in(new: Path, site: Path) -> None:
     if _exchange(new, site):
         shutil.rmtree(new)     # `new` now holds the previous site
         return
-    old = Path(tempfile.mkdtemp(prefix=OLD_PREFIX, dir=site.parent))
-    os.rmdir(old)
+    old = site.parent / f"{OLD_PREFIX}{os.getpid()}.{Path(new).name}"
     os.rename(site, old)
     try:
         os.rename(new, site)
@@ -132,21 +106,14 @@ def swap_in(new: Path, site: Path) -> None:
     shutil.rmtree(old)
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def run_mkdocs(args: list[str]) -> int:
-    """`mkdocs build ARGS` in this process; its exit status."""
+    """`mkdocs build ARGS` in this process (killing the build stops the writing); its exit status."""
     from mkdocs.__main__ import cli
 
     try:
         cli.main(args=["build", *args], prog_name="mkdocs", standalone_mode=True)
     except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0
 
 
@@ -164,17 +131,18 @@ def _stop_on_signal(signum, frame):
 
 def publish(root: Path, site_name: str, mkdocs_args: list[str], say=print, err=None) -> int:
     err = err or (lambda text: print(text, file=sys.stderr))
-    site = root / site_name
     with build_lock(root, say):
         remove_stale(root, say)
         tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}.", dir=root))
-        os.chmod(tmp, 0o777 & ~_umask())   # mkdtemp makes it private; site/ is for everyone
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.chmod(tmp, 0o777 & ~mask)   # mkdtemp makes it private; site/ is for everyone
         try:
             status = run_mkdocs(["--site-dir", str(tmp), *mkdocs_args])
             if status != 0:
                 err(f"build failed; {site_name}/ was left as it was")
                 return status
-            swap_in(tmp, site)
+            swap_in(tmp, root / site_name)
         except PublishError as exc:
             err(str(exc))
             return 1

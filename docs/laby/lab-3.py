@@ -69,10 +69,6 @@
 import numpy as np
 import matplotlib.pyplot as plt
 
-# %config InlineBackend.figure_formats = ["svg"]
-plt.rcParams["svg.fonttype"] = "none"   # wykresy jako SVG, z napisami jako tekstem
-plt.rcParams["svg.hashsalt"] = "lab-3"  # przy każdym uruchomieniu ten sam plik SVG
-plt.rcParams["font.size"] = 11          # czytelne napisy na stronie
 np.set_printoptions(precision=3, suppress=True)   # liczby z trzema miejscami po przecinku
 
 # %%
@@ -105,6 +101,12 @@ WEAK_VALUE_SCALE = 0.05        # ile razy skracamy wektor wartości (wagi a wkł
 
 SEED_HEADS = 3                 # ziarno macierzy uwagi wielogłowej (krok 6)
 N_HEADS = 2                    # liczba głów
+
+# %% tags=["remove_cell"]
+# %config InlineBackend.figure_formats = ["svg"]
+plt.rcParams["svg.fonttype"] = "none"   # wykresy jako SVG, z napisami jako tekstem
+plt.rcParams["svg.hashsalt"] = "lab-3"  # przy każdym uruchomieniu ten sam plik SVG
+plt.rcParams["font.size"] = 11          # czytelne napisy na stronie
 
 # %% [markdown]
 # ## Krok 1. ID tokenu nie niesie użytecznej geometrii
@@ -1051,7 +1053,7 @@ assert np.all(weights_mh[:, 0, 0] == 1.0)          # pozycja 0 widzi tylko siebi
 # te same macierze co ona, więc laboratorium i reszta serwisu nie mogą się rozjechać.
 # (Tej komórki nie ma w pobranym notatniku: biblioteka jest częścią repozytorium serwisu.)
 
-# %% tags=["repo-only"]
+# %% tags=["repo-only", "remove_cell"]
 from attn_core import (attention_matrix_bytes, embedding_lookup, future_mask,
                        learned_positions, multi_head_attention,
                        scaled_dot_product_attention)

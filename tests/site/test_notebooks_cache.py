@@ -1,6 +1,7 @@
 """The notebook cache (anatomia_engine/notebooks.py): an executed notebook is reused while every
-project file its kernel loaded, the notebook itself and the lock are unchanged; an edit to a
-file the kernel never loaded does not execute it again. Small projects in tmp_path."""
+input its kernel recorded (files it imported or opened, folders it listed, environment variables
+it read), the notebook itself and the lock are unchanged; an edit to a file the kernel never read
+does not execute it again. Small projects in tmp_path."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from anatomia_engine import notebooks, runner
+from anatomia_engine import deps, notebooks
 
 LAZY_INIT = """\
 import importlib
@@ -41,7 +42,7 @@ def project(tmp_path) -> Path:
     (root / "docs" / "index.md").write_text("# Start\n")
     (root / "docs" / "laby" / "mini.py").write_text(
         '# %% [markdown]\n# # Mini\n\n'
-        '# %% tags=["inputs"]\nfrom figures_src.mini import X\n\n'
+        '# %%\nfrom figures_src.mini import X\n\n'
         '# %%\nfrom attn_core import SCALE\nprint(X * SCALE)\n')
     return root
 
@@ -56,14 +57,17 @@ def printed(built: notebooks.Built) -> str:
     return "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
 
 
+def deps_of(built: notebooks.Built, root: Path) -> list[Path]:
+    return deps.inputs(built.deps, root)
+
+
 def test_the_depfile_names_what_the_kernel_loaded(project, tmp_path):
     built = build(project, tmp_path / "cache")
-    deps = built.deps
+    files = built.deps["files"]
     assert {"attn_core/__init__.py", "attn_core/scale.py", "figures_src/mini.py", "figures_src/_base.py",
-            "docs/laby/mini.py", "requirements.lock"} <= set(deps["files"])
-    assert "attn_core/other.py" not in deps["files"]
-    engine = {(project / name).resolve() for name in deps["files"]}
-    assert Path(notebooks.__file__).resolve() in engine and Path(runner.__file__).resolve() in engine
+            "docs/laby/mini.py", "requirements.lock"} <= set(files)
+    assert "attn_core/other.py" not in files
+    assert Path(notebooks.__file__).resolve() in deps_of(built, project)
 
 
 @pytest.mark.parametrize("path, text, effect", [
@@ -119,3 +123,39 @@ def test_an_entry_of_another_download_link_is_not_used(project, tmp_path):
     two = notebooks.build(source, "docs/laby/mini.py", cache, project, "mini.ipynb", "mini.ipynb")
     assert two.seconds is not None and one.key != two.key
     assert notebooks.lookup(source, cache, project, "../mini.ipynb", "mini.ipynb").key == one.key
+
+
+READS = """
+# %%
+import os
+from pathlib import Path
+print("dane:", Path("dane/waga.txt").read_text().strip(), sorted(os.listdir("dane")),
+      os.environ.get("LAB_WAGA", "brak"))
+"""
+
+
+@pytest.mark.parametrize("change", ["edit", "add", "env"])
+def test_what_a_cell_reads_is_an_input_of_the_cache_key(project, tmp_path, monkeypatch, change):
+    """A file a cell opens, a folder it lists and a variable it reads, outside docs/ and the code."""
+    monkeypatch.delenv("LAB_WAGA", raising=False)
+    (project / "dane").mkdir()
+    (project / "dane" / "waga.txt").write_text("0.5\n")
+    source = project / "docs" / "laby" / "mini.py"
+    source.write_text(source.read_text() + READS)
+    cache = tmp_path / "cache"
+    first = build(project, cache)
+    assert "dane: 0.5 ['waga.txt'] brak" in printed(first)
+    assert {project / "dane" / "waga.txt", project / "dane"} <= set(deps_of(first, project))  # watched
+    assert build(project, cache).seconds is None
+    if change == "edit":
+        (project / "dane" / "waga.txt").write_text("0.75\n")
+        expected = "dane: 0.75 ['waga.txt'] brak"
+    elif change == "add":
+        (project / "dane" / "inna.txt").write_text("x\n")
+        expected = "dane: 0.5 ['inna.txt', 'waga.txt'] brak"
+    else:
+        monkeypatch.setenv("LAB_WAGA", "2")
+        expected = "dane: 0.5 ['waga.txt'] 2"
+    again = build(project, cache)
+    assert again.seconds is not None and expected in printed(again)
+    assert build(project, cache).seconds is None

@@ -75,8 +75,8 @@ def test_swap_in_puts_the_old_site_back_when_the_second_rename_fails(tmp_path, m
 
 
 def test_remove_stale_removes_only_build_folders(tmp_path):
-    for name in [".site.tmp.12.ab", ".site.old.34.cd", ".site.tmp", "site", "docs", ".site.lock"]:
+    for name in [".site.tmp.12.ab", ".site.old.34.cd", "site", "docs", ".site.lock"]:
         (tmp_path / name).mkdir() if name != ".site.lock" else (tmp_path / name).write_text("1\n")
     removed = publish.remove_stale(tmp_path, say=lambda text: None)
-    assert sorted(removed) == [".site.old.34.cd", ".site.tmp", ".site.tmp.12.ab"]
+    assert sorted(removed) == [".site.old.34.cd", ".site.tmp.12.ab"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.lock", "docs", "site"]
