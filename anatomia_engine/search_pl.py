@@ -299,6 +299,7 @@ def math_text(el) -> str:
     if el.name in _SCRIPTS and len(parts) > 1:
         if el.get("accent") == "true":      # `\hat{x}`: the letter is what reads
             return parts[0]
+        parts = [p.strip() for p in parts]
         text = _wrap(parts[0]) if el.name == "mfrac" else parts[0]
         for mark, part in zip(_SCRIPTS[el.name], parts[1:], strict=False):
             text += "ᵀ" if mark == "^" and part in ("⊤", "T") else mark + _wrap(part)
