@@ -1,24 +1,11 @@
 """Polish site search: every form of every word on the site finds the pages that use the word.
 
-A word is normalised in three steps, identically here and in the browser
-(anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js):
-
-1. tokenise: maximal runs of letters and digits of the NFC text (`[^\\W_]+` here, `[\\p{L}\\p{N}]+` in JS);
-2. fold: lower case, NFD, combining marks dropped, `ł` -> `l` (so `pamięć`, `PAMIĘĆ`, `pamiec` agree);
-3. look the folded form up in the form table built at build time: folded form -> key of its
-   lexeme (the folded lemma). A form that is not in the table stays folded.
-
-The table holds the full paradigm of every lexeme the site uses, from the SGJP dictionary through
-Morfeusz 2's analyser and generator (`morfeusz2`, which ships the dictionary: no download at
-build time): `nasycenia`, `zapytaniom`, `maskowaniem` reach their lexemes although the site never
-writes them. A form two lexemes share goes to the one the site uses more (`build_table`);
-loanwords the site declines (`softmax`, `softmaksu`) are declined the Polish way; SYNONYMS are
-terms the site writes in two ways. The worker adds a stem fallback for forms no table knows.
-
-Text for the index comes from each page's rendered article: headings split it into sections;
-math becomes readable text (`QK^\\top/\\sqrt{d_k}` -> `QKᵀ/√d_k`), and code, figure data tables
-("Dane do rysunku"), hidden elements and `data-search-exclude` are left out, so the result
-snippets are prose.
+One normaliser, here and in the worker (theme/assets/javascripts/workers/search-pl.js): the words
+of the NFC text (runs of letters and digits), folded (lower case, no diacritics, `ł` -> `l`, `x` ->
+`ks`), then the form table built here: folded form -> key of its lexeme; other words stay folded.
+The table holds the full paradigm of every lexeme the site uses, from SGJP through Morfeusz 2
+(`morfeusz2` ships the dictionary), so `nasycenia` or `zapytaniom` find pages that never write
+them. The worker adds a stem fallback for forms no table knows (`softmaksowi`).
 """
 
 from __future__ import annotations
@@ -33,21 +20,18 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from importlib.metadata import version
 from pathlib import Path
+
+from bs4 import BeautifulSoup, NavigableString
 
 from anatomia_engine import store
 
 WORD_RE = re.compile(r"[^\W_]+")
-
 # Terms the site writes in two ways: the folded key on the left is searched as the one on the right.
-SYNONYMS = {
-    "glowica": "glowa",   # an attention head: "głowica uwagi" (home page) and "głowa uwagi" (blog post)
-}
-
-# Pages left out of the index: a tag index only repeats post titles and would crowd the results.
+SYNONYMS = {"glowica": "glowa"}   # an attention head: "głowica uwagi" and "głowa uwagi"
+# Tag indexes only repeat post titles; the blog index repeats each post's excerpt, so it weighs less.
 EXCLUDED_PAGES = re.compile(r"^posty/(tagi|archive|category|author)/")
-# Pages that are lists of other pages (the blog index repeats each post's excerpt): lower weight.
 PAGE_BOOST = {"posty/": 0.3}
 
 
@@ -58,10 +42,11 @@ def tokenize(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 17)   # the table has ~10^5 forms, folded once each
 def fold(word: str) -> str:
-    """Lower case without diacritics: `Pamięć` -> `pamiec`, `głów` -> `glow`."""
+    """Lower case without diacritics, loanwords' `x` as Polish spells it: `Pamięć` -> `pamiec`,
+    `softmax` -> `softmaks`."""
     decomposed = unicodedata.normalize("NFD", word.lower())
     bare = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
-    return unicodedata.normalize("NFC", bare.replace("ł", "l"))
+    return unicodedata.normalize("NFC", bare.replace("ł", "l").replace("x", "ks"))
 
 
 def normalise(word: str, table: dict[str, str]) -> str:
@@ -72,10 +57,8 @@ def normalise(word: str, table: dict[str, str]) -> str:
 
 # --- the morphological dictionary (Morfeusz 2 with SGJP) -----------------------------------------
 
-# Readings that name no lexeme of the text: unknown words, abbreviations (`K` -> "kompania").
-_NO_LEXEME = ("ign", "brev")
-# Segments that Morfeusz splits off a verb form: `policzyliśmy` = `policzyli` + `śmy`, `zrobiłbym`.
-_CLITICS = ("aglt", "part")
+_NO_LEXEME = ("ign", "brev")    # readings of unknown words and abbreviations (`K` -> "kompania")
+_CLITICS = ("aglt", "part")     # split off a verb form: `policzyli` + `śmy`, `zrobił` + `by` + `m`
 
 
 @functools.lru_cache(maxsize=1)
@@ -85,39 +68,18 @@ def _morfeusz():
     return morfeusz2.Morfeusz(expand_tags=False)
 
 
-def dictionary_version() -> str:
-    """The version of `morfeusz2`, which ships its SGJP dictionary: part of every stored key derived
-    from them (read from the package's metadata: a warm build does not load the dictionary)."""
-    from importlib.metadata import version
-
-    return f"morfeusz2-{version('morfeusz2')}"
-
-
-def _base(lemma: str) -> str:
-    """SGJP's lemma without its homonym mark: `to:S` -> `to`, `Polska:Sf~ej` -> `Polska`."""
-    return lemma.split(":", 1)[0] if ":" in lemma[1:] else lemma
-
-
 def readings(word: str) -> list[tuple[str, str]]:
     """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as written,
-    sorted; [] for a word the dictionary does not know.
+    sorted; a form Morfeusz splits into a verb and its clitics is read by the verb."""
+    edges = [(start, end, lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in
+             _morfeusz().analyse(word)]
+    last = max((end for _, end, _, _ in edges), default=0)
 
-    A form Morfeusz splits (`policzyliśmy`, `zrobiłbym`) is read by its first segment when the
-    rest are only the verb's clitics."""
-    edges = _morfeusz().analyse(word)
-    if not edges:
-        return []
-    last = max(end for _, end, _ in edges)
-    clitic_from = {start for start, _, i in edges if i[2].split(":")[0] in _CLITICS}
+    def clitics_to_end(node: int) -> bool:
+        return node == last or any(clitics_to_end(e) for s, e, _, p in edges if s == node and p in _CLITICS)
 
-    def reaches_end(node: int) -> bool:
-        if node == last:
-            return True
-        return node in clitic_from and any(
-            reaches_end(end) for start, end, i in edges if start == node and i[2].split(":")[0] in _CLITICS)
-
-    return sorted({(i[1], i[2].split(":")[0]) for start, end, i in edges
-                   if start == 0 and i[2].split(":")[0] not in _NO_LEXEME and reaches_end(end)})
+    return sorted({(lemma, pos) for start, end, lemma, pos in edges
+                   if start == 0 and pos not in _NO_LEXEME and clitics_to_end(end)})
 
 
 def _with_clitics(form: str, tag: str) -> list[str]:
@@ -131,8 +93,8 @@ def _with_clitics(form: str, tag: str) -> list[str]:
 
 
 def paradigm(lemma: str) -> list[str]:
-    """Every form of the SGJP lemma `lemma` (with its homonym mark), as written, sorted; without
-    an adjective's compound-only form (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
+    """Every form of the SGJP lemma `lemma`, sorted; without an adjective's compound-only form
+    (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
     forms = set()
     for form, lem, tag, *_ in _morfeusz().generate(lemma):
         if lem == lemma and not tag.startswith("adja"):
@@ -141,8 +103,8 @@ def paradigm(lemma: str) -> list[str]:
 
 
 class Morphology:
-    """Readings of words and paradigms of lemmas, remembered between builds in one stored entry
-    (a site's ~5000 words and ~2700 lemmas cost ~2 s of CPU to look up, the entry ~0.05 s to read)."""
+    """Readings and paradigms remembered between builds in one stored entry (a site's words cost
+    ~2 s of CPU to look up, the entry ~0.05 s to read)."""
 
     def __init__(self, stored: bytes | None = None):
         memo = json.loads(stored) if stored else {}
@@ -152,156 +114,93 @@ class Morphology:
 
     def of(self, word: str) -> list[tuple[str, str]]:
         if word not in self.readings:
-            self.readings[word] = readings(word)
-            self.changed = True
+            self.readings[word], self.changed = readings(word), True
         return [tuple(r) for r in self.readings[word]]
 
     def forms(self, lemma: str) -> list[str]:
         if lemma not in self.paradigms:
-            self.paradigms[lemma] = paradigm(lemma)
-            self.changed = True
+            self.paradigms[lemma], self.changed = paradigm(lemma), True
         return self.paradigms[lemma]
 
     def dump(self) -> bytes:
-        return json.dumps({"readings": self.readings, "paradigms": self.paradigms}, ensure_ascii=False,
-                          sort_keys=True, separators=(",", ":")).encode("utf-8")
-
-
-# --- loanwords inflected the Polish way ------------------------------------------------------------
-
-# The locative singular of a masculine noun softens its last consonant(s): `prompt` -> `prompcie`.
-_LOCATIVE = [("st", "ście"), ("zd", "ździe"), ("sł", "śle"), ("t", "cie"), ("d", "dzie"), ("r", "rze"),
-             ("ł", "le"), ("b", "bie"), ("f", "fie"), ("m", "mie"), ("n", "nie"), ("p", "pie"),
-             ("s", "sie"), ("w", "wie"), ("z", "zie")]
-_VELAR = ("k", "g", "ch", "h")
-_SOFT = ("c", "cz", "sz", "rz", "ż", "dz", "j", "l")
-_ENDINGS = sorted({"a", "u", "owi", "em", "iem", "e", "ie", "y", "i", "ów", "om", "ami", "ach", "ę", "ą", "o",
-                   *(loc for _, loc in _LOCATIVE)}, key=lambda e: (-len(e), e))
-
-
-def polish_spelling(word: str) -> str:
-    """How Polish spells a loanword's sounds where its inflected forms do: `softmax` -> `softmaks`."""
-    return word.replace("x", "ks")
-
-
-def loanword_forms(base: str) -> set[str]:
-    """The forms of a loanword `base` (Polish spelling, lower case) declined as a Polish noun: a
-    consonant at the end as a masculine noun (`softmaks`: `softmaksu`, `softmaksa`, `softmaksem`,
-    `softmaksie`, ...), `-a` as a feminine one (`llama`: `llamy`, `llamie`, `llamę`, ...); with both
-    spellings where the written word had `ks` for `x`. Empty for other words."""
-    if not re.fullmatch(r"[a-ząćęłńóśźż]{3,}", base):
-        return set()
-    forms = {base}
-    if base.endswith("a"):
-        stem = base[:-1]
-        soft = _locative(stem)
-        forms |= {stem + e for e in ("y", "i", "ę", "ą", "o", "om", "ami", "ach", "")} | {soft}
-    elif base[-1] not in "aeiouyąęó":
-        velar, soft = base.endswith(_VELAR), base.endswith(_SOFT)
-        forms |= {base + e for e in ("a", "u", "owi", "ów", "om", "ami", "ach")}
-        forms |= {base + ("iem" if velar else "em"), base + ("i" if velar else "y")}
-        forms |= {base + "u", base + "e"} if soft or base.endswith("ch") else {_locative(base)}
-    if "ks" in base:   # the writer may keep the x: softmaxu, softmaxem
-        forms |= {f.replace("ks", "x") for f in forms}
-    return forms
-
-
-def _locative(stem: str) -> str:
-    for end, loc in _LOCATIVE:
-        if stem.endswith(end):
-            return stem[: -len(end)] + loc
-    return stem + ("u" if stem.endswith(_VELAR) else "ie")
-
-
-def loanword_base(word: str, bases: set[str]) -> str | None:
-    """The loanword `word` (lower case, unknown to the dictionary) is a form of: one of `bases` (the
-    site's words, Polish spelling) if one declines to it, else None (`softmaksem` -> `softmaks`)."""
-    spelled = polish_spelling(word)
-    candidates = [spelled] + [spelled[: -len(e)] + back for e in _ENDINGS if spelled.endswith(e)
-                              for back in ("", "a", *(end for end, loc in _LOCATIVE if loc == e))]
-    for base in candidates:
-        if base in bases and base != spelled and word in loanword_forms(base):
-            return base
-    return None
+        return _json({"readings": self.readings, "paradigms": self.paradigms}).encode("utf-8")
 
 
 # --- the form table --------------------------------------------------------------------------------
 
+# Noun endings of a loanword declined the Polish way, with the consonant a locative softens (`enkoderze`)
+_ENDINGS = [("rze", "r"), ("cie", "t"), ("dzie", "d"), ("ście", "st"), ("le", "ł"),
+            *((e, "") for e in "owi iem ami ach ów em om ie a u e y i ę ą".split())]
+
+
+def loanword_base(word: str, bases: set[str]) -> str | None:
+    """The one of `bases` that the unknown folded `word` is a declined form of (`softmaksem` ->
+    `softmaks`, `llamie` -> `llama`), or None."""
+    for ending, back in _ENDINGS:
+        stem = word[: -len(ending)] + back
+        if word.endswith(ending) and len(stem) >= 3:
+            for base in (stem, stem + "a"):
+                if base in bases and base != word:
+                    return base
+    return None
+
+
+def _key(lemma: str) -> str:
+    """The folded SGJP lemma without its homonym mark: `to:S` -> `to`, `Polska:Sf~ej` -> `polska`."""
+    return fold(lemma.split(":", 1)[0] if ":" in lemma[1:] else lemma)
+
+
 def build_table(words: Iterable[str], morphology: Morphology | None = None) -> dict[str, str]:
     """Folded form -> folded key of its lexeme, for every form of every lexeme the site uses.
 
-    Each word of the site is read by the dictionary; every lemma it may be a form of brings its
-    full paradigm (all cases, persons, the gerund and participles of a verb). Where two lexemes
-    share a folded form (`kluczy`: `klucz` or `kluczyć`; `zapytania`: the noun or the verb's
-    gerund; `kat` folded from `kąt`), the form goes to the lexeme with more of the site's words
-    (tokens counted; a noun's form does not count for a verb's gerund of the same spelling): the
-    site's own usage. Ties go to a noun, then to the alphabetically first key. Loanwords the
-    dictionary does not know are declined the Polish way when the site itself declines them
-    (`softmax`, `softmaksu`).
-    """
+    Every lemma a site word may be a form of brings its full paradigm. Where two lexemes share a
+    folded form (`kluczy`: `klucz` or `kluczyć`; `kat` folded from `kąt`), it goes to the lexeme
+    with more of the site's tokens (a noun's form does not count for a verb's gerund of the same
+    spelling: `zapytania`), then to a noun, then to the first key. Unknown words that decline
+    another unknown word or key the Polish way share its key (`softmax`, `softmaksu`)."""
     morphology = morphology or Morphology()
-    counts = Counter(words)
+    counts = Counter(w for w in words if not w.isdigit())
     evidence: Counter = Counter()                 # key -> site tokens it may stand for
     forms_of: dict[str, set[str]] = {}            # key -> folded forms
     nominal: set[str] = set()                     # keys with a noun reading (`zapytanie`, not `zapytać`)
-    site_forms: set[str] = set()                  # the site's words, folded
-    unknown: Counter = Counter()
+    unknown: set[str] = set()
+    site: set[str] = set()                        # the site's words the dictionary knows, folded
     for word, n in sorted(counts.items()):
-        if word.isdigit():
-            continue
         lemmas = morphology.of(word)
         if not lemmas:
-            unknown[word.lower()] += n
+            unknown.add(fold(word))
             continue
-        for lemma, pos in lemmas:
-            key = fold(_base(lemma))
-            forms_of.setdefault(key, set()).update(fold(f) for f in morphology.forms(lemma))
-            forms_of[key].add(fold(word))
-            if pos == "subst":
-                nominal.add(key)
-        # a form that is a noun and a verb's gerund (`zapytania`) is the noun where the site uses it
+        site.add(fold(word))
         noun = any(pos == "subst" for _, pos in lemmas)
-        for key in {fold(_base(lemma)) for lemma, pos in lemmas if not (noun and pos == "ger")}:
+        for lemma, pos in lemmas:
+            forms_of.setdefault(_key(lemma), set()).update([fold(word), *map(fold, morphology.forms(lemma))])
+            nominal.update([_key(lemma)] if pos == "subst" else [])
+        for key in {_key(lemma) for lemma, pos in lemmas if not (noun and pos == "ger")}:
             evidence[key] += n
-        site_forms.add(fold(word))
 
     def rank(key: str) -> tuple:
         return (-evidence[key], key not in nominal, key)
 
-    used = {min((fold(_base(lemma)) for lemma, _ in morphology.of(word)), key=rank)
-            for word in counts if not word.isdigit() and morphology.of(word)}
-    table = _resolve(forms_of, rank, site_forms, used)
-    # loanwords: a base is a site word (Polish spelling) that another, unknown, site word declines to
-    spelled = {polish_spelling(w) for w in unknown} | set(table.values())
-    groups: dict[str, set[str]] = {}
+    used = {min((_key(lemma) for lemma, _ in morphology.of(w)), key=rank) for w in counts if morphology.of(w)}
+    table = _resolve(forms_of, rank, site, used)
+    bases = unknown | set(table.values())
     for word in sorted(unknown):
-        base = loanword_base(word, spelled)
+        base = loanword_base(word, bases)
         if base is not None:
-            groups.setdefault(base, set()).add(word)
-    for base in sorted(groups):
-        key = fold(base)
-        for form in sorted(loanword_forms(base) | groups[base]):
-            table.setdefault(fold(form), table.get(key, key))
+            table.setdefault(word, table.get(base, base))
     for folded, key in SYNONYMS.items():
         target = table.get(key, key)
-        for form, k in list(table.items()):
-            if k == folded:
-                table[form] = target
+        table.update({form: target for form, k in table.items() if k == folded})
         table.setdefault(folded, target)
     return {form: key for form, key in sorted(table.items()) if form != key}
 
 
 def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]) -> dict[str, str]:
     """Each form to its best-ranked lexeme. A lexeme that wins none of the site's own forms is
-    dropped, unless it is `used`: the best reading of a site word as written, whose folded form
-    another lexeme took (`zwykle`, folded like `zwykłe`); its other forms then go where its site
-    words went (`najzwyklej` finds the pages that write `zwykle`)."""
+    dropped, unless it is `used`: the best reading of a site word whose folded form another lexeme
+    took (`zwykle`, folded like `zwykłe`); its forms then go where its site words went."""
     def winners(keys) -> dict[str, str]:
-        best: dict[str, str] = {}
-        for key in sorted(keys, key=rank, reverse=True):    # the best last, so it overwrites
-            for form in forms_of[key]:
-                best[form] = key
-        return best
+        return {form: key for key in sorted(keys, key=rank, reverse=True) for form in forms_of[key]}
 
     first = winners(forms_of)
     alive = {first[form] for form in site if form in first}
@@ -315,275 +214,7 @@ def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]
     return table
 
 
-# --- TeX as readable text ----------------------------------------------------------------------
-
-_TEX_SYMBOLS = {
-    "cdot": "·", "times": "×", "top": "ᵀ", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "neq": "≠",
-    "ne": "≠", "approx": "≈", "in": "∈", "sum": "Σ", "prod": "Π", "infty": "∞", "to": "→",
-    "rightarrow": "→", "leftarrow": "←", "ldots": "…", "dots": "…", "cdots": "…", "alpha": "α",
-    "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "μ",
-    "pi": "π", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω", "Sigma": "Σ", "Delta": "Δ",
-    "pm": "±", "mid": "|", "lVert": "‖", "rVert": "‖", "|": "‖", "odot": "⊙", "circ": "∘",
-    "quad": " ", "qquad": " ", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "{": "{", "}": "}",
-    "%": "%", "$": "$", "#": "#", "&": "&", "_": "_", "\\": "; ",
-}
-_TEX_DROP = {"left", "right", "big", "Big", "bigg", "Bigg", "displaystyle", "textstyle", "limits",
-             "nolimits", "begin", "end"}
-_MATH_DELIMS = re.compile(r"^\s*(\\\(|\\\[|\$\$)|(\\\)|\\\]|\$\$)\s*$")
-
-
-def _tex_group(tex: str, i: int) -> tuple[str, int]:
-    """The argument at `tex[i:]` (a {group} or one character) and the index after it."""
-    while i < len(tex) and tex[i] == " ":
-        i += 1
-    if i >= len(tex):
-        return "", i
-    if tex[i] == "{":
-        depth, j = 0, i
-        while j < len(tex):
-            depth += {"{": 1, "}": -1}.get(tex[j], 0)
-            if depth == 0:
-                return tex[i + 1:j], j + 1
-            j += 1
-        return tex[i + 1:], len(tex)
-    if tex[i] == "\\":
-        m = re.match(r"\\([A-Za-z]+|.)", tex[i:])
-        return m.group(0), i + len(m.group(0))
-    return tex[i], i + 1
-
-
-def _wrap(text: str) -> str:
-    return text if len(text) <= 1 or re.fullmatch(r"[\w.,]+", text) else f"({text})"
-
-
-def tex_to_text(tex: str) -> str:
-    """A readable rendering of a TeX formula for search snippets: no backslashes, no braces."""
-    tex = _MATH_DELIMS.sub("", tex.strip())
-    out: list[str] = []
-    i = 0
-    while i < len(tex):
-        c = tex[i]
-        if c == "\\":
-            m = re.match(r"\\([A-Za-z]+|.)", tex[i:])
-            name = m.group(1)
-            i += len(m.group(0))
-            if name in ("frac", "dfrac", "tfrac"):
-                num, i = _tex_group(tex, i)
-                den, i = _tex_group(tex, i)
-                out.append(f"{_wrap(tex_to_text(num))}/{_wrap(tex_to_text(den))}")
-            elif name == "sqrt":
-                arg, i = _tex_group(tex, i)
-                out.append("√" + _wrap(tex_to_text(arg)))
-            elif name in ("begin", "end"):
-                _, i = _tex_group(tex, i)   # the environment's name
-            elif name in _TEX_DROP:
-                pass
-            elif name in _TEX_SYMBOLS:
-                out.append(_TEX_SYMBOLS[name])
-            elif name in ("text", "mathrm", "operatorname", "mathbf", "boldsymbol", "mathit", "textbf",
-                          "mathsf", "mathtt", "textit", "mathcal", "mathbb", "emph"):
-                arg, i = _tex_group(tex, i)
-                out.append({"R": "ℝ"}.get(arg, tex_to_text(arg)) if name == "mathbb" else tex_to_text(arg))
-            else:
-                out.append(name)     # \exp, \max, \softmax: the name reads as a word
-        elif c == "^":
-            arg, i = _tex_group(tex, i + 1)
-            text = tex_to_text(arg)
-            out.append("ᵀ" if text in ("T", "ᵀ") else "^" + _wrap(text))
-        elif c in "{}":
-            i += 1
-        elif c == "&":
-            out.append(" ")
-            i += 1
-        else:
-            out.append(c)
-            i += 1
-    return re.sub(r"\s+", " ", "".join(out)).strip()
-
-
-# --- text of a rendered page -------------------------------------------------------------------
-
-@dataclass
-class Section:
-    anchor: str            # heading id ("" for the part before the first heading)
-    title: str
-    text: list[str] = field(default_factory=list)
-
-
-_SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button", "select", "textarea",
-              "form", "input"}
-_SKIP_CLASSES = {"headerlink", "footnote-backref", "footnote-ref", "md-source-file", "katex-html",
-                 "md-post__meta", "md-tags", "md-post--excerpt"}
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-         "wbr"}
-_BLOCK = {"p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption",
-          "summary", "dt", "dd", "blockquote", "table", "section", "details", "br"}
-_DATA_SUMMARY = "Dane do rysunku"
-
-
-class _Extractor(HTMLParser):
-    """Sections of an article's HTML: (heading id, heading text, prose text)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.sections = [Section("", "")]
-        self.stack: list[tuple[str, str]] = []     # (tag, role) of open elements
-        self.skip = 0          # depth inside skipped elements
-        self.math = None       # [all text, annotation text, in annotation] inside .arithmatex
-        self.heading = None    # [id, text parts] inside h1..h6
-        self.details: list[tuple[int, int]] = []   # (section index, text length) at each <details>
-        self.summary: list[str] | None = None
-        self.h1: str | None = None
-
-    def _emit(self, text: str) -> None:
-        if self.heading is not None:
-            self.heading[1].append(text)
-        else:
-            self.sections[-1].text.append(text)
-        if self.summary is not None:
-            self.summary.append(text)
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        classes = set((a.get("class") or "").split())
-        if tag in _VOID:
-            if tag == "br":
-                self._emit(" ")
-            return
-        role = ""
-        if self.skip or tag in _SKIP_TAGS or classes & _SKIP_CLASSES or "hidden" in a \
-                or a.get("aria-hidden") == "true" or "data-search-exclude" in a or a.get("role") == "tooltip":
-            role = "skip"
-            self.skip += 1
-        elif self.math is not None:
-            if tag == "annotation":
-                role = "annotation"
-                self.math[2] = True
-        elif "arithmatex" in classes:
-            role = "math"
-            self.math = [[], [], False]
-        elif tag == "h1" and self.heading is None and self.h1 is None:   # the page's own title
-            role = "h1"
-            self.heading = ["", []]
-        elif tag in ("h2", "h3", "h4", "h5", "h6") and a.get("id") and self.heading is None:
-            role = "heading"
-            self.heading = [a["id"], []]
-        elif tag == "details":
-            role = "details"
-            self.details.append((len(self.sections), len(self.sections[-1].text)))
-        elif tag == "summary":
-            role = "summary"
-            self.summary = []
-        self.stack.append((tag, role))
-        if tag in _BLOCK and not self.skip:
-            self._emit(" ")
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag):
-        if tag in _VOID or not any(t == tag for t, _ in self.stack):
-            return
-        while self.stack:
-            open_tag, role = self.stack.pop()
-            self._close(open_tag, role)
-            if open_tag == tag:
-                break
-
-    def _close(self, tag, role):
-        if role == "skip":
-            self.skip -= 1
-        elif role == "annotation":
-            self.math[2] = False
-        elif role == "math":
-            parts = self.math[1] or self.math[0]
-            self.math = None
-            self._emit(tex_to_text("".join(parts)))
-        elif role == "h1":
-            self.h1 = _clean("".join(self.heading[1]))
-            self.heading = None
-        elif role == "heading":
-            anchor, parts = self.heading
-            self.heading = None
-            self.sections.append(Section(anchor, _clean("".join(parts))))
-        elif role == "summary":
-            text = _clean("".join(self.summary))
-            self.summary = None
-            if text.startswith(_DATA_SUMMARY):
-                # a figure's data table: forget the summary and skip the rest of its <details>
-                count, length = self.details[-1]
-                del self.sections[count:]
-                self.sections[-1].text = self.sections[-1].text[:length]
-                last = max(i for i, (_, r) in enumerate(self.stack) if r == "details")
-                self.stack[last] = (self.stack[last][0], "skip-details")
-                self.skip += 1
-        elif role == "skip-details":
-            self.skip -= 1
-            self.details.pop()
-        elif role == "details":
-            self.details.pop()
-        if tag in _BLOCK and not self.skip:
-            self._emit(" ")
-
-    def handle_data(self, data):
-        if self.skip:
-            return
-        if self.math is not None:
-            self.math[0].append(data)
-            if self.math[2]:
-                self.math[1].append(data)
-            return
-        self._emit(data)
-
-
-def _clean(text: str) -> str:
-    return re.sub(r"\s+([,.;:!?)”])", r"\1", re.sub(r"\s+", " ", text)).strip()
-
-
-CONTENT_RE = re.compile(r'<(?:article|div) class="md-content__inner[^"]*"[^>]*>(.*)</main>', re.S)
-
-
-def page_sections(html: str) -> tuple[str | None, list[Section]]:
-    """The `h1` and the sections of the content of a rendered page (all of `html` if it is not a
-    whole page)."""
-    m = CONTENT_RE.search(html)
-    parser = _Extractor()
-    parser.feed(m.group(1) if m else html)
-    parser.close()
-    out = []
-    for s in parser.sections:
-        text = _clean("".join(s.text))
-        out.append(Section(s.anchor, s.title, [text] if text else []))
-    return parser.h1, out
-
-
-# --- the index ---------------------------------------------------------------------------------
-
-def page_docs(url: str, title: str, html: str) -> list[dict]:
-    """Search documents of one page: the page itself (its `h1`, else `title`, and the text before
-    the first `h2`) and one per heading below it."""
-    if EXCLUDED_PAGES.match(url):
-        return []
-    h1, sections = page_sections(html)
-    docs = [{"location": url, "title": h1 or title, "text": " ".join(sections[0].text)}]
-    for s in sections[1:]:
-        text = " ".join(s.text)
-        docs.append({"location": f"{url}#{s.anchor}", "title": s.title, "text": text})
-    boost = PAGE_BOOST.get(url)
-    if boost is not None:
-        for d in docs:
-            d["boost"] = boost
-    return docs
-
-
-def site_words(docs: list[dict]) -> list[str]:
-    """Every word of the documents, as written, in order (repeats count as the site's usage)."""
-    return [w for d in docs for f in ("title", "text") for w in tokenize(d[f])]
-
-
-# Prefixes a paradigm's forms may carry before the stem, written as one mark in the shipped table:
+# Prefixes a paradigm's forms may carry before the stem, one mark each in the shipped table:
 # `nie` of negated gerunds and participles (`niemaskowania`), `naj` of superlatives (`najkrótszy`).
 PREFIX_MARKS = {"~": "nie", "^": "naj"}
 
@@ -600,26 +231,20 @@ def _ending(form: str, stem: str) -> str | None:
 
 
 def encode_table(table: dict[str, str]) -> dict:
-    """The shipped form of the table: each lexeme as its stem and a paradigm of endings shared by
-    all lexemes that decline alike (`glow` + `a|ach,ami,ie,o,om,y,...`); `decode_table` inverts it.
-
-    A paradigm is `<key's ending>|<endings of its other forms>`, each ending led by the marks of
-    PREFIX_MARKS it has before the stem; the stem is the longest prefix the key and the forms
-    share once those prefixes are set aside. Lexemes list [stem, paradigm index], sorted by key."""
+    """The shipped table: each lexeme as [stem, index of its paradigm], sorted by key; a paradigm,
+    shared by the lexemes that decline alike, is `<key's ending>|<endings of its forms>` (`a|ach,ami,y`),
+    each ending led by the PREFIX_MARKS of what its form has before the stem."""
     groups: dict[str, list[str]] = {}
     for form, key in sorted(table.items()):
         groups.setdefault(key, []).append(form)
     entries = []
     for key, forms in sorted(groups.items()):
-        bare = [f for f in forms if not f.startswith(tuple(PREFIX_MARKS.values()))]
-        stem = os.path.commonprefix([key, *bare])
+        stem = os.path.commonprefix([key, *(f for f in forms if not f.startswith(("nie", "naj")))])
         while stem and any(_ending(f, stem) is None for f in forms):
             stem = stem[:-1]
-        paradigm = key[len(stem):] + "|" + ",".join(sorted(_ending(f, stem) for f in forms))
-        entries.append((stem, paradigm))
-    order = sorted({p for _, p in entries})
-    number = {p: i for i, p in enumerate(order)}
-    return {"paradigms": order, "lexemes": [[stem, number[p]] for stem, p in entries]}
+        entries.append((stem, key[len(stem):] + "|" + ",".join(sorted(_ending(f, stem) for f in forms))))
+    number = {p: i for i, p in enumerate(sorted({p for _, p in entries}))}
+    return {"paradigms": sorted(number), "lexemes": [[stem, number[p]] for stem, p in entries]}
 
 
 def decode_table(shipped: dict) -> dict[str, str]:
@@ -635,22 +260,129 @@ def decode_table(shipped: dict) -> dict[str, str]:
     return table
 
 
+# --- text of a rendered page -------------------------------------------------------------------
+
+@dataclass
+class Section:
+    anchor: str            # heading id ("" for the part before the first heading)
+    title: str
+    text: list[str] = field(default_factory=list)
+
+
+# What a snippet should not show: code, controls, hidden text (KaTeX's HTML: its MathML is read),
+# permalinks, footnote marks, the blog's post meta and excerpts.
+_SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button", "select", "textarea", "form",
+              "input"}
+_SKIP_CLASSES = {"headerlink", "footnote-backref", "footnote-ref", "md-source-file", "md-post__meta",
+                 "md-tags", "md-post--excerpt"}
+_BLOCKS = ["p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "summary",
+           "dt", "dd", "blockquote", "table", "section", "details", "br"]
+_HEADINGS = ["h2", "h3", "h4", "h5", "h6"]
+_DATA_SUMMARY = "Dane do rysunku"     # a figure's data table
+CONTENT_RE = re.compile(r'<(?:article|div) class="md-content__inner[^"]*"[^>]*>(.*)</main>', re.S)
+
+
+def _wrap(text: str) -> str:
+    return text if len(text) <= 1 or re.fullmatch(r"[\w.,]+", text) else f"({text})"
+
+
+_SCRIPTS = {"mfrac": "/", "msub": "_", "msup": "^", "msubsup": "_^", "munder": "_", "mover": "^",
+            "munderover": "_^"}
+_BRACKETS = "()[]{}|‖,.;"
+
+
+def math_text(el) -> str:
+    """A MathML formula as one line of text (`QKᵀ/(√d_k)`), its TeX annotation left out."""
+    if isinstance(el, NavigableString):
+        return str(el)
+    parts = [math_text(c) for c in el.children if c.name != "annotation"]
+    if el.name in _SCRIPTS and len(parts) > 1:
+        if el.get("accent") == "true":      # `\hat{x}`: the letter is what reads
+            return parts[0]
+        parts = [p.strip() for p in parts]
+        text = _wrap(parts[0]) if el.name == "mfrac" else parts[0]
+        for mark, part in zip(_SCRIPTS[el.name], parts[1:], strict=False):
+            text += "ᵀ" if mark == "^" and part in ("⊤", "T") else mark + _wrap(part)
+        return text
+    text = {"mtr": " ", "mtable": "; "}.get(el.name, "").join(parts)
+    if (el.name in ("mo", "mtext") or el.name == "mi" and len(text) > 1) and text not in _BRACKETS:
+        return f" {text} "
+    return "√" + _wrap(text) if el.name == "msqrt" else " " if el.name == "mspace" else text
+
+
+def _skipped(el) -> bool:
+    return (el.name in _SKIP_TAGS or not _SKIP_CLASSES.isdisjoint(el.get("class", ()))
+            or el.has_attr("hidden") or el.has_attr("data-search-exclude")
+            or el.get("aria-hidden") == "true" or el.get("role") == "tooltip")
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\s+([,.;:!?)”])", r"\1", re.sub(r"\s+", " ", text)).strip()
+
+
+def page_sections(html: str) -> tuple[str | None, list[Section]]:
+    """The `h1` and the sections (split at headings with an id) of the content of a rendered page
+    (all of `html` if it is not a whole page), as prose: formulas as text, no figure data tables."""
+    m = CONTENT_RE.search(html)
+    soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
+    for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
+        el.decompose()
+    for el in soup.find_all("summary"):
+        if el.parent.name == "details" and el.get_text().strip().startswith(_DATA_SUMMARY):
+            el.parent.decompose()
+    for el in soup.find_all("math"):
+        el.replace_with(math_text(el))
+    for el in soup.find_all(_BLOCKS):
+        el.insert_before(" ")
+        el.insert_after(" ")
+    h1 = soup.find("h1")
+    if h1 is not None:
+        h1.replace_with(" ")
+    for el in soup.find_all(_HEADINGS, id=True):
+        el.replace_with(f"\0{el['id']}\1{el.get_text()}\0")
+    first, *rest = soup.get_text().split("\0")
+    sections = [Section("", "", [first])]
+    sections += [Section(*head.split("\1"), [body]) for head, body in zip(rest[::2], rest[1::2], strict=True)]
+    for s in sections:
+        s.title, s.text = _clean(s.title), [t for t in map(_clean, s.text) if t]
+    return (_clean(h1.get_text()) if h1 is not None else None), sections
+
+
+# --- the index: the calls of the plugin ----------------------------------------------------------
+
+def page_docs(url: str, title: str, html: str) -> list[dict]:
+    """Search documents of one page: the page (its `h1`, else `title`, and its text before the
+    first heading) and one per heading below it."""
+    if EXCLUDED_PAGES.match(url):
+        return []
+    h1, sections = page_sections(html)
+    docs = [{"location": f"{url}#{s.anchor}" if s.anchor else url,
+             "title": s.title if s.anchor else h1 or title, "text": " ".join(s.text)} for s in sections]
+    if url in PAGE_BOOST:
+        for doc in docs:
+            doc["boost"] = PAGE_BOOST[url]
+    return docs
+
+
+def site_words(docs: list[dict]) -> list[str]:
+    """Every word of the documents, as written, in order (repeats count as the site's usage)."""
+    return [w for d in docs for f in ("title", "text") for w in tokenize(d[f])]
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def dump(obj: dict, kind: str) -> tuple[str, str]:
-    """(file name with a content hash, JSON text) of `obj`; byte-identical for the same input."""
-    text = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return file_name(kind, text), text
+    """(`<kind>.<10 hex digits of the text's SHA-256>.json`, JSON text) of `obj`: byte-identical for
+    the same input."""
+    text = _json(obj)
+    return f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json", text
 
-
-def file_name(kind: str, text: str) -> str:
-    """`<kind>.<first 10 hex digits of the text's SHA-256>.json` (`pl-index`, `pl-forms`)."""
-    return f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
-
-
-# --- one build: the calls of the MkDocs side -----------------------------------------------------
 
 def own_search_meta(meta: dict) -> dict:
     """A page's own `search:` front matter, and `meta` told to keep the page out of Material's lunr
-    index (Material's documented switch; its index is replaced by ours, so it need not parse pages)."""
+    index (its documented switch: our index replaces Material's, which need not parse the page)."""
     own = meta.get("search") or {}
     meta["search"] = {**own, "exclude": True}
     return own
@@ -662,14 +394,12 @@ def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
     `exclude` and `boost`), kept in `cache` by the page's HTML."""
     if own.get("exclude"):
         return []
-    title = tex_to_text(re.sub(r"<[^>]+>", "", title or ""))
+    title = re.sub(r"<[^>]+>", "", title or "")
     name = store.key(store.source_of(sys.modules[__name__]), url, title, html)
     stored = cache.get(name, where)
-    if stored is not None:
-        docs = json.loads(stored)
-    else:
-        docs = page_docs(url, title, html)
-        cache.put(name, json.dumps(docs, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    docs = json.loads(stored) if stored is not None else page_docs(url, title, html)
+    if stored is None:
+        cache.put(name, _json(docs).encode("utf-8"))
     if "boost" in own:
         for doc in docs:
             doc["boost"] = float(own["boost"])
@@ -678,45 +408,40 @@ def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
 
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
     """Write `search/pl-index.<hash>.json` (documents) and `search/pl-forms.<hash>.json` (the form
-    table), both read by the worker only when the reader types a query, and turn Material's
-    `search/search_index.json`, which its bundle fetches on every page load, into a stub that only
-    names them. The table is kept in `cache` by the site's words, the dictionary's look-ups by
-    the dictionary's version."""
-    stub = Path(site_dir) / "search" / "search_index.json"
-    if not stub.exists():
-        raise FileNotFoundError(f"{stub} is missing: the 'search' plugin must stay enabled in mkdocs.yml")
-    material = json.loads(stub.read_text(encoding="utf-8"))
+    table), which the worker fetches on the first query, and turn Material's `search_index.json`,
+    fetched on every page load, into a stub naming them. The table is kept in `cache` by the
+    site's words, the dictionary's look-ups by its version."""
+    search = Path(site_dir) / "search"
+    if not (search / "search_index.json").exists():
+        raise FileNotFoundError(f"{search / 'search_index.json'} is missing: the 'search' plugin must "
+                                "stay enabled in mkdocs.yml")
+    config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
     docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
     words = site_words(docs)
-    source = store.source_of(sys.modules[__name__])
-    version = dictionary_version()
-    table_key = store.key(source, version, json.dumps(sorted(Counter(words).items()), ensure_ascii=False))
-    forms_text = (cache.get(table_key, "search/pl-forms") or b"").decode("utf-8")
-    if not forms_text:
-        memo_key = store.key(source, version, "morphology")
-        morphology = Morphology(cache.get(memo_key, "search/morphology"))
-        forms_text = dump(encode_table(build_table(words, morphology)), "pl-forms")[1]
+    code = store.key(store.source_of(sys.modules[__name__]), f"morfeusz2-{version('morfeusz2')}")
+    table_key = store.key(code, _json(sorted(Counter(words).items())))
+    memo_key = store.key(code, "morphology")
+    memo = cache.get(memo_key, "search/morphology")      # read, so that pruning keeps it
+    forms = cache.get(table_key, "search/pl-forms")
+    if forms is None:
+        morphology = Morphology(memo)
+        forms = _json(encode_table(build_table(words, morphology))).encode("utf-8")
         cache.put(memo_key, morphology.dump())
-        cache.put(table_key, forms_text.encode("utf-8"))
-    else:
-        cache.get(store.key(source, version, "morphology"))     # keep the dictionary's look-ups
-    index_text = dump({"docs": docs}, "pl-index")[1]
-    cache.prune()
-    for old in [*stub.parent.glob("pl-index.*.json"), *stub.parent.glob("pl-forms.*.json")]:
+        cache.put(table_key, forms)
+    for old in search.glob("pl-*.json"):
         old.unlink()
-    names = {}
-    for kind, text in (("pl-index", index_text), ("pl-forms", forms_text)):
-        names[kind] = file_name(kind, text)
-        (stub.parent / names[kind]).write_text(text, encoding="utf-8")
-    config = {**material["config"], "lang": ["pl"],
-              "pl_index": names["pl-index"], "pl_forms": names["pl-forms"]}
-    stub.write_text(json.dumps({"config": config, "docs": []}, sort_keys=True), encoding="utf-8")
+    for kind, obj in (("pl-index", {"docs": docs}), ("pl-forms", json.loads(forms))):
+        config[kind.replace("-", "_")], text = dump(obj, kind)
+        (search / config[kind.replace("-", "_")]).write_text(text, encoding="utf-8")
+    config["lang"] = ["pl"]
+    (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
+                                              encoding="utf-8")
 
 
 def load_built(site_dir: Path) -> tuple[dict, dict[str, str]]:
     """(index, form table) of a built site, as the worker reads them."""
     search = Path(site_dir) / "search"
     config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
-    index = json.loads((search / config["pl_index"]).read_text(encoding="utf-8"))
-    forms = json.loads((search / config["pl_forms"]).read_text(encoding="utf-8"))
+    index, forms = (json.loads((search / config[kind]).read_text(encoding="utf-8"))
+                    for kind in ("pl_index", "pl_forms"))
     return index, decode_table(forms)

