@@ -17,6 +17,8 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from anatomia_engine import katex
+
 ITEMS = ".num, [data-claim], .arithmatex"   # the browser's selector, in document order
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
 ROOT_ID = "live-example"
@@ -83,7 +85,8 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
             if key in item:
                 item[key] = json.loads(item[key])
     inputs = {k: json.loads(v) for k, v in reader.inputs.items()}
-    data = {"count": len(reader.items), "inputs": inputs, "items": items}
+    data = {"count": len(reader.items), "inputs": inputs, "items": items, "selector": ITEMS,
+            "temml": katex.OPTIONS}
     page = re.sub(' (?:' + "|".join(MOVED) + ')="[^"]*"', "", output)
     root = re.search(f'<div class="live-example" id="{ROOT_ID}"[^>]*>', page)
     if root is None:
