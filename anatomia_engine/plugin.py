@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from anatomia_engine import katex, links, markdown, notebooks, runner, search_pl, store
+from anatomia_engine import katex, links, live, markdown, notebooks, runner, search_pl, store
 from anatomia_engine.config import Config
 
 log = logging.getLogger("mkdocs.plugins.anatomia")
@@ -171,6 +171,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # --- read the final pages: links and search -------------------------------------------
 
     def on_post_page(self, output, *, page, config):
+        output = live.publish(output, page, config)
         source = Path(config.docs_dir) / page.file.src_uri
         self.links.add(links.Page(
             dest=page.file.dest_uri, html=output, source=source if source.is_file() else None,

@@ -2,14 +2,15 @@
  * recomputes every number it can and re-checks its claims.
  *
  * Loaded only when the reader presses "Zmień liczby" (or opens a link carrying ?liczby=), by the
- * inline script beside the page's <div id="live-example">, after docs/javascripts/explorer.js,
+ * inline script beside the page's <div id="live-example">. It loads docs/javascripts/explorer.js,
  * whose core does all the work: workedExample (the chain of figures_src/worked_example.py),
- * format and fmtExact (anatomia_engine/numfmt.py), evaluate (the placeholder language). The page
- * (front matter `live: true`) carries what they need:
- *   <span class="num" data-expr="[compiled expression]" data-fmt="dec:2">0,35</span>
- *   <span class="claim" data-claim="true" data-claim-expr="[compiled condition]">…</span>
- * and the inputs on the root as data-w-vocab, data-w-q, … (JSON from the build).
- * Typed text reaches the page only through .value and textContent.
+ * format and fmtExact (anatomia_engine/numfmt.py), evaluate (the placeholder language), and the
+ * page's sidecar (anatomia_engine/live.py, named by the root's data-live-src): for each element
+ * of ITEMS, by its position, the text it shows and its compiled expression and format
+ * (data-expr, data-fmt), condition (data-claim-expr) or formula template (data-tex), put back
+ * on the element here; and the model's inputs. Formulas are typeset again with the build's
+ * Temml (javascripts/temml.min.js) and options. Typed text reaches the page only through .value
+ * and textContent.
  */
 (function () {
   "use strict";
@@ -32,7 +33,7 @@
   }
 
   function json(root, name) {
-    return JSON.parse(root.getAttribute("data-" + name));
+    return root.liveInputs[name];
   }
 
   function fieldText(x) {
@@ -70,12 +71,12 @@
       });
     }
     this.base = {
-      vocab: vocab, ids: ids(root.getAttribute("data-sentence")),
+      vocab: vocab, ids: ids(json(root, "sentence")),
       W_Q: json(root, "w-q"), W_K: json(root, "w-k"), W_V: json(root, "w-v"), W_FFN: json(root, "w-ffn"),
-      sharpen: json(root, "sharpen"), reordered_ids: ids(root.getAttribute("data-reordered")),
-      pad_embedding: json(root, "pad-embedding"), pad_token: root.getAttribute("data-pad-token"),
+      sharpen: json(root, "sharpen"), reordered_ids: ids(json(root, "reordered")),
+      pad_embedding: json(root, "pad-embedding"), pad_token: json(root, "pad-token"),
     };
-    this.base.batch_ids = [this.base.ids, ids(root.getAttribute("data-pad-sentence"))];
+    this.base.batch_ids = [this.base.ids, ids(json(root, "pad-sentence"))];
     this.numbers = [].slice.call(article.querySelectorAll(".num[data-expr]")).map(function (span) {
       return { span: span, expr: JSON.parse(span.getAttribute("data-expr")),
                fmt: core.parseSpec(span.getAttribute("data-fmt")), text: span.textContent,
@@ -83,6 +84,10 @@
     });
     this.claims = [].slice.call(article.querySelectorAll("[data-claim-expr]")).map(function (span) {
       return { span: span, expr: JSON.parse(span.getAttribute("data-claim-expr")) };
+    });
+    this.formulas = [].slice.call(article.querySelectorAll(".arithmatex[data-tex]")).map(function (node) {
+      return { node: node, tex: JSON.parse(node.getAttribute("data-tex")), html: node.innerHTML,
+               display: node.tagName === "DIV" || node.classList.contains("arithmatex-display") };
     });
     this.figures = [].slice.call(article.querySelectorAll(".computed-figure"));
     this.build(rows);
@@ -99,7 +104,7 @@
     this.panel.appendChild(el("p", "live-example__help",
       "Wpisz własne embeddingi w tabeli poniżej (np. 0,3). Liczby w tekście i w tabelach " +
       "liczą się od nowa, a zdania, które przestają być prawdziwe, zostają oznaczone. Wzory " +
-      "(wyszarzone) pokazują nadal liczby strony; podpis każdego rysunku mówi, czyje liczby pokazuje."));
+      "liczą się razem z nimi; podpis każdego rysunku mówi, czyje liczby pokazuje."));
     this.panel.appendChild(reset);
     this.panel.appendChild(this.status);
     this.root.appendChild(this.panel);
@@ -167,6 +172,21 @@
       } catch (err) {
         n.span.textContent = "\u2014";
         n.span.setAttribute("data-exact", "nie da się policzyć: " + err.message);
+      }
+    });
+    this.formulas.forEach(function (f) {
+      f.node.removeAttribute("data-live-stale");
+      if (!scope) { f.node.innerHTML = f.html; return; }
+      try {
+        var tex = f.tex.map(function (part) {
+          if (typeof part === "string") return part;
+          var spec = core.parseSpec(part.fmt);
+          return core.format(core.evaluate(part.expr, scope), spec[0], spec[1], true);
+        }).join("");
+        f.node.innerHTML = window.temml.renderToString(tex, Object.assign({}, OPTIONS, { displayMode: f.display }));
+      } catch (err) { // a value this code cannot show: the page's own formula, marked
+        f.node.innerHTML = f.html;
+        f.node.setAttribute("data-live-stale", err.message);
       }
     });
     var wrong = 0;
@@ -288,16 +308,67 @@
   };
 
   var active = null;
+  var OPTIONS = {};
+  var BASE = HERE.replace(/javascripts\/live-example\.js.*$/, "");
+
+  function load(tag, attrs) {
+    return new Promise(function (resolve, reject) {
+      var node = document.createElement(tag);
+      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+      node.onload = resolve;
+      node.onerror = function () { reject(new Error(attrs.src || attrs.href)); };
+      document.head.appendChild(node);
+    });
+  }
+
+  /** The sidecar's data put back on the page's elements; an error if the two do not match. */
+  function bind(root, data) {
+    var article = root.closest("article") || document.body;
+    var found = article.querySelectorAll(data.selector);
+    if (found.length !== data.count) {
+      throw new Error("strona ma " + found.length + " liczb, zdań i wzorów, a plik danych " + data.count);
+    }
+    data.items.forEach(function (item) {
+      var node = found[item[0]];
+      if (node.textContent !== item[1]) {
+        throw new Error("element " + item[0] + " pokazuje „" + node.textContent.slice(0, 40) +
+          "”, a plik danych zna „" + item[1].slice(0, 40) + "”");
+      }
+      Object.keys(item[2]).forEach(function (k) {
+        var v = item[2][k];
+        node.setAttribute("data-" + k, typeof v === "string" && k === "fmt" ? v : JSON.stringify(v));
+      });
+    });
+    root.liveInputs = data.inputs;
+    OPTIONS = data.temml;
+  }
 
   function start(root, button) {
-    if (root.getAttribute("data-live") === "on") return active;
-    if (HERE && !document.querySelector("link[data-live-example]")) { // the drawings' colours
-      var link = el("link");
-      link.rel = "stylesheet";
-      link.href = HERE.replace(/javascripts\/live-example\.js.*$/, "stylesheets/explorer.css");
-      link.setAttribute("data-live-example", "");
-      document.head.appendChild(link);
-    }
+    if (root.getAttribute("data-live") === "on") return Promise.resolve(active);
+    var css = BASE + "stylesheets/";
+    var needed = [load("link", { rel: "stylesheet", href: css + "live-example.css" }),
+                  load("link", { rel: "stylesheet", href: css + "explorer.css" }), // the drawings' colours
+                  fetch(new URL(root.getAttribute("data-live-src"), window.location.href)).then(function (r) {
+                    if (!r.ok) throw new Error(r.url + ": " + r.status);
+                    return r.json();
+                  })];
+    if (!window.attentionExplorer) needed.push(load("script", { src: BASE + "javascripts/explorer.js" }));
+    if (!window.temml) needed.push(load("script", { src: BASE + "javascripts/temml.min.js" }));
+    return Promise.all(needed).then(function (done) {
+      core = window.attentionExplorer;
+      bind(root, done[2]);
+      return begin(root, button);
+    }).catch(function (err) {
+      button.disabled = true;
+      var note = root.querySelector(".live-example__refused") || el("p", "live-example__refused");
+      note.setAttribute("role", "alert");
+      note.textContent = "Nie da się zmienić liczb tej strony: " + err.message + ". Odśwież stronę.";
+      root.appendChild(note);
+      throw err;
+    });
+  }
+
+  function begin(root, button) {
     active = new Live(root);
     root.setAttribute("data-live", "on");
     if (button) button.hidden = true;

@@ -82,7 +82,7 @@ def toy(mask=None):
 def test_math_in_the_lab_is_typeset_in_the_browser(server, browser):
     page = browser.new_page()
     page.goto(server + "/" + PAGE.removesuffix("index.html"), wait_until="networkidle")
-    typeset = page.locator(".jupyter-wrapper .jp-RenderedMarkdown .katex").count()
+    typeset = page.locator(".jupyter-wrapper .jp-RenderedMarkdown .arithmatex > math").count()
     left = page.evaluate("""() => [...document.querySelectorAll('.jupyter-wrapper .jp-RenderedMarkdown')]
         .map(c => c.innerText).join('\\n')""")
     page.close()

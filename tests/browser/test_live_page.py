@@ -143,12 +143,60 @@ def test_at_375_px_the_fields_fit_and_are_touch_sized(browser, server):
         context.close()
 
 
-def test_without_the_button_the_page_is_as_built(page, server):
+def test_without_the_button_the_page_is_as_built_and_carries_no_live_data(page, server):
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
     page.goto(server + PAGE, wait_until="networkidle")
     assert page.locator("[data-claim='false'], .claim__false, #live-example input").count() == 0
-    html_claims = page.locator("[data-claim-expr]").count()
-    assert html_claims >= 20
-    assert json.loads(page.locator("#live-example").get_attribute("data-w-vocab")) == np.array(W_VOCAB).tolist()
+    assert page.locator("[data-claim='true']").count() >= 20
+    # the expressions, formula templates and model inputs wait in the sidecar, fetched on the press
+    assert page.locator("[data-expr], [data-fmt], [data-claim-expr], [data-tex], [data-w-vocab]").count() == 0
+    assert not [u for u in requested if u.endswith((".live.json", "temml.min.js", "explorer.js"))]
+    page.get_by_role("button", name="Zmień liczby").click()
+    page.get_by_label("cat, wymiar 0").wait_for()
+    assert [u for u in requested if u.endswith("index.live.json")]
+    assert page.locator("[data-claim-expr]").count() >= 20
+
+
+def _formula_tex(page, name: str) -> list[str]:
+    """The TeX annotation of every formula whose template shows the bare name `name`."""
+    return page.evaluate("""(name) => [...document.querySelectorAll('.arithmatex[data-tex]')]
+        .filter(f => JSON.parse(f.dataset.tex).some(p => p && p.expr === name))
+        .map(f => f.querySelector('annotation').textContent)""", name)
+
+
+def test_numbers_inside_formulas_recompute_with_the_decimal_comma(page, server):
+    field = _start(page, server)
+    field.fill("0,3")
+    w = np.array(W_VOCAB)
+    w[0, 0] = 0.3
+    embeddings = nf.apply(w[:, SENTENCE_IDS].T, "bmatrix", (1,), math=True)
+    weights = nf.apply(_expected_weights(0.3), "bmatrix", (2,), math=True)
+    for name, want in (("E", embeddings), ("weights", weights)):
+        shown = _formula_tex(page, name)
+        assert shown and all(want in tex for tex in shown), (name, want, shown)
+    assert "0{,}3" in embeddings
+    e = page.locator(".arithmatex[data-tex]").filter(has=page.locator("annotation", has_text=embeddings)).first
+    numbers = e.locator("mn").all_text_contents()
+    assert "0,3" in numbers, numbers               # the comma the build shows, typeset again
+    page.get_by_role("button", name="Przywróć").click()
+    assert all(nf.apply(np.array(W_VOCAB)[:, SENTENCE_IDS].T, "bmatrix", (1,), math=True) in tex
+               for tex in _formula_tex(page, "E"))
+
+
+def test_a_sidecar_that_does_not_match_the_page_is_refused_visibly(page, server):
+    def tampered(route):
+        data = json.loads(route.fetch().text())
+        data["items"][0][1] = "coś innego"
+        route.fulfill(json=data)
+
+    page.route("**/*.live.json", tampered)
+    page.goto(server + PAGE, wait_until="networkidle")
+    page.get_by_role("button", name="Zmień liczby").click()
+    alert = page.get_by_role("alert")
+    alert.wait_for()
+    assert "Nie da się zmienić liczb" in alert.inner_text()
+    assert page.locator("#live-example input, article table input").count() == 0
 
 
 def test_the_weights_heatmap_and_the_probability_chart_redraw(page, server):

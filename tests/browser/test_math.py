@@ -1,12 +1,12 @@
 """Math typeset at build time (anatomia_engine/katex.py, called by the anatomia plugin).
 
-- the renderer itself: KaTeX's MathML for arithmatex's spans/divs (trimmed: no xmlns, no
-  redundant cell styles, accented letters of `\\text{}` whole), one node round trip per batch,
+- the renderer itself: Temml's MathML for arithmatex's spans/divs (no xmlns, accented letters of
+  `\\text{}` whole, a prefix minus, Unicode math letters), one node round trip per batch,
   a cache by formula, the same bytes twice, and bad TeX stopping a real `mkdocs build` with the
   page, the line and the formula;
 - the built site in Chromium: math readable with JavaScript off (no `\\(`…`\\)` left, every
   formula MathML that the browser lays out as math: a fraction's numerator above its
-  denominator), no KaTeX script, CSS or font on any page, and no layout shift (CLS 0, measured
+  denominator), in the site's own math font, and no layout shift (CLS 0, measured
   with a PerformanceObserver of `layout-shift`) on every page at phone and desktop size.
 """
 
