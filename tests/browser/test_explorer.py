@@ -244,7 +244,8 @@ def test_number_format_mirrors_python(page):
     st = state(page)
     cells = page.locator("[data-weights] .attn-x__cellnum").all_text_contents()
     shown = [fmt_dec(w) if not b else "\u00d7"
-             for row, brow in zip(st["weights"], st["blocked"], strict=True) for w, b in zip(row, brow, strict=True)]
+             for row, brow in zip(st["weights"], st["blocked"], strict=True)
+             for w, b in zip(row, brow, strict=True)]
     assert cells == shown
 
 
