@@ -1043,26 +1043,39 @@
     return Math.ceil((m + 0.25) * 2) / 2;
   };
 
-  // Put `label` next to the point (x, y) where it covers no box in `taken` (first free spot).
-  function placeLabel(label, x, y, chars, size, taken) {
-    var w = chars * size * 0.58, hgt = size;
-    var spots = [[9, -6, "start"], [9, 16, "start"], [-9, -6, "end"], [-9, 16, "end"],
-      [0, -11, "middle"], [0, 22, "middle"], [14, 5, "start"], [-14, 5, "end"]];
-    var chosen = null;
-    for (var n = 0; n < spots.length && !chosen; n++) {
-      var sp = spots[n];
-      var x0 = sp[2] === "start" ? x + sp[0] : sp[2] === "end" ? x + sp[0] - w : x - w / 2;
-      var box = [x0, y + sp[1] - hgt, x0 + w, y + sp[1]];
-      var free = taken.every(function (b) {
-        return box[2] <= b[0] || box[0] >= b[2] || box[3] <= b[1] || box[1] >= b[3];
-      });
-      if (free) chosen = { spot: sp, box: box };
+  // The box [left, top, right, bottom] of a text of `chars` characters of font `size` whose
+  // baseline starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
+  function textBox(x, y, chars, size, anchor) {
+    var w = chars * size * 0.65;
+    var x0 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
+    return [x0, y - 0.95 * size, x0 + w, y + 0.27 * size];
+  }
+
+  function overlapArea(a, b) {
+    return Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
+      Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+  }
+
+  // Baseline offsets from a point, nearest first: beside, above and below, then farther out.
+  var LABEL_SPOTS = [[9, -8, "start"], [9, 14, "start"], [-9, -8, "end"], [-9, 14, "end"],
+    [0, -13, "middle"], [0, 20, "middle"], [14, 3, "start"], [-14, 3, "end"],
+    [9, -20, "start"], [9, 26, "start"], [-9, -20, "end"], [-9, 26, "end"], [0, -25, "middle"], [0, 32, "middle"]];
+
+  // Put `label` next to the point (x, y) at the first spot whose box covers no box in `taken`
+  // and stays inside the plane (`size` square); when none does, where it covers the least.
+  function placeLabel(label, x, y, chars, fontSize, taken, size) {
+    var best = null;
+    for (var n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
+      var sp = LABEL_SPOTS[n];
+      var box = textBox(x + sp[0], y + sp[1], chars, fontSize, sp[2]);
+      var cost = (box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, [0, 0, size, size]);
+      taken.forEach(function (b) { cost += overlapArea(box, b); });
+      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost };
     }
-    if (!chosen) chosen = { spot: spots[0], box: [x + 9, y - 6 - hgt, x + 9 + w, y - 6] };
-    taken.push(chosen.box);
-    label.setAttribute("x", x + chosen.spot[0]);
-    label.setAttribute("y", y + chosen.spot[1] - 2);
-    label.setAttribute("text-anchor", chosen.spot[2]);
+    taken.push(best.box);
+    label.setAttribute("x", x + best.spot[0]);
+    label.setAttribute("y", y + best.spot[1]);
+    label.setAttribute("text-anchor", best.spot[2]);
   }
 
   Explorer.prototype.renderPlane = function () {
@@ -1083,7 +1096,13 @@
     clear(svg);
     svg.setAttribute("viewBox", "0 0 " + size + " " + size);
 
+    // Boxes labels must not cover: tick numbers, axis names, input points, output diamonds.
+    var taken = [];
     var grid = s("g", { class: "attn-x__grid" });
+    var tick = function (x, y, anchor, text) {
+      grid.appendChild(s("text", { x: x, y: y, class: "attn-x__tick", "text-anchor": anchor, text: text }));
+      taken.push(textBox(x, y, text.length, TICK_PX, anchor));
+    };
     var stepGrid = R <= 3 ? 0.5 : 1;
     for (var t = -Math.floor(R / stepGrid) * stepGrid; t <= R + 1e-9; t += stepGrid) {
       var major = Math.abs(t) < 1e-9;
@@ -1091,15 +1110,13 @@
       grid.appendChild(s("line", { y1: py(t), y2: py(t), x1: px(-R), x2: px(R), class: major ? "attn-x__axis" : "" }));
       var tickStep = R > 5 ? 2 : 1;
       if (Math.abs(t / tickStep - Math.round(t / tickStep)) < 1e-9 && !major) {
-        grid.appendChild(s("text", { x: px(t), y: py(0) + 12, class: "attn-x__tick", "text-anchor": "middle", text: fmtDec(t, 0) }));
-        grid.appendChild(s("text", { x: px(0) - 4, y: py(t) + 3, class: "attn-x__tick", "text-anchor": "end", text: fmtDec(t, 0) }));
+        tick(px(t), py(0) + 12, "middle", fmtDec(t, 0));
+        tick(px(0) - 4, py(t) + 3, "end", fmtDec(t, 0));
       }
     }
-    grid.appendChild(s("text", { x: px(R), y: py(0) - 5, class: "attn-x__tick", "text-anchor": "end", text: "wymiar 0" }));
-    grid.appendChild(s("text", { x: px(0) + 5, y: py(R) + 10, class: "attn-x__tick", text: "wymiar 1" }));
+    tick(px(R), py(0) - 5, "end", "wymiar 0");
+    tick(px(0) + 5, py(R) + 10, "start", "wymiar 1");
     svg.appendChild(grid);
-    // Boxes labels must not cover: axis names, input points, output diamonds.
-    var taken = [[px(R) - 42, py(0) - 14, px(R), py(0) - 2], [px(0) + 3, py(R), px(0) + 48, py(R) + 12]];
     st.vocab.forEach(function (w) { taken.push([px(w.vec[0]) - 8, py(w.vec[1]) - 8, px(w.vec[0]) + 8, py(w.vec[1]) + 8]); });
     r.output.forEach(function (y) { taken.push([px(y[0]) - 7, py(y[1]) - 7, px(y[0]) + 7, py(y[1]) + 7]); });
 
@@ -1168,7 +1185,7 @@
     svg.appendChild(points);
     svg.appendChild(outs); // on top, so an output that sits on its input stays visible
     pointLabels.concat(outLabels, fadedLabels).forEach(function (item) {
-      placeLabel(item[0], item[1], item[2], item[3], item[4], taken);
+      placeLabel(item[0], item[1], item[2], item[3], item[4], taken, size);
     });
     if (focusedWord !== null) {
       var again = svg.querySelector('[data-word="' + focusedWord + '"]');
@@ -1180,7 +1197,7 @@
      HIT_PX CSS pixels across, however much the plane is scaled down. The plane's width comes from
      the ResizeObserver (set after each layout, and it resets the radii then): asking the element
      here would force a layout of the whole page on every redraw. */
-  var PLANE_SIZE = 320, HIT_PX = 28;
+  var PLANE_SIZE = 320, HIT_PX = 28, TICK_PX = 9; // TICK_PX: .attn-x__tick's font-size
   Explorer.prototype.hitRadius = function (size) {
     var width = this.planeWidth || size;
     return (HIT_PX / 2) * Math.max(1, size / width);

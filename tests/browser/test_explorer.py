@@ -17,9 +17,9 @@ import socket
 import numpy as np
 import pytest
 
+from anatomia_engine.numfmt import fmt_dec, fmt_pct, fmt_vec
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import explorer
-from anatomia_engine.numfmt import fmt_dec, fmt_pct, fmt_vec
 from helpers import copy_project, mkdocs_build, serving
 
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
@@ -244,7 +244,8 @@ def test_number_format_mirrors_python(page):
     st = state(page)
     cells = page.locator("[data-weights] .attn-x__cellnum").all_text_contents()
     shown = [fmt_dec(w) if not b else "\u00d7"
-             for row, brow in zip(st["weights"], st["blocked"]) for w, b in zip(row, brow)]
+             for row, brow in zip(st["weights"], st["blocked"], strict=True)
+             for w, b in zip(row, brow, strict=True)]
     assert cells == shown
 
 
@@ -364,3 +365,37 @@ def test_points_have_touch_targets_of_24_px(browser, server, width):
         assert pg.evaluate(touch, ".attn-x__point") == "none"
     finally:
         context.close()
+
+
+# Every pair of texts of one drawing whose boxes overlap by more than a pixel both ways, and
+# every text of the plane that reaches outside it.
+COLLISIONS = """() => {
+  const bad = [];
+  document.querySelectorAll('.attn-x svg').forEach(svg => {
+    const frame = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    texts.forEach(([s, r], a) => {
+      if (svg.classList.contains('attn-x__plane') && (r.left < frame.left - 1 || r.right > frame.right + 1 ||
+          r.top < frame.top - 1 || r.bottom > frame.bottom + 1)) bad.push(s + ' leaves the plane');
+      texts.slice(a + 1).forEach(([t, q]) => {
+        if (Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1 &&
+            Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1) bad.push(s + ' / ' + t);
+      });
+    });
+  });
+  return bad; }"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_labels_do_not_overlap_in_any_preset(browser, server, width):
+    with offline_page(browser, server) as pg:
+        pg.set_viewport_size({"width": width, "height": 900})
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        chooser = pg.get_by_label("Przykład startowy")
+        options = chooser.locator("option").evaluate_all("os => os.map(o => o.value)")
+        assert len(options) > 1
+        for value in options:
+            chooser.select_option(value)
+            assert pg.evaluate(COLLISIONS) == [], f"preset {value} at {width} px"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/posty/tagi/",
-         "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/"]
+from helpers import site_pages
+
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
 MIN_TEXT_PX = 9
@@ -21,20 +21,20 @@ def phone(browser):
     context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", PAGES)
-def test_no_page_is_wider_than_the_screen(browser, server, path, scheme):
-    context = browser.new_context(color_scheme=scheme, **PHONE)
+@pytest.mark.parametrize(("scheme", "javascript"), [("light", True), ("dark", True), ("light", False)])
+def test_no_page_is_wider_than_the_screen(browser, server, built_site, scheme, javascript):
+    context = browser.new_context(color_scheme=scheme, java_script_enabled=javascript, **PHONE)
     page = context.new_page()
     try:
-        page.goto(server + path, wait_until="networkidle")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        culprits = page.evaluate("""() => [...document.querySelectorAll('article *')]
-            .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
-            .filter(e => ![...document.querySelectorAll('article *')].some(p => p !== e && p.contains(e)
-                    && getComputedStyle(p).overflowX !== 'visible'))
-            .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className)""")
-        assert width <= 375, f"{path} is {width} px wide at 375 px: {culprits}"
+        for path in site_pages(built_site):
+            page.goto(server + path, wait_until="networkidle")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            culprits = page.evaluate("""() => [...document.querySelectorAll('body *')]
+                .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+                .filter(e => ![...document.querySelectorAll('body *')].some(p => p !== e && p.contains(e)
+                        && getComputedStyle(p).overflowX !== 'visible'))
+                .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className)""")
+            assert width <= 375, f"{path} is {width} px wide at 375 px: {culprits}"
     finally:
         context.close()
 

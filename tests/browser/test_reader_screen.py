@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import site_pages
+
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 1}
 POST = "/posty/llm-mechanizm-uwagi/"
@@ -94,3 +96,24 @@ def test_print_drops_what_only_a_screen_can_do(printed):
     # a box that clips is printed in one piece and can leave half a page empty
     assert state["boxes"] and set(state["boxes"]) == {"visible"}, state
     assert state["links"] and all("http" in c for c in state["links"]), state
+
+
+def test_printed_pages_fit_the_paper(browser, server, built_site):
+    """On an A4 page's width (794 CSS px) no box that prints reaches past the right edge:
+    Material's post sidebar and its scroll boxes' negative margins did (a line's end may hang
+    into the page's margin, so inline boxes are not counted)."""
+    context = browser.new_context(viewport={"width": 794, "height": 1123})
+    page = context.new_page()
+    try:
+        for path in site_pages(built_site):
+            page.goto(server + path, wait_until="networkidle")
+            page.emulate_media(media="print")
+            past = page.evaluate("""() => [...document.querySelectorAll('article *')]
+                .filter(e => !e.closest('details:not([open]) > :not(summary)'))
+                .filter(e => getComputedStyle(e).display !== 'inline')
+                .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+                .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className)""")
+            assert past == [], path
+            page.emulate_media(media="screen")
+    finally:
+        context.close()
