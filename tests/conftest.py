@@ -2,17 +2,15 @@
 tests/site (the shared build of the real site, tests/site/fixture for error paths) and
 tests/browser (Chromium on the shared build). Helpers for building live in tests/helpers.py."""
 
+import os
 import shutil
 import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers import start_session_site, stop_session_site
+from helpers import SESSION_ENV, start_session_site, stop_session_site
 from tests import strategies  # noqa: F401  (loads the hypothesis profile for every test)
-
-SESSION_DIR = pytest.StashKey[Path]()   # where the session build of the real site goes
 
 
 @pytest.fixture
@@ -21,14 +19,25 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20240612)
 
 
+def pytest_configure(config):
+    """The process that runs pytest makes the session build's folder; xdist workers inherit it."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        os.environ[SESSION_ENV] = tempfile.mkdtemp(prefix="anatomia-session-")
+
+
+def pytest_unconfigure(config):
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        shutil.rmtree(os.environ.pop(SESSION_ENV), ignore_errors=True)
+
+
 def pytest_collection_finish(session):
     """Start the session build of the real site as soon as a collected test needs it, so that it
-    runs on the second core while the unit tier runs."""
+    runs beside the unit tier."""
     if any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
-        session.config.stash[SESSION_DIR] = Path(tempfile.mkdtemp(prefix="anatomia-session-"))
-        start_session_site(session.config.stash[SESSION_DIR] / "site")
+        start_session_site()
 
 
-def pytest_sessionfinish(session):
-    stop_session_site()
-    shutil.rmtree(session.config.stash.get(SESSION_DIR, Path("/nonexistent")), ignore_errors=True)
+def pytest_sessionfinish(session, exitstatus):
+    """A build another xdist worker may still need is waited for, unless the run was stopped."""
+    others = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
+    stop_session_site(wait=others and exitstatus != pytest.ExitCode.INTERRUPTED)

@@ -46,41 +46,67 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-_session: dict = {}   # the session's build of the real site: "site", "proc", "log", "ok"
+SESSION_ENV = "ANATOMIA_TEST_SESSION"   # the folder of the session build, shared by xdist workers
+_session: dict = {}   # this process's start of the session build: "proc", "thread"
 
 
-def start_session_site(site: Path) -> None:
-    """Start the session's strict build of the real site into `site`, in the background (the
-    root conftest starts it once the tests are collected, so it runs while the unit tier does)."""
+def session_folder() -> Path:
+    """The folder of the session build of the real site: made by the root conftest of the
+    process that runs pytest and inherited by its xdist workers."""
+    return Path(os.environ[SESSION_ENV])
+
+
+def start_session_site() -> None:
+    """Start the session's strict build of the real site in the background, once per session:
+    the first process (of the xdist workers) to create `claimed` builds, and writes the exit code
+    to `rc` when done; the others wait for that file."""
+    folder = session_folder()
+    try:
+        (folder / "claimed").mkdir()
+    except FileExistsError:
+        return
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    log = site.parent / f"{site.name}.log"
-    with open(log, "w") as out:
-        _session.update(site=site, log=log, proc=subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, text=True))
+    with open(folder / "site.log", "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder / "site")],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+
+    def record_exit_code():
+        code = proc.wait()
+        (folder / "rc.tmp").write_text(str(code))
+        (folder / "rc.tmp").replace(folder / "rc")
+
+    _session.update(proc=proc, thread=threading.Thread(target=record_exit_code, daemon=True))
+    _session["thread"].start()
 
 
-def wait_session_site() -> None:
-    """Wait for a session build that is running (a no-op when none is)."""
-    if "proc" in _session and "ok" not in _session:
-        _session["ok"] = _session["proc"].wait(timeout=1200) == 0
+def wait_session_site() -> bool | None:
+    """Wait for the session build if one was started (here or in another worker); whether it
+    succeeded, None when none was started."""
+    folder = session_folder()
+    if not (folder / "claimed").exists():
+        return None
+    assert wait_for((folder / "rc").exists, timeout=1200), f"the session build in {folder} never ended"
+    return (folder / "rc").read_text() == "0"
 
 
-def stop_session_site() -> None:
-    """End a session build that is still running (the session stopped early)."""
-    if "proc" in _session and _session["proc"].poll() is None:
-        _session["proc"].kill()
-        _session["proc"].wait()
-
-
-def session_site(tmp_path_factory) -> Path:
-    """The session's strict build of the real site: the one started in the background, or one
-    built now; once per session, whichever tier asks first."""
+def stop_session_site(wait: bool) -> None:
+    """At the end of the session: wait for a session build this process started (`wait`: other
+    workers may still need it) or end it (the session stopped early)."""
     if "proc" not in _session:
-        start_session_site(tmp_path_factory.mktemp("session") / "site")
-    wait_session_site()
-    assert _session["ok"], "mkdocs build failed:\n" + _session["log"].read_text()[-5000:]
-    return _session["site"]
+        return
+    if not wait and _session["proc"].poll() is None:
+        _session["proc"].kill()
+    _session["thread"].join(timeout=1200)
+
+
+def session_site() -> Path:
+    """The session's strict build of the real site: the one started once the tests were
+    collected, or one started now; once per session, whichever tier or worker asks first."""
+    start_session_site()
+    folder = session_folder()
+    assert wait_session_site(), "mkdocs build failed:\n" + (folder / "site.log").read_text()[-5000:]
+    return folder / "site"
 
 
 def site_pages(site: Path, containing: str = "") -> list[str]:

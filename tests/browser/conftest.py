@@ -8,9 +8,9 @@ from helpers import CHROMIUM, chromium, serving, session_site
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def built_site() -> Path:
     """The same build the site tier uses (tests/helpers.py builds it once per session)."""
-    return session_site(tmp_path_factory)
+    return session_site()
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,6 @@ from helpers import session_site
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def built_site() -> Path:
     """The session's strict build of the real site (computations come from the shared cache)."""
-    return session_site(tmp_path_factory)
+    return session_site()

@@ -9,40 +9,15 @@ trained parameters.
 
 from __future__ import annotations
 
-import datetime
-import re
-from functools import cache
-from pathlib import Path
-
 import numpy as np
 import pytest
-import yaml
 from bs4 import BeautifulSoup
-from numpy.testing import assert_allclose
-from tests.unit.test_induction_training import induction_by_occurrence, plain_patterns, short_run
 
 from anatomia_engine import numfmt as nf
-from anatomia_engine.kit import KIND
 from anatomia_engine.plot import STYLES
-from helpers import whole_page
 from figures_src import induction_training as it
-
-REPO = Path(__file__).resolve().parents[2]
-POST = REPO / "docs" / "posty" / "posts" / "glowy-indukcyjne.md"
-FIGURES = ("training_loss_curves", "training_head_scores", "trained_previous_token_head",
-           "trained_induction_head", "hand_built_induction_head")
-
-
-@cache
-def values() -> dict:
-    return it.training_values()
-
-
-def front_matter() -> tuple[dict, str]:
-    text = POST.read_text(encoding="utf-8")
-    m = re.match(r"^---\n(.*?)\n---\n", text, re.DOTALL)
-    assert m, "the post must start with YAML front matter"
-    return yaml.safe_load(m.group(1)), text[m.end():]
+from helpers import whole_page
+from tests.unit.test_blog_induction_post import FIGURES, phase_change_by_hand, values
 
 
 @pytest.fixture(scope="module")
@@ -143,15 +118,6 @@ def test_key_sentences_show_the_recomputed_numbers(article):
 
 
 # --- the module's values, recomputed --------------------------------------------------------
-
-def phase_change_by_hand(h) -> int:
-    """Steepest fall of the repeated-half loss (slope over +-2 records) after it first drops
-    below log V."""
-    start = int(np.flatnonzero(h.repeated < np.log(it.SETTINGS.vocab_size))[0])
-    slopes = {k: (h.repeated[k + 2] - h.repeated[k - 2]) / (h.steps[k + 2] - h.steps[k - 2])
-              for k in range(max(start, 2), len(h.steps) - 2)}
-    return min(slopes, key=slopes.get)
-
 
 # --- in the browser -------------------------------------------------------------------------
 

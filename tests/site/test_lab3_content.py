@@ -7,22 +7,18 @@ strict build of the real site.
 
 from __future__ import annotations
 
-import ast
 import re
 
 import jupytext
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_allclose
 
 from attn_core import future_mask, multi_head_attention
 from figures_src import inputs
-from helpers import REPO, whole_page
-
-SOURCE = REPO / "docs" / "laby" / "lab-3.py"
-PRINT_TOL = 5e-4 + 1e-12          # np.set_printoptions(precision=3)
-NUMBER = re.compile(r"-?\d+\.\d*(?:e-?\d+)?")
+from helpers import whole_page
+from tests.unit.test_lab3_content import PRINT_TOL, SOURCE, outputs, printed_matrix, step2_hidden
 
 
 @pytest.fixture(scope="module")
@@ -34,31 +30,6 @@ def notebook():
 def page(built_site) -> BeautifulSoup:
     return BeautifulSoup(whole_page(built_site / "laby" / "lab-3" / "index.html"),   # boxes put back
                          "html.parser")
-
-
-def outputs(page: BeautifulSoup) -> list[str]:
-    return [pre.get_text() for pre in page.select(".jupyter-wrapper .jp-OutputArea-output pre")]
-
-
-def inputs_cell(notebook) -> dict:
-    """Run the notebook's first code cell that assigns TOY_X (the inputs) and return its names."""
-    cell = next(c for c in notebook.cells if c.cell_type == "code" and "TOY_X = " in c.source)
-    scope: dict = {"np": np}
-    exec(compile(cell.source, str(SOURCE), "exec"), scope)
-    return scope
-
-
-def step2_hidden():
-    """H = X + P and the step-2 projections, drawn from the seeds as the lab describes."""
-    rng = np.random.default_rng(inputs.SEED_EMBEDDINGS)
-    table = rng.standard_normal((inputs.VOCAB_SIZE, inputs.D_MODEL))
-    positions = rng.standard_normal((inputs.MAX_SEQ_LEN, inputs.D_MODEL))
-    ids = np.asarray(inputs.INPUT_IDS)
-    h = table[ids] + positions[: len(ids)]
-    rng_proj = np.random.default_rng(inputs.SEED_PROJECTIONS)
-    w_q, w_k, w_v = (rng_proj.standard_normal((inputs.D_MODEL, d))
-                     for d in (inputs.D_K, inputs.D_K, inputs.D_V))
-    return h, h @ w_q, h @ w_k, h @ w_v
 
 
 # --- the notebook source ------------------------------------------------------------------------
@@ -76,19 +47,6 @@ def test_worked_line_of_step_2_has_the_computed_weights(page):
     shown = [float(x.replace(",", ".")) for x in re.findall(r"(-?\d+,\d+)·v_\d", line)]
     assert_allclose(shown, a, atol=0.005 + 1e-12)
     assert re.findall(r"·v_(\d)", line) == ["0", "1", "2"]
-
-
-def printed_matrix(page: BeautifulSoup, label: str) -> np.ndarray:
-    text = next(o for o in outputs(page) if label in o).split(label, 1)[1]
-    rows = []
-    for line in text.splitlines()[1:]:
-        numbers = NUMBER.findall(line)
-        if not numbers:
-            break
-        rows.append([float(x) for x in numbers])
-        if line.rstrip().endswith("]]"):
-            break
-    return np.array(rows)
 
 
 def test_multi_head_step_prints_attn_cores_weights_and_output(page):

@@ -10,16 +10,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from helpers import REPO, mkdocs_build
+from helpers import REPO, http_get, mkdocs_build, mkdocs_serve, wait_for
 
 MKDOCS_YML = """\
 site_name: Demo
@@ -193,52 +190,18 @@ def test_module_errors_stop_the_build_naming_module_and_function(project, tmp_pa
     assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return response.read().decode()
-
-
-def _wait_for(predicate, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return True
-        except OSError:
-            pass
-        time.sleep(0.3)
-    return False
-
-
-def _serve(project: Path) -> tuple[subprocess.Popen, str]:
-    """`mkdocs serve` of `project` on a free port in its own process group; (process, page URL)."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
-    return server, f"http://127.0.0.1:{port}/"
-
-
 def test_serve_reloads_changed_attn_core_and_survives_errors(project):
-    server, url = _serve(project)
+    server, url = mkdocs_serve(project)
     try:
-        assert _wait_for(lambda: ">0,65</span>" in _get(url)), "server did not start"
+        assert wait_for(lambda: ">0,65</span>" in http_get(url)), "server did not start"
         core = project / "attn_core" / "__init__.py"
         core.write_text("def scale():\n    return 0.5\n")
-        assert _wait_for(lambda: ">0,32</span>" in _get(url)), "edit of attn_core was not picked up"
+        assert wait_for(lambda: ">0,32</span>" in http_get(url)), "edit of attn_core was not picked up"
         core.write_text("def scale():\n    return float('nan')\n")
         time.sleep(4)
         assert server.poll() is None, "a failing rebuild must not kill the server"
         core.write_text("def scale():\n    return 2.0\n")
-        assert _wait_for(lambda: ">1,29</span>" in _get(url)), "server did not recover"
+        assert wait_for(lambda: ">1,29</span>" in http_get(url)), "server did not recover"
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         output = server.communicate(timeout=20)[0]

@@ -8,25 +8,27 @@ exercised against a copy of the real project (tests/helpers.py copy_project).
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from anatomia_engine import codec, results, runner, store
-from anatomia_engine.kit import Table
-from figures_src import masking
+from anatomia_engine import runner
 from helpers import copy_project, mkdocs_build
-
-HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
+from tests.unit.test_runner import (
+    LAZY_INIT,
+    _damage_edit_value,
+    _damage_empty,
+    _damage_truncate,
+    compute_in_child,
+    entry_path,
+    kept,
+    module,
+    ran,
+)
 
 
 @pytest.fixture
@@ -39,39 +41,6 @@ def mini(tmp_path) -> Path:
     (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
     (root / "requirements.lock").write_text("numpy\n")
     return root
-
-
-def module(root: Path, name: str, body: str) -> Path:
-    path = root / "figures_src" / f"{name}.py"
-    path.write_text(HEADER + textwrap.dedent(body))
-    return path
-
-
-def entries(cache: Path, name: str = "") -> list[Path]:
-    """The store entries kept in `cache` (one per module run that succeeded)."""
-    return sorted(cache.glob("*.json")) if cache.exists() else []
-
-
-def kept(root: Path, name: str):
-    """The kept result of `name` that a build at `root` would use now, or None."""
-    return results.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"),
-                          runner.worker_environment(root.resolve()), {})
-
-
-def entry_path(root: Path, name: str) -> Path:
-    return root / ".cache" / "anatomia" / "computed" / f"{results.entry_name(name, root.resolve())}.json"
-
-
-def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
-    """runner.compute in a separate interpreter (so a hang fails the test instead of blocking it)."""
-    code = ("import sys; from pathlib import Path; from anatomia_engine import runner\n"
-            "try:\n"
-            f"    runner.compute({names!r}, root=Path({str(root)!r}))\n"
-            "except runner.ComputeError as exc:\n"
-            "    print(exc, file=sys.stderr); sys.exit(3)\n")
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
-    return subprocess.run([sys.executable, "-c", code], cwd=root, env=environment,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 # --- typed results, one codec -------------------------------------------------------------------
@@ -134,10 +103,6 @@ def test_real_module_ending_the_process_fails_the_build(tmp_path):
 
 # --- never stale: the depfile -------------------------------------------------------------------
 
-def ran(root: Path, *names: str) -> list[str]:
-    return runner.compute(list(names), root=root)[1]
-
-
 def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
     project = copy_project(tmp_path / "proj")
     (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 2\n")
@@ -155,18 +120,6 @@ def test_real_module_reruns_when_a_relatively_imported_helper_changes(tmp_path):
     (project / "figures_src" / "_bench_factor.py").write_text("FACTOR = 5\n")
     results, ran = runner.compute(["quadratic_cost"], root=project)
     assert ran == ["quadratic_cost"] and results["quadratic_cost"].values["helper_factor"] == 5
-
-
-LAZY_INIT = """\
-import importlib
-_SOURCES = {"A": "a", "B": "b"}
-
-
-def __getattr__(name):
-    value = getattr(importlib.import_module(f"attn_core.{_SOURCES[name]}"), name)
-    globals()[name] = value
-    return value
-"""
 
 
 @pytest.fixture
@@ -200,21 +153,6 @@ def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
     kit = project / "anatomia_engine" / "kit.py"
     kit.write_text(kit.read_text() + "\n# edited\n")
     assert ran(project, "masking") == ["masking"]
-
-
-def _damage_truncate(path: Path) -> None:
-    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-
-
-def _damage_edit_value(path: Path) -> None:
-    data = path.read_bytes()
-    edited = re.sub(rb"mask_first_self", b"mask_first_selg", data, count=1)
-    assert edited != data
-    path.write_bytes(edited)
-
-
-def _damage_empty(path: Path) -> None:
-    path.write_bytes(b"")
 
 
 @pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_empty])

@@ -9,18 +9,13 @@ the page's wording.
 
 from __future__ import annotations
 
-import math
-from decimal import ROUND_HALF_UP, Decimal
-
-import numpy as np
 import pytest
 from bs4 import BeautifulSoup
-from numpy.testing import assert_allclose
 
 from anatomia_engine.kit import Value
 from anatomia_engine.numfmt import fmt_dec
-from figures_src import inputs
 from figures_src import worked_example as we
+from tests.unit.test_worked_example_extra import kernel_regression
 
 
 @pytest.fixture(scope="module")
@@ -32,31 +27,6 @@ def vals() -> dict:
 def page(built_site) -> BeautifulSoup:
     return BeautifulSoup((built_site / "krok-po-kroku" / "index.html").read_text(encoding="utf-8"),
                          "html.parser")
-
-
-def kernel_regression(query: float, keys, values, sigma: float):
-    kernel = [math.exp(-((query - k) ** 2) / (2 * sigma ** 2)) for k in keys]
-    total = sum(kernel)
-    weights = [x / total for x in kernel]
-    return weights, sum(w * v for w, v in zip(weights, values))
-
-
-def attention_by_hand(x: np.ndarray, blocked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Q = K = V = x (the example's W_Q = W_K = W_V = I), scaled by sqrt(d), loops and math.exp."""
-    t, d = x.shape
-    weights = np.zeros((t, t))
-    for i in range(t):
-        e = [0.0 if blocked[i][j] else math.exp(float(x[i] @ x[j]) / math.sqrt(d)) for j in range(t)]
-        weights[i] = [v / sum(e) for v in e]
-    return weights, weights @ x
-
-
-def embeddings(ids) -> np.ndarray:
-    return np.array([[inputs.W_VOCAB[0][i], inputs.W_VOCAB[1][i]] for i in ids])
-
-
-def causal(t: int) -> np.ndarray:
-    return np.array([[j > i for j in range(t)] for i in range(t)])
 
 
 # --- soft lookup ------------------------------------------------------------------------------
