@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections.abc
 import hashlib
 import importlib.machinery
+import importlib.metadata
 import os
 import sys
 import tempfile
@@ -58,6 +59,9 @@ def _is_input(path: str, root: str) -> bool:
     return not any(path == o or path.startswith(o + os.sep) for o in (*_skip, *(() if base else _OUTSIDE)))
 
 
+_METADATA = os.path.dirname(importlib.metadata.__file__)   # installed packages' metadata lookups
+
+
 def _listing(path: str) -> str:
     return digest("\n".join(sorted(os.listdir(path))).encode())
 
@@ -92,7 +96,7 @@ def _audit(event: str, args: tuple) -> None:
             if not (args[2] or 0) & (os.O_WRONLY | os.O_RDWR):      # read, not written
                 _note_file(path)
         elif (path not in _folders and _is_input(path, _root[0]) and os.path.isdir(path)
-              and not sys._getframe(1).f_code.co_filename.startswith("<frozen importlib")):
+              and not sys._getframe(1).f_code.co_filename.startswith(("<frozen importlib", _METADATA))):
             _busy.on = True                          # (the import system's lookups: see _Finder)
             _folders[path] = _listing(path)
     except Exception:   # noqa: BLE001 - an audit hook must never break the operation

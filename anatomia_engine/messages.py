@@ -382,13 +382,9 @@ CATALOGUE: dict[str, Message] = {m.id: m for m in [
     _m("cell_no_alt", "notebook", "{where}: notebook cell {cell} draws a figure but has no alt text; show it "
        "with display(fig, metadata={{'alt': '...'}})",
        "rysunek bez tekstu alternatywnego", "pokaż rysunek przez `display(fig, metadata={\"alt\": \"…\"})`"),
-    _m("inputs_cell", "notebook", "{where}: cell {cell} is tagged 'inputs' but does more than "
-       "'from figures_src... import ...': {code}",
-       "komórka `inputs` robi coś więcej niż import", "przenieś resztę kodu do następnej komórki"),
-    _m("inputs_unread", "notebook",
-       "{where}: reading the 'inputs' names back from the kernel failed: {problem}",
-       "nie udało się odczytać nazw zaimportowanych w komórce `inputs`",
-       "sprawdź, czy importowane nazwy istnieją w module"),
+    _m("inputs_unread", "notebook", "{where}: recording the kernel's inputs failed: {problem}",
+       "jądro notatnika nie zapisało, co wczytało (błąd w `anatomia_engine/deps.py` albo w środowisku)",
+       "uruchom `make docs` ponownie; gdy się powtarza, `make clean && make docs`"),
     _m("kernel_report", "notebook", "{where}: the kernel's report after the last cell is unreadable (did a "
        "cell redefine display?): {report}", "po ostatniej komórce jądro nie podało czytelnie, co wczytało",
        "nie nadpisuj w notatniku `display`"),

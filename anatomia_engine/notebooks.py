@@ -40,6 +40,7 @@ import jupytext
 import nbformat
 
 from anatomia_engine import deps, placeholders, runner, store
+from anatomia_engine import messages as M
 
 log = logging.getLogger("anatomia_engine.notebooks")
 
@@ -142,7 +143,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
             index = running["index"] - 1
             del nb.cells[0], nb.cells[-1]
             if not 0 <= index < len(nb.cells):
-                raise NotebookError(f"{where}: recording the kernel's inputs failed: {exc}") from None
+                raise NotebookError(M.text("inputs_unread", where=where, problem=exc)) from None
             raise NotebookError(failure_message(where, source, nb, index, exc)) from None
         except Exception as exc:   # the kernel did not start or stopped answering
             kernel_log.seek(0)

@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from anatomia_engine import katex, links, live, markdown, notebooks, runner, search_pl, store
+from anatomia_engine import deps, katex, links, live, markdown, notebooks, runner, search_pl, store
 from anatomia_engine.config import Config
 
 log = logging.getLogger("mkdocs.plugins.anatomia")
@@ -208,7 +208,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # --- mkdocs serve ---------------------------------------------------------------------
 
     def on_serve(self, server, *, config, builder):
-        """Watch figures_src, attn_core and every file a module run read; an engine edit restarts
+        """Watch figures_src, attn_core and every file a module run or the notebook read; an engine edit restarts
         the whole server instead (`make serve`)."""
         self.server = server
         self._watch_inputs()
@@ -218,6 +218,13 @@ class AnatomiaPlugin(BasePlugin[Config]):
         paths = {self.root / "figures_src", self.root / "attn_core"}
         for result in getattr(self, "results", {}).values():
             paths.update(Path(p) for p in result.inputs)
+        for job in getattr(self, "jobs", {}).values():     # and what the notebook's kernel read
+            try:
+                record = job.result().deps
+            except notebooks.NotebookError:
+                continue
+            if record:
+                paths.update(deps.inputs(record, self.root))
         for path in sorted(paths - self.watched):
             if path.exists() and not path.is_relative_to(Path(__file__).parent):
                 self.server.watch(str(path))
