@@ -1048,10 +1048,9 @@ assert np.all(weights_mh[:, 0, 0] == 1.0)          # pozycja 0 widzi tylko siebi
 #   same wagi nie wyjaśniają odpowiedzi modelu;
 # - uwagę wielogłową: podział na głowy, maskę w każdej głowie, sklejenie i projekcję $W_O$.
 #
-# Na koniec jeszcze jedna kontrola. Pozostałe strony tego serwisu liczą uwagę własną
-# biblioteką; ostatnia komórka sprawdza, że ręcznie napisany kod tego notatnika daje dokładnie
-# te same macierze co ona, więc laboratorium i reszta serwisu nie mogą się rozjechać.
-# (Tej komórki nie ma w pobranym notatniku: biblioteka jest częścią repozytorium serwisu.)
+# Pozostałe strony tego serwisu liczą uwagę własną biblioteką. Przy każdym budowaniu strony
+# serwis sprawdza po cichu, że ręcznie napisany kod tego notatnika daje dokładnie te same macierze
+# co ona, więc laboratorium i reszta serwisu nie mogą się rozjechać.
 
 # %% tags=["repo-only", "remove_cell"]
 from attn_core import (attention_matrix_bytes, embedding_lookup, future_mask,

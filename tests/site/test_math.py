@@ -96,7 +96,7 @@ def test_the_math_font_has_every_character_the_formulas_show(built_site):
     the cut, or the browser draws it in another face (the look this font is there to fix)."""
     from fontTools.ttLib import TTFont
 
-    font = built_site / "stylesheets" / "temml" / "NotoSansMath-subset.woff"
+    font = built_site / "stylesheets" / "temml" / "NotoSansMath-subset.woff2"
     covered = set(map(chr, TTFont(font).getBestCmap()))
     source = ROOT / "node_modules/@fontsource/noto-sans-math/files/noto-sans-math-latin-400-normal.woff"
     available = set(map(chr, TTFont(source).getBestCmap()))     # the rest falls back whatever we cut
@@ -110,7 +110,7 @@ def test_the_math_font_has_every_character_the_formulas_show(built_site):
     assert not missing, (
         f"not in the math font: {missing!r}; cut it again with\n.venv/bin/pyftsubset "
         f"node_modules/@fontsource/noto-sans-math/files/noto-sans-math-latin-400-normal.woff "
-        f"--unicodes={codes} --layout-features='*' --flavor=woff --output-file=docs/stylesheets/temml/{font.name}")
+        f"--unicodes={codes} --layout-features='*' --flavor=woff2 --output-file=docs/stylesheets/temml/{font.name}")
 
 
 def test_no_page_ships_a_math_script_on_first_load(built_site):
