@@ -44,10 +44,10 @@ def page(built_site) -> BeautifulSoup:
 # --- the built page ---------------------------------------------------------------------------
 
 def test_inputs_shown_as_defined(page):
-    assert last_matrix(page, "W_{vocab} =") == matrix_text(we.W_VOCAB, 1)
+    assert last_matrix(page, r"W_{\text{vocab}} =") == matrix_text(we.W_VOCAB, 1)
     assert last_matrix(page, "E =") == matrix_text(expected()["E"], 1)
     assert bmatrices(display_math(page, "W_Q ="))[:3] == [matrix_text(np.eye(2), 0)] * 3
-    assert bmatrices(display_math(page, r"\text{FFN}(x) = xW_{FFN}"))[0] == matrix_text(we.W_FFN, 1)
+    assert bmatrices(display_math(page, r"\text{FFN}(x) = xW_{\text{FFN}}"))[0] == matrix_text(we.W_FFN, 1)
 
 
 @pytest.mark.parametrize(("start", "name", "decimals"), [
