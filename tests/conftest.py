@@ -30,6 +30,16 @@ def pytest_unconfigure(config):
         shutil.rmtree(os.environ.pop(SESSION_ENV), ignore_errors=True)
 
 
+TIER_ORDER = {"site": 0, "browser": 1, "unit": 2}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Longest first: the site tier (files that build copies of the project), then the browser
+    tier, then the many short unit files, so that with one file per xdist worker no long file is
+    left to run alone at the end. Within a tier the collection order stays."""
+    items.sort(key=lambda item: TIER_ORDER.get(item.path.parent.name, 2))
+
+
 def pytest_collection_finish(session):
     """Start the session build of the real site as soon as a collected test needs it, so that it
     runs beside the unit tier."""
