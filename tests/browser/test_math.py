@@ -1,10 +1,6 @@
 """Math typeset at build time (anatomia_engine/katex.py, called by the anatomia plugin).
 
-- the renderer itself: Temml's MathML for arithmatex's spans/divs (no xmlns, accented letters of
-  `\\text{}` whole, a prefix minus, Unicode math letters), one node round trip per batch,
-  a cache by formula, the same bytes twice, and bad TeX stopping a real `mkdocs build` with the
-  page, the line and the formula;
-- the built site in Chromium: math readable with JavaScript off (no `\\(`…`\\)` left, every
+The built site in Chromium: math readable with JavaScript off (no `\\(`…`\\)` left, every
   formula MathML that the browser lays out as math: a fraction's numerator above its
   denominator), in the site's own math font, and no layout shift (CLS 0, measured
   with a PerformanceObserver of `layout-shift`) on every page at phone and desktop size.
@@ -12,34 +8,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
-import unicodedata
-
-import pytest
-
-from anatomia_engine import katex
-
-PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/posty/tagi/",
-         "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/"]
-MATH_PAGES = ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/", "/llm/anatomia/"]
-
-
-# --- the renderer ---------------------------------------------------------------------------
-
-
-def _math_text(html: str) -> list[str]:
-    """The text of each MathML token element of `html`, the TeX annotation left out."""
-    import xml.etree.ElementTree as ET
-
-    root = ET.fromstring(f"<r>{html}</r>")
-    return [el.text for el in root.iter() if el.tag in ("mi", "mn", "mo", "mtext") and el.text]
-
-
-# --- the built site ---------------------------------------------------------------------------
-
+from helpers import site_pages
 
 # Every formula is MathML the browser lays out as math: its box has a size, and a fraction's
 # numerator sits above its denominator (as inline text they would sit side by side).
@@ -60,26 +29,27 @@ MATH_LAYOUT = """() => {
 }"""
 
 
-@pytest.mark.parametrize("path", MATH_PAGES)
-def test_math_is_readable_with_javascript_off(browser, server, path):
+def test_math_is_readable_with_javascript_off(browser, server, built_site):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
+    fractions = 0
     try:
-        page.goto(server + path, wait_until="load")
-        text = page.evaluate("document.querySelector('article').innerText")
-        for delim in ("\\(", "\\)", "\\[", "\\]"):
-            assert delim not in text, f"raw TeX {delim!r} visible on {path} without JavaScript"
-        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-        layout = page.evaluate(MATH_LAYOUT)
-        assert layout["total"] > 0, f"no formula on {path}"
-        assert layout["empty"] == [], f"formulas without a MathML box on {path}: {layout['empty'][:5]}"
-        if path != "/llm/anatomia/":
-            assert layout["fracs"] > 0, f"no visible fraction on {path}: the layout check checks nothing"
-        assert layout["stacked"] == layout["fracs"], f"fractions not laid out as math on {path}: {layout}"
-        # A math face (with an OpenType MATH table) is asked for, not the prose font.
-        assert "Math" in layout["family"] and layout["family"].rstrip().endswith("math"), layout
+        for path in site_pages(built_site, "<math"):
+            page.goto(server + path, wait_until="load")
+            text = page.evaluate("document.querySelector('article').innerText")
+            for delim in ("\\(", "\\)", "\\[", "\\]"):
+                assert delim not in text, f"raw TeX {delim!r} visible on {path} without JavaScript"
+            page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            layout = page.evaluate(MATH_LAYOUT)
+            assert layout["total"] > 0, f"no formula on {path}"
+            assert layout["empty"] == [], f"formulas without a MathML box on {path}: {layout['empty'][:5]}"
+            assert layout["stacked"] == layout["fracs"], f"fractions not laid out as math on {path}: {layout}"
+            fractions += layout["fracs"]
+            # A math face (with an OpenType MATH table) is asked for, not the prose font.
+            assert "Math" in layout["family"] and layout["family"].rstrip().endswith("math"), layout
     finally:
         context.close()
+    assert fractions > 0, "no visible fraction on any page: the layout check checks nothing"
 
 
 CLS_OBSERVER = """
@@ -95,17 +65,17 @@ new PerformanceObserver((list) => {
 """
 
 
-@pytest.mark.parametrize("path", PAGES)
-@pytest.mark.parametrize("width", [375, 1280])
-def test_no_layout_shift(browser, server, path, width):
-    context = browser.new_context(viewport={"width": width, "height": 812})
-    page = context.new_page()
-    try:
-        page.add_init_script(CLS_OBSERVER)
-        page.goto(server + path, wait_until="networkidle")
-        page.evaluate("document.fonts.ready.then(() => true)")
-        page.wait_for_timeout(300)
-        cls = page.evaluate("window.__cls")
-        assert cls == 0, f"CLS {cls} on {path} at {width} px: {page.evaluate('window.__shifts')}"
-    finally:
-        context.close()
+def test_no_layout_shift(browser, server, built_site):
+    for width in (375, 1280):
+        for path in site_pages(built_site):
+            context = browser.new_context(viewport={"width": width, "height": 812})
+            page = context.new_page()
+            try:
+                page.add_init_script(CLS_OBSERVER)
+                page.goto(server + path, wait_until="networkidle")
+                page.evaluate("document.fonts.ready.then(() => true)")
+                page.wait_for_timeout(300)
+                cls = page.evaluate("window.__cls")
+                assert cls == 0, f"CLS {cls} on {path} at {width} px: {page.evaluate('window.__shifts')}"
+            finally:
+                context.close()

@@ -21,11 +21,6 @@ import pytest
 
 from anatomia_engine import katex
 
-PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/", "/posty/tagi/",
-         "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/"]
-MATH_PAGES = ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/", "/llm/anatomia/"]
-
-
 # --- the renderer ---------------------------------------------------------------------------
 
 def test_inline_and_display_become_mathml():
@@ -126,37 +121,5 @@ def test_markdown_extension_after_arithmatex():
 
 
 # --- the built site ---------------------------------------------------------------------------
-
-
-# Every formula is MathML the browser lays out as math: its box has a size, and a fraction's
-# numerator sits above its denominator (as inline text they would sit side by side).
-MATH_LAYOUT = """() => {
-    const all = [...document.querySelectorAll('article .arithmatex')];   // details opened first
-    const empty = all.filter(el => {
-        const m = el.querySelector('math');
-        if (!m) return true;
-        const r = m.getBoundingClientRect();
-        return !(r.width > 0 && r.height > 0);
-    }).map(el => el.textContent.slice(0, 60));
-    const fracs = [...document.querySelectorAll('article mfrac')].map(f => {
-            const [num, den] = [...f.children].map(c => c.getBoundingClientRect());
-            return num.bottom <= den.top + 1 && num.width > 0 && den.width > 0;
-        });
-    return {total: all.length, empty, fracs: fracs.length, stacked: fracs.filter(Boolean).length,
-            family: all.length ? getComputedStyle(all[0].querySelector('math')).fontFamily : ''};
-}"""
-
-
-CLS_OBSERVER = """
-window.__cls = 0;
-window.__shifts = [];
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    if (entry.hadRecentInput) continue;
-    window.__cls += entry.value;
-    window.__shifts.push(entry.sources.map((s) => s.node ? (s.node.className || s.node.nodeName) : "?"));
-  }
-}).observe({ type: "layout-shift", buffered: true });
-"""
 
 
