@@ -182,3 +182,44 @@ def test_the_generated_tables_hold_every_catalogued_message():
     shown = {group: [html.unescape(row[0]) for row in tables[f"errors_{group}"].rows] for group in messages.GROUPS}
     for m in messages.CATALOGUE.values():
         assert f"<code>{m.example()}</code>" in shown[m.group], m.id
+
+
+def _catalogue(tmp_path, entry: str) -> Path:
+    """A catalogue file of one valid message followed by `entry` (YAML lines of a second one)."""
+    path = tmp_path / "messages.yaml"
+    path.write_text("groups: [page]\nmessages:\n- {id: a, group: page, text: 'x {n}', cause: c, fix: f}\n"
+                    + entry, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ("- {id: b, group: page, text: t, cause: c, fix: f, fixx: g}\n", "unknown keys ['fixx']"),
+    ("- {id: b, group: page, text: t, cause: c}\n", "missing or empty fields ['fix']"),
+    ("- {id: b, group: page, text: t, cause: ' ', fix: f}\n", "missing or empty fields ['cause']"),
+    ("- {id: a, group: page, text: t, cause: c, fix: f}\n", "the id 'a' is used twice"),
+    ("- {id: b, group: pgae, text: t, cause: c, fix: f}\n", "unknown group 'pgae'"),
+    ("- {id: b, group: page, text: 'x {n', cause: c, fix: f}\n", "not a str.format template"),
+])
+def test_a_damaged_catalogue_is_refused_naming_the_entry(tmp_path, entry, problem):
+    with pytest.raises(ValueError, match=r"messages.yaml: message 2 \('(a|b)'\)") as caught:
+        messages.load(_catalogue(tmp_path, entry))
+    assert problem in str(caught.value)
+
+
+def test_a_valid_catalogue_loads(tmp_path):
+    groups, catalogue = messages.load(_catalogue(tmp_path, "- {id: b, group: page, text: t, cause: c, fix: f, by: x}\n"))
+    assert groups == ("page",) and catalogue["a"].fields() == ["n"] and catalogue["b"].by == "x"
+
+
+def test_the_catalogue_is_an_input_of_every_module_run(tmp_path):
+    """The warm worker imports the engine without recording reads; the catalogue must still be in
+    its record, so an edited message restarts it and runs again the modules that show messages."""
+    import subprocess
+    import sys
+
+    script = ("import json, sys; from pathlib import Path; from anatomia_engine import deps; "
+              "deps.start(Path(sys.argv[1]), reads=False); import anatomia_engine.messages; "
+              "print(json.dumps(deps.snapshot(Path(sys.argv[1]))['files']))")
+    out = subprocess.run([sys.executable, "-c", script, str(ROOT)], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert "anatomia_engine/messages.yaml" in out
