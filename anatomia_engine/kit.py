@@ -1,18 +1,16 @@
-"""What a figures_src module declares: `@values` functions, `@figure` functions, `Plot`, `Table`.
-
-A module is run by anatomia_engine/runner.py: every `@values` function returns a dict of named values
-(numbers, strings, NumPy arrays, `Table`s); every `@figure` function takes a `Style` and
-returns a `Plot`. Names are the dict keys and the figure functions' names.
-"""
+"""What a figures_src module declares: `@values` functions (a dict of named values: numbers,
+strings, NumPy arrays, `Table`s) and `@figure` functions (a `Style` in, a `Plot` out)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_spec
 
 KIND = "__computed_kind__"
@@ -66,17 +64,15 @@ class Table:
         width = len(self.header)
         for i, row in enumerate(self.rows):
             if len(row) != width:
-                raise ValueError(f"Table row {i} has {len(row)} cells; the header has {width}")
+                raise ValueError(M.text("table_row_width", row=i, cells=len(row), width=width))
         if self.formats is not None and len(self.formats) != width:
-            raise ValueError(f"Table has {len(self.formats)} formats for {width} columns")
+            raise ValueError(M.text("table_formats", formats=len(self.formats), width=width))
 
     def column_specs(self) -> list[str | None]:
         if self.formats is not None:
             return list(self.formats)
-        return [
-            "dec:2" if self.rows and _is_number(self.rows[0][j]) else None
-            for j in range(len(self.header))
-        ]
+        first = self.rows[0] if self.rows else [None] * len(self.header)
+        return ["dec:2" if _is_number(v) else None for v in first]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
@@ -86,7 +82,7 @@ class Table:
         lines = ["| " + " | ".join(_escape(h) for h in self.header) + " |",
                  "| " + " | ".join(aligns) + " |"]
         for row in self.rows:
-            cells = [cell(v, spec) if spec else _escape(str(v)) for v, spec in zip(row, specs)]
+            cells = [cell(v, spec) if spec else _escape(str(v)) for v, spec in zip(row, specs, strict=True)]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -111,12 +107,10 @@ class Plot:
 
     def __post_init__(self) -> None:
         if not self.alt.strip():
-            raise ValueError("Plot.alt must describe the figure for readers who cannot see it")
+            raise ValueError(M.text("plot_alt"))
 
 
 def _is_number(v: Any) -> bool:
-    import numbers
-
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 

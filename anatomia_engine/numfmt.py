@@ -1,21 +1,12 @@
 """The site's one number formatter: every number a reader sees goes through here.
 
-Policy (documented for authors in docs/jak-dodac-wartosc.md):
-
-- Values are kept at full precision and rounded only for display, half-up, from the
-  shortest decimal representation of the float (``repr``), so 0.125 -> 0,13 and
-  2.675 -> 2,68 as a reader rounding by hand would expect.
-- Decimal comma: ``0,35`` in prose, ``0{,}35`` in LaTeX (so TeX adds no space after it).
-- Minus sign: U+2212 in prose, ``-`` in LaTeX. A value that rounds to zero has no sign.
-- Integers of five or more digits are grouped by thousands with a narrow no-break space
-  (prose) or ``\\,`` (LaTeX), as Polish typography asks; four-digit numbers are not grouped.
-- Percent: ``35,4%`` / ``35{,}4\\%``. Bytes: IEC units (KiB = 2^10 B, MiB, GiB), with the
-  requested decimals like every other number.
-- NaN is never shown: it raises ``ValueError``. Infinity is shown only inside vectors and
-  matrices (masked scores), as ``−∞`` / ``-\\infty``; a scalar infinity raises ``ValueError``.
-
-``FILTERS`` is the one table of filters: a page's ``{{ x | dec(2) }}`` (prose or math), a
-table column's ``"dec:2"`` and the default format of a value all go through ``apply``.
+Values are rounded only for display, half-up, from the shortest decimal representation of the
+float (``repr``: 2.675 -> 2,68, as a reader rounding by hand expects). Decimal comma (``0{,}35`` in
+LaTeX), U+2212 minus in prose, no sign on a value rounded to zero; five or more whole digits grouped
+by a narrow no-break space (``\\,`` in LaTeX); bytes in IEC units. NaN is never shown; infinity
+only inside vectors and matrices (masked scores). ``FILTERS`` is the one table of filters: a page's
+``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and a value's default format all go through
+``apply``. Babel's Polish format is not used: it groups with U+00A0 and has no LaTeX form.
 """
 
 from __future__ import annotations
@@ -165,35 +156,24 @@ def fmt_bmatrix(x, decimals: int = 2, *, math: bool = True) -> str:
     return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
 
 
-_WORDS = {  # Polish numerals (non-masculine-personal forms) by case: M, D, C, B, N, Ms
-    2: ("dwa", "dwóch", "dwóm", "dwa", "dwoma", "dwóch"),
-    3: ("trzy", "trzech", "trzem", "trzy", "trzema", "trzech"),
-    4: ("cztery", "czterech", "czterem", "cztery", "czterema", "czterech"),
-    5: ("pięć", "pięciu", "pięciu", "pięć", "pięcioma", "pięciu"),
-    6: ("sześć", "sześciu", "sześciu", "sześć", "sześcioma", "sześciu"),
-    7: ("siedem", "siedmiu", "siedmiu", "siedem", "siedmioma", "siedmiu"),
-    8: ("osiem", "ośmiu", "ośmiu", "osiem", "ośmioma", "ośmiu"),
-    9: ("dziewięć", "dziewięciu", "dziewięciu", "dziewięć", "dziewięcioma", "dziewięciu"),
-    10: ("dziesięć", "dziesięciu", "dziesięciu", "dziesięć", "dziesięcioma", "dziesięciu"),
-    11: ("jedenaście", "jedenastu", "jedenastu", "jedenaście", "jedenastoma", "jedenastu"),
-    12: ("dwanaście", "dwunastu", "dwunastu", "dwanaście", "dwunastoma", "dwunastu"),
-    13: ("trzynaście", "trzynastu", "trzynastu", "trzynaście", "trzynastoma", "trzynastu"),
-    14: ("czternaście", "czternastu", "czternastu", "czternaście", "czternastoma", "czternastu"),
-    15: ("piętnaście", "piętnastu", "piętnastu", "piętnaście", "piętnastoma", "piętnastu"),
-    16: ("szesnaście", "szesnastu", "szesnastu", "szesnaście", "szesnastoma", "szesnastu"),
-    17: ("siedemnaście", "siedemnastu", "siedemnastu", "siedemnaście", "siedemnastoma", "siedemnastu"),
-    18: ("osiemnaście", "osiemnastu", "osiemnastu", "osiemnaście", "osiemnastoma", "osiemnastu"),
-    19: ("dziewiętnaście", "dziewiętnastu", "dziewiętnastu", "dziewiętnaście", "dziewiętnastoma",
-         "dziewiętnastu"),
-    20: ("dwadzieścia", "dwudziestu", "dwudziestu", "dwadzieścia", "dwudziestoma", "dwudziestu"),
-}
+# Polish numerals 2..20 (non-masculine-personal forms): nominative, genitive, dative, instrumental.
+_FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
+          "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma",
+          "siedem siedmiu siedmiu siedmioma", "osiem ośmiu ośmiu ośmioma",
+          "dziewięć dziewięciu dziewięciu dziewięcioma", "dziesięć dziesięciu dziesięciu dziesięcioma",
+          "jedenaście jedenastu jedenastu jedenastoma", "dwanaście dwunastu dwunastu dwunastoma",
+          "trzynaście trzynastu trzynastu trzynastoma", "czternaście czternastu czternastu czternastoma",
+          "piętnaście piętnastu piętnastu piętnastoma", "szesnaście szesnastu szesnastu szesnastoma",
+          "siedemnaście siedemnastu siedemnastu siedemnastoma",
+          "osiemnaście osiemnastu osiemnastu osiemnastoma",
+          "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+          "dwadzieścia dwudziestu dwudziestu dwudziestoma"]
+_WORDS = {n: (nom, gen, dat, nom, ins, gen) for n, (nom, gen, dat, ins) in enumerate(map(str.split, _FORMS), 2)}
 CASES = ("mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik")
 
 
 def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
-    """A whole number from 2 to 20 in Polish words, in a grammatical case: 4 -> 'cztery';
-    words("narzędnik") -> 'czterema' ("czterema głowami"). Forms for feminine, neuter and
-    non-personal masculine nouns (so 'dwa', not 'dwie' or 'dwaj')."""
+    """A whole number from 2 to 20 in Polish words, in a case: words("narzędnik") of 4 -> 'czterema'."""
     x = _check(x)
     if x != int(x) or int(x) not in _WORDS:
         raise ValueError(M.text("words_range", value=repr(x)))
@@ -215,8 +195,7 @@ def fmt_text(x, *, math: bool = False) -> str:
 
 
 def fmt_exact(x) -> str:
-    """The value a reader is shown on request: Polish notation, up to 7 significant digits,
-    integers without ',0' (prose only; for the `data-exact` attribute of a number)."""
+    """The value a reader is shown on request (`data-exact`): up to 7 significant digits, prose."""
     if isinstance(x, (np.ndarray, list, tuple)):
         arr = np.asarray(x, dtype=float)
         if arr.ndim == 0:
@@ -234,8 +213,6 @@ def fmt_exact(x) -> str:
         out += "·10" + str(int(exponent)).translate(_SUPERSCRIPT)
     return out
 
-
-# --- the one table of filters ------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Filter:
@@ -291,28 +268,20 @@ def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
     """The number a reader sees when `value` is shown with the filter `name` (None: the default),
     in the value's own units: dec(2) of 0.3501 -> 0.35, pct(1) of 0.3543 -> 0.354. None when the
     filter shows no single number (arrays, text)."""
-    if not _is_real(value):
+    if not _is_real(value) or not _math.isfinite(value):
         return None
     name = name or default_filter(value, math=False)
     x = float(value)
-    if not _math.isfinite(x):
-        return None
     n = args[0] if args else (2 if name == "dec" else 1)
     if name == "dec":
         return round_half_up(x, n)
     if name == "pct":
         return round_half_up(float(Decimal(repr(x)) * 100), n) / 100
     if name == "sci":
-        if x == 0:
-            return Decimal(0)
-        mantissa, exponent = _sci(x, n)
-        return mantissa.scaleb(exponent)
+        return _sci(x, n)[0].scaleb(_sci(x, n)[1]) if x else Decimal(0)
     if name == "bytes":
-        size = _unit(x)[1]
-        return round_half_up(x / size, n) * size
-    if name in ("int", "words"):
-        return Decimal(repr(x))
-    return None
+        return round_half_up(x / _unit(x)[1], n) * _unit(x)[1]
+    return Decimal(repr(x)) if name in ("int", "words") else None
 
 
 def known() -> str:

@@ -1,30 +1,26 @@
-"""Shared plotting helpers: the light and dark styles, a figure factory and the heatmap.
+"""Shared plotting helpers: the light and dark styles, a figure factory, the heatmap, bar charts.
 
 Every figure function receives a `Style`; anatomia_engine/child.py calls it once per style inside
-`matplotlib.rc_context(style.rc())` and saves a deterministic SVG.
-Heatmap convention across the site: rows = queries (the token that looks), columns = keys
-(the token looked at); blocked (masked) cells are grey, hatched in a colour of their own. One colour map per quantity
-(`heatmap(..., quantity=...)`): attention weights ("weights", 0..1, sequential) and raw or
-scaled scores ("scores", signed, diverging around 0), each with a labelled colour bar.
+`matplotlib.rc_context(style.rc())` and saves a deterministic SVG. Heatmaps: rows = queries (the
+token that looks), columns = keys (the token looked at), blocked cells grey and hatched.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import ticker
+from matplotlib.colors import to_rgb, to_rgba
+from matplotlib.patches import Rectangle
+
+from anatomia_engine import messages as M
+from anatomia_engine.numfmt import fmt_dec
 
 matplotlib.use("Agg")
-
-import re  # noqa: E402
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.colors import to_rgb, to_rgba  # noqa: E402
-from matplotlib import ticker  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-from anatomia_engine.numfmt import fmt_dec  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -46,22 +42,12 @@ class Style:
     def rc(self) -> dict:
         """rcParams for this theme: transparent background, text kept as text in the SVG."""
         return {
-            "svg.fonttype": "none",
-            "font.family": "sans-serif",
-            "font.sans-serif": ["DejaVu Sans"],
+            "svg.fonttype": "none", "font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"],
             "font.size": 10.5,   # a 6 in figure's default text is still 8 CSS px on a 375 px phone
-            "figure.facecolor": "none",
-            "axes.facecolor": "none",
-            "savefig.facecolor": "none",
-            "savefig.transparent": True,
-            "text.color": self.fg,
-            "axes.labelcolor": self.fg,
-            "axes.edgecolor": self.muted,
-            "axes.titlecolor": self.fg,
-            "xtick.color": self.fg,
-            "ytick.color": self.fg,
-            "grid.color": self.grid,
-            "legend.frameon": False,
+            "figure.facecolor": "none", "axes.facecolor": "none", "savefig.facecolor": "none",
+            "savefig.transparent": True, "text.color": self.fg, "axes.labelcolor": self.fg,
+            "axes.edgecolor": self.muted, "axes.titlecolor": self.fg, "xtick.color": self.fg,
+            "ytick.color": self.fg, "grid.color": self.grid, "legend.frameon": False,
             "axes.prop_cycle": matplotlib.cycler(color=[self.accent, self.accent2, self.muted]),
             "path.simplify": False,
         }
@@ -77,35 +63,27 @@ STYLES = (LIGHT, DARK)
 
 def new_figure(style: Style, size: tuple[float, float] = (5.0, 3.5), ncols: int = 1, **kw):
     """A figure with `ncols` axes in the given style; returns (fig, ax) or (fig, axes)."""
-    fig, axes = plt.subplots(1, ncols, figsize=size, layout="constrained", **kw)
-    return fig, axes
+    return plt.subplots(1, ncols, figsize=size, layout="constrained", **kw)
 
 
 _NUMERIC_FORMATTERS = (ticker.ScalarFormatter, ticker.FormatStrFormatter, ticker.StrMethodFormatter,
                        ticker.PercentFormatter, ticker.LogFormatter)
+_SUPERSCRIPT = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
 
 
 def _comma(text: str) -> str:
     return text.replace(".", "{,}") if text.startswith("$") else text.replace(".", ",")
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
-_MATHTEXT_POWER = re.compile(r"\^\{([^{}]*)\}")
-
-
 def plain_power(text: str) -> str:
-    """A log-axis label of matplotlib's mathtext formatters as plain text, decimal comma kept.
-
-    '$\\mathdefault{10^{-3}}$' -> '10⁻³', '$\\mathdefault{2\\times10^{4}}$' -> '2×10⁴',
-    '$\\mathdefault{0.5}$' -> '0,5', '' -> ''. Plain text is measured and drawn without the
-    mathtext parser, and reads the same.
-    """
+    """A log-axis label of matplotlib's mathtext formatters as plain text, decimal comma kept:
+    '$\\mathdefault{2\\times10^{4}}$' -> '2×10⁴' (drawn without the mathtext parser, reads the same)."""
     if not text:
         return text
     if not (text.startswith("$\\mathdefault{") and text.endswith("}$")):
         raise ValueError(f"unexpected log-axis tick label {text!r}")
     body = text[len("$\\mathdefault{"):-2].replace("\\times", "×")
-    body = _MATHTEXT_POWER.sub(lambda m: m.group(1).translate(_SUPERSCRIPT), body)
+    body = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(_SUPERSCRIPT), body)
     return body.replace("-", "−").replace(".", ",")
 
 
@@ -133,12 +111,8 @@ class _Relabel(ticker.Formatter):
 
 
 def use_decimal_comma(fig) -> None:
-    """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5).
-
-    Called by the runner before each figure is saved, so figure code never has to remember it;
-    text tick labels (token names) are left alone. Log axes' powers (10⁻³) become plain text
-    rather than mathtext.
-    """
+    """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5); called by the
+    runner before each figure is saved. Text tick labels (token names) are left alone."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             for fmt, put in ((axis.get_major_formatter(), axis.set_major_formatter),
@@ -155,10 +129,7 @@ def _text_colour(rgba) -> str:
 
 
 # The one colour policy per quantity: (colour-map attribute of Style, colour-bar label).
-QUANTITIES = {
-    "weights": ("cmap", "waga uwagi"),
-    "scores": ("cmap_scores", "ocena dopasowania"),
-}
+QUANTITIES = {"weights": ("cmap", "waga uwagi"), "scores": ("cmap_scores", "ocena dopasowania")}
 
 
 def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int = 2,
@@ -167,57 +138,47 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
             vmin: float | None = None, vmax: float | None = None, annotate: bool = True,
             quantity: str | None = None, colorbar: bool | None = None,
             colorbar_label: str | None = None):
-    """Annotated heatmap of a (T_q, T_k) matrix; `blocked` (bool, same shape) cells are hatched.
+    """Annotated heatmap of a (T_q, T_k) matrix in the site's number format; `blocked` cells (bool,
+    same shape) are hatched and show their value too (0 for weights, −∞ for masked scores).
 
-    Values are annotated in the site's number format; blocked cells show their value too
-    (0 for weights, −∞ for masked scores) on a grey hatched background.
-    `quantity` picks the site's colour policy: "weights" uses the sequential map on the fixed
-    range 0..1 (so equal weights have equal colours in every figure); "scores" uses the
-    diverging map centred on 0, symmetric (−m..m, m = the largest |finite value|) unless
-    vmin/vmax are given. With a quantity a colour bar is added (colorbar=False to omit it,
-    e.g. for a mask whose only finite value is 0). quantity=None keeps the theme's default map
-    and no colour bar (the call signature of earlier figures).
-    """
+    `quantity` picks the colour policy, with a colour bar unless colorbar=False: "weights" on the
+    fixed range 0..1, so equal weights have equal colours in every figure; "scores" diverging
+    around 0, symmetric unless vmin/vmax are given. None: the theme's map, no colour bar."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2 or m.shape != (len(row_labels), len(col_labels)):
-        raise ValueError(f"heatmap: matrix shape {m.shape} does not match "
-                         f"{len(row_labels)} row labels x {len(col_labels)} column labels")
+        labels = f"{len(row_labels)} row labels x {len(col_labels)} column labels"
+        raise ValueError(M.text("heatmap_labels", shape=m.shape, labels=labels))
     mask = np.zeros(m.shape, bool) if blocked is None else np.asarray(blocked, bool)
     if mask.shape != m.shape:
-        raise ValueError(f"heatmap: blocked shape {mask.shape} != matrix shape {m.shape}")
+        raise ValueError(M.text("heatmap_blocked", blocked=mask.shape, shape=m.shape))
+    if quantity is not None and quantity not in QUANTITIES:
+        raise ValueError(M.text("heatmap_quantity", quantity=quantity, known=sorted(QUANTITIES)))
     shown = np.ma.masked_array(np.where(np.isfinite(m), m, 0.0), mask=mask)
     finite = m[~mask & np.isfinite(m)]
-    if quantity is not None and quantity not in QUANTITIES:
-        raise ValueError(f"heatmap: quantity={quantity!r}; expected one of {sorted(QUANTITIES)}")
     if quantity == "weights":
-        lo, hi = (0.0 if vmin is None else vmin), (1.0 if vmax is None else vmax)
+        lo, hi = 0.0, 1.0
     elif quantity == "scores":
-        reach = float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
-        lo, hi = (-reach if vmin is None else vmin), (reach if vmax is None else vmax)
+        hi = float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
+        lo = -hi
     else:
-        lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
-        hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
-    cmap_name = getattr(style, QUANTITIES[quantity][0]) if quantity else style.cmap
-    cmap = matplotlib.colormaps[cmap_name]
+        lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    lo, hi = lo if vmin is None else vmin, hi if vmax is None else vmax
+    cmap = matplotlib.colormaps[getattr(style, QUANTITIES[quantity][0]) if quantity else style.cmap]
     image = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal")
-    if quantity is not None and (colorbar is None or colorbar):
+    if quantity is not None and colorbar is not False:
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
         bar.set_label(colorbar_label or QUANTITIES[quantity][1], color=style.fg)
         bar.outline.set_visible(False)
         bar.ax.tick_params(colors=style.fg, labelsize=9.5)   # >= 8 CSS px on a phone at 5,4 in
-    # add_artist, not add_patch: the cells lie inside the image's extent, so updating the data
-    # limits (add_patch's costly part) would change nothing. The hatch lines are opaque, in a
-    # colour of their own, so the cells read as hatched (the caption says so) on either background.
-    for i, j in zip(*np.nonzero(mask)):
+    # add_artist, not add_patch: the cells lie inside the image, so the data limits stay. The hatch
+    # is opaque, in a colour of its own, so the cells read as hatched on either background.
+    for i, j in zip(*np.nonzero(mask), strict=True):
         ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=to_rgba(style.blocked, 0.35),
-                                hatch="///", hatchcolor=style.hatch, edgecolor="none",
-                                linewidth=0))
-    if annotate:
-        for i in range(m.shape[0]):
-            for j in range(m.shape[1]):
-                text = fmt_dec(m[i, j], decimals, allow_inf=True)
-                colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
-                ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=9)
+                                hatch="///", hatchcolor=style.hatch, edgecolor="none", linewidth=0))
+    for i, j in np.ndindex(m.shape if annotate else (0, 0)):
+        colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
+        ax.text(j, i, fmt_dec(m[i, j], decimals, allow_inf=True), ha="center", va="center", color=colour,
+                fontsize=9)
     ax.set_xticks(range(len(col_labels)), labels=list(col_labels))
     ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
     ax.tick_params(length=0)
@@ -236,7 +197,7 @@ def bar_chart(ax, labels, heights, *, style: Style, decimals: int = 2, percent: 
     heights = np.asarray(heights, dtype=float)
     colours = [style.accent2 if i == highlight else style.accent for i in range(len(heights))]
     bars = ax.bar(range(len(heights)), heights, color=colours)
-    for rect, h in zip(bars, heights):
+    for rect, h in zip(bars, heights, strict=True):
         text = fmt_dec(h * 100, decimals) + "%" if percent else fmt_dec(h, decimals)
         ax.annotate(text, (rect.get_x() + rect.get_width() / 2, h), xytext=(0, 3),
                     textcoords="offset points", ha="center", va="bottom", color=style.fg)
