@@ -24,12 +24,10 @@ def inputs_hash() -> str:
 
 def main() -> int:
     lines = LOCK.read_text().splitlines()
-    recorded = next((line[len(MARK):] for line in lines if line.startswith(MARK)), None)
     if "--write" in sys.argv:
-        lines = [line for line in lines if not line.startswith(MARK)]
-        LOCK.write_text("\n".join([MARK + inputs_hash()] + lines) + "\n")
-        return 0
-    if recorded != inputs_hash():
+        kept = [line for line in lines if not line.startswith(MARK)]
+        LOCK.write_text("\n".join([MARK + inputs_hash(), *kept]) + "\n")
+    elif MARK + inputs_hash() not in lines:
         print("requirements.lock is stale: pyproject.toml's dependencies changed since it was "
               "compiled. Run 'make lock' and commit the new lock.", file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ new formulas at a time, and come back as JSON lines on stdout, cached by (formul
 from __future__ import annotations
 
 import atexit
+import functools
 import html as htmlmod
 import json
 import re
@@ -41,14 +42,11 @@ OPTIONS = {"annotate": True, "throwOnError": True, "strict": True, "trust": Fals
 NODE_SCRIPT = r"""
 const temml = require(process.argv[1]);
 const options = JSON.parse(process.argv[2]);
-require("readline").createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line) => {
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
   const job = JSON.parse(line);
   let answer;
-  try {
-    answer = { html: temml.renderToString(job.tex, { ...options, displayMode: job.display }) };
-  } catch (e) {
-    answer = { error: String(e && e.message ? e.message : e) };
-  }
+  try { answer = { html: temml.renderToString(job.tex, { ...options, displayMode: job.display }) }; }
+  catch (e) { answer = { error: String(e && e.message ? e.message : e) }; }
   process.stdout.write(JSON.stringify(answer) + "\n");
 });
 """
@@ -160,15 +158,12 @@ class KatexRenderer:
             return results
 
 
-_renderer: KatexRenderer | None = None
-
-
+@functools.cache
 def renderer() -> KatexRenderer:
-    global _renderer
-    if _renderer is None:
-        _renderer = KatexRenderer()   # the MkDocs plugin gives it its store
-        atexit.register(_renderer.close)
-    return _renderer
+    """The build's one renderer; the MkDocs plugin gives it its store."""
+    made = KatexRenderer()
+    atexit.register(made.close)
+    return made
 
 
 # The page being rendered, set by the MkDocs plugin when there is one (errors then name it).

@@ -32,13 +32,10 @@ def figure(fn: Callable[..., Plot]) -> Callable[..., Plot]:
 class Value:
     """A published value with what a reader is told about it (provenance).
 
-    `what` says in Polish what the number is ("waga: chases patrzy na chases"); for an array,
-    `what` may use `{i}`, `{j}` … and `axes` gives the labels of each axis, so the element
-    `weights[1][1]` is described as what.format(i="chases", j="chases").
-    `cite` marks a value quoted from a publication rather than computed ("Dao (2023)"): the page
-    then says where it comes from instead of "obliczone".
-    `masked=True` marks an array of masked attention scores: it may hold -inf (a blocked
-    position, shown as −∞). Any other NaN or ±inf in a published value stops the build.
+    `what` says in Polish what the number is; for an array it may use `{i}`, `{j}` …, filled from
+    `axes` (the labels of each axis). `cite` marks a value quoted from a publication ("Dao (2023)")
+    rather than computed. `masked=True` marks an array of masked scores, which may hold -inf (shown
+    as −∞); any other NaN or ±inf in a published value stops the build.
     """
 
     value: Any
@@ -50,11 +47,8 @@ class Value:
 
 @dataclass(frozen=True)
 class Table:
-    """A table shown on a page (Markdown) and offered as CSV (full precision).
-
-    `formats` gives one spec per column ('dec:2', 'pct:1', 'sci:1', 'int', 'bytes:1' or
-    None for text); without it numbers get 'dec:2' and everything else is text.
-    """
+    """A table shown on a page (Markdown) and offered as CSV (full precision); `formats` gives one
+    spec per column ('dec:2', 'int', … or None for text), else numbers get 'dec:2'."""
 
     header: Sequence[str]
     rows: Sequence[Sequence[Any]]

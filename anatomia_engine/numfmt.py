@@ -11,6 +11,7 @@ only inside vectors and matrices (masked scores). ``FILTERS`` is the one table o
 
 from __future__ import annotations
 
+import difflib
 import html
 import json
 import math as _math
@@ -24,7 +25,7 @@ from anatomia_engine import messages as M
 
 MINUS = "\u2212"
 NARROW_NBSP = "\u202f"
-_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _check(x: float, *, allow_inf: bool = False) -> float:
@@ -44,15 +45,7 @@ def _check(x: float, *, allow_inf: bool = False) -> float:
 
 
 def _inf(x: float, math: bool) -> str:
-    if math:
-        return r"-\infty" if x < 0 else r"\infty"
-    return MINUS + "∞" if x < 0 else "∞"
-
-
-def _group(digits: str, math: bool) -> str:
-    if len(digits) < 5:
-        return digits
-    return format(int(digits), ",").replace(",", r"\," if math else NARROW_NBSP)
+    return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
 
 
 MAX_DECIMALS = 12
@@ -73,8 +66,10 @@ def round_half_up(x: float, decimals: int) -> Decimal:
 
 def _decimal_text(d: Decimal, math: bool) -> str:
     whole, _, frac = format(abs(d), "f").partition(".")
+    if len(whole) >= 5:
+        whole = format(int(whole), ",").replace(",", r"\," if math else NARROW_NBSP)
     sign = ("-" if math else MINUS) if d < 0 else ""     # a value rounded to zero has none
-    return sign + _group(whole, math) + (("{,}" if math else ",") + frac if frac else "")
+    return sign + whole + (("{,}" if math else ",") + frac if frac else "")
 
 
 def fmt_dec(x: float, decimals: int = 2, *, math: bool = False, allow_inf: bool = False) -> str:
@@ -116,9 +111,7 @@ def fmt_sci(x: float, decimals: int = 1, *, math: bool = False) -> str:
         return fmt_dec(0.0, decimals, math=math)
     mantissa, exponent = _sci(x, decimals)
     head = _decimal_text(mantissa, math)
-    if math:
-        return rf"{head} \cdot 10^{{{exponent}}}"
-    return f"{head}·10{str(exponent).translate(_SUPERSCRIPT)}"
+    return rf"{head} \cdot 10^{{{exponent}}}" if math else f"{head}·10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
 _IEC = [("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40)]
@@ -168,7 +161,8 @@ _FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech
           "osiemnaście osiemnastu osiemnastu osiemnastoma",
           "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
           "dwadzieścia dwudziestu dwudziestu dwudziestoma"]
-_WORDS = {n: (nom, gen, dat, nom, ins, gen) for n, (nom, gen, dat, ins) in enumerate(map(str.split, _FORMS), 2)}
+_WORDS = {n: (nom, gen, dat, nom, ins, gen)
+          for n, (nom, gen, dat, ins) in enumerate(map(str.split, _FORMS), start=2)}
 CASES = ("mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik")
 
 
@@ -196,22 +190,16 @@ def fmt_text(x, *, math: bool = False) -> str:
 
 def fmt_exact(x) -> str:
     """The value a reader is shown on request (`data-exact`): up to 7 significant digits, prose."""
-    if isinstance(x, (np.ndarray, list, tuple)):
-        arr = np.asarray(x, dtype=float)
-        if arr.ndim == 0:
-            return fmt_exact(float(arr))
-        return "[" + "; ".join(fmt_exact(v) for v in arr) + "]"
+    if isinstance(x, (np.ndarray, list, tuple)) and np.ndim(x) > 0:
+        return "[" + "; ".join(fmt_exact(v) for v in np.asarray(x, dtype=float)) + "]"
     x = _check(x, allow_inf=True)
     if _math.isinf(x):
         return _inf(x, False)
     if x == int(x) and abs(x) < 1e15:
         return _decimal_text(Decimal(int(x)), False)
-    text = f"{x:.7g}"
-    mantissa, _, exponent = text.partition("e")
-    out = _decimal_text(Decimal(mantissa), False)
-    if exponent:
-        out += "·10" + str(int(exponent)).translate(_SUPERSCRIPT)
-    return out
+    mantissa, _, exponent = f"{x:.7g}".partition("e")
+    power = "·10" + str(int(exponent)).translate(_SUPERSCRIPT) if exponent else ""
+    return _decimal_text(Decimal(mantissa), False) + power
 
 
 @dataclass(frozen=True)
@@ -289,16 +277,12 @@ def known() -> str:
 
 
 def apply(value, name: str | None, args: tuple = (), *, math: bool = False, column: bool = False) -> str:
-    """Show `value` with the filter `name` (None: the default for its type) in prose or math.
-
-    Raises ValueError with a sentence on the fix for an unknown filter, a filter used where it
-    does not work, a wrong number of arguments, or a value the filter cannot show."""
+    """Show `value` with the filter `name` (None: the default for its type) in prose or math;
+    ValueError, saying how to fix it, for a filter that cannot show it here."""
     if name is None:
         name = default_filter(value, math=math)
     f = FILTERS.get(name)
     if f is None:
-        import difflib
-
         near = difflib.get_close_matches(name, FILTERS, n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=known()))
