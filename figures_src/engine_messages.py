@@ -1,8 +1,8 @@
 """The engine's messages as the contributor page shows them, straight from the catalogue.
 
 Page: docs/jak-dodac-wartosc.md ("Co znaczy każdy błąd"). Values: errors_<group>, one Table per
-group of anatomia_engine/messages.py (message, cause, fix), so the page can never list a message
-the engine does not produce, nor miss one it does.
+group of the catalogue anatomia_engine/messages.yaml (message, cause, fix), so the page can never
+list a message the engine does not produce, nor miss one it does.
 """
 
 from anatomia_engine import messages
