@@ -35,7 +35,8 @@ from anatomia_engine import store
 TEMML = Path(__file__).resolve().parents[1] / "node_modules" / "temml"
 _CODE = Path(__file__).read_bytes()   # in the key of every stored formula
 
-# Bad TeX and Temml's warnings are errors of the build, not red text on the page.
+# Bad TeX and Temml's warnings are errors of the build, not red text on the page. The TeX in each
+# <annotation> is read by no reader-facing feature, only by the tests that check a formula's numbers.
 OPTIONS = {"annotate": True, "throwOnError": True, "strict": True, "trust": False}
 
 # Reads {"tex", "display"} lines, answers {"html"} or {"error"} lines, in order.
