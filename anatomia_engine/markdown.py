@@ -1,13 +1,10 @@
 """The placeholder language bound to pages: a Python-Markdown extension and what the plugin shares.
 
 `render_page` (the plugin's `on_page_markdown`) checks the front matter, replaces every tag by an
-inert token (placeholders.scan) and registers the page. Python-Markdown then parses the page with
-the tokens in place, so code, escapes, tables, links and attributes are recognised by their own
-processors: a block processor expands a lone token into a figure or a table; a tree processor
-gives each token its text by where it landed (prose, math, plain text in attributes, the tag as
-written in code), in the tree and in the raw HTML set aside, and checks the claims and shown sums;
-a postprocessor stops the build at file:line on anything of the language left in the HTML.
-A placeholder in a conversion with no page registered is an error, never published.
+inert token and registers the page; Python-Markdown parses it with the tokens in place, so its own
+processors recognise code, tables, links and attributes. Then a block processor expands a lone
+token into a figure or a table, a tree processor gives each token its text by where it landed and
+checks the claims, and a postprocessor stops the build on anything of the language left in the HTML.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import re
 import textwrap
 import xml.etree.ElementTree as etree
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import yaml
 from jinja2.exceptions import TemplateSyntaxError
@@ -38,10 +35,6 @@ DATA_SUMMARY = "Dane do rysunku"  # the summary of a figure's data box; its acce
 FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
 
-class PageError(TemplateError):
-    """A page cannot be built; the message starts with `file:line:`."""
-
-
 # --- front matter and the scope of a page ---------------------------------------------
 
 @dataclass(frozen=True)
@@ -53,12 +46,12 @@ class FrontMatter:
 
 
 def front_matter(raw: str, where: str) -> FrontMatter:
-    """Parse and check a page's YAML front matter; PageError naming `where:line` if it is wrong."""
+    """Parse and check a page's YAML front matter; TemplateError naming `where:line` if it is wrong."""
     raw = raw.lstrip("\ufeff")
     m = FRONT_MATTER.match(raw)
     if not m:
         if re.match(r"-{3}[ \t]*\n[A-Za-z_][\w-]*[ \t]*:", raw):
-            raise PageError(f"{where}:1: " + M.text("fm_not_closed"))
+            raise TemplateError(f"{where}:1: " + M.text("fm_not_closed"))
         return FrontMatter({}, 1, [], 1)
     try:
         meta = yaml.safe_load(m.group(1))
@@ -66,17 +59,17 @@ def front_matter(raw: str, where: str) -> FrontMatter:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = 2 + (mark.line if mark else 0)
-        raise PageError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
+        raise TemplateError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
     meta = {} if meta is None else meta
     if not isinstance(meta, dict):
-        raise PageError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
+        raise TemplateError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
     rest = raw[m.end():]  # MkDocs also drops the blank lines after the front matter
     first_line = raw[: m.end()].count("\n") + len(rest) - len(rest.lstrip("\n")) + 1
     computed = meta.get("computed") or []
     computed = [computed] if isinstance(computed, str) else computed
     line = 2 + next((i for i, text in enumerate(m.group(1).splitlines()) if text.startswith("computed")), 0)
     if not isinstance(computed, list) or not all(isinstance(c, str) for c in computed):
-        raise PageError(f"{where}:{line}: " + M.text("fm_computed", got=repr(computed)))
+        raise TemplateError(f"{where}:{line}: " + M.text("fm_computed", got=repr(computed)))
     return FrontMatter(meta, first_line, computed, line)
 
 
@@ -99,12 +92,12 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
             near = difflib.get_close_matches(module, list(results), n=1)
             hint = f"did you mean '{near[0]}'? " if near else ""
             message = M.text("fm_unknown_module", module=module, hint=hint)
-            raise PageError(f"{where}:{fm.computed_line}: {message}")
+            raise TemplateError(f"{where}:{fm.computed_line}: {message}")
         for key, entry in list(scope.items()):
             if key.startswith(module + "."):
                 bare = key[len(module) + 1:]
                 if bare in scope and scope[bare] is not entry:
-                    raise PageError(f"{where}:{fm.computed_line}: " + M.text("fm_ambiguous", name=bare))
+                    raise TemplateError(f"{where}:{fm.computed_line}: " + M.text("fm_ambiguous", name=bare))
                 scope[bare] = entry
     return scope
 
@@ -168,14 +161,13 @@ class _Record:
 
 
 _records: dict[int, _Record] = {}
-_by_where: dict[str, int] = {}
-_by_text: dict[str, int] = {}
+_ids: dict[str, int] = {}  # a page keeps its number when it is rendered again (mkdocs serve)
 
 
 def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleResult], *,
                 meta: dict | None = None) -> str:
     """The page's Markdown body with every tag replaced by a token this process resolves while
-    Python-Markdown converts it (PageError on a wrong front matter). `meta` (the page's parsed
+    Python-Markdown converts it (TemplateError on a wrong front matter). `meta` (the page's parsed
     front matter, e.g. MkDocs' page.meta) gets its `title` and `description` filled as plain text.
     The result is only meaningful to a Markdown conversion in this process: never cache it."""
     fm = front_matter(page.raw, page.where)
@@ -185,14 +177,10 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         for key in ("title", "description"):
             if isinstance(meta.get(key), str):
                 meta[key] = placeholders.fill_plain(meta[key], scope, page.where, lines.get(key, 1))
-    record_id = max(_records, default=0) + 1
-    old = _by_where.pop(page.where, None)
-    if old is not None:  # the same page, rendered again (mkdocs serve): the old text is gone
-        _by_text.pop(_records.pop(old).tokenized, None)
+    record_id = _ids.setdefault(page.where, len(_ids) + 1)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
     _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
                                   page.uri, tokenized, live=fm.meta.get("live") is True)
-    _by_where[page.where] = _by_text[tokenized] = record_id
     return tokenized
 
 
@@ -203,25 +191,17 @@ def _tag(m: re.Match) -> tuple[_Record, Tag]:
 
 # --- the Python-Markdown extension ------------------------------------------------------
 
-@dataclass
-class _State:
-    """One conversion: the page it is (if known) and the tokens expanded as blocks."""
-
-    record: _Record | None = None
-    blocks: set = field(default_factory=set)
-
-
 class PlaceholderPreprocessor(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
-        state = self.md.anatomia_state = _State()
+        self.md.anatomia_blocks = set()  # the tokens expanded as figures and tables
         m = TOKEN.search(text)
-        if text in _by_text:
-            state.record = _records[_by_text[text]]
-        elif m:  # a part of a registered page (the blog's excerpt of a post)
-            state.record = _tag(m)[0]
+        if m:  # a registered page, or a part of one (the blog's excerpt of a post)
+            self.md.anatomia_record = _tag(m)[0]
         elif placeholders.scan(text, 0)[1]:
-            raise PageError(M.text("needs_page"))
+            raise TemplateError(M.text("needs_page"))
+        else:
+            self.md.anatomia_record = next((r for r in _records.values() if r.tokenized == text), None)
         return lines
 
 
@@ -246,10 +226,11 @@ class FigureBlockProcessor(BlockProcessor):
         block = blocks.pop(0)
         i, record, tag, what = self._find(block)
         lines = block.split("\n")
-        if "\n".join(lines[i + 1:]).strip():
-            blocks.insert(0, "\n".join(lines[i + 1:]))
-        if "\n".join(lines[:i]).strip():
-            self.parser.parseBlocks(parent, ["\n".join(lines[:i])])
+        before, after = "\n".join(lines[:i]), "\n".join(lines[i + 1:])
+        if after.strip():
+            blocks.insert(0, after)
+        if before.strip():
+            self.parser.parseBlocks(parent, [before])
         if isinstance(what, FigureRef):
             text = figure_markdown(record.results, what.name, page_uri=record.uri)
         else:
@@ -257,7 +238,7 @@ class FigureBlockProcessor(BlockProcessor):
                 text = placeholders.table_markdown(*what, live=record.live)
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-        self.parser.md.anatomia_state.blocks.add((record.id, tag.index))
+        self.parser.md.anatomia_blocks.add((record.id, tag.index))
         start = len(parent)
         self.parser.parseChunk(parent, text.strip("\n"))
         if isinstance(what, FigureRef):  # the data box's summary is short; its accessible name says whose
@@ -398,9 +379,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
     table of contents (5): headings carry their numbers into the TOC and search."""
 
     def run(self, root: etree.Element) -> None:
-        state = self.md.anatomia_state
         resolver = _Resolver(self.md)
-        resolver.found.update({key: ["block"] for key in state.blocks})
+        resolver.found.update({key: ["block"] for key in self.md.anatomia_blocks})
         resolver.mark_claims(root)
         resolver.tree(root)
         stash = self.md.htmlStash.rawHtmlBlocks
@@ -409,7 +389,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
                 resolver.tree(block)
             elif "\ue000" in block:
                 stash[i] = resolver.raw(block, resolver.stash_context.get(i, "prose"))
-        records = {rid for rid, _ in resolver.found} | ({state.record.id} if state.record else set())
+        record = self.md.anatomia_record
+        records = {rid for rid, _ in resolver.found} | ({record.id} if record else set())
         for record in (_records[rid] for rid in sorted(records)):
             for tag in record.tags:
                 tag.contexts = resolver.found.get((record.id, tag.index), [])
@@ -442,13 +423,13 @@ def check_html(text: str, where: str, record: _Record | None = None) -> None:
     if m:
         snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 60]))
         line = _line(record, 'class="num')
-        raise PageError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
+        raise TemplateError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
     m = _MARKS.search(visible)
     if m:
         mark = m.group(0)
         after = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120]))
         closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
-        raise PageError(f"{where}:{_line(record, mark)}: " + M.text(
+        raise TemplateError(f"{where}:{_line(record, mark)}: " + M.text(
             "stray", mark=mark, closing=closing, snippet=after.split("\n")[0][:60].strip()))
 
 
@@ -476,7 +457,7 @@ class OutputCheckPostprocessor(Postprocessor):
     """The safety net: nothing of the placeholder language may reach a reader outside code."""
 
     def run(self, text: str) -> str:
-        record = self.md.anatomia_state.record
+        record = self.md.anatomia_record
         check_html(text, record.where if record else "the page", record)
         _unguard_toc(getattr(self.md, "toc_tokens", []))
         if isinstance(getattr(self.md, "toc", None), str):

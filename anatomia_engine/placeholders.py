@@ -1,11 +1,9 @@
 """The placeholder language of the pages: `{{ expr | filter }}` and `{% claim %}` blocks.
 
-`scan` replaces every tag by an inert token (private-use characters no Markdown or HTML syntax
-reads); anatomia_engine/markdown.py lets Python-Markdown parse the page and asks `fill` for each
-token's text by the context it landed in: prose, math, plain text or code (the tag as written).
-Expressions use Jinja2's expression syntax, parsed by Jinja2 and evaluated by `_eval` (names,
-`module.name`, indexing, arithmetic, comparisons, FUNCTIONS); the one trailing filter comes from
-anatomia_engine/numfmt.py. Every failure raises TemplateError naming `file:line`.
+`scan` replaces every tag by an inert token; anatomia_engine/markdown.py lets Python-Markdown parse
+the page and asks `fill` for each token's text by where it landed (prose, math, plain text, code).
+Expressions are Jinja2's expression syntax, evaluated by `_eval`; the one trailing filter is a
+numfmt filter. Every failure raises TemplateError naming `file:line`.
 """
 
 from __future__ import annotations
@@ -129,14 +127,9 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     for node in _walk(tree, (nodes.Filter, nodes.Test)):
         kind = "one_filter" if isinstance(node, nodes.Filter) else "no_tests"
         raise TemplateError(M.text(kind, name=node.name))
-    return evaluate_tree(tree, scope, source), names_used(tree, scope)
-
-
-def evaluate_tree(tree: nodes.Node, scope: Mapping[str, Entry], source: str):
-    """The value of a checked expression tree (`source` names it in messages)."""
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
-            return _eval(tree, scope)
+            return _eval(tree, scope), names_used(tree, scope)
     except TemplateError:
         raise
     except SecurityError as exc:
@@ -197,10 +190,8 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry]):
             raise _Missing(f"{type(obj).__name__} has no element {key!r} ({exc})") from None
     if isinstance(node, nodes.Slice):
         return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
-    if isinstance(node, nodes.Tuple):
-        return tuple(ev(i) for i in node.items)
-    if isinstance(node, nodes.List):
-        return [ev(i) for i in node.items]
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return (tuple if isinstance(node, nodes.Tuple) else list)(ev(i) for i in node.items)
     if type(node) in _ARITHMETIC:
         return _ARITHMETIC[type(node)](ev(node.left), ev(node.right))
     if type(node) in _UNARY:
@@ -306,24 +297,14 @@ def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
 # --- tags, tokens and their text ----------------------------------------------------
 
 def _split_filter(text: str) -> tuple[str, str | None, str | None]:
-    """'expr | name(args)' -> (expr, name, args text); the filter is the last top-level '|'."""
-    depth, quote = 0, None
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in ")]":
-            depth += 1
-        elif ch in "([":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:\((.*)\))?", text[i + 1:].strip(), re.DOTALL)
-            if not m:
-                raise TemplateError(M.text("bad_filter", filter=text[i + 1:].strip(), known=nf.known()))
-            return text[:i], m.group(1), m.group(2)
-    return text, None, None
+    """'expr | name(args)' -> (expr, name, args text): the filter follows the last '|'."""
+    expr, bar, filt = text.rpartition("|")
+    if not bar:
+        return text, None, None
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", filt, re.DOTALL)
+    if not m:
+        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=nf.known()))
+    return expr, m.group(1), m.group(2)
 
 
 def _is_number(v) -> bool:
@@ -641,9 +622,10 @@ def _holds_as_shown(tree: nodes.Node, shown_tags: list[Tag], scope, *, decimals:
         if all(target != known for known, _ in targets):
             targets.append((target, _shown_number(t.shown, decimals)))
     try:
-        return bool(evaluate_tree(_AsShown(targets).visit(copy.deepcopy(tree)), scope, "as shown"))
-    except TemplateError:
-        return True  # the rewritten condition cannot be evaluated: only the exact values are checked
+        with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
+            return bool(_eval(_AsShown(targets).visit(copy.deepcopy(tree)), scope))
+    except Exception:  # noqa: BLE001 - the condition as shown cannot be evaluated: the exact one holds
+        return True
 
 
 class _AsShown(NodeTransformer):
