@@ -9,6 +9,7 @@ numfmt filter. Every failure raises TemplateError naming `file:line`.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import functools
 import html
@@ -396,8 +397,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
         raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
     if context == "math":  # katex.py lifts it out of the TeX into the formula's template
         return Shown(katex.slot(expr, spec, shown.text))
-    return Shown(shown.text, {**shown.span, "data-expr": expr, "data-fmt": spec},
-                 shown.value, shown.expr, shown.filt, shown.args)
+    return dataclasses.replace(shown, span={**shown.span, "data-expr": expr, "data-fmt": spec})
 
 
 def _evaluate_tag(expr_text: str, scope) -> tuple[object, list[str], str, str | None, tuple]:
@@ -442,25 +442,19 @@ def _fill(expr_text: str, scope, *, context: str) -> Shown:
     shown = Shown(text, None, value, expr, filt, args)
     if context != "prose" or not used or not nf.FILTERS[name].number:
         return shown
-    if not (_is_number(value) or isinstance(value, np.ndarray)):
+    if not _is_number(value) and not isinstance(value, np.ndarray):
         return shown
     ref = _chain(_parse(expr), tuples=True)
     what = describe(scope[ref[0]], ref[1]) if ref and ref[0] in scope else None
-    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr, filt, args)
+    return dataclasses.replace(shown, span=number_attrs(value, scope[used[0]], what))
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
     """The attributes of a number's <span> (the HTML contract of the number popover)."""
-    attrs = {"class": "num", "tabindex": "0", "data-exact": nf.fmt_exact(value)}
-    if what:
-        attrs["data-what"] = what
-    if entry.cite:
-        attrs["data-cite"] = entry.cite
-    else:
-        attrs["data-source"] = entry.source
-        if entry.function:
-            attrs["data-function"] = entry.function
-    return attrs
+    attrs = {"class": "num", "tabindex": "0", "data-exact": nf.fmt_exact(value), "data-what": what,
+             "data-cite": entry.cite, "data-source": None if entry.cite else entry.source,
+             "data-function": None if entry.cite else entry.function}
+    return {key: value for key, value in attrs.items() if value}
 
 
 def span_html(shown: Shown) -> str:
