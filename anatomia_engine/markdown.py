@@ -255,7 +255,7 @@ UNBRACES = str.maketrans("\ue002\ue003", "{}")
 # A token in highlighted code, perhaps split by Pygments' markup; and raw HTML's code, scripts, tags.
 _CODE_TOKEN = re.compile(r"\ue000(?:<[^>]*>|[pt0-9])*\ue001")
 _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
-                        r"|(?P<script><(?P<s>script|style)\b.*?</(?P=s)>)|(?P<tag><!--.*?-->|<[^>]*>)",
+                        r"|(?P<script><(?P<s>script|style)\b.*?</(?P=s)>)|(?P<tag><!--.*?-->|<[^>]*>)|[^<]+|<",
                         re.DOTALL | re.IGNORECASE)
 
 
@@ -350,28 +350,27 @@ class _Resolver:
     def raw(self, text: str, context: str) -> str:
         """Tokens in raw HTML the parser set aside: code keeps the tag as written, tags, comments
         and scripts get plain text, and the text between them a number's span."""
-        def code(m: re.Match) -> str:
-            t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
-            return htmlmod.escape(self.shown_for(t, "code").text, quote=False) if t else m.group(0)
-
-        def plain(m: re.Match, quote: bool) -> str:
-            return htmlmod.escape(self.shown_for(m, "plain").text, quote=quote).translate(BRACES)
-
         if context == "code":  # the content of a code span, already escaped
-            return _CODE_TOKEN.sub(code, text)
+            return _CODE_TOKEN.sub(self._code, text)
         group: list = []
         self.groups.append(group)
+        return _RAW_PARTS.sub(lambda part: self._raw_part(part, group), text)
 
-        def part(m: re.Match) -> str:
-            if m.group("code"):
-                return _CODE_TOKEN.sub(code, m.group(0))
-            if m.group("script"):
-                return TOKEN.sub(lambda t: plain(t, False), m.group(0))
-            if m.group("tag"):
-                return TOKEN.sub(lambda t: plain(t, True), m.group(0))
-            return TOKEN.sub(lambda t: placeholders.span_html(self.shown_for(t, "prose", group)), m.group(0))
+    def _code(self, m: re.Match) -> str:
+        t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
+        return htmlmod.escape(self.shown_for(t, "code").text, quote=False) if t else m.group(0)
 
-        return re.sub(_RAW_PARTS.pattern + r"|[^<]+|<", part, text, flags=_RAW_PARTS.flags)
+    def _raw_part(self, part: re.Match, group: list) -> str:
+        if part["code"]:
+            return _CODE_TOKEN.sub(self._code, part[0])
+
+        def one(m: re.Match) -> str:
+            if not part["tag"] and not part["script"]:
+                return placeholders.span_html(self.shown_for(m, "prose", group)).translate(BRACES)
+            text = self.shown_for(m, "plain").text
+            return (htmlmod.escape(text, quote=True) if part["tag"] else text).translate(BRACES)
+
+        return TOKEN.sub(one, part[0])
 
 
 class PlaceholderTreeprocessor(Treeprocessor):

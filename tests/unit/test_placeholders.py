@@ -273,6 +273,7 @@ def test_braces_in_code_and_latex_are_not_taken_for_tags():
     out, _ = page("`{{ x }` i `{% x`\n\n```\n}} %}\n```\n\n" r"\( \frac{1}{\sqrt{d_k}} \)" "\n\n" r"\[ \text{35\%} \]")
     assert "{{ x }" in html.unescape(out)
     assert r("{{ \"{{\" }}") == "{{"
+    assert page('<div>\n{{ "{{" }} w surowym HTML\n</div>\n')[0] == "<div>\n{{ w surowym HTML\n</div>"
 
 
 def test_a_token_left_where_no_processor_fills_it_stops_the_build():
