@@ -125,9 +125,10 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     for node in _walk(tree, nodes.Name):
         if node.name not in scope and node.name not in modules and node.name not in RESERVED:
             raise TemplateError(_unknown(node.name, scope))
-    for node in _walk(tree, (nodes.Filter, nodes.Test)):
-        kind = "one_filter" if isinstance(node, nodes.Filter) else "no_tests"
-        raise TemplateError(M.text(kind, name=node.name))
+    for node in _walk(tree, nodes.Filter):
+        raise TemplateError(M.text("one_filter", name=node.name))
+    for node in _walk(tree, nodes.Test):
+        raise TemplateError(M.text("no_tests", name=node.name))
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(tree, scope), names_used(tree, scope)
@@ -425,8 +426,10 @@ def evaluate_block(tag: Tag, scope: Mapping[str, Entry]) -> FigureRef | tuple[Ta
 
 def _fill(expr_text: str, scope, *, context: str) -> Shown:
     value, used, expr, filt, args = _evaluate_tag(expr_text, scope)
-    if isinstance(value, (FigureRef, Table)):
-        raise TemplateError(M.text("figure_alone" if isinstance(value, FigureRef) else "table_alone"))
+    if isinstance(value, FigureRef):
+        raise TemplateError(M.text("figure_alone"))
+    if isinstance(value, Table):
+        raise TemplateError(M.text("table_alone"))
     if not used and not isinstance(value, str):
         raise TemplateError(M.text("no_value"))
     math = context == "math"
