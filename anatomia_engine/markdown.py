@@ -1,43 +1,25 @@
 """The placeholder language bound to pages: a Python-Markdown extension and what the plugin shares.
 
-Listed in mkdocs.yml under `markdown_extensions` as `anatomia_engine.markdown`. Placeholders are
-resolved by the Markdown parser's own structure, in two steps:
-
-1. `render_page` (called once per page by the MkDocs plugin in `on_page_markdown`) checks the
-   front matter, replaces every `{{ … }}` and `{% … %}`
-   by an inert token (placeholders.scan) and registers the page, so that every later Markdown
-   conversion of that text (the page itself, the blog's excerpts) can resolve the tokens;
-2. Python-Markdown parses the page with the tokens in place: code blocks, code spans, escapes,
-   tables, links and attribute lists are recognised by their own processors, never by a guess.
-   Then
-   - a block processor expands a token standing alone in its block into a figure or a table
-     (Markdown, parsed in place);
-   - a tree processor, after the inline patterns, attribute lists and abbreviations and before
-     the table of contents, gives each token its text by where it landed: a number with its
-     provenance span in running text, headings, tables, admonitions and footnotes; LaTeX inside
-     math; plain text in attributes (alt, title, href, abbreviations, raw HTML attributes); the
-     tag as written inside code. It does the same inside the raw HTML the parser set aside, and
-     then checks the claims and the sums a reader can redo;
-   - a postprocessor checks the finished HTML: a token, `{{`, `{%`, `}}` or `%}` outside code and
-     math, or the engine's markup shown as text, stops the build at file:line.
-
-Anywhere else (a bare `markdown.markdown(...)` with no page registered) a placeholder is an
-error, never published. Front matter is validated on every page, with or without placeholders.
+`render_page` (the plugin's `on_page_markdown`) checks the front matter, replaces every tag by an
+inert token and registers the page; Python-Markdown parses it with the tokens in place, so its own
+processors recognise code, tables, links and attributes. Then a block processor expands a lone
+token into a figure or a table, a tree processor gives each token its text by where it landed and
+checks the claims, and a postprocessor stops the build on anything of the language left in the HTML.
 """
 
 from __future__ import annotations
 
-import hashlib
+import difflib
 import html as htmlmod
 import posixpath
 import re
 import textwrap
-import threading
 import xml.etree.ElementTree as etree
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
+from jinja2.exceptions import TemplateSyntaxError
 from markdown import Extension, Markdown, util
 from markdown.blockprocessors import BlockProcessor
 from markdown.postprocessors import Postprocessor
@@ -46,18 +28,14 @@ from markdown.treeprocessors import Treeprocessor
 
 from anatomia_engine import messages as M
 from anatomia_engine import placeholders, runner
-from anatomia_engine.placeholders import Entry, FigureRef, Tag, TemplateError
+from anatomia_engine.placeholders import TOKEN, Entry, FigureRef, Tag, TemplateError
 
 FIGURE_DIR = "figures"
 DATA_SUMMARY = "Dane do rysunku"  # the summary of a figure's data box; its accessible name adds the caption
 FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
 
-class PageError(TemplateError):
-    """A page cannot be built; the message starts with `file:line:`."""
-
-
-# --- front matter ---------------------------------------------------------------------
+# --- front matter and the scope of a page ---------------------------------------------
 
 @dataclass(frozen=True)
 class FrontMatter:
@@ -68,36 +46,32 @@ class FrontMatter:
 
 
 def front_matter(raw: str, where: str) -> FrontMatter:
-    """Parse and check a page's YAML front matter; PageError naming `where:line` if it is wrong."""
+    """Parse and check a page's YAML front matter; TemplateError naming `where:line` if it is wrong."""
     raw = raw.lstrip("\ufeff")
     m = FRONT_MATTER.match(raw)
     if not m:
         if re.match(r"-{3}[ \t]*\n[A-Za-z_][\w-]*[ \t]*:", raw):
-            raise PageError(f"{where}:1: " + M.text("fm_not_closed"))
+            raise TemplateError(f"{where}:1: " + M.text("fm_not_closed"))
         return FrontMatter({}, 1, [], 1)
     try:
         meta = yaml.safe_load(m.group(1))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = 2 + (mark.line if mark else 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise PageError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
-    if meta is None:
-        meta = {}
+        line = 2 + (mark.line if mark else 0)
+        raise TemplateError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
+    meta = {} if meta is None else meta
     if not isinstance(meta, dict):
-        raise PageError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
+        raise TemplateError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
     rest = raw[m.end():]  # MkDocs also drops the blank lines after the front matter
     first_line = raw[: m.end()].count("\n") + len(rest) - len(rest.lstrip("\n")) + 1
     computed = meta.get("computed") or []
+    computed = [computed] if isinstance(computed, str) else computed
     line = 2 + next((i for i, text in enumerate(m.group(1).splitlines()) if text.startswith("computed")), 0)
-    if isinstance(computed, str):
-        computed = [computed]
     if not isinstance(computed, list) or not all(isinstance(c, str) for c in computed):
-        raise PageError(f"{where}:{line}: " + M.text("fm_computed", got=repr(computed)))
+        raise TemplateError(f"{where}:{line}: " + M.text("fm_computed", got=repr(computed)))
     return FrontMatter(meta, first_line, computed, line)
 
-
-# --- the scope of a page ---------------------------------------------------------------
 
 def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, where: str) -> dict[str, Entry]:
     """Every value as `module.name`, plus bare names of the modules the page lists."""
@@ -115,22 +89,18 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
             scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
     for module in fm.computed:
         if module not in results:
-            import difflib
-
             near = difflib.get_close_matches(module, list(results), n=1)
             hint = f"did you mean '{near[0]}'? " if near else ""
-            raise PageError(f"{where}:{fm.computed_line}: " + M.text("fm_unknown_module", module=module, hint=hint))
-        prefix = module + "."
+            message = M.text("fm_unknown_module", module=module, hint=hint)
+            raise TemplateError(f"{where}:{fm.computed_line}: {message}")
         for key, entry in list(scope.items()):
-            if key.startswith(prefix):
-                bare = key[len(prefix):]
+            if key.startswith(module + "."):
+                bare = key[len(module) + 1:]
                 if bare in scope and scope[bare] is not entry:
-                    raise PageError(f"{where}:{fm.computed_line}: " + M.text("fm_ambiguous", name=bare))
+                    raise TemplateError(f"{where}:{fm.computed_line}: " + M.text("fm_ambiguous", name=bare))
                 scope[bare] = entry
     return scope
 
-
-# --- figures ---------------------------------------------------------------------------
 
 def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, *, page_uri: str) -> str:
     """Light and dark images, a caption, and a collapsible data table with a CSV link; the files
@@ -138,16 +108,12 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
     module, name = qualified.split(".", 1)
     entry = results[module].figures[name]
     base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page_uri) or ".")
-
-    def url(kind: str) -> str:
-        return f"{base}/{entry['files'][kind]}"
-
     alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
     table = runner.decode_values({"t": entry["table"]})["t"]
     placeholders.check_table(table, f"{qualified} (the data of the figure)")
     return "\n".join([
-        f'![{alt}]({url("light")}#only-light){{ loading=lazy }}',
-        f'![{alt}]({url("dark")}#only-dark){{ loading=lazy }}',
+        f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
+        f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
         "",
         "/// caption",
         f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",
@@ -158,12 +124,12 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
         "",
         textwrap.indent(table.to_markdown(), "    "),
         "",
-        f'    [Pobierz dane (CSV)]({url("csv")}){{ download="{module}-{name}.csv" }}',
+        f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
         "",
     ])
 
 
-# --- preparing one page ----------------------------------------------------------------
+# --- the pages registered for conversion -------------------------------------------------
 
 @dataclass(frozen=True)
 class Page:
@@ -190,81 +156,52 @@ class _Record:
     scope: dict[str, Entry]
     results: Mapping[str, runner.ModuleResult]  # for its figures
     uri: str  # the page's path under docs_dir, for its figures' links
-    digest: str  # of the tokenized text
+    tokenized: str
     live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
 
-_lock = threading.Lock()
 _records: dict[int, _Record] = {}
-_by_where: dict[str, int] = {}
-_by_text: dict[str, int] = {}
+_ids: dict[str, int] = {}  # a page keeps its number when it is rendered again (mkdocs serve)
 
 
 def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleResult], *,
                 meta: dict | None = None) -> str:
     """The page's Markdown body with every tag replaced by a token this process resolves while
-    Python-Markdown converts it (PageError on a wrong front matter). `meta` (the page's parsed
+    Python-Markdown converts it (TemplateError on a wrong front matter). `meta` (the page's parsed
     front matter, e.g. MkDocs' page.meta) gets its `title` and `description` filled as plain text.
-
-    The result is only meaningful to a Markdown conversion in this process: cache the page's
-    output, never this text."""
+    The result is only meaningful to a Markdown conversion in this process: never cache it."""
     fm = front_matter(page.raw, page.where)
     scope = page_scope(results, fm, page.where)
     if meta is not None:
-        lines = {key: i + 2 for i, text in enumerate(page.raw.splitlines()) if (key := text.split(":", 1)[0])}
+        lines = {text.split(":", 1)[0]: i + 2 for i, text in enumerate(page.raw.splitlines())}
         for key in ("title", "description"):
             if isinstance(meta.get(key), str):
                 meta[key] = placeholders.fill_plain(meta[key], scope, page.where, lines.get(key, 1))
-    with _lock:
-        record_id = len(_records) + 1 if not _records else max(_records) + 1
-        old = _by_where.pop(page.where, None)
-        if old is not None:  # the same page, rendered again (mkdocs serve): the old text is gone
-            _by_text.pop(_records.pop(old).digest, None)
-        tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
-        digest = hashlib.sha256(tokenized.encode("utf-8")).hexdigest()
-        _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
-                                      page.uri, digest, live=fm.meta.get("live") is True)
-        _by_where[page.where] = record_id
-        _by_text[digest] = record_id
+    record_id = _ids.setdefault(page.where, len(_ids) + 1)
+    tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
+    _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
+                                  page.uri, tokenized, live=fm.meta.get("live") is True)
     return tokenized
 
 
-def _record(record_id: int) -> _Record:
-    with _lock:
-        return _records[record_id]
+def _tag(m: re.Match) -> tuple[_Record, Tag]:
+    record = _records[int(m.group("page"))]
+    return record, record.tags[int(m.group("tag"))]
 
 
 # --- the Python-Markdown extension ------------------------------------------------------
 
-@dataclass
-class _State:
-    """One conversion: the page it is (if known) and the tokens expanded as blocks."""
-
-    record: _Record | None = None
-    blocks: set | None = None
-
-
-def _state(md: Markdown) -> _State:
-    state = getattr(md, "_anatomia_state", None)
-    if state is None:
-        state = md._anatomia_state = _State(blocks=set())
-    return state
-
-
 class PlaceholderPreprocessor(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
-        state = self.md._anatomia_state = _State(blocks=set())
-        with _lock:
-            known = _by_text.get(hashlib.sha256(text.encode("utf-8")).hexdigest())
-        if known is not None:
-            state.record = _record(known)
-            return lines
-        m = placeholders.TOKEN.search(text)
-        if m:  # a part of a registered page (the blog's excerpt of a post)
-            state.record = _record(int(m.group("page")))
+        self.md.anatomia_blocks = set()  # the tokens expanded as figures and tables
+        m = TOKEN.search(text)
+        if m:  # a registered page, or a part of one (the blog's excerpt of a post)
+            self.md.anatomia_record = _tag(m)[0]
         elif placeholders.scan(text, 0)[1]:
-            raise PageError(M.text("needs_page"))
+            raise TemplateError(M.text("needs_page"))
+        else:
+            self.md.anatomia_record = next((r for r in _records.values() if r.tokenized == text), None)
         return lines
 
 
@@ -274,14 +211,12 @@ class FigureBlockProcessor(BlockProcessor):
 
     def _find(self, block: str):
         for i, line in enumerate(block.split("\n")):
-            m = placeholders.TOKEN.fullmatch(line.strip())
-            if not m:
-                continue
-            record = _record(int(m.group("page")))
-            tag = record.tags[int(m.group("tag"))]
-            what = placeholders.evaluate_block(tag, record.scope, record.where)
-            if what is not None:
-                return i, record, tag, what
+            m = TOKEN.fullmatch(line.strip())
+            if m:
+                record, tag = _tag(m)
+                what = placeholders.evaluate_block(tag, record.scope)
+                if what is not None:
+                    return i, record, tag, what
         return None
 
     def test(self, parent, block) -> bool:
@@ -303,7 +238,7 @@ class FigureBlockProcessor(BlockProcessor):
                 text = placeholders.table_markdown(*what, live=record.live)
             except TemplateError as exc:
                 raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-        _state(self.parser.md).blocks.add((record.id, tag.index))
+        self.parser.md.anatomia_blocks.add((record.id, tag.index))
         start = len(parent)
         self.parser.parseChunk(parent, text.strip("\n"))
         if isinstance(what, FigureRef):  # the data box's summary is short; its accessible name says whose
@@ -313,14 +248,15 @@ class FigureBlockProcessor(BlockProcessor):
 
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}
+BLOCK_TAGS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption"}
 # Braces a placeholder's value shows ({{ "{{" }}) travel as these until the output check is done.
 BRACES = str.maketrans("{}", "\ue002\ue003")
 UNBRACES = str.maketrans("\ue002\ue003", "{}")
-
-
-def _guard(text: str) -> str:
-    return text.translate(BRACES)
-BLOCK_TAGS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption"}
+# A token in highlighted code, perhaps split by Pygments' markup; and raw HTML's code, scripts, tags.
+_CODE_TOKEN = re.compile(r"\ue000(?:<[^>]*>|[pt0-9])*\ue001")
+_RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
+                        r"|(?P<script><(?P<s>script|style)\b.*?</(?P=s)>)|(?P<tag><!--.*?-->|<[^>]*>)|[^<]+|<",
+                        re.DOTALL | re.IGNORECASE)
 
 
 class _Resolver:
@@ -342,40 +278,31 @@ class _Resolver:
         where: dict[tuple[int, int], etree.Element] = {}
         for el in root.iter():
             for text in (el.text, *(child.tail for child in el)):
-                for m in placeholders.TOKEN.finditer(text or ""):
-                    record, tag = self._tag(m)
+                for m in TOKEN.finditer(text or ""):
+                    record, tag = _tag(m)
                     if record.live and tag.block in placeholders.BLOCKS:
                         where[(record.id, tag.index)] = el
-        opened = None
-        for key in sorted(where):
-            tag = _record(key[0]).tags[key[1]]
-            if tag.block == "claim":
-                opened = key
+        keys = sorted(where)
+        for start, end in zip(keys, keys[1:], strict=False):
+            claim, close = _records[start[0]].tags[start[1]], _records[end[0]].tags[end[1]]
+            apart = start[0] == end[0] and where[start] is not where[end]
+            if (claim.block, close.block) != placeholders.BLOCKS or not apart:
                 continue
-            if opened is None or opened[0] != key[0] or where[opened] is where[key]:
-                opened = None
-                continue
-            chain, node = [], where[opened]
-            while node is not None:
-                chain.append(node)
-                node = parents.get(node)
-            common = where[key]
-            while common is not None and common not in chain:
-                common = parents.get(common)
-            shown = placeholders.fill(_record(opened[0]).tags[opened[1]], {}, "", context="prose", live=True)
-            expr = re.search(r'data-claim-expr="([^"]*)"', shown.markup or "")
-            if common is not None and expr:
-                common.set("data-claim", "true")
-                common.set("data-claim-expr", htmlmod.unescape(expr.group(1)))
-                self.unwrapped |= {opened, key}
-            opened = None
+            ancestors, common = [where[start]], where[end]
+            while ancestors[-1] in parents:
+                ancestors.append(parents[ancestors[-1]])
+            while common not in ancestors:
+                common = parents[common]
+            try:
+                expr = placeholders.compiled(claim.cond)
+            except (TemplateError, TemplateSyntaxError):
+                continue  # check_claims names the error at the claim's line
+            common.set("data-claim", "true")
+            common.set("data-claim-expr", expr)
+            self.unwrapped |= {start, end}
 
-    def _tag(self, m: re.Match) -> tuple[_Record, Tag]:
-        record = _record(int(m.group("page")))
-        return record, record.tags[int(m.group("tag"))]
-
-    def shown_for(self, m: re.Match, context: str, group: list | None) -> placeholders.Shown:
-        record, tag = self._tag(m)
+    def shown_for(self, m: re.Match, context: str, group: list | None = None) -> placeholders.Shown:
+        record, tag = _tag(m)
         key = (record.id, tag.index)
         self.found.setdefault(key, []).append(context)
         live = record.live and key not in self.unwrapped
@@ -386,9 +313,6 @@ class _Resolver:
                 group.append(key)
         return shown
 
-    def plain(self, text: str) -> str:
-        return placeholders.TOKEN.sub(lambda m: _guard(self.shown_for(m, "plain", None).text), text)
-
     def fill(self, text: str, context: str, group: list | None) -> str:
         """`text` with its tokens filled for `context`; a number's span is set aside as raw HTML,
         as the span a page writes by hand would be (so the TOC and search read its text)."""
@@ -396,19 +320,17 @@ class _Resolver:
             shown = self.shown_for(m, context, group)
             if context in ("code", "math"):
                 return shown.text
-            if shown.markup is not None:
-                return self.md.htmlStash.store(shown.markup)
-            if shown.span is None:
-                return _guard(shown.text)
-            return self.md.htmlStash.store(_guard(placeholders.span_html(shown)))
+            if context == "plain" or (shown.span is None and shown.markup is None):
+                return shown.text.translate(BRACES)
+            return self.md.htmlStash.store(placeholders.span_html(shown).translate(BRACES))
 
-        filled = placeholders.TOKEN.sub(one, text)
+        filled = TOKEN.sub(one, text)
         return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
 
-    def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None) -> None:
+    def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None):
         for key, value in list(el.attrib.items()):
             if "\ue000" in value:
-                el.set(key, self.plain(value))
+                el.set(key, self.fill(value, "plain", None))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         if el.tag in BLOCK_TAGS or (math and el.tag == "div"):
@@ -426,48 +348,29 @@ class _Resolver:
                 child.tail = self.fill(child.tail, context, group)
 
     def raw(self, text: str, context: str) -> str:
-        """Tokens in raw HTML the parser set aside: code keeps the tag as written (Pygments may
-        have split a token with its markup), attributes and scripts get plain text, text a span."""
-        text = _SPLIT_TOKEN.sub(lambda m: self._code_literal(m), text)
+        """Tokens in raw HTML the parser set aside: code keeps the tag as written, tags, comments
+        and scripts get plain text, and the text between them a number's span."""
         if context == "code":  # the content of a code span, already escaped
-            return placeholders.TOKEN.sub(
-                lambda m: htmlmod.escape(self.shown_for(m, "code", None).text, quote=False), text)
+            return _CODE_TOKEN.sub(self._code, text)
         group: list = []
         self.groups.append(group)
-        out, depth_code, depth_script = [], 0, 0
-        for piece in _HTML_PIECE.finditer(text):
-            chunk = piece.group(0)
-            if "\ue000" not in chunk:
-                out.append(chunk)
-            elif piece.group("tag") or piece.group("comment"):
-                out.append(placeholders.TOKEN.sub(
-                    lambda m: _guard(htmlmod.escape(self.shown_for(m, "plain", None).text, quote=True)), chunk))
-            elif depth_code:
-                out.append(placeholders.TOKEN.sub(
-                    lambda m: htmlmod.escape(self.shown_for(m, "code", None).text, quote=False), chunk))
-            elif depth_script:
-                out.append(placeholders.TOKEN.sub(lambda m: _guard(self.shown_for(m, "plain", None).text), chunk))
-            else:
-                out.append(placeholders.TOKEN.sub(
-                    lambda m: _guard(placeholders.span_html(self.shown_for(m, "prose", group))), chunk))
-            name = (piece.group("name") or "").lower()
-            if name in CODE_TAGS:
-                depth_code += -1 if piece.group("close") else 1
-            elif name in ("script", "style"):
-                depth_script += -1 if piece.group("close") else 1
-        return "".join(out)
+        return _RAW_PARTS.sub(lambda part: self._raw_part(part, group), text)
 
-    def _code_literal(self, m: re.Match) -> str:
-        inner = re.sub(r"<[^>]*>", "", m.group(0))
-        t = placeholders.TOKEN.fullmatch(inner)
-        if not t:
-            return m.group(0)
-        return htmlmod.escape(self.shown_for(t, "code", None).text, quote=False)
+    def _code(self, m: re.Match) -> str:
+        t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
+        return htmlmod.escape(self.shown_for(t, "code").text, quote=False) if t else m.group(0)
 
+    def _raw_part(self, part: re.Match, group: list) -> str:
+        if part["code"]:
+            return _CODE_TOKEN.sub(self._code, part[0])
 
-_SPLIT_TOKEN = re.compile(r"\ue000(?:<[^>]*>|[pt0-9])*?<[^>]*>(?:<[^>]*>|[pt0-9])*?\ue001")
-_HTML_PIECE = re.compile(r"(?P<comment><!--.*?-->)|(?P<tag><(?P<close>/?)(?P<name>[A-Za-z][\w:-]*)[^>]*>)|[^<]+|<",
-                         re.DOTALL)
+        def one(m: re.Match) -> str:
+            if not part["tag"] and not part["script"]:
+                return placeholders.span_html(self.shown_for(m, "prose", group)).translate(BRACES)
+            text = self.shown_for(m, "plain").text
+            return (htmlmod.escape(text, quote=True) if part["tag"] else text).translate(BRACES)
+
+        return TOKEN.sub(one, part[0])
 
 
 class PlaceholderTreeprocessor(Treeprocessor):
@@ -475,32 +378,27 @@ class PlaceholderTreeprocessor(Treeprocessor):
     table of contents (5): headings carry their numbers into the TOC and search."""
 
     def run(self, root: etree.Element) -> None:
-        state = _state(self.md)
         resolver = _Resolver(self.md)
-        for key in state.blocks:
-            resolver.found[key] = ["block"]
+        resolver.found.update({key: ["block"] for key in self.md.anatomia_blocks})
         resolver.mark_claims(root)
         resolver.tree(root)
         stash = self.md.htmlStash.rawHtmlBlocks
         for i, block in enumerate(stash):
-            if isinstance(block, str):
-                if "\ue000" in block:
-                    stash[i] = resolver.raw(block, resolver.stash_context.get(i, "prose"))
-            else:
+            if not isinstance(block, str):
                 resolver.tree(block)
-        records = {rid for rid, _ in resolver.found} | ({state.record.id} if state.record else set())
-        for rid in sorted(records):
-            record = _record(rid)
+            elif "\ue000" in block:
+                stash[i] = resolver.raw(block, resolver.stash_context.get(i, "prose"))
+        record = self.md.anatomia_record
+        records = {rid for rid, _ in resolver.found} | ({record.id} if record else set())
+        for record in (_records[rid] for rid in sorted(records)):
             for tag in record.tags:
-                tag.contexts = resolver.found.get((rid, tag.index), [])
-                tag.shown = resolver.shown.get((rid, tag.index))
+                tag.contexts = resolver.found.get((record.id, tag.index), [])
+                tag.shown = resolver.shown.get((record.id, tag.index))
             placeholders.check_claims(record.tags, record.text, record.scope, record.where)
         for group in resolver.groups:
-            by_page: dict[int, list[Tag]] = {}
-            for rid, index in group:
-                by_page.setdefault(rid, []).append(_record(rid).tags[index])
-            for rid, tags in by_page.items():
-                placeholders.check_shown_sums(tags, _record(rid).where)
+            for rid in dict.fromkeys(rid for rid, _ in group):
+                tags = [_records[rid].tags[index] for page, index in group if page == rid]
+                placeholders.check_shown_sums(tags, _records[rid].where)
 
 
 _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
@@ -511,68 +409,63 @@ ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 
 def check_html(text: str, where: str, record: _Record | None = None) -> None:
     """Stop on anything of the placeholder language in `text` (HTML) outside code and math: a
-    token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text.
-    The extension runs it on every page; a plugin may run it on the whole page too (the theme's
-    title, meta and navigation come from the front matter)."""
-    m = re.search("\ue000(?:<[^>]*>|[pt0-9])*\ue001", text)
-    if m:
-        t = placeholders.TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
-        if t:
-            rec = _record(int(t.group("page")))
-            tag = rec.tags[int(t.group("tag"))]
-            place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
-            raise placeholders.located(rec.where, tag, M.text(
-                "unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
+    token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text."""
+    m = _CODE_TOKEN.search(text)
+    t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0))) if m else None
+    if t:
+        rec, tag = _tag(t)
+        place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
+        raise placeholders.located(rec.where, tag, M.text(
+            "unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
     visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
     m = ENGINE_MARKUP.search(visible)
     if m:
         snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 60]))
         line = _line(record, 'class="num')
-        raise PageError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
+        raise TemplateError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
     m = _MARKS.search(visible)
     if m:
         mark = m.group(0)
         after = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120]))
-        snippet = after.split("\n")[0][:60].strip()
         closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
-        raise PageError(f"{where}:{_line(record, mark)}: " + M.text(
-            "stray", mark=mark, closing=closing, snippet=snippet))
+        raise TemplateError(f"{where}:{_line(record, mark)}: " + M.text(
+            "stray", mark=mark, closing=closing, snippet=after.split("\n")[0][:60].strip()))
 
 
 def _line(record: _Record | None, mark: str) -> int:
     """The line of the first `mark` in the page's text that belongs to no tag."""
     if record is None:
         return 1
-    tags = [(t.start, t.start + len(t.source)) for t in record.tags]
-    code = [(c.start(), c.end()) for c in re.finditer(r"(`+).+?\1", record.text, re.DOTALL)]
+    taken = [(t.start, t.start + len(t.source)) for t in record.tags]
+    taken += [(c.start(), c.end()) for c in re.finditer(r"(`+).+?\1", record.text, re.DOTALL)]
     for m in re.finditer(re.escape(mark), record.text):
-        if not any(a <= m.start() < b for a, b in tags + code):
+        if not any(a <= m.start() < b for a, b in taken):
             return record.first_line + record.text.count("\n", 0, m.start())
     return record.first_line
+
+
+def _unguard_toc(tokens: list) -> None:
+    for token in tokens:
+        for key in ("name", "html", "data-toc-label"):
+            if isinstance(token.get(key), str):
+                token[key] = token[key].translate(UNBRACES)
+        _unguard_toc(token.get("children", []))
 
 
 class OutputCheckPostprocessor(Postprocessor):
     """The safety net: nothing of the placeholder language may reach a reader outside code."""
 
     def run(self, text: str) -> str:
-        record = _state(self.md).record
+        record = self.md.anatomia_record
         check_html(text, record.where if record else "the page", record)
-        self._unguard_toc(getattr(self.md, "toc_tokens", []))
+        _unguard_toc(getattr(self.md, "toc_tokens", []))
         if isinstance(getattr(self.md, "toc", None), str):
             self.md.toc = self.md.toc.translate(UNBRACES)
         return text.translate(UNBRACES)
 
-    def _unguard_toc(self, tokens: list) -> None:
-        for token in tokens:
-            for key in ("name", "html", "data-toc-label"):
-                if isinstance(token.get(key), str):
-                    token[key] = token[key].translate(UNBRACES)
-            self._unguard_toc(token.get("children", []))
-
 
 class PlaceholderExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's name
-        md.registerExtension(self)
         # Before every other preprocessor (normalize_whitespace is 30, snippets 32).
         md.preprocessors.register(PlaceholderPreprocessor(md), "anatomia_placeholders", 1000)
         # After indented code (80) and block math (79.9), before tables (75) and paragraphs.
@@ -580,9 +473,6 @@ class PlaceholderExtension(Extension):
         md.treeprocessors.register(PlaceholderTreeprocessor(md), "anatomia_placeholders", 6)
         # After raw HTML is put back (30) and math is typeset (5).
         md.postprocessors.register(OutputCheckPostprocessor(md), "anatomia_output_check", 1)
-
-    def reset(self) -> None:
-        pass
 
 
 def makeExtension(**kwargs) -> PlaceholderExtension:  # noqa: N802 - Python-Markdown's entry point

@@ -1,32 +1,24 @@
 """The placeholder language of the pages: `{{ expr | filter }}` and `{% claim %}` blocks.
 
-What a tag means depends on where it stands, and only the Markdown parser knows that, so this
-module never guesses it from the text: `scan` replaces every tag by an inert token (a private-use
-character pair around numbers, which no Markdown or HTML syntax reads), anatomia_engine/markdown.py
-lets Python-Markdown parse the page and then asks `fill` for the text of each token by the
-context the token landed in: prose, math, plain text (attributes, front matter) or code (where the
-tag is put back as written). `check_claims` then checks the claims that stand in the text, and
-`check_shown_sums` the sums and differences a reader can redo from the numbers shown.
-
-Expressions are written in Jinja2's expression syntax and parsed by Jinja2; `_eval` evaluates the
-tree itself, knowing only names, `module.name`, indexing, arithmetic, comparisons and FUNCTIONS
-(no attributes, no other callables, no filters inside the expression); the one trailing filter is
-looked up in the table of anatomia_engine/numfmt.py. Every failure raises TemplateError naming
-`file:line`; every message comes from the catalogue in anatomia_engine/messages.py.
+`scan` replaces every tag by an inert token; anatomia_engine/markdown.py lets Python-Markdown parse
+the page and asks `fill` for each token's text by where it landed (prose, math, plain text, code).
+Expressions are Jinja2's expression syntax, evaluated by `_eval`; the one trailing filter is a
+numfmt filter. Every failure raises TemplateError naming `file:line`.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import functools
 import html
+import json
 import math as _math
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -35,6 +27,7 @@ from jinja2 import Environment, nodes
 from jinja2.exceptions import SecurityError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.visitor import NodeTransformer
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import katex
 from anatomia_engine import messages as M
@@ -46,13 +39,8 @@ TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^
 BLOCKS = ("claim", "endclaim")
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
-try:  # under MkDocs a page's error is a build error: one clean line, no traceback
-    from mkdocs.exceptions import BuildError as _ErrorBase
-except ImportError:  # pragma: no cover - another builder
-    _ErrorBase = Exception
 
-
-class TemplateError(_ErrorBase):
+class TemplateError(BuildError):
     """A placeholder could not be rendered; the message starts with `file:line:`."""
 
 
@@ -85,41 +73,7 @@ FUNCTIONS: dict[str, Callable] = {
     "all": lambda x: bool(np.all(x)), "any": lambda x: bool(np.any(x)),
 }
 RESERVED = set(FUNCTIONS) | {"figure"}
-
-
 _ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
-
-
-class _Figure:
-    """`figure("name")`: a reference to a figure of the scope."""
-
-    def __init__(self, scope: Mapping[str, Entry]):
-        self._scope = scope
-
-    def __call__(self, name) -> FigureRef:
-        if not isinstance(name, str):
-            raise TemplateError(M.text("figure_by_name"))
-        if name not in self._scope:
-            raise TemplateError(_unknown(name, self._scope))
-        ref = self._scope[name].value
-        if not isinstance(ref, FigureRef):
-            raise TemplateError(M.text("not_a_figure", name=name))
-        return ref
-
-
-class _Module:
-    """`module.name` inside an expression: Jinja falls back to item access for attributes."""
-
-    __slots__ = ("_name", "_scope")
-
-    def __init__(self, name: str, scope: Mapping[str, Entry]):
-        self._name, self._scope = name, scope
-
-    def __getitem__(self, key: str):
-        qualified = f"{self._name}.{key}"
-        if qualified not in self._scope:
-            raise TemplateError(_unknown(qualified, self._scope))
-        return self._scope[qualified].value
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
@@ -169,31 +123,15 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
                                    functions=", ".join(sorted(RESERVED)))) from None
     modules = {k.split(".", 1)[0] for k in scope if "." in k}
     for node in _walk(tree, nodes.Name):
-        if node.name in scope or node.name in modules or node.name in RESERVED:
-            continue
-        raise TemplateError(_unknown(node.name, scope))
+        if node.name not in scope and node.name not in modules and node.name not in RESERVED:
+            raise TemplateError(_unknown(node.name, scope))
     for node in _walk(tree, nodes.Filter):
         raise TemplateError(M.text("one_filter", name=node.name))
     for node in _walk(tree, nodes.Test):
         raise TemplateError(M.text("no_tests", name=node.name))
-    return evaluate_tree(tree, scope, source), names_used(tree, scope)
-
-
-def evaluate_tree(tree: nodes.Node, scope: Mapping[str, Entry], source: str):
-    """The value of a checked expression tree (`source` names it in messages)."""
-
-    def lookup(name: str):
-        if name in FUNCTIONS:
-            return FUNCTIONS[name]
-        if name == "figure":
-            return _Figure(scope)
-        if name in scope and "." not in name:
-            return scope[name].value
-        return _Module(name, scope)
-
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
-            value = _eval(tree, lookup)
+            return _eval(tree, scope), names_used(tree, scope)
     except TemplateError:
         raise
     except SecurityError as exc:
@@ -201,8 +139,8 @@ def evaluate_tree(tree: nodes.Node, scope: Mapping[str, Entry], source: str):
     except _Missing as exc:
         raise TemplateError(M.text("undefined", source=source, problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
-        raise TemplateError(M.text("cannot_evaluate", source=source, problem=f"{type(exc).__name__}: {exc}")) from None
-    return value
+        problem = f"{type(exc).__name__}: {exc}"
+        raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
 
 
 class _Missing(Exception):
@@ -212,24 +150,40 @@ class _Missing(Exception):
 _ARITHMETIC = {nodes.Add: operator.add, nodes.Sub: operator.sub, nodes.Mul: operator.mul,
                nodes.Div: operator.truediv, nodes.FloorDiv: operator.floordiv, nodes.Mod: operator.mod,
                nodes.Pow: operator.pow}
-_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge, "lt": operator.lt,
-               "lteq": operator.le, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}
+_UNARY = {nodes.Neg: operator.neg, nodes.Pos: operator.pos, nodes.Not: operator.not_}
+_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge,
+               "lt": operator.lt, "lteq": operator.le, "in": lambda a, b: a in b,
+               "notin": lambda a, b: a not in b}
 
 
-def _eval(node: nodes.Node, lookup: Callable[[str], object]):
-    """Evaluate a parsed expression of the placeholder language (Jinja2's expression syntax with
-    Python's semantics): names, `module.name`, indexing, arithmetic, comparisons, and/or/not and
-    calls of FUNCTIONS. Anything else (an attribute, a method, another callable) is refused."""
-    ev = functools.partial(_eval, lookup=lookup)
+def _figure(scope: Mapping[str, Entry], name) -> FigureRef:
+    """`figure("name")`: a reference to a figure of the scope."""
+    if not isinstance(name, str):
+        raise TemplateError(M.text("figure_by_name"))
+    if name not in scope:
+        raise TemplateError(_unknown(name, scope))
+    if not isinstance(scope[name].value, FigureRef):
+        raise TemplateError(M.text("not_a_figure", name=name))
+    return scope[name].value
+
+
+def _eval(node: nodes.Node, scope: Mapping[str, Entry]):
+    """Evaluate a parsed expression with Python's semantics; anything that is not a name,
+    `module.name`, indexing, an operator or a call of FUNCTIONS is refused."""
+    ev = functools.partial(_eval, scope=scope)
     if isinstance(node, nodes.Const):
         return node.value
     if isinstance(node, nodes.Name):
-        return lookup(node.name)
+        if node.name not in scope:
+            raise TemplateError(_unknown(node.name, scope))
+        return scope[node.name].value
     if isinstance(node, nodes.Getattr):
-        obj = ev(node.node)
-        if isinstance(obj, _Module):
-            return obj[node.attr]
-        raise SecurityError(f"access to attribute {node.attr!r} of {type(obj).__name__!r} object is unsafe.")
+        if not isinstance(node.node, nodes.Name) or node.node.name in scope:
+            raise SecurityError(f"access to attribute {node.attr!r} is unsafe.")
+        qualified = f"{node.node.name}.{node.attr}"
+        if qualified not in scope:
+            raise TemplateError(_unknown(qualified, scope))
+        return scope[qualified].value
     if isinstance(node, nodes.Getitem):
         obj, key = ev(node.node), ev(node.arg)
         try:
@@ -238,18 +192,12 @@ def _eval(node: nodes.Node, lookup: Callable[[str], object]):
             raise _Missing(f"{type(obj).__name__} has no element {key!r} ({exc})") from None
     if isinstance(node, nodes.Slice):
         return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
-    if isinstance(node, nodes.Tuple):
-        return tuple(ev(i) for i in node.items)
-    if isinstance(node, nodes.List):
-        return [ev(i) for i in node.items]
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return (tuple if isinstance(node, nodes.Tuple) else list)(ev(i) for i in node.items)
     if type(node) in _ARITHMETIC:
         return _ARITHMETIC[type(node)](ev(node.left), ev(node.right))
-    if isinstance(node, nodes.Neg):
-        return -ev(node.node)
-    if isinstance(node, nodes.Pos):
-        return +ev(node.node)
-    if isinstance(node, nodes.Not):
-        return not ev(node.node)
+    if type(node) in _UNARY:
+        return _UNARY[type(node)](ev(node.node))
     if isinstance(node, nodes.And):
         return ev(node.left) and ev(node.right)
     if isinstance(node, nodes.Or):
@@ -265,42 +213,37 @@ def _eval(node: nodes.Node, lookup: Callable[[str], object]):
         return result
     if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
         return ev(node.expr1) if ev(node.test) else ev(node.expr2)
-    if isinstance(node, nodes.Call):
-        fn = ev(node.node)
-        if not (isinstance(fn, _Figure) or any(fn is f for f in FUNCTIONS.values())):
-            raise SecurityError(f"{fn!r} is not safely callable")
+    if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in RESERVED:
         if node.kwargs or node.dyn_args is not None or node.dyn_kwargs is not None:
             raise SecurityError("functions take positional arguments only")
-        return fn(*(ev(a) for a in node.args))
+        args = [ev(a) for a in node.args]
+        return _figure(scope, *args) if node.node.name == "figure" else FUNCTIONS[node.node.name](*args)
     raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
 
 
-_JS_ARITHMETIC = {nodes.Add: "+", nodes.Sub: "-", nodes.Mul: "*", nodes.Div: "/", nodes.FloorDiv: "//",
-                  nodes.Mod: "%", nodes.Pow: "**"}
+_JS_OPERATORS = {nodes.Add: "+", nodes.Sub: "-", nodes.Mul: "*", nodes.Div: "/", nodes.FloorDiv: "//",
+                 nodes.Mod: "%", nodes.Pow: "**", nodes.And: "and", nodes.Or: "or"}
 
 
 def compile_expression(node: nodes.Node):
-    """A checked expression tree in the compact form the browser's evaluator reads
-    (docs/javascripts/explorer.js, `evaluate`): a value read by name, with constant indices, is
-    one string, "weights 2 1" for weights[2][1] (`module.name` is "module.name"); a number, a
-    boolean or None is itself; a string constant is ["s", text]; an operation is a list, its
-    name first: ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], …"""
+    """A checked expression tree in the compact form docs/javascripts/explorer.js evaluates: a
+    value read by name with constant indices is one string ("weights 2 1" for weights[2][1]); a
+    number, boolean or None is itself; a string is ["s", text]; an operation is a list, its name
+    first: ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], …"""
     c = compile_expression
-    path = _reference_path(node)
-    if path is not None:
-        return path
+    chain = _chain(node, tuples=False)
+    if chain is not None:
+        return " ".join([chain[0], *map(str, chain[1])])
     if isinstance(node, nodes.Const):
         return ["s", node.value] if isinstance(node.value, str) else node.value
     if isinstance(node, nodes.Getitem):
         return ["i", c(node.node), c(node.arg)]
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return ["list", [c(i) for i in node.items]]
-    if type(node) in _JS_ARITHMETIC:
-        return [_JS_ARITHMETIC[type(node)], c(node.left), c(node.right)]
-    if isinstance(node, (nodes.Neg, nodes.Pos, nodes.Not)):
+    if type(node) in _JS_OPERATORS:
+        return [_JS_OPERATORS[type(node)], c(node.left), c(node.right)]
+    if type(node) in _UNARY:
         return [type(node).__name__.lower(), c(node.node)]
-    if isinstance(node, (nodes.And, nodes.Or)):
-        return [type(node).__name__.lower(), c(node.left), c(node.right)]
     if isinstance(node, nodes.Compare):
         return ["cmp", c(node.expr), [[o.op, c(o.expr)] for o in node.ops]]
     if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
@@ -310,6 +253,11 @@ def compile_expression(node: nodes.Node):
         return ["f", node.node.name, [c(a) for a in node.args]]
     raise TemplateError(M.text("not_allowed", source=type(node).__name__,
                                problem="a live page recomputes it in the browser, which does not know it"))
+
+
+def compiled(source: str) -> str:
+    """`compile_expression` of the expression `source`, as compact JSON (an attribute's value)."""
+    return json.dumps(compile_expression(_parse(source.strip())), ensure_ascii=False, separators=(",", ":"))
 
 
 def _spec(filt: str, args: tuple) -> str:
@@ -337,79 +285,33 @@ def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None
     return None
 
 
-def _reference_path(node: nodes.Node) -> str | None:
-    """"name i j" for name[i][j] or a bare name; else None."""
-    chain = _chain(node, tuples=False)
-    return None if chain is None else " ".join([chain[0], *map(str, chain[1])])
-
-
-def compiled(source: str) -> str:
-    """`compile_expression` of the expression `source`, as compact JSON (an attribute's value)."""
-    import json
-
-    return json.dumps(compile_expression(_parse(source.strip())), ensure_ascii=False, separators=(",", ":"))
-
-
-def _reference(tree: nodes.Node, scope: Mapping[str, Entry]) -> tuple[str, tuple[int, ...]] | None:
-    """`name[i][j]` (or `name[i, j]`, `module.name[i]`) -> (scope name, (i, j)); else None."""
-    chain = _chain(tree, tuples=True)
-    return chain if chain is not None and chain[0] in scope else None
-
-
 def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
     """The entry's `what`, with {i}, {j}, … filled from `axes` for an indexed element."""
     if not entry.what:
         return None
-    labels = {}
-    for letter, i, axis in zip("ijklmn", index, entry.axes or (), strict=False):
-        try:
-            labels[letter] = axis[i]
-        except (IndexError, TypeError):
-            return None
     try:
+        labels = {letter: axis[i] for letter, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
         return entry.what.format(**labels)
-    except (KeyError, IndexError, ValueError):
+    except (KeyError, IndexError, TypeError, ValueError):
         return None  # an array shown whole, or a template that needs more indices
 
 
-# --- formatting ---------------------------------------------------------------------
+# --- tags, tokens and their text ----------------------------------------------------
 
 def _split_filter(text: str) -> tuple[str, str | None, str | None]:
-    """'expr | name(args)' -> (expr, name, args text); the filter is the last top-level '|'."""
-    depth, quote = 0, None
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in ")]":
-            depth += 1
-        elif ch in "([":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            expr, filt = text[:i], text[i + 1:].strip()
-            m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:\((.*)\))?", filt, re.DOTALL)
-            if not m:
-                raise TemplateError(M.text("bad_filter", filter=filt, known=nf.known()))
-            return expr, m.group(1), m.group(2)
-    return text, None, None
+    """'expr | name(args)' -> (expr, name, args text): the filter follows the last '|'."""
+    expr, bar, filt = text.rpartition("|")
+    if not bar:
+        return text, None, None
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", filt, re.DOTALL)
+    if not m:
+        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=nf.known()))
+    return expr, m.group(1), m.group(2)
 
 
 def _is_number(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
-
-def format_value(value, filt: str | None, args: tuple, *, math: bool) -> str:
-    """Text of `value` under `filt` (None = the default for its type), in prose or math."""
-    try:
-        return nf.apply(value, filt, args, math=math)
-    except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
-        shown = filt or "the default format"
-        raise TemplateError(M.text("cannot_show", filter=shown, problem=exc)) from None
-
-
-# --- tags and tokens ----------------------------------------------------------------
 
 @dataclass
 class Tag:
@@ -438,9 +340,10 @@ class Shown:
     args: tuple = ()
     markup: str | None = None  # raw HTML standing for the tag (a claim's element on a live page)
 
-
-def token(page: int, index: int) -> str:
-    return f"\ue000p{page}t{index}\ue001"
+    @property
+    def filter(self) -> str:
+        """The filter it is shown with in prose (the default for its type if none is named)."""
+        return self.filt or nf.default_filter(self.value, math=False)
 
 
 def scan(text: str, page: int, first_line: int = 1) -> tuple[str, list[Tag]]:
@@ -448,18 +351,15 @@ def scan(text: str, page: int, first_line: int = 1) -> tuple[str, list[Tag]]:
     braces that run into a code span are left as written (the output check finds them if they
     stand outside code)."""
     tags: list[Tag] = []
-    out: list[str] = []
-    pos = 0
-    for m in TAG.finditer(text):
+
+    def replace(m: re.Match) -> str:
         if "`" in m.group(0) or "\ue000" in m.group(0):
-            continue
-        index = len(tags)
-        tags.append(Tag(index, m.group(0), m.start(), first_line + text.count("\n", 0, m.start()),
+            return m.group(0)
+        tags.append(Tag(len(tags), m.group(0), m.start(), first_line + text.count("\n", 0, m.start()),
                         m.group("expr"), m.group("block"), (m.group("cond") or "").strip()))
-        out += [text[pos:m.start()], token(page, index)]
-        pos = m.end()
-    out.append(text[pos:])
-    return "".join(out), tags
+        return f"\ue000p{page}t{len(tags) - 1}\ue001"
+
+    return TAG.sub(replace, text), tags
 
 
 def located(where: str, tag: Tag, message: str) -> TemplateError:
@@ -470,7 +370,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
     """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math'
     (LaTeX), 'plain' (attributes, titles: the formatted text only) or 'code' (as written).
     On a `live` page a claim in prose becomes an element carrying its compiled condition, and a
-    number's span its compiled expression and filter (the page recomputes them in the browser)."""
+    number its compiled expression and filter (the page recomputes them in the browser)."""
     if context == "code":
         return Shown(tag.source)
     if tag.expr is None:
@@ -486,22 +386,19 @@ def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live
             expr = compiled(tag.cond)
         except (TemplateError, TemplateSyntaxError):
             return Shown("")  # check_claims names the error at the claim's line
-        return Shown("", markup=f'<span class="claim" data-claim="true" data-claim-expr="{html.escape(expr)}">')
+        return Shown("", markup='<span class="claim" data-claim="true" '
+                     f'data-claim-expr="{html.escape(expr)}">')
     try:
         shown = _fill(tag.expr, scope, context=context)
+        if not live or (shown.span is None and context != "math"):
+            return shown
+        filt = shown.filt or nf.default_filter(shown.value, math=context == "math")
+        expr, spec = compiled(shown.expr), _spec(filt, shown.args)
     except TemplateError as exc:
         raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-    if live and (shown.span is not None or context == "math"):
-        filt = shown.filt or nf.default_filter(shown.value, math=context == "math")
-        try:
-            expr = compiled(shown.expr)
-        except TemplateError as exc:
-            raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-        if context == "math":   # katex.py lifts it out of the TeX into the formula's template
-            return Shown(katex.slot(expr, _spec(filt, shown.args), shown.text))
-        shown = Shown(shown.text, {**shown.span, "data-expr": expr, "data-fmt": _spec(filt, shown.args)},
-                      shown.value, shown.expr, shown.filt, shown.args)
-    return shown
+    if context == "math":  # katex.py lifts it out of the TeX into the formula's template
+        return Shown(katex.slot(expr, spec, shown.text))
+    return dataclasses.replace(shown, span={**shown.span, "data-expr": expr, "data-fmt": spec})
 
 
 def _evaluate_tag(expr_text: str, scope) -> tuple[object, list[str], str, str | None, tuple]:
@@ -514,7 +411,7 @@ def _evaluate_tag(expr_text: str, scope) -> tuple[object, list[str], str, str | 
     return value, used, expr.strip(), filt, args
 
 
-def evaluate_block(tag: Tag, scope: Mapping[str, Entry], where: str) -> FigureRef | tuple[Table, str, Entry] | None:
+def evaluate_block(tag: Tag, scope: Mapping[str, Entry]) -> FigureRef | tuple[Table, str, Entry] | None:
     """A figure or a table a lone placeholder stands for (Markdown to be parsed), else None."""
     if tag.expr is None:
         return None
@@ -524,9 +421,7 @@ def evaluate_block(tag: Tag, scope: Mapping[str, Entry], where: str) -> FigureRe
         return None  # reported where the token is filled (a table with a filter too)
     if isinstance(value, FigureRef):
         return value
-    if isinstance(value, Table):
-        return value, expr, scope[used[0]]
-    return None
+    return (value, expr, scope[used[0]]) if isinstance(value, Table) else None
 
 
 def _fill(expr_text: str, scope, *, context: str) -> Shown:
@@ -538,31 +433,31 @@ def _fill(expr_text: str, scope, *, context: str) -> Shown:
     if not used and not isinstance(value, str):
         raise TemplateError(M.text("no_value"))
     math = context == "math"
-    if not math and (filt or nf.default_filter(value, math=False)) == "text":
+    name = filt or nf.default_filter(value, math=math)
+    if not math and name == "text":
         text = str(value)  # the tree or the caller escapes it
     else:
-        text = format_value(value, filt, args, math=math)
+        try:
+            text = nf.apply(value, filt, args, math=math)
+        except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
+            shown_with = filt or "the default format"
+            raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
     shown = Shown(text, None, value, expr, filt, args)
-    number = nf.FILTERS[filt or nf.default_filter(value, math=math)].number
-    if context != "prose" or not used or not number or not (_is_number(value) or isinstance(value, np.ndarray)):
+    if context != "prose" or not used or not nf.FILTERS[name].number:
         return shown
-    ref = _reference(_parse(expr), scope)
-    what = describe(scope[ref[0]], ref[1]) if ref else None
-    return Shown(text, number_attrs(value, scope[used[0]], what), value, expr, filt, args)
+    if not _is_number(value) and not isinstance(value, np.ndarray):
+        return shown
+    ref = _chain(_parse(expr), tuples=True)
+    what = describe(scope[ref[0]], ref[1]) if ref and ref[0] in scope else None
+    return dataclasses.replace(shown, span=number_attrs(value, scope[used[0]], what))
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
     """The attributes of a number's <span> (the HTML contract of the number popover)."""
-    attrs = {"class": "num", "tabindex": "0", "data-exact": nf.fmt_exact(value)}
-    if what:
-        attrs["data-what"] = what
-    if entry.cite:
-        attrs["data-cite"] = entry.cite
-    else:
-        attrs["data-source"] = entry.source
-        if entry.function:
-            attrs["data-function"] = entry.function
-    return attrs
+    attrs = {"class": "num", "tabindex": "0", "data-exact": nf.fmt_exact(value), "data-what": what,
+             "data-cite": entry.cite, "data-source": None if entry.cite else entry.source,
+             "data-function": None if entry.cite else entry.function}
+    return {key: value for key, value in attrs.items() if value}
 
 
 def span_html(shown: Shown) -> str:
@@ -577,13 +472,8 @@ def span_html(shown: Shown) -> str:
 
 def fill_plain(text: str, scope: Mapping[str, Entry], where: str, line: int = 1) -> str:
     """Every tag of a plain string (a front matter title) as its formatted text."""
-    _, tags = scan(text, 0, line)
-    out, pos = [], 0
-    for tag in tags:
-        out += [text[pos:tag.start], fill(tag, scope, where, context="plain").text]
-        pos = tag.start + len(tag.source)
-    out.append(text[pos:])
-    return "".join(out)
+    tokenized, tags = scan(text, 0, line)
+    return TOKEN.sub(lambda m: fill(tags[int(m.group("tag"))], scope, where, context="plain").text, tokenized)
 
 
 def check_table(table: Table, name: str) -> None:
@@ -603,9 +493,7 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
     def cell(value, spec):
-        r, row, j = next(cells)
-        if row[j] is not value:
-            raise TemplateError(f"table '{name}': cells arrive out of order")  # kit.Table changed
+        r, row, j = next(cells)  # kit.Table.to_markdown calls it row by row, left to right
         try:
             text = nf.fmt_spec(value, spec)
         except Exception as exc:  # noqa: BLE001
@@ -613,11 +501,9 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
                                        value=repr(value), spec=spec, problem=exc)) from None
         if not _is_number(value):
             return text
-        what = table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}"
-        attrs = number_attrs(value, entry, what)
+        attrs = number_attrs(value, entry, table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}")
         if live:
-            attrs["data-expr"] = compiled(f"{name}[{r}][{j}]")
-            attrs["data-fmt"] = spec
+            attrs |= {"data-expr": compiled(f"{name}[{r}][{j}]"), "data-fmt": spec}
         return span_html(Shown(text, attrs))
 
     return table.to_markdown(cell)
@@ -635,16 +521,17 @@ def _short(value) -> str:
     return repr(value)
 
 
-# --- claims -------------------------------------------------------------------------
+# --- claims, and the sums a reader can redo -------------------------------------------
 
 def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry], where: str) -> None:
     """Pair the {% claim %} tags that stand in the page's text (not in code) and check each
     condition, first on the exact values, then on the numbers its sentence shows. `text` is the
     page as handed to `scan` (for quoting the sentence)."""
-    live = [t for t in sorted(tags, key=lambda t: t.index) if t.contexts and "code" not in t.contexts]
     claim: Tag | None = None
     inside: list[Tag] = []
-    for tag in live:
+    for tag in sorted(tags, key=lambda t: t.index):
+        if not tag.contexts or "code" in tag.contexts:
+            continue
         if tag.block == "claim":
             if claim:
                 raise located(where, claim, M.text("claim_open_again", line=tag.line))
@@ -670,74 +557,57 @@ def _sentence(text: str, start: Tag, end: Tag, inside: list[Tag]) -> str:
     return " ".join(re.sub(r"<[^>]+>", "", "".join(out)).split())
 
 
+def _numbers_shown(tags: Iterable[Tag]) -> list[Tag]:
+    """The tags of `tags` that show a reader one number in running text."""
+    return [t for t in tags if t.shown is not None and nf.shown_value(t.shown.value, t.shown.filt,
+                                                                       t.shown.args) is not None]
+
+
 def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope, where: str) -> None:
     cond = claim.cond
-
-    def fail(message: str) -> TemplateError:
-        return located(where, claim, message)
-
     if not cond:
-        raise fail(M.text("claim_needs_condition"))
+        raise located(where, claim, M.text("claim_needs_condition"))
     try:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
-        raise fail(M.text("claim_error", cond=cond, problem=exc)) from None
+        raise located(where, claim, M.text("claim_error", cond=cond, problem=exc)) from None
     nan = [n for n in used if _has_nan(scope[n].value)]
     if nan:
-        raise fail(M.text("claim_nan", cond=cond, names=", ".join(nan)))
+        raise located(where, claim, M.text("claim_nan", cond=cond, names=", ".join(nan)))
     if isinstance(ok, np.ndarray):
-        raise fail(M.text("claim_arrays", cond=cond))
+        raise located(where, claim, M.text("claim_arrays", cond=cond))
     if not ok:
         shown = "; ".join(f"{n} = {_short(scope[n].value)}" for n in used)
-        raise fail(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
-    shown_tags = [t for t in inside if t.shown is not None and nf.shown_value(t.shown.value, t.shown.filt,
-                                                                                t.shown.args) is not None]
-    if not shown_tags:
-        return
+        raise located(where, claim, M.text("false_claim", sentence=sentence, cond=cond, values=shown))
+    shown_tags = _numbers_shown(inside)
     tree = _parse(cond)
-    if _holds_as_shown(tree, shown_tags, scope, decimals=None):
+    if not shown_tags or _holds_as_shown(tree, shown_tags, scope, decimals=None):
         return
-    texts = ", ".join(dict.fromkeys(t.shown.text for t in shown_tags if _node_in(tree, t.shown.expr)))
+    read = [t.shown for t in shown_tags if any(n == _parse(t.shown.expr) for n in _walk(tree, nodes.Expr))]
     fix = "reword the sentence: the numbers agree to 12 decimal places"
-    for n in range(_decimals_shown(shown_tags) + 1, nf.MAX_DECIMALS + 1):
+    for n in range(_decimals_shown(t.shown for t in shown_tags) + 1, nf.MAX_DECIMALS + 1):
         if _holds_as_shown(tree, shown_tags, scope, decimals=n):
-            more = [_with_decimals(t.shown, n) for t in shown_tags if _node_in(tree, t.shown.expr)]
-            fix = (f"show the numbers with {n} decimal places ({', '.join(dict.fromkeys(more))}), "
-                   "or reword the sentence")
+            more = dict.fromkeys(s.text if s.filter not in DECIMALS else nf.apply(s.value, s.filter, (n,))
+                                 for s in read)
+            fix = f"show the numbers with {n} decimal places ({', '.join(more)}), or reword the sentence"
             break
-    raise fail(M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
+    texts = ", ".join(dict.fromkeys(s.text for s in read))
+    raise located(where, claim, M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
 
 
-def _node_in(tree: nodes.Node, expr: str) -> bool:
-    target = _parse(expr)
-    return any(node == target for node in _walk(tree, nodes.Expr))
+DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}  # the filters with decimal places, and their default
 
 
-DECIMALS_FILTERS = ("dec", "pct", "sci", "bytes")
-DEFAULT_DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}
+def _decimals_shown(shown: Iterable[Shown]) -> int:
+    """The most decimal places any of `shown` shows (0 for whole numbers and words)."""
+    places = [s.args[0] if s.args else DECIMALS[s.filter] for s in shown if s.filter in DECIMALS]
+    return max(places, default=0)
 
 
-def _decimals_shown(tags: list[Tag]) -> int:
-    """The most decimal places any of `tags` shows (0 for whole numbers and words)."""
-    most = 0
-    for t in tags:
-        filt = t.shown.filt or nf.default_filter(t.shown.value, math=False)
-        if filt in DECIMALS_FILTERS:
-            most = max(most, t.shown.args[0] if t.shown.args else DEFAULT_DECIMALS[filt])
-    return most
-
-
-def _with_decimals(shown: Shown, n: int) -> str:
-    filt = shown.filt or nf.default_filter(shown.value, math=False)
-    if filt not in DECIMALS_FILTERS:
-        return shown.text
-    return nf.apply(shown.value, filt, (n,))
-
-
-def _shown_number(shown: Shown, decimals: int | None) -> Decimal:
-    filt = shown.filt or nf.default_filter(shown.value, math=False)
-    args = shown.args if decimals is None or filt not in DECIMALS_FILTERS else (decimals,)
-    return nf.shown_value(shown.value, filt, args)
+def _shown_number(shown: Shown, decimals: int | None) -> Fraction:
+    """The number a reader reads, or reads with `decimals` places if the filter has places."""
+    args = shown.args if decimals is None or shown.filter not in DECIMALS else (decimals,)
+    return Fraction(nf.shown_value(shown.value, shown.filter, args))
 
 
 def _holds_as_shown(tree: nodes.Node, shown_tags: list[Tag], scope, *, decimals: int | None) -> bool:
@@ -747,11 +617,12 @@ def _holds_as_shown(tree: nodes.Node, shown_tags: list[Tag], scope, *, decimals:
     for t in shown_tags:
         target = _parse(t.shown.expr)
         if all(target != known for known, _ in targets):
-            targets.append((target, Fraction(_shown_number(t.shown, decimals))))
+            targets.append((target, _shown_number(t.shown, decimals)))
     try:
-        return bool(evaluate_tree(_AsShown(targets).visit(copy.deepcopy(tree)), scope, "as shown"))
-    except TemplateError:
-        return True  # the rewritten condition cannot be evaluated: only the exact values are checked
+        with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
+            return bool(_eval(_AsShown(targets).visit(copy.deepcopy(tree)), scope))
+    except Exception:  # noqa: BLE001 - the condition as shown cannot be evaluated: the exact one holds
+        return True
 
 
 class _AsShown(NodeTransformer):
@@ -766,58 +637,50 @@ class _AsShown(NodeTransformer):
                 return nodes.Const(value)
         if isinstance(node, nodes.Compare):
             operands = [node.expr, *(o.expr for o in node.ops)]
-            if not all(_covered(o, self.targets) for o in operands):  # the reader cannot redo it
+            if not all(self._covered(o) for o in operands):  # the reader cannot redo it
                 return node
         if isinstance(node, nodes.Const) and isinstance(node.value, float):
             return nodes.Const(Fraction(repr(node.value)))
         return self.generic_visit(node, *args, **kwargs)
 
+    def _covered(self, node: nodes.Node) -> bool:
+        """Is every value `node` reads shown in the sentence (so a reader can redo it)?"""
+        if any(node == target for target, _ in self.targets):
+            return True
+        if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+            return False
+        children = node.args if isinstance(node, nodes.Call) else node.iter_child_nodes()
+        return all(self._covered(child) for child in children)  # a function reads only its arguments
 
-def _covered(node: nodes.Node, targets: list[tuple[nodes.Node, str]]) -> bool:
-    """Is every value `node` reads shown in the sentence (so a reader can redo it)?"""
-    if any(node == target for target, _ in targets):
-        return True
-    if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
-        return False
-    if isinstance(node, nodes.Call):  # a function of the language reads only its arguments
-        return all(_covered(arg, targets) for arg in node.args)
-    return all(_covered(child, targets) for child in node.iter_child_nodes())
-
-
-# --- sums and differences a reader can redo ------------------------------------------
 
 def check_shown_sums(group: list[Tag], where: str) -> None:
     """In one block of text, a shown `a - b` (or `a + b`, `a - b + c`, …) whose terms are all
     shown beside it must equal what a reader gets from the terms as shown: 0,57 − 0,11 shown
     next to a difference shown as 0,45 stops the build."""
-    shown = {t.shown.expr: t for t in group if t.shown is not None
-             and nf.shown_value(t.shown.value, t.shown.filt, t.shown.args) is not None}
-    for tag in group:
-        if tag.shown is None or tag.shown.expr not in shown:
-            continue
-        tree = _parse(tag.shown.expr)
+    numbers = _numbers_shown(group)
+    shown = {t.shown.expr: t.shown for t in numbers}
+    for tag in numbers:
+        total, tree = tag.shown, _parse(tag.shown.expr)
         if not isinstance(tree, (nodes.Add, nodes.Sub)):
             continue
-        terms = _terms(tree, {e: _parse(e) for e in shown if e != tag.shown.expr})
+        terms = _terms(tree, {e: _parse(e) for e in shown if e != total.expr})
         if terms is None:
             continue
-        filt = tag.shown.filt or nf.default_filter(tag.shown.value, math=False)
 
-        def reader(decimals, terms=terms):
-            return sum((sign * _shown_number(shown[e].shown, decimals) for sign, e in terms), Decimal(0))
+        def reader(decimals, terms=terms, total=total):
+            value = sum(sign * _shown_number(shown[e], decimals) for sign, e in terms)
+            return nf.apply(float(value), total.filter, total.args)
 
-        got = nf.apply(float(reader(None)), filt, tag.shown.args)
-        if got == tag.shown.text:
+        got = reader(None)
+        if got == total.text:
             continue
-        parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ")
-                        + shown[e].shown.text for i, (sign, e) in enumerate(terms))
-        digits = "more decimal places"
-        for n in range(_decimals_shown([shown[e] for _, e in terms]) + 1, nf.MAX_DECIMALS + 1):
-            if nf.apply(float(reader(n)), filt, tag.shown.args) == tag.shown.text:
-                digits = f"{n} decimal places"
-                break
+        parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ") + shown[e].text
+                        for i, (sign, e) in enumerate(terms))
+        places = range(_decimals_shown([shown[e] for _, e in terms]) + 1, nf.MAX_DECIMALS + 1)
+        fits = [n for n in places if reader(n) == total.text]
+        digits = f"{fits[0]} decimal places" if fits else "more decimal places"
         raise located(where, tag, f"{{{{{tag.expr}}}}}: " + M.text(
-            "shown_difference", shown=tag.shown.text, reader=parts, reader_result=got, digits=digits))
+            "shown_difference", shown=total.text, reader=parts, reader_result=got, digits=digits))
 
 
 def _terms(tree: nodes.Node, shown: dict[str, nodes.Node], sign: int = 1) -> list[tuple[int, str]] | None:
@@ -838,51 +701,33 @@ def _terms(tree: nodes.Node, shown: dict[str, nodes.Node], sign: int = 1) -> lis
 JINJA_WORDS = ("and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False", "None")
 
 
-def reserved_name(name: str) -> str | None:
-    """What a value's name would collide with in a placeholder, or None if it is free."""
-    if name in FUNCTIONS or name == "figure":
-        return "a function"
-    if name in nf.FILTERS:
-        return "a filter"
-    if name in JINJA_WORDS:
-        return "a word"
-    return None
+def reserved_names() -> list[str]:
+    """Every name a module's value may not have, in the order the guide lists them."""
+    return [*FUNCTIONS, "figure", *nf.FILTERS, *JINJA_WORDS]
 
 
 def check_value_name(name: str, module_source: str, function: str | None) -> None:
     """Refuse a value named like a function, filter or word of the placeholder language."""
-    what = reserved_name(name)
+    kinds = (("a function", RESERVED), ("a filter", nf.FILTERS), ("a word", JINJA_WORDS))
+    what = next((kind for kind, names in kinds if name in names), None)
     if what:
         raise TemplateError(f"{module_source}: " + M.text("reserved_name", function=function or "@values",
                                                           name=name, what=what, suggestion=f"{name}_value"))
 
 
-_NB_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_NB_CODE = re.compile(r"(`+).+?\1")
-
-
 def refuse_in_notebook(source: Path, where: str) -> None:
     """Stop at file:line on a `{{` or `{%` in a Markdown cell of a jupytext percent notebook:
-    the lab's Markdown is rendered by mkdocs-jupyter, which fills no placeholder, so one would
-    reach readers as braces. Braces in code (backticks, fenced blocks) are fine."""
+    mkdocs-jupyter renders the lab's Markdown and fills no placeholder, so one would reach readers
+    as braces. Braces in code (backticks, fenced blocks) are fine."""
     in_markdown = fenced = False
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("# %%"):
             in_markdown, fenced = "[markdown]" in line or "[md]" in line, False
             continue
-        if not in_markdown:
-            continue
         body = line[2:] if line.startswith("# ") else line.lstrip("#")
-        if _NB_FENCE.match(body):
+        if in_markdown and re.match(r"[ \t]*(`{3,}|~{3,})", body):
             fenced = not fenced
             continue
-        if fenced:
-            continue
-        m = re.search(r"\{\{|\{%", _NB_CODE.sub(lambda c: " " * len(c.group(0)), body))
-        if m:
+        m = re.search(r"\{\{|\{%", re.sub(r"(`+).+?\1", lambda c: " " * len(c.group(0)), body))
+        if in_markdown and not fenced and m:
             raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0)))
-
-
-def reserved_names() -> list[str]:
-    """Every name a module's value may not have, in the order the guide lists them."""
-    return [*FUNCTIONS, "figure", *nf.FILTERS, *JINJA_WORDS]

@@ -164,6 +164,7 @@ def test_words_filter_writes_small_counts_in_polish():
     "```\n{{ p }}\n{% claim 1 > 2 %}\n```\n",                      # a fenced block
     "!!! note\n\n    ```python\n    x = '{{ p }}'\n    ```\n",     # a fenced block in an admonition
     "- punkt\n\n        {{ p }}\n",                               # an indented block in a list
+    "<pre><code>x = {{ p }}</code></pre>\n",                       # code in raw HTML
 ])
 def test_code_of_any_kind_keeps_the_tag_as_written(body):
     out, _ = page(body)
@@ -185,6 +186,13 @@ def test_attributes_get_plain_text(body, attribute):
     out, _ = page(body)
     assert attribute in out
     assert "&lt;span" not in out and "{{" not in out
+
+
+def test_a_page_rendered_again_shows_its_new_values():
+    """mkdocs serve renders a page again after an edit: the new text and values are used."""
+    page("stare {{ p }}")
+    out, _ = page("nowe {{ p }} i {{ n }}", values={**VALUES, "p": 0.5})
+    assert [s["data-exact"] for s in spans(out)] == ["0,5", "4096"] and "nowe" in out
 
 
 def test_front_matter_title_and_description_get_plain_text():
@@ -265,6 +273,7 @@ def test_braces_in_code_and_latex_are_not_taken_for_tags():
     out, _ = page("`{{ x }` i `{% x`\n\n```\n}} %}\n```\n\n" r"\( \frac{1}{\sqrt{d_k}} \)" "\n\n" r"\[ \text{35\%} \]")
     assert "{{ x }" in html.unescape(out)
     assert r("{{ \"{{\" }}") == "{{"
+    assert page('<div>\n{{ "{{" }} w surowym HTML\n</div>\n')[0] == "<div>\n{{ w surowym HTML\n</div>"
 
 
 def test_a_token_left_where_no_processor_fills_it_stops_the_build():
