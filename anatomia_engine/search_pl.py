@@ -25,6 +25,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, NavigableString
 
+from anatomia_engine import messages as M
 from anatomia_engine import store
 
 WORD_RE = re.compile(r"[^\W_]+")
@@ -103,8 +104,8 @@ def paradigm(lemma: str) -> list[str]:
 
 
 class Morphology:
-    """Readings and paradigms remembered between builds in one stored entry (a site's words cost
-    ~2 s of CPU to look up, the entry ~0.05 s to read)."""
+    """Readings and paradigms remembered between builds in one stored entry (looking up a site's
+    words costs seconds, reading the entry a fraction of one)."""
 
     def __init__(self, stored: bytes | None = None):
         memo = json.loads(stored) if stored else {}
@@ -413,8 +414,7 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     site's words, the dictionary's look-ups by its version."""
     search = Path(site_dir) / "search"
     if not (search / "search_index.json").exists():
-        raise FileNotFoundError(f"{search / 'search_index.json'} is missing: the 'search' plugin must "
-                                "stay enabled in mkdocs.yml")
+        raise FileNotFoundError(M.text("search_disabled", path=search / "search_index.json"))
     config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
     docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
     words = site_words(docs)
