@@ -248,19 +248,6 @@ def encode_table(table: dict[str, str]) -> dict:
     return {"paradigms": sorted(number), "lexemes": [[stem, number[p]] for stem, p in entries]}
 
 
-def decode_table(shipped: dict) -> dict[str, str]:
-    """Folded form -> key back from `encode_table`'s form (the worker decodes it the same way)."""
-    table = {}
-    for stem, number in shipped["lexemes"]:
-        own, _, endings = shipped["paradigms"][number].partition("|")
-        for ending in endings.split(","):
-            prefix = ""
-            while ending[:1] in PREFIX_MARKS:
-                prefix, ending = prefix + PREFIX_MARKS[ending[0]], ending[1:]
-            table[prefix + stem + ending] = stem + own
-    return table
-
-
 # --- text of a rendered page -------------------------------------------------------------------
 
 @dataclass
@@ -437,11 +424,3 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
                                               encoding="utf-8")
 
-
-def load_built(site_dir: Path) -> tuple[dict, dict[str, str]]:
-    """(index, form table) of a built site, as the worker reads them."""
-    search = Path(site_dir) / "search"
-    config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
-    index, forms = (json.loads((search / config[kind]).read_text(encoding="utf-8"))
-                    for kind in ("pl_index", "pl_forms"))
-    return index, decode_table(forms)
