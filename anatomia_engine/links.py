@@ -1,11 +1,9 @@
 """Every link and image of the built site points at something that was built.
 
-MkDocs checks the links written in Markdown (`validation:` in mkdocs.yml); it does not look into
-raw HTML, into what a notebook's cells print, or into what plugins add. This module checks the
-final HTML of every page: each `href`, `src`, `srcset`, `data` and `poster` inside the site must
-name a built file, and its `#fragment` an `id` (or `<a name>`) of the target page. Each problem
-names the page's source file and, where the link can be found there, its line; on a notebook
-page also the cell. It also puts the line in front of MkDocs's own link warnings.
+MkDocs checks the links written in Markdown; not raw HTML, a notebook's output or what plugins add.
+This checks each page's final HTML: every URL inside the site must name a built file, its
+`#fragment` an `id` (or `<a name>`) of the target page; external links are not fetched. A problem
+names the source file and line (on a notebook page the cell), as MkDocs's own link warnings do here.
 """
 
 from __future__ import annotations
@@ -22,18 +20,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from anatomia_engine import messages as M
 from anatomia_engine.store import Store, source_of
 from anatomia_engine.store import key as store_key
 
-# Attributes that load or link to another resource, per element.
 URL_ATTRS: dict[str, tuple[str, ...]] = {
-    "a": ("href",), "area": ("href",), "link": ("href",),
-    "img": ("src", "srcset"), "source": ("src", "srcset"), "input": ("src",),
-    "script": ("src",), "iframe": ("src",), "embed": ("src",), "object": ("data",),
-    "video": ("src", "poster"), "audio": ("src",), "track": ("src",),
-}
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-         "track", "wbr"}
+    "a": ("href",), "area": ("href",), "link": ("href",), "img": ("src", "srcset"),
+    "source": ("src", "srcset"), "input": ("src",), "script": ("src",), "iframe": ("src",),
+    "embed": ("src",), "object": ("data",), "video": ("src", "poster"), "audio": ("src",), "track": ("src",)}
 
 
 @dataclass
@@ -52,8 +46,7 @@ class Parsed:
 
 
 class _Collector(HTMLParser):
-    """Ids and links, each link with the notebook cell it stands in (nbconvert writes a cell as
-    `div.jp-Cell#cell-id=<id>`, notebooks.py gives source cells the ids `cell-N`)."""
+    """Ids and links, each link with the notebook cell it is in (`div.jp-Cell#cell-id=cell-N`)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -75,8 +68,7 @@ class _Collector(HTMLParser):
             value = (values.get(attr) or "").strip()
             urls = [p.split()[0] for p in value.split(",") if p.strip()] if attr == "srcset" else [value]
             self.result.links += [Link(tag, attr, url, cell, in_output) for url in urls if url]
-        if tag not in _VOID:
-            self.open.append((tag, cell, in_output))
+        self.open.append((tag, cell, in_output))   # a void element is dropped with its parent
 
     def handle_endtag(self, tag):
         for depth in range(len(self.open) - 1, -1, -1):
@@ -95,8 +87,6 @@ def parse(text: str) -> Parsed:
 
 @dataclass
 class Page:
-    """A built page: where it is in the site, its HTML, and where it came from."""
-
     dest: str                  # path in the site, e.g. "krok-po-kroku/index.html"
     html: str
     where: str                 # what errors call it, e.g. "docs/krok-po-kroku.md"
@@ -112,7 +102,7 @@ def resolve(base_dest: str, url: str, files: set[str]) -> tuple[str | None, str,
         return base_dest, base_dest, parts.fragment
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(base_dest), path))
     joined = "" if joined == "." else joined
-    if joined == ".." or joined.startswith("../"):   # outside the site
+    if joined.split("/")[0] == "..":   # outside the site
         return None, joined, parts.fragment
     candidates = [joined] if joined and not path.endswith("/") else []
     candidates.append(posixpath.join(joined, "index.html"))
@@ -126,8 +116,8 @@ def cell_starts(lines: list[str]) -> list[int]:
 
 
 def locate(lines: list[str], url: str, first: int = 1, last: int | None = None) -> int | None:
-    """The line (1-based) in `lines[first-1:last]` where `url` is written, preferring a line
-    where it stands as a link or attribute value; None when it is not there."""
+    """The line (1-based) in `lines[first-1:last]` where `url` is written, preferably as a link
+    or attribute value; None when it is not there."""
     forms = list(dict.fromkeys([url, html.escape(url, quote=True), html.escape(url, quote=False)]))
     strong = [w.format(f) for f in forms for w in ('"{}"', "'{}'", "({}", "<{}>")]
     span = range(max(first, 1), min(len(lines) if last is None else last, len(lines)) + 1)
@@ -139,10 +129,7 @@ def locate(lines: list[str], url: str, first: int = 1, last: int | None = None) 
 
 
 def _place(page: Page, link: Link) -> str:
-    try:
-        lines = page.source.read_text(encoding="utf-8").splitlines() if page.source else []
-    except OSError:
-        lines = []
+    lines = page.source.read_text(encoding="utf-8").splitlines() if page.source else []
     if not (page.notebook and link.cell is not None):
         line = locate(lines, link.url)
         return f"{page.where}:{line}" if line else page.where
@@ -198,7 +185,7 @@ class Checker:
                 url = link.url
                 if url in seen or urlsplit(url).scheme or urlsplit(url).netloc or url in ("", "#") \
                         or url.startswith("#!") or (page.where, url) in self.reported:
-                    continue
+                    continue   # external links are not fetched
                 seen.add(url)
                 problem = self._problem(page, link, files, parsed, site_dir)
                 if problem:
@@ -207,11 +194,10 @@ class Checker:
 
     def _problem(self, page: Page, link: Link, files: set[str], parsed: dict, site_dir: Path) -> str:
         if link.url.startswith(("/", "\\")):
-            return ("an absolute path; it breaks when the site is not at the root of its server — "
-                    "write it relative to the page")
+            return M.text("link_absolute", hint=" — write it relative to the page")
         target, looked_up, fragment = resolve(page.dest, link.url, files)
         if target is None:
-            return f"'{looked_up}' is not in the built site" + _hint(link.url, link, page.notebook)
+            return M.text("link_not_built", target=looked_up, hint=_hint(link.url, link, page.notebook))
         if not fragment or (page.where, "#" + fragment) in self.reported:
             return ""
         if target not in parsed:
@@ -222,11 +208,9 @@ class Checker:
         if unquote(fragment) in ids or fragment in ids:
             return ""
         guess = difflib.get_close_matches(unquote(fragment), sorted(ids), n=1)
-        return f"'{target}' has no element with id '{fragment}'" + (f" — did you mean '#{guess[0]}'?"
-                                                                    if guess else "")
+        hint = f" — did you mean '#{guess[0]}'?" if guess else ""
+        return M.text("link_no_id", target=target, fragment=fragment, hint=hint)
 
-
-# --- MkDocs's own link warnings, with the line -------------------------------------------
 
 _MKDOCS_LINK = re.compile(r"^Doc file '(?P<file>[^']+)' contains (?:a link|an absolute link|an "
                           r"unrecognized relative link|a link to) '(?P<link>[^']+)'")
@@ -241,19 +225,13 @@ class LineFilter(logging.Filter):
         self.docs_dir, self.prefix, self.checker = docs_dir, prefix, checker
 
     def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            match = _MKDOCS_LINK.match(record.getMessage())
-        except Exception:   # noqa: BLE001 - a record we cannot format is not ours to change
-            return True
+        match = _MKDOCS_LINK.match(str(record.msg))
         if not match:
             return True
         where, link = f"{self.prefix}{match['file']}", match["link"]
         if self.checker is not None:   # MkDocs reports 'x.md#a'; the built page has '../x/#a'
             self.checker.reported.update({(where, link), (where, "#" + urlsplit(link).fragment)})
-        try:
-            line = locate((self.docs_dir / match["file"]).read_text(encoding="utf-8").splitlines(), link)
-        except OSError:
-            line = None
+        line = locate((self.docs_dir / match["file"]).read_text(encoding="utf-8").splitlines(), link)
         record.msg, record.args = f"{where}{f':{line}' if line else ''}: {match.string}", ()
         return True
 

@@ -1,13 +1,10 @@
 """The lab notebook: a jupytext percent `.py` file, executed at build time, published twice.
 
-`build(source, where, cache_dir, root)` executes it with nbclient (kernel `python3`, cwd the
-project root) unless its store entry verifies, and returns two copies: the page copy that
-mkdocs-jupyter renders, and the download copy (no outputs). The kernel records its inputs as a
-module run does (deps.py: `deps.start` before the first cell, `deps.snapshot` after the last):
-every project file it imports, every file it opens, folder it lists and environment variable
-it reads, plus the notebook, this file and the lock. That record is the entry's cache key and
-`deps.problem` decides whether the entry still holds. A failing cell stops the build with
-file:line, the cell's numbered source and the traceback.
+`build` executes it with nbclient (kernel `python3`, cwd the project root) unless its store entry
+holds, and returns the page copy mkdocs-jupyter renders and the download copy (no outputs). The
+kernel records its inputs as a module run does (deps.py: `deps.start` before the first cell,
+`deps.snapshot` after the last); `deps.problem` decides whether a stored entry still holds.
+A failing cell stops the build with file:line, the cell's numbered source and the traceback.
 
 Cell tags (on the `# %%` line):
   `remove_cell` executed, left out of the page (repository plumbing); the download keeps it;
@@ -39,7 +36,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from anatomia_engine import deps, placeholders, runner, store
+from anatomia_engine import deps, links, placeholders, runner, store
 from anatomia_engine import messages as M
 
 log = logging.getLogger("anatomia_engine.notebooks")
@@ -82,12 +79,6 @@ def read_notebook(source: Path) -> nbformat.NotebookNode:
     return nb
 
 
-def cell_lines(source: Path) -> list[int]:
-    """1-based line in `source` where each cell's text starts (after its `# %%` marker)."""
-    lines = source.read_text(encoding="utf-8").splitlines()
-    return [n + 2 for n, line in enumerate(lines) if line.startswith("# %%")]
-
-
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.rstrip().splitlines())
 
@@ -95,15 +86,15 @@ def _indent(text: str) -> str:
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
     """'docs/laby/lab-3.py:473: notebook cell 13 of 35 failed: NameError: ...', the cell's
     source numbered with the file's own lines (the failing one marked) and the traceback."""
-    starts = cell_lines(source)
+    starts = links.cell_starts(source.read_text(encoding="utf-8").splitlines())
     first = starts[index] if len(starts) == len(nb.cells) else None
     traceback = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", getattr(error, "traceback", "") or "")
     traceback = traceback.rsplit("-" * 18 + "\n", 1)[-1].strip("\n")   # nbclient repeats the source first
     failing = re.search(r"^Cell In\[\d+\], line (\d+)", traceback, re.MULTILINE)
     offset = int(failing.group(1)) - 1 if failing else None
     line = f":{first + (offset or 0)}" if first else ""
-    message = [f"{where}{line}: notebook cell {index + 1} of {len(nb.cells)} failed: "
-               f"{getattr(error, 'ename', type(error).__name__)}: {getattr(error, 'evalue', error)}",
+    name = f"{getattr(error, 'ename', type(error).__name__)}: {getattr(error, 'evalue', error)}"
+    message = [M.text("cell_failed", where=where + line, cell=index + 1, cells=len(nb.cells), error=name),
                "  cell source" + (f" (from line {first}):" if first else ":")]
     for n, text in enumerate(nb.cells[index].source.splitlines()):
         message.append(f"  {'>' if n == offset else ' '}{(first or 1) + n:4d} | {text}")
@@ -147,26 +138,19 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
             raise NotebookError(failure_message(where, source, nb, index, exc)) from None
         except Exception as exc:   # the kernel did not start or stopped answering
             kernel_log.seek(0)
-            raise NotebookError(f"{where}: kernel '{KERNEL}' ({sys.executable}) could not run the notebook: "
-                                f"{type(exc).__name__}: {exc}\n  kernel log:\n"
-                                f"{_indent(kernel_log.read()[-3000:])}") from None
+            problem = f"{type(exc).__name__}: {exc}\n  kernel log:\n{_indent(kernel_log.read()[-3000:])}"
+            raise NotebookError(M.text("kernel_failed", where=where, kernel=KERNEL, python=sys.executable,
+                                       problem=problem)) from None
     del nb.cells[0], nb.cells[-1]
     records = [o.data["application/json"] for o in report.outputs
                if o.output_type == "display_data" and "application/json" in o.get("data", {})]
     if len(records) != 1 or not isinstance(records[0], dict) or "files" not in records[0]:
-        raise NotebookError(f"{where}: the kernel's report after the last cell is unreadable "
-                            f"(did a cell redefine display?): {report.outputs!r:.300}")
+        raise NotebookError(M.text("kernel_report", where=where, report=f"{report.outputs!r:.300}"))
     return dict(records[0])
 
 
-# --- the two copies we publish -------------------------------------------------------------------
-
-def _raw_html(text: str, cell_id: str):
-    return nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/html"}, id=cell_id)
-
-
 def figure_html(data: dict, alt: str) -> str:
-    """An <img> with alt text for an image output (nbconvert's own has no alt text)."""
+    """An <img> with alt text for an image output (nbconvert's own has none)."""
     if "image/svg+xml" in data:
         svg = re.sub(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*", "",
                      data["image/svg+xml"], flags=re.DOTALL)
@@ -187,10 +171,9 @@ def _pixel_size(kind: str, data: bytes) -> tuple[int, int] | None:
 
 
 def figures_as_files(page_html: str) -> tuple[str, dict[str, bytes]]:
-    """The page's inline figures (`img.lab-figure`) moved into files named by their content,
-    with their size in CSS px and loaded lazily: a figure below the fold costs a reader nothing
-    until they scroll to it, and the size keeps the layout still. Returns the page and
-    {file name: bytes}, for the plugin to write beside the page."""
+    """The page's inline figures (`img.lab-figure`) moved into files named by their content, sized
+    in CSS px and loaded lazily (a figure below the fold costs nothing until scrolled to; the size
+    keeps the layout still). Returns the page and {file name: bytes} to write beside it."""
     files: dict[str, bytes] = {}
 
     def moved(m: re.Match) -> str:
@@ -209,10 +192,14 @@ def figures_as_files(page_html: str) -> tuple[str, dict[str, bytes]]:
     return re.sub(r"<img\s[^>]*>", moved, page_html), files
 
 
+def _raw_html(text: str, cell_id: str):
+    return nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/html"}, id=cell_id)
+
+
 def page_notebook(executed, where: str, download_href: str | None = None, download_name: str = ""):
     """The executed notebook as the page shows it: `remove_cell` cells left out, each run of
-    solution cells inside <details>, image outputs as <img> with their alt text, the download
-    button under the `# title`, tags dropped."""
+    solution cells inside <details>, images with their alt text, the download button under the
+    `# title`, tags dropped (mkdocs-jupyter would show them)."""
     nb = copy.deepcopy(executed)
     cells, current = [], None
     for index, cell in enumerate(nb.cells):
@@ -223,8 +210,7 @@ def page_notebook(executed, where: str, download_href: str | None = None, downlo
             if {"image/svg+xml", "image/png"} & set(output.get("data", {})):
                 alt = str(output.get("metadata", {}).get("alt", "")).strip()
                 if not alt:
-                    raise NotebookError(f"{where}: notebook cell {index + 1} draws a figure but has no "
-                                        "alt text; show it with display(fig, metadata={'alt': '...'})")
+                    raise NotebookError(M.text("cell_no_alt", where=where, cell=index + 1))
                 output["data"], output["metadata"] = {"text/html": figure_html(output["data"], alt)}, {}
         exercise = cell.metadata.get("exercise")
         summary = None if "solution" not in tags else f"Rozwiązanie ćwiczenia {exercise}" if exercise \
@@ -232,8 +218,8 @@ def page_notebook(executed, where: str, download_href: str | None = None, downlo
         if summary != current and current is not None:
             cells.append(_raw_html("</details>", f"{cell.id}-end"))
         if summary != current and summary is not None:
-            cells.append(_raw_html(f'<details class="success">\n<summary>{html.escape(summary)}</summary>',
-                                   f"{cell.id}-begin"))
+            opening = f'<details class="success">\n<summary>{html.escape(summary)}</summary>'
+            cells.append(_raw_html(opening, f"{cell.id}-begin"))
         current = summary
         cells.append(cell)
     if current is not None:
@@ -242,8 +228,7 @@ def page_notebook(executed, where: str, download_href: str | None = None, downlo
         title = next((c for c in cells if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)),
                      None)
         if title is None:
-            raise NotebookError(f"{where}: the notebook has no '# title' heading to put the download "
-                                "button under")
+            raise NotebookError(M.text("no_title", where=where))
         button = (f'<p class="lab-download"><a class="md-button" href="{html.escape(download_href)}" '
                   f'download="{html.escape(download_name)}">Pobierz notatnik (.ipynb)</a></p>')
         title.source = re.sub(r"^(# .*)$", lambda m: f"{m[1]}\n\n{button}\n", title.source, count=1,
@@ -268,11 +253,9 @@ def download_notebook(executed, where: str):
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
-        raise NotebookError(f"{where}: the downloadable notebook is not valid nbformat: {exc}") from None
+        raise NotebookError(M.text("bad_nbformat", where=where, problem=exc)) from None
     return nb
 
-
-# --- the store entry -----------------------------------------------------------------------------
 
 def _entry_name(source: Path, root: Path, download_href: str | None, download_name: str | None) -> str:
     """One entry per notebook and download link; its record says whether it still holds."""
@@ -310,7 +293,7 @@ def lookup(source: Path, cache_dir: Path, root: Path, download_href: str | None 
             return None
         return _write_copies(cache_dir, name, entry, None)
     except (ValueError, KeyError, TypeError) as exc:
-        log.warning("%s: stored notebook unreadable, executing it again: %s", where or source, exc)
+        log.warning(M.text("stored_notebook", where=where or source, problem=exc))
         return None
 
 
@@ -373,23 +356,20 @@ class Job(threading.Thread):
         return self.built
 
 
-# --- mkdocs-jupyter's HTML ------------------------------------------------------------------------
-
 def material_html(html_text: str) -> str:
     """mkdocs-jupyter's HTML reduced to the notebook, code cells as Material code blocks.
 
-    Its template always puts ~590 KB of JupyterLab CSS and script loaders before
-    `div.jupyter-wrapper` and gives each code cell a clipboard widget with a hidden copy of its
-    source, with no option to leave them out. The site styles notebooks itself (lab.css): only the
-    wrapper is kept, code blocks become `div.highlight > pre > code` (the theme's colours and copy
-    button), heading permalinks take the theme's class, math is written as arithmatex writes it
-    (for the site's KaTeX and search), and input areas are no longer keyboard stops.
+    Its template (0.26.3: no option for either) puts ~590 KB of JupyterLab CSS and scripts before
+    `div.jupyter-wrapper` and a clipboard widget in each code cell; the site styles notebooks itself
+    (lab.css). Code blocks become `div.highlight > pre > code` (the theme's colours and copy button),
+    permalinks take the theme's class, math is written as arithmatex writes it (for KaTeX and
+    search), input areas are no longer keyboard stops.
     """
     from bs4 import BeautifulSoup
 
     start = html_text.find('<div class="jupyter-wrapper">')
     if start < 0:
-        raise NotebookError("mkdocs-jupyter produced no div.jupyter-wrapper (did its template change?)")
+        raise NotebookError(M.text("no_wrapper"))
     soup = BeautifulSoup(html_text[start:], "html.parser")
     wrapper = soup.select_one("div.jupyter-wrapper")
     for node in wrapper.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser"):

@@ -2,13 +2,10 @@
 
     python -m anatomia_engine.publish [--site-dir site] [mkdocs build options ...]
 
-One build of a checkout at a time: a POSIX lock (`lockf`, released by the kernel however the
-process ends, not inherited by forked children) on `.site.lock`; a second build waits for it.
-Each build writes into its own `.site.tmp.<pid>.<random>` beside `site/`; Ctrl-C, SIGTERM and
-SIGHUP remove it at once, and the next build (holding the lock) removes those of builds that
-died harder. The swap exchanges the two folders in one step (Linux `renameat2`), so `site/` is
-never missing; elsewhere two checked renames, the first undone if the second fails. Whatever
-fails, the last good `site/` stays and the exit status is not 0.
+One build of a checkout at a time: a POSIX lock (`lockf`: released however the process ends, not
+inherited by forked children) on `.site.lock`. Each build writes into its own `.site.tmp.<pid>.*`;
+the swap exchanges it with `site/` in one step (Linux `renameat2`), elsewhere by two checked
+renames. Whatever fails, the last good `site/` stays and the exit status is not 0.
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import fcntl
 import os
@@ -25,6 +21,8 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+
+from anatomia_engine import messages as M
 
 LOCK_NAME = ".site.lock"
 TMP_PREFIX = ".site.tmp."
@@ -42,18 +40,15 @@ def build_lock(root: Path, say=print):
     try:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EACCES, errno.EAGAIN):
-                raise
+        except OSError:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            say(f"another build of this checkout is running (process {holder}); waiting for it "
-                f"to finish ({LOCK_NAME})")
+            say(M.text("build_waits", pid=holder, lock=LOCK_NAME))
             fcntl.lockf(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         yield
     finally:
-        os.close(fd)   # closing the descriptor releases the lock
+        os.close(fd)   # releases the lock
 
 
 def remove_stale(root: Path, say=print) -> list[str]:
@@ -63,51 +58,47 @@ def remove_stale(root: Path, say=print) -> list[str]:
     for name in removed:
         shutil.rmtree(root / name)
     if removed:
-        say(f"removed {len(removed)} folder(s) left by an interrupted build: {', '.join(removed)}")
+        say(M.text("removed_leftovers", count=len(removed), folders=", ".join(removed)))
     return removed
 
 
 def _exchange(a: Path, b: Path) -> bool:
-    """Atomically exchange two paths (Linux renameat2, RENAME_EXCHANGE); False when the system cannot."""
-    renameat2 = getattr(ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True), "renameat2", None)
+    """Atomically exchange two paths (renameat2 with RENAME_EXCHANGE); False where the system cannot."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     at_cwd, exchange = -100, 2
     if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0:
         return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):   # no such call, or not on this file system
+    if ctypes.get_errno() in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
         return False
-    raise PublishError(f"swapping {a.name} and {b.name} failed: {os.strerror(err)}; "
-                       f"{b.name}/ was left as it was")
+    raise PublishError(M.text("swap_failed", a=a.name, b=b.name, problem=os.strerror(ctypes.get_errno()),
+                              site=b.name))
 
 
 def swap_in(new: Path, site: Path) -> None:
     """Make `new` the site; the previous site/ stays in place if any step fails."""
     if not (new / "index.html").is_file():
-        raise PublishError(f"the build wrote no index.html into {new.name}; {site.name}/ was left as it was")
+        raise PublishError(M.text("no_index", folder=new.name, site=site.name))
     if site.is_symlink() or (site.exists() and not site.is_dir()):
-        raise PublishError(f"{site} is not a folder; remove it, then build again")
+        raise PublishError(M.text("site_not_folder", site=site))
     if not site.exists():
-        os.rename(new, site)   # raises if something appeared meanwhile; site/ then stays as it is
-        return
-    if _exchange(new, site):
-        shutil.rmtree(new)     # `new` now holds the previous site
-        return
-    old = site.parent / f"{OLD_PREFIX}{os.getpid()}.{Path(new).name}"
-    os.rename(site, old)
-    try:
         os.rename(new, site)
-    except OSError as exc:
-        os.rename(old, site)
-        raise PublishError(f"moving the new build into {site.name}/ failed ({exc}); "
-                           f"{site.name}/ was left as it was") from None
-    shutil.rmtree(old)
+    elif _exchange(new, site):
+        shutil.rmtree(new)     # `new` now holds the previous site
+    else:
+        old = site.parent / f"{OLD_PREFIX}{os.getpid()}.{new.name}"
+        os.rename(site, old)
+        try:
+            os.rename(new, site)
+        except OSError as exc:
+            os.rename(old, site)
+            raise PublishError(M.text("move_failed", site=site.name, problem=exc)) from None
+        shutil.rmtree(old)
 
 
 def run_mkdocs(args: list[str]) -> int:
-    """`mkdocs build ARGS` in this process (killing the build stops the writing); its exit status."""
+    """`mkdocs build ARGS` in this process; its exit status."""
     from mkdocs.__main__ import cli
 
     try:
@@ -118,15 +109,12 @@ def run_mkdocs(args: list[str]) -> int:
 
 
 class Stopped(BaseException):
-    """SIGTERM or SIGHUP arrived: unwind (cleaning up) like Ctrl-C does."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"stopped by signal {signum}")
-        self.status = 128 + signum
+    """SIGTERM or SIGHUP arrived: unwind (cleaning up) as Ctrl-C does; neither click nor
+    run_mkdocs catches it."""
 
 
 def _stop_on_signal(signum, frame):
-    raise Stopped(signum)
+    raise Stopped(128 + signum)
 
 
 def publish(root: Path, site_name: str, mkdocs_args: list[str], say=print, err=None) -> int:
@@ -163,11 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     if Path(options.site_dir).name != options.site_dir:
         parser.error("--site-dir is a folder name in the project root, e.g. site")
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _stop_on_signal)   # clean up like Ctrl-C does
+        signal.signal(signum, _stop_on_signal)
     try:
         return publish(Path.cwd(), options.site_dir, mkdocs_args)
     except Stopped as exc:
-        return exc.status
+        return exc.args[0]
 
 
 if __name__ == "__main__":

