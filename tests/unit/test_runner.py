@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anatomia_engine import codec, results, runner, store
+from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
 from figures_src import masking
 from helpers import copy_project, mkdocs_build
@@ -54,12 +54,11 @@ def entries(cache: Path, name: str = "") -> list[Path]:
 
 def kept(root: Path, name: str):
     """The kept result of `name` that a build at `root` would use now, or None."""
-    return results.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"),
-                          runner.worker_environment(root.resolve()), {})
+    return runner.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"))
 
 
 def entry_path(root: Path, name: str) -> Path:
-    return root / ".cache" / "anatomia" / "computed" / f"{results.entry_name(name, root.resolve())}.json"
+    return root / ".cache" / "anatomia" / "computed" / f"{runner.entry_name(name, root.resolve())}.json"
 
 
 def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
@@ -350,13 +349,13 @@ def test_a_data_file_the_module_reads_is_a_dependency(mini):
 
 
 def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
-    from anatomia_engine import child, kit
+    from anatomia_engine import kit, worker
 
     module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
     found, _ = runner.compute(["demo"], root=mini)
     inputs = set(found["demo"].inputs)
     for path in (mini / "attn_core" / "__init__.py", mini / "requirements.lock",
-                 mini / "figures_src" / "demo.py", Path(child.__file__), Path(codec.__file__), Path(kit.__file__)):
+                 mini / "figures_src" / "demo.py", Path(worker.__file__), Path(codec.__file__), Path(kit.__file__)):
         assert path.resolve() in inputs, path
     assert ran(mini, "demo") == []
     for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("requirements.lock", "numpy==2\n")]:
@@ -488,7 +487,7 @@ def test_a_whole_entry_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
         """)
     runner.compute(["num"], root=mini)
     kept_store = store.Store(mini / ".cache" / "anatomia" / "computed", ".json")
-    name = results.entry_name("num", mini.resolve())
+    name = runner.entry_name("num", mini.resolve())
     body = json.loads(kept_store.get(name))
     body["result"] = '{"format": "something else"}'
     kept_store.put(name, json.dumps(body).encode())     # checksum matches: only decoding can tell
