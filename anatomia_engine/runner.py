@@ -37,18 +37,14 @@ from pathlib import Path
 
 from anatomia_engine import codec, deps, store, worker
 from anatomia_engine import messages as M
-from anatomia_engine.worker import CURRENT, DEPS, ERROR, LOCK_FILES, OUTPUT, RESULT
-
-__all__ = ["LOCK_FILES", "ComputeError", "ModuleResult", "compute", "decode_values", "module_names",
-           "stop_worker"]
+from anatomia_engine.worker import CURRENT, DEPS, ERROR, LOCK_FILES, OUTPUT, RESULT  # noqa: F401 (notebooks.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
 DEFAULT_TIME_LIMIT = 300.0
 TIME_LIMIT_ENV = "ANATOMIA_MODULE_TIMEOUT"
 FORMAT = 1   # of a store entry: {"format", "deps", "result", "files"}
-# One BLAS/OpenMP thread per process: modules run side by side on every core already, and the
-# arrays are small (threads only add overhead and make sums depend on the machine's core count).
+# One BLAS thread per process: modules run side by side on every core, and sums stay machine-independent.
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 log = logging.getLogger("anatomia_engine.runner")
@@ -65,17 +61,20 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """What one module produced: `files` in `folder` (published under figures/<module>/), the
-    `digest` of its content, the `record` of what its run read and result.json's `text`,
+    """What one module produced: its figure files' `contents` (published under figures/<module>/),
+    the `digest` of its content, the `record` of what its run read and result.json's `text`,
     decoded on first use (a build whose pages all come from the page store decodes nothing)."""
 
-    folder: Path
-    files: list[str]
+    contents: dict[str, str]
     digest: str
     record: dict
     root: Path
     text: str
     where: str        # the store entry, for messages
+
+    @property
+    def files(self) -> list[str]:
+        return sorted(self.contents)
 
     @functools.cached_property
     def inputs(self) -> list[Path]:
@@ -165,12 +164,12 @@ class _Worker:
     """The worker process (worker.py); it ends when its input is closed."""
 
     def __init__(self, root: Path, jobs: int):
-        self.key, self.buffer = (root, jobs, worker_environment(root)), b""
+        self.key = (root, jobs, worker_environment(root))
         self.log_path = scratch() / f"worker-{time.time_ns()}.log"
-        with self.log_path.open("w") as err:
+        with self.log_path.open("w") as err:   # stdout unbuffered: select() sees every line
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=self.key[2],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, start_new_session=True, bufsize=0)
         hello = self._line(300, "starting")
         if hello is None or "preloaded" not in hello:
             self._end()
@@ -180,18 +179,11 @@ class _Worker:
 
     def _line(self, patience: float, doing: str) -> dict | None:
         """The next JSON line from the worker; None at its end; ComputeError after `patience` s."""
-        deadline = time.monotonic() + patience
-        while b"\n" not in self.buffer:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                self._end()
-                raise ComputeError(M.text("worker_silent", seconds=patience, doing=doing))
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
+        if not select.select([self.proc.stdout], [], [], patience)[0]:
+            self._end()
+            raise ComputeError(M.text("worker_silent", seconds=patience, doing=doing))
+        line = self.proc.stdout.readline()
+        return json.loads(line) if line else None
 
     def run(self, requests: list[dict], patience: float) -> dict[str, int]:
         """{id: exit status} for every request; the children enforce their time limits."""
@@ -273,20 +265,12 @@ def entry_name(name: str, root: Path) -> str:
 _known: dict[tuple[str, str], ModuleResult] = {}   # (entry, digest) -> result: a rebuild reuses it
 
 
-def _result(body: dict, root: Path, where: str, folder: Path | None) -> ModuleResult:
+def _result(body: dict, root: Path, where: str) -> ModuleResult:
     files = body["files"]
     digest = store.key(body["result"], *(f"{f}\0{files[f]}" for f in sorted(files)))
-    known = _known.get((where, digest))
-    if known is not None and known.folder.is_dir():
-        return known
-    if folder is None:
-        folder = scratch() / digest[:24]
-        folder.mkdir(exist_ok=True)
-        for filename, text in files.items():
-            (folder / filename).write_text(text, encoding="utf-8")
-    result = ModuleResult(folder, sorted(files), digest, body["deps"], root, body["result"], where)
-    _known[where, digest] = result
-    return result
+    if (where, digest) not in _known:
+        _known[where, digest] = ModuleResult(files, digest, body["deps"], root, body["result"], where)
+    return _known[where, digest]
 
 
 def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None) -> ModuleResult | None:
@@ -308,18 +292,18 @@ def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None)
     if changed is not None:
         log.info("%s: runs again: %s", where, changed)
         return None
-    return _result(body, root, str(path), None)
+    return _result(body, root, str(path))
 
 
 def _save(name: str, root: Path, kept: store.Store, work: Path) -> ModuleResult:
-    """Keep the result a run wrote into `work` (its folder from now on) in the store."""
+    """Keep the result a run wrote into `work` in the store."""
     key = entry_name(name, root)
     result = (work / RESULT).read_text(encoding="utf-8")
     files = [f for fig in json.loads(result)["figures"].values() for f in fig["files"].values()]
     body = {"format": FORMAT, "deps": json.loads((work / DEPS).read_text(encoding="utf-8")), "result": result,
             "files": {f: (work / f).read_text(encoding="utf-8") for f in files}}
     kept.put(key, json.dumps(body, sort_keys=True).encode("utf-8"))
-    return _result(body, root, str(kept.folder / f"{key}{kept.suffix}"), work)
+    return _result(body, root, str(kept.folder / f"{key}{kept.suffix}"))
 
 
 def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker: bool) -> dict:
@@ -358,7 +342,7 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
                 raise ComputeError(unreadable) from None
         except ComputeError as exc:
             errors.append(str(exc))
-            shutil.rmtree(works[n], ignore_errors=True)
+        shutil.rmtree(works[n], ignore_errors=True)
     if errors:
         raise ComputeError("\n\n".join(errors))
     return results
@@ -399,8 +383,8 @@ def main(argv: list[str]) -> int:
     for key, value in sorted(result.values.items()):
         print(f"{key} = {value!r}")
     out = Path(tempfile.mkdtemp(prefix=f"{name}-figures-"))
-    for filename in result.files:
-        shutil.copy(result.folder / filename, out / filename)
+    for filename, text in result.contents.items():
+        (out / filename).write_text(text, encoding="utf-8")
     print(f"figures: {', '.join(sorted(result.figures))} -> {out}")
     return 0
 

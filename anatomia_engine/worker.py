@@ -1,13 +1,12 @@
-"""The module runs' own process: imports NumPy, matplotlib and the kit once, then forks one child
-per figures_src module run, at most `jobs` at a time, so nothing leaks from one module to the next.
+"""The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
+per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
 
-The runner starts it as `python -c BOOT ROOT JOBS` and sends one JSON line per batch, a list of
-{"id", "module", "out", "docs", "limit"}; each child answers {"id", "status"} when it ends (its
-exit status, negative for a signal). The first line is the record of the files the worker
-imported (deps.py), so the runner knows when an edit makes it stale. A child records what the
-module reads, refuses what its record cannot hold (the global random generators, writing into
-docs/), and writes into `out`: result.json (codec.py), an SVG per style and a CSV per figure,
-deps.json; current.txt says what it is doing, so a crash or a time-out can say where.
+Started by the runner as `python -c BOOT ROOT JOBS`; its first line is the record of the files it
+imported (deps.py), then it reads one JSON list of {"id", "module", "out", "docs", "limit"} per
+line and answers {"id", "status"} (exit status, negative for a signal) as each child ends. A child
+records what the module reads, refuses what that record cannot hold (global random generators,
+writes into docs/), and writes result.json (codec.py), an SVG per style and a CSV per figure, and
+deps.json into `out`; current.txt says what it is doing, so a crash or a time-out can say where.
 """
 
 from __future__ import annotations
@@ -106,8 +105,7 @@ def _refuse_writes(docs: Path, where: str) -> None:
 
 
 def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
-    """Import one module with its inputs recorded, call its functions, write result.json,
-    the figure files and deps.json into `out`. Raises on any problem."""
+    """Import one module with its inputs recorded, call its functions, write its files into `out`."""
     import matplotlib
     import matplotlib.pyplot as plt
 

@@ -29,16 +29,30 @@ from helpers import copy_project, mkdocs_build
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
 
 
-@pytest.fixture
-def mini(tmp_path) -> Path:
+def make_mini(root: Path) -> Path:
     """A project with an empty figures_src package and a one-line attn_core."""
-    root = tmp_path / "mini"
     (root / "figures_src").mkdir(parents=True)
     (root / "figures_src" / "__init__.py").write_text("")
     (root / "attn_core").mkdir()
     (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
     (root / "requirements.lock").write_text("numpy\n")
     return root
+
+
+@pytest.fixture
+def mini(tmp_path) -> Path:
+    return make_mini(tmp_path / "mini")
+
+
+def failures(root: Path, names: list[str]) -> dict[str, str]:
+    """Run the modules `names` together (one worker, one child each), all expected to fail: each
+    one's part of the error message."""
+    with pytest.raises(runner.ComputeError) as info:
+        runner.compute(names, root=root)
+    message = str(info.value)
+    starts = sorted((message.index(f"figures_src/{n}.py"), n) for n in names)
+    ends = [start for start, _ in starts[1:]] + [len(message)]
+    return {n: message[start:end] for (start, n), end in zip(starts, ends, strict=True)}
 
 
 def module(root: Path, name: str, body: str) -> Path:
@@ -54,7 +68,8 @@ def entries(cache: Path, name: str = "") -> list[Path]:
 
 def kept(root: Path, name: str):
     """The kept result of `name` that a build at `root` would use now, or None."""
-    return runner.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"))
+    computed = store.Store(root / ".cache" / "anatomia" / "computed", ".json")
+    return runner.lookup(name, root.resolve(), computed)
 
 
 def entry_path(root: Path, name: str) -> Path:
@@ -104,26 +119,36 @@ def test_results_cross_the_boundary_as_typed_records(mini):
 
 # --- NaN and infinities -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("value, word", [
+NOT_FINITE = [
     ("float('nan')", "NaN"),
     ("np.array([1.0, np.inf])", "+inf"),
     ("np.array([[0.0, -np.inf]])", "-inf"),
     ("Table(['a', 'b'], [['x', float('nan')]])", "NaN"),
     ("{'inner': [1.0, float('-inf')]}", "-inf"),
     ("Value(float('-inf'), masked=True)", "masked=True"),
-])
-def test_nan_or_inf_is_refused_naming_module_function_and_value(mini, value, word):
-    module(mini, "bad", f"""
-        @values
-        def produce():
-            return {{"fine": 1.0, "broken": {value}}}
-        """)
-    with pytest.raises(runner.ComputeError) as info:
-        runner.compute(["bad"], root=mini)
-    message = str(info.value)
-    assert "figures_src/bad.py" in message and "produce()" in message and "'broken'" in message
-    assert word in message
-    assert entries(mini / ".cache" / "anatomia" / "computed", "bad") == []          # nothing cached
+]
+
+
+@pytest.fixture(scope="module")
+def not_finite(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One run of a module per case of NOT_FINITE, all in one compute: the project, each message."""
+    root = make_mini(tmp_path_factory.mktemp("nan") / "mini")
+    for i, (value, _) in enumerate(NOT_FINITE):
+        module(root, f"bad_{i}", f"""
+            @values
+            def produce():
+                return {{"fine": 1.0, "broken": {value}}}
+            """)
+    return root, failures(root, [f"bad_{i}" for i in range(len(NOT_FINITE))])
+
+
+@pytest.mark.parametrize("case", range(len(NOT_FINITE)))
+def test_nan_or_inf_is_refused_naming_module_function_and_value(not_finite, case):
+    root, messages = not_finite
+    message = messages[f"bad_{case}"]
+    assert "produce()" in message and "'broken'" in message
+    assert NOT_FINITE[case][1] in message
+    assert kept(root, f"bad_{case}") is None and not entry_path(root, f"bad_{case}").exists()
 
 
 def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
@@ -175,21 +200,32 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
     assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
 
-@pytest.mark.parametrize("body, expected", [
+DEATHS = [
     ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
-     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit\.die\(\)"),
+     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit_0\.die\(\)"),
     ("import sys\nsys.exit(0)\n",
-     r"figures_src\.quit \(import\) called sys\.exit\(0\)"),
+     r"figures_src\.quit_1 \(import\) called sys\.exit\(0\)"),
     ("import os\n\n@values\ndef leave():\n    print('bye')\n    os._exit(0)\n",
-     r"ended with exit status 0 before writing its results \(while running figures_src\.quit\.leave\(\)\)"
+     r"ended with exit status 0 before writing its results \(while running figures_src\.quit_2\.leave\(\)\)"
      r"(?s:.*)bye"),
-])
-def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(mini, body, expected):
-    (mini / "figures_src" / "quit.py").write_text(HEADER + body)
-    with pytest.raises(runner.ComputeError, match=expected) as info:
-        runner.compute(["quit"], root=mini)
-    assert "Nothing was cached" in str(info.value)
-    assert entries(mini / ".cache" / "anatomia" / "computed", "quit") == []
+]
+
+
+@pytest.fixture(scope="module")
+def deaths(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One run of a module per case of DEATHS, all in one compute: the project, each message."""
+    root = make_mini(tmp_path_factory.mktemp("deaths") / "mini")
+    for i, (body, _) in enumerate(DEATHS):
+        (root / "figures_src" / f"quit_{i}.py").write_text(HEADER + body)
+    return root, failures(root, [f"quit_{i}" for i in range(len(DEATHS))])
+
+
+@pytest.mark.parametrize("case", range(len(DEATHS)))
+def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(deaths, case):
+    root, messages = deaths
+    message = messages[f"quit_{case}"]
+    assert re.search(DEATHS[case][1], message) and "Nothing was cached" in message
+    assert kept(root, f"quit_{case}") is None and not entry_path(root, f"quit_{case}").exists()
 
 
 def test_modules_do_not_share_state(mini):
