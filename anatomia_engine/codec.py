@@ -165,7 +165,7 @@ def encode(output: ModuleOutput) -> str:
 
 def decode(text: str) -> ModuleOutput:
     """The records in result.json's text; CodecError if it is malformed or holds a bad number
-    (each value is checked by encoding it again, as when it was written)."""
+    (each value is checked as when it was written)."""
     try:
         doc = json.loads(text)
         if doc.get("format") != FORMAT:
@@ -173,11 +173,9 @@ def decode(text: str) -> ModuleOutput:
         module = doc["module"]
         values = {}
         for name, item in doc["values"].items():
-            value, masked, axes = decode_value(item["encoded"]), bool(item.get("masked")), item.get("axes")
-            encode_value(value, _where(module, item["function"], name), masked=masked)
-            values[name] = ValueRecord(name, item["encoded"]["type"], value, item["function"],
-                                       item.get("what"), item.get("cite"),
-                                       None if axes is None else tuple(map(tuple, axes)), masked)
+            meta = Value(decode_value(item["encoded"]), item["what"], item["cite"], item["axes"],
+                         item["masked"])
+            values[name] = value_record(module, item["function"], name, meta)
         figures = {}
         for name, item in doc["figures"].items():
             table = decode_value(item["table"])

@@ -174,6 +174,14 @@ def note(path: Path) -> None:
     _note_file(os.path.realpath(path))
 
 
+def note_modules() -> None:
+    """Record the source of every module loaded so far (also those another finder loaded, as an
+    installed engine)."""
+    for module in list(sys.modules.values()):
+        if isinstance(getattr(module, "__file__", None), str):
+            note(Path(module.__file__))
+
+
 def _name(path: str, root: str) -> str:
     """How a record names `path`: relative to the project root, else absolute."""
     return os.path.relpath(path, root) if path.startswith(root + os.sep) else path

@@ -161,9 +161,7 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
         raise Refused(_refused[0])
     now_running(f"{module_name} (writing the result)")
     (out / RESULT).write_text(codec.encode(output), encoding="utf-8")
-    for loaded in list(sys.modules.values()):      # modules another finder loaded (an installed engine)
-        if isinstance(getattr(loaded, "__file__", None), str):
-            deps.note(Path(loaded.__file__))
+    deps.note_modules()
     (out / DEPS).write_text(json.dumps(deps.snapshot(root), indent=1), encoding="utf-8")
 
 
@@ -201,13 +199,8 @@ def _child(request: dict, root: str) -> None:
 
 
 def _preload() -> None:
-    """What every module needs, imported once before forking."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.backends.backend_svg  # noqa: F401
+    """What every module needs, imported once before forking (the backend is $MPLBACKEND, Agg)."""
     import matplotlib.pyplot as plt
-    import numpy  # noqa: F401
 
     import anatomia_engine.kit  # noqa: F401
     import anatomia_engine.plot  # noqa: F401
@@ -220,9 +213,7 @@ def _preload() -> None:
 
 def serve(root: str, jobs: int) -> int:
     _preload()
-    for module in list(sys.modules.values()):
-        if isinstance(getattr(module, "__file__", None), str):
-            deps.note(Path(module.__file__))
+    deps.note_modules()
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
     out.write(json.dumps({"preloaded": deps.snapshot(Path(root))}).encode() + b"\n")

@@ -41,7 +41,8 @@ def make_mini(root: Path) -> Path:
 
 @pytest.fixture
 def mini(tmp_path) -> Path:
-    return make_mini(tmp_path / "mini")
+    yield make_mini(tmp_path / "mini")
+    runner.stop_worker()
 
 
 def failures(root: Path, names: list[str]) -> dict[str, str]:
@@ -258,8 +259,13 @@ def test_modules_do_not_share_state(mini):
 
 # --- never stale: the depfile -------------------------------------------------------------------
 
+def compute(root: Path, names: list[str]):
+    """runner.compute with the worker kept between the test's runs (as under `mkdocs serve`)."""
+    return runner.compute(names, root=root, keep_worker=True)
+
+
 def ran(root: Path, *names: str) -> list[str]:
-    return runner.compute(list(names), root=root)[1]
+    return compute(root, list(names))[1]
 
 
 @pytest.mark.parametrize("statement", ["from ._shared import FACTOR", "from . import _shared",
@@ -335,7 +341,7 @@ def test_an_attn_core_file_a_module_never_loads_does_not_rerun_it(lazy):
     (lazy / "attn_core" / "c.py").write_text("C = 3\n")        # a new file nobody imports
     assert ran(lazy, "uses_a") == []
     (lazy / "attn_core" / "a.py").write_text("A = 10\n")       # reached through __getattr__ only
-    results, names = runner.compute(["uses_a"], root=lazy)
+    results, names = compute(lazy, ["uses_a"])
     assert names == ["uses_a"] and results["uses_a"].values["a"] == 10
 
 
@@ -343,10 +349,10 @@ def test_a_new_import_is_followed(lazy):
     assert ran(lazy, "uses_a") == ["uses_a"]
     (lazy / "attn_core" / "c.py").write_text("C = 3\n")
     (lazy / "attn_core" / "a.py").write_text("from attn_core.c import C\nA = C\n")
-    results, names = runner.compute(["uses_a"], root=lazy)
+    results, names = compute(lazy, ["uses_a"])
     assert names == ["uses_a"] and results["uses_a"].values["a"] == 3
     (lazy / "attn_core" / "c.py").write_text("C = 4\n")        # now a dependency
-    results, names = runner.compute(["uses_a"], root=lazy)
+    results, names = compute(lazy, ["uses_a"])
     assert names == ["uses_a"] and results["uses_a"].values["a"] == 4
 
 
@@ -361,10 +367,10 @@ def test_a_file_that_appears_where_an_import_looked_reruns_the_module(mini):
         def factor():
             return {"factor": FACTOR}
         """)
-    assert runner.compute(["user"], root=mini)[0]["user"].values["factor"] == 1
+    assert compute(mini, ["user"])[0]["user"].values["factor"] == 1
     assert ran(mini, "user") == []
     (mini / "figures_src" / "_fast.py").write_text("FACTOR = 2\n")
-    results, names = runner.compute(["user"], root=mini)
+    results, names = compute(mini, ["user"])
     assert names == ["user"] and results["user"].values["factor"] == 2
 
 
@@ -378,17 +384,17 @@ def test_a_data_file_the_module_reads_is_a_dependency(mini):
         def facts():
             return json.loads((Path(__file__).parent / "facts.json").read_text())
         """)
-    assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 7
+    assert compute(mini, ["reader"])[0]["reader"].values["n"] == 7
     assert ran(mini, "reader") == []
     (mini / "figures_src" / "facts.json").write_text('{"n": 8}')
-    assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 8
+    assert compute(mini, ["reader"])[0]["reader"].values["n"] == 8
 
 
 def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
     from anatomia_engine import kit, worker
 
     module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
-    found, _ = runner.compute(["demo"], root=mini)
+    found, _ = compute(mini, ["demo"])
     inputs = set(found["demo"].inputs)
     for path in (mini / "attn_core" / "__init__.py", mini / "requirements.lock",
                  mini / "figures_src" / "demo.py", Path(worker.__file__), Path(codec.__file__), Path(kit.__file__)):
@@ -410,7 +416,7 @@ def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog)
         def factor():
             return {"factor": FACTOR}
         """)
-    runner.compute(["user"], root=mini)
+    compute(mini, ["user"])
     path = entry_path(mini, "user")
     # altered: the helper dropped from the record (as if it were no input), checksum not updated
     head, _, body = path.read_bytes().partition(b"\n")
@@ -418,13 +424,13 @@ def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog)
     path.write_bytes(head + b"\n" + body.replace(b"figures_src/_shared.py", b"figures_src/_elsewhere.py"))
     caplog.clear()
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 3
     assert f"figures_src/user.py: {path} is damaged" in caplog.text
     # stale: a whole entry recording an older helper
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 4\n")
     assert kept(mini, "user") is None
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 4
 
 
@@ -442,9 +448,9 @@ def test_a_file_edited_while_the_module_runs_is_not_trusted_next_time(mini):
             helper.write_text("FACTOR = 5\\n")     # an edit saved while the module runs
             return {"factor": FACTOR}
         """)
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 2     # what it imported
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"]          # the result of the run that saw the edit is not reused
 
 
@@ -475,7 +481,7 @@ def test_a_kept_result_is_decoded_only_when_a_page_reads_it(mini):
             fig = plt.figure()
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", 1.0]]))
         """)
-    runner.compute(["fig"], root=mini)
+    compute(mini, ["fig"])
     code = textwrap.dedent(f"""
         import json
         from pathlib import Path
@@ -501,16 +507,16 @@ def test_a_rebuild_in_the_same_process_decodes_only_changed_results(mini, monkey
     """`mkdocs serve` rebuilds in one process: a result that did not change is not decoded again."""
     module(mini, "a", "@values\ndef v():\n    return {'x': 1.5}\n")
     module(mini, "b", "@values\ndef v():\n    return {'y': 2}\n")
-    first, _ = runner.compute(["a", "b"], root=mini)
+    first, _ = compute(mini, ["a", "b"])
     assert first["a"].values == {"x": 1.5} and first["b"].values == {"y": 2}
     decoded = []
     real = codec.decode
     monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
-    again, names = runner.compute(["a", "b"], root=mini)
+    again, names = compute(mini, ["a", "b"])
     assert names == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
     assert decoded == []
     module(mini, "a", "@values\ndef v():\n    return {'x': 2.5}\n")
-    edited, names = runner.compute(["a", "b"], root=mini)
+    edited, names = compute(mini, ["a", "b"])
     assert names == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
     assert decoded == [1]
 
@@ -521,13 +527,13 @@ def test_a_whole_entry_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
         def numbers():
             return {"n": 3}
         """)
-    runner.compute(["num"], root=mini)
+    compute(mini, ["num"])
     kept_store = store.Store(mini / ".cache" / "anatomia" / "computed", ".json")
     name = runner.entry_name("num", mini.resolve())
     body = json.loads(kept_store.get(name))
     body["result"] = '{"format": "something else"}'
     kept_store.put(name, json.dumps(body).encode())     # checksum matches: only decoding can tell
-    found, names = runner.compute(["num"], root=mini)
+    found, names = compute(mini, ["num"])
     assert names == []
     with pytest.raises(runner.ComputeError, match=rf"{re.escape(str(entry_path(mini, 'num')))}: result.json: "):
         found["num"].values
