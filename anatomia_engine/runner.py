@@ -309,40 +309,37 @@ def _save(name: str, root: Path, kept: store.Store, work: Path) -> ModuleResult:
 def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker: bool) -> dict:
     """Run `names` in the worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
-    works = {n: Path(tempfile.mkdtemp(prefix=f"{n}-", dir=scratch())) for n in names}
+    batch = Path(tempfile.mkdtemp(dir=scratch()))
     sources = {n: root / PACKAGE / f"{n}.py" for n in names}
     # the largest sources, a rough guess of the longest runs, start first
     order = sorted(names, key=lambda n: -sources[n].stat().st_size if sources[n].exists() else 0)
-    requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(works[n]), "limit": limits[n],
+    requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": str(batch / n), "limit": limits[n],
                  "docs": str(root / "docs")} for n in order]
+    results: dict[str, ModuleResult] = {}
+    errors: list[str] = []
     try:
+        for n in names:
+            (batch / n).mkdir()
         if _kept and not (keep_worker and _kept[0].usable(root, jobs)):
             stop_worker()
         if not _kept:
             _kept.append(_Worker(root, jobs))
         statuses = _kept[0].run(requests, max(limits.values()) + 120)
+        for n in names:
+            if statuses[n] != 0 or not (batch / n / DEPS).exists():
+                errors.append(_failure(n, batch / n, statuses[n], limits[n]))
+                continue
+            try:
+                results[n] = _save(n, root, kept, batch / n)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                errors.append(M.text("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
     except BaseException:
         stop_worker()
-        for work in works.values():
-            shutil.rmtree(work, ignore_errors=True)
         raise
     finally:
+        shutil.rmtree(batch, ignore_errors=True)
         if not keep_worker:
             stop_worker()
-    results: dict[str, ModuleResult] = {}
-    errors: list[str] = []
-    for n in names:
-        try:
-            if statuses[n] != 0 or not (works[n] / DEPS).exists():
-                raise ComputeError(_failure(n, works[n], statuses[n], limits[n]))
-            try:
-                results[n] = _save(n, root, kept, works[n])
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-                unreadable = M.text("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc)
-                raise ComputeError(unreadable) from None
-        except ComputeError as exc:
-            errors.append(str(exc))
-        shutil.rmtree(works[n], ignore_errors=True)
     if errors:
         raise ComputeError("\n\n".join(errors))
     return results
