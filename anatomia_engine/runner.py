@@ -1,16 +1,12 @@
 """Run the figures_src modules whose inputs changed, each in a fresh process, within a time limit.
 
-`compute()` takes a module's result from the store (`.cache/anatomia/computed/`, one entry per
-module and source: its record of inputs (deps.py), result.json (codec.py) and figure files)
-while what its last run read is unchanged, and runs the others in the worker (worker.py). A
-module that raises, returns NaN or ±inf, uses a global random generator, writes into docs/,
-exits early, is killed by a signal or runs past its time limit stops the build with its name;
-nothing is kept for a failed run. Under `mkdocs serve` (`keep_worker`) the worker stays up
-between rebuilds, restarted as soon as a file it imported changed.
-
-Time limit: DEFAULT_TIME_LIMIT seconds per module; ANATOMIA_MODULE_TIMEOUT sets another
-default, and a module may set its own with a top-level `TIME_LIMIT = <seconds>`.
-
+`compute()` takes a module's result from the store (`.cache/anatomia/computed/`: its record of
+inputs (deps.py), result.json (codec.py) and figure files) while what its last run read is
+unchanged, and runs the others in the worker (worker.py). A module that raises, returns NaN or
+±inf, uses a global random generator, writes into docs/, exits early, is killed or runs past its
+time limit stops the build with its name; nothing is kept for a failed run. Under `mkdocs serve`
+(`keep_worker`) the worker stays up, restarted as soon as a file it imported changed.
+Time limit: DEFAULT_TIME_LIMIT s, or $ANATOMIA_MODULE_TIMEOUT, or a module's `TIME_LIMIT = <s>`.
 Run one module by hand (prints its values, writes its figures to a temporary folder):
 
     .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
@@ -71,10 +67,6 @@ class ModuleResult:
     root: Path
     text: str
     where: str        # the store entry, for messages
-
-    @property
-    def files(self) -> list[str]:
-        return sorted(self.contents)
 
     @functools.cached_property
     def inputs(self) -> list[Path]:
