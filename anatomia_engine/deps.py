@@ -166,7 +166,7 @@ def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
     _skip.extend(os.path.realpath(p) for p in skip)
     if reads and not isinstance(os.environ, _Environ):
         sys.addaudithook(_audit)
-        os.environ = _Environ(os.environ)
+        os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
 
 
 def note(path: Path) -> None:
