@@ -1,10 +1,9 @@
 """What a figures_src module's run produces, as typed records, and the one codec for them.
 
-A module runs in a child process (child.py); what it produced crosses the process boundary and
-is cached as `result.json`, written by `encode` and read by `decode`. Both sides check every
-number: NaN and ±inf are refused with the module, the function and the value's name. The one
-exception is an array returned as `Value(x, masked=True)`: masked attention scores, where −inf
-marks a blocked position (shown as −∞); it may hold −inf, never NaN or +inf.
+What a module produced crosses the process boundary (worker.py) and is kept as `result.json`,
+written by `encode` and read by `decode`. Both sides check every number: NaN and ±inf are
+refused with the module, the function and the value's name; only an array returned as
+`Value(x, masked=True)` (masked attention scores, shown as −∞) may hold −inf.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, Value
 
 FORMAT = 1   # bumped when the layout of result.json changes
@@ -73,21 +73,17 @@ def table_where(module: str, name: str) -> str:
     return f"figures_src/{module.split('.')[-1]}.py: {name}(style) returned a Plot whose data table"
 
 
-def check_finite(array: np.ndarray, where: str, allow_neg_inf: bool = False) -> None:
-    """Raise CodecError naming `where` and the position if `array` holds NaN or ±inf."""
-    bad = np.isnan(array) | np.isposinf(array)
-    if not allow_neg_inf:
-        bad |= np.isneginf(array)
-    if not bad.any():
-        return
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    found = float(array[index])
-    word = "NaN" if math.isnan(found) else ("+inf" if found > 0 else "-inf")
-    at = f" at index {list(index)}" if index else ""
-    hint = ("an array of masked scores may hold -inf only, and only when returned as "
-            "Value(x, masked=True)") if allow_neg_inf or array.ndim else (
-            "only an array returned as Value(x, masked=True) may hold -inf (masked scores)")
-    raise CodecError(f"{where} with {word}{at}: a published number must be finite; {hint}")
+def _check_finite(array: np.ndarray, where: str, masked: bool = False) -> None:
+    """Raise CodecError naming `where` and the position if `array` holds NaN, +inf or (unless
+    `masked`) -inf."""
+    bad = np.isnan(array) | np.isposinf(array) | (np.isneginf(array) & (not masked))
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        found = float(array[index])
+        word = "NaN" if math.isnan(found) else ("+inf" if found > 0 else "-inf")
+        hint = "only an array returned as Value(x, masked=True) may hold -inf (masked scores)"
+        raise CodecError(M.text("not_finite", where=where, word=word, hint=hint,
+                                at=f" at index {list(index)}" if index else ""))
 
 
 def _plain(value: Any, where: str) -> Any:
@@ -98,14 +94,14 @@ def _plain(value: Any, where: str) -> Any:
         return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, np.ndarray):
         if value.dtype.kind == "f":
-            check_finite(value, where)
+            _check_finite(value, where)
         return _plain(value.tolist(), where)
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
-        check_finite(np.asarray(float(value)), where)
+        _check_finite(np.asarray(float(value)), where)
         return float(value)
     return value
 
@@ -118,18 +114,17 @@ def encode_value(value: Any, where: str = "value", masked: bool = False) -> dict
         return {"type": "table", "header": list(value.header), "rows": rows,
                 "formats": None if value.formats is None else list(value.formats)}
     if masked and not isinstance(value, np.ndarray):
-        raise CodecError(f"{where}: Value(..., masked=True) is for arrays of masked scores, "
-                         f"got {type(value).__name__}")
+        raise CodecError(M.text("masked_not_array", where=where, type=type(value).__name__))
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "biuf":
-            raise CodecError(f"{where}: arrays must be numeric, got dtype {value.dtype}")
-        check_finite(value.astype(float), where, allow_neg_inf=masked)
+            raise CodecError(M.text("not_numeric", where=where, dtype=value.dtype))
+        _check_finite(value.astype(float), where, masked)
         return {"type": "array", "value": value.astype(float).tolist()}
     for kind, types in (("bool", (bool, np.bool_)), ("int", numbers.Integral), ("float", numbers.Real),
                         ("str", str), ("json", (list, tuple, dict))):
         if isinstance(value, types):
             return {"type": kind, "value": _plain(value, where)}
-    raise CodecError(f"{where}: cannot publish a value of type {type(value).__name__}")
+    raise CodecError(M.text("cannot_publish", where=where, type=type(value).__name__))
 
 
 def decode_value(item: Mapping) -> Any:
@@ -140,7 +135,7 @@ def decode_value(item: Mapping) -> Any:
         return np.array(item["value"], dtype=float)
     if kind in ("bool", "int", "float", "str", "json"):
         return item["value"]
-    raise CodecError(f"unknown value type {kind!r}")
+    raise CodecError(M.text("unknown_kind", kind=kind))
 
 
 def value_record(module: str, function: str, name: str, produced: Any) -> ValueRecord:
@@ -149,8 +144,7 @@ def value_record(module: str, function: str, name: str, produced: Any) -> ValueR
     where = _where(module, function, name)
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
-        raise CodecError(f"{where}: a Value inside another Value; give what=, cite=, axes= and "
-                         "masked= to one Value")
+        raise CodecError(M.text("value_in_value", where=where))
     encoded = encode_value(meta.value, where, masked=meta.masked)
     axes = None if meta.axes is None else tuple(tuple(str(x) for x in a) for a in meta.axes)
     return ValueRecord(name, encoded["type"], decode_value(encoded), function, meta.what, meta.cite,
@@ -171,19 +165,17 @@ def encode(output: ModuleOutput) -> str:
 
 def decode(text: str) -> ModuleOutput:
     """The records in result.json's text; CodecError if it is malformed or holds a bad number
-    (each value is checked by encoding it again, as when it was written)."""
+    (each value is checked as when it was written)."""
     try:
         doc = json.loads(text)
         if doc.get("format") != FORMAT:
-            raise CodecError(f"result format {doc.get('format')!r}, expected {FORMAT}")
+            raise CodecError(M.text("result_format", got=doc.get("format"), expected=FORMAT))
         module = doc["module"]
         values = {}
         for name, item in doc["values"].items():
-            value, masked, axes = decode_value(item["encoded"]), bool(item.get("masked")), item.get("axes")
-            encode_value(value, _where(module, item["function"], name), masked=masked)
-            values[name] = ValueRecord(name, item["encoded"]["type"], value, item["function"],
-                                       item.get("what"), item.get("cite"),
-                                       None if axes is None else tuple(map(tuple, axes)), masked)
+            meta = Value(decode_value(item["encoded"]), item["what"], item["cite"], item["axes"],
+                         item["masked"])
+            values[name] = value_record(module, item["function"], name, meta)
         figures = {}
         for name, item in doc["figures"].items():
             table = decode_value(item["table"])
@@ -192,5 +184,5 @@ def decode(text: str) -> ModuleOutput:
     except CodecError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CodecError(f"malformed result: {type(exc).__name__}: {exc}") from None
+        raise CodecError(M.text("malformed_result", problem=f"{type(exc).__name__}: {exc}")) from None
     return ModuleOutput(module, values, figures)

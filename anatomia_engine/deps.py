@@ -1,20 +1,11 @@
-"""What a computation read, recorded when it reads it, and whether that still holds.
-
-A depfile, as make and ccache keep, but written by the process itself while it runs:
-- every project file it imports, with the SHA-256 of the very bytes compiled (project code is
-  always compiled from its source: a `.pyc` whose mtime and size still match an edited file,
-  as after two saves within one second, is never used);
-- every place an import looked in vain (creating such a file changes what would be imported);
-- every file it opens for reading, the path resolved at that moment (a relative path after
-  `os.chdir` is the file really opened), hashed as it is opened;
-- every folder it lists (os.listdir, os.scandir and so glob and pathlib), with its listing;
-- every environment variable it reads (os.environ, os.getenv), with its value or its absence.
-
-Files of the Python installation (the standard library, site-packages), /dev, /proc, /sys, the
-temporary folder and hidden or cache folders of the project are not inputs. `start(root)` turns
-recording on in this process (importing and reading alike; one process per computation: the
-runner's forked child, or a notebook's kernel), `snapshot(root)` returns the record, `problem`
-says whether it still describes the project, `inputs` lists what to watch.
+"""What a computation read, recorded by the process itself while it reads it (a depfile), and
+whether that still holds: every project file it imports (compiled from the very bytes hashed,
+never from a `.pyc` that an edit within one second leaves looking current), every place an
+import looked in vain, every file it opens for reading (the path resolved then), every folder it
+lists, every environment variable it reads. The Python installation, /dev, /proc, /sys, the
+temporary folder and hidden or cache folders are not inputs. `start(root)` turns recording on
+(one process per computation: a module's forked child, a notebook's kernel), `snapshot(root)`
+returns the record, `problem` says whether it still describes the project, `inputs` what to watch.
 """
 
 from __future__ import annotations
@@ -43,10 +34,6 @@ _skip: list[str] = []              # more folders that are not inputs (a run's o
 _root: list[str] = [""]            # the project root, once `start` turned recording on
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 # The engine's own files are inputs wherever it is installed (a checkout under /tmp, site-packages).
 _ENGINE = os.path.dirname(os.path.realpath(__file__))
 
@@ -63,7 +50,7 @@ _METADATA = os.path.dirname(importlib.metadata.__file__)   # installed packages'
 
 
 def _listing(path: str) -> str:
-    return digest("\n".join(sorted(os.listdir(path))).encode())
+    return hashlib.sha256("\n".join(sorted(os.listdir(path))).encode()).hexdigest()
 
 
 def _file_digest(path: str) -> str:
@@ -76,7 +63,7 @@ def _note_file(path: str, data: bytes | None = None) -> None:
         return
     _busy.on = True
     try:
-        _files[path] = digest(data) if data is not None else _file_digest(path)
+        _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
     except OSError:
         pass
     finally:
@@ -166,9 +153,6 @@ class _Environ(collections.abc.MutableMapping):
     def copy(self) -> dict:
         return dict(self)
 
-    def __repr__(self) -> str:
-        return f"environ({dict(self)!r})"
-
 
 def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
     """Record from now on, in this process, what is imported (and with `reads`, what is
@@ -182,7 +166,7 @@ def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
     _skip.extend(os.path.realpath(p) for p in skip)
     if reads and not isinstance(os.environ, _Environ):
         sys.addaudithook(_audit)
-        os.environ = _Environ(os.environ)
+        os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
 
 
 def note(path: Path) -> None:
@@ -190,15 +174,12 @@ def note(path: Path) -> None:
     _note_file(os.path.realpath(path))
 
 
-def record(paths, root: Path) -> dict:
-    """A record of the files `paths` only, for a computation that knows what it read (a
-    notebook's kernel reports the modules it imported)."""
-    base = os.path.realpath(root)
-    files = {}
-    for path in map(os.path.realpath, paths):
-        if _is_input(path, base) and os.path.isfile(path):
-            files[_name(path, base)] = _file_digest(path)
-    return {"python": sys.version, "files": dict(sorted(files.items())), "absent": [], "folders": {}, "env": {}}
+def note_modules() -> None:
+    """Record the source of every module loaded so far (also those another finder loaded, as an
+    installed engine)."""
+    for module in list(sys.modules.values()):
+        if isinstance(getattr(module, "__file__", None), str):
+            note(Path(module.__file__))
 
 
 def _name(path: str, root: str) -> str:

@@ -9,10 +9,9 @@ on_page_content   the notebook's HTML as Material's, its math typeset (the Markd
 on_post_page      each page's final HTML read for the link check and the Polish search index
 on_post_build     write the search index, check every link, drop what no build will use
 
-Each step is a function of the package; what a step worked out is kept between builds in the
-checked store (store.py, `.cache/anatomia/`). Listed in mkdocs.yml after Material's `search`
-(whose index it replaces once written) and before `mkdocs-jupyter` (which renders the notebook
-executed here); plugins of one priority run in the order they are listed.
+What a step worked out is kept in the checked store (store.py). Listed in mkdocs.yml after
+Material's `search` (whose index it replaces) and before `mkdocs-jupyter` (which renders the
+notebook executed here).
 """
 
 from __future__ import annotations
@@ -79,27 +78,24 @@ class AnatomiaPlugin(BasePlugin[Config]):
             log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                      time.perf_counter() - started, len(self.results) - len(ran))
         for name, result in self.results.items():
-            for filename in result.files:
-                files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}",
-                                            abs_src_path=str(result.folder / filename)))
+            for filename, text in result.contents.items():
+                files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}", content=text))
         return files
 
     def _is_notebook(self, src_uri: str) -> bool:
         return src_uri.startswith(self.config.notebooks) and src_uri.endswith(".py")
 
     def _start_notebook(self, file, files, config) -> notebooks.Job:
-        """Execute the notebook in the background; its page renders the executed copy and its
-        download copy is published beside it (set in on_pre_page, when both exist)."""
+        """Execute the notebook in the background; its page renders the executed copy, its
+        download copy is published beside it (both set in on_pre_page)."""
         download_uri = file.src_uri[:-3] + ".ipynb"
         name = posixpath.basename(download_uri)
         href = f"../{name}" if config.use_directory_urls else name   # from laby/x/ (or laby/x.html)
         job = notebooks.Job(Path(file.abs_src_path), f"{self.docs_name}/{file.src_uri}",
                             store.folder(self.root, "notebooks"), self.root, href, name)
-        # mkdocs-jupyter takes only files named page.ipynb (mkdocs.yml), so this stays a download.
-        job.download = File.generated(config, download_uri, content=b"")
+        job.download = File.generated(config, download_uri, content=b"")   # not page.ipynb: no page
         files.append(job.download)
-        # mkdocs-jupyter renders the files it sees named page.ipynb: until the notebook ran
-        # (its copy is named by what the kernel loaded), the page points at a pending name.
+        # mkdocs-jupyter renders files named page.ipynb; until the notebook ran, a pending one
         file.abs_src_path = str(store.folder(self.root, "notebooks") / ".pending" / notebooks.PAGE)
         return job
 
@@ -199,17 +195,15 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_build_error(self, *, error):
         """A build that stops early still waits for the notebooks it started: a Jupyter client
-        left running in its thread while the interpreter exits can abort that exit inside ZeroMQ
-        and hang the build instead of ending it with the error (bounded by the time limits of
-        notebooks.py)."""
+        left running while the interpreter exits can hang that exit inside ZeroMQ."""
         for job in getattr(self, "jobs", {}).values():
             job.join()
 
     # --- mkdocs serve ---------------------------------------------------------------------
 
     def on_serve(self, server, *, config, builder):
-        """Watch figures_src, attn_core and every file a module run or the notebook read; an engine edit restarts
-        the whole server instead (`make serve`)."""
+        """Watch figures_src, attn_core and every file a module run or the notebook read (an engine
+        edit restarts the whole server instead: `make serve`)."""
         self.server = server
         self._watch_inputs()
         return server

@@ -1,22 +1,22 @@
 """What a build worked out, kept for the next build: `.cache/anatomia/<kind>/`, one checked file per key.
 
-Every kind of result kept between builds (filled-in pages, typeset formulas, parsed links, search
-sections and lemmas, the executed notebook) is a `Store`: a folder of entries named by the
-SHA-256 of what the result was computed from (`key(...)`: the input and the code that reads it).
-Each file starts with the SHA-256 of the rest; an entry that does not match it (truncated, edited
-by hand) or cannot be read is reported with its path and worked out again, never used and never
-fatal. Entries are written to a temporary file and renamed into place, so a killed build leaves
-no half-written entry. A cache that cannot be written (read-only, full disk) is said once per
-kind, and the build goes on without it. `prune()` at the end of a build drops what it did not use.
+Entries are named by the SHA-256 of what they were computed from (`key(...)`) and start with the
+SHA-256 of the rest: one that does not match (truncated, edited) or cannot be read is reported
+with its path and worked out again, never fatal. Writes go to a temporary file renamed into place
+(a killed build leaves no half-written entry); a cache that cannot be written is said once per
+kind and skipped. `prune()` at the end of a build drops what it did not use.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import time
 from pathlib import Path
+
+from anatomia_engine import messages as M
 
 # Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
@@ -55,17 +55,17 @@ class Store:
     def get(self, name: str, where: str = "") -> bytes | None:
         """The stored bytes for `name`, or None if there are none or they are damaged."""
         path = self._path(name)
-        prefix = f"{where}: " if where else ""
+        where = f"{where}: " if where else ""
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return None
         except OSError as exc:
-            log.warning("%s%s cannot be read (%s); working it out again", prefix, path, exc.strerror)
+            log.warning(M.text("store_unreadable", where=where, path=path, problem=exc.strerror))
             return None
         head, _, body = data.partition(b"\n")
         if head != hashlib.sha256(body).hexdigest().encode("ascii"):
-            log.warning("%s%s is damaged (its checksum does not match); working it out again", prefix, path)
+            log.warning(M.text("store_damaged", where=where, path=path))
             return None
         self.used.add(name)
         return body
@@ -81,24 +81,20 @@ class Store:
             os.replace(tmp, path)
         except OSError as exc:
             if not self.unwritable:
-                log.warning("cannot write the cache %s (%s); building without it", self.folder, exc.strerror)
+                log.warning(M.text("store_unwritable", folder=self.folder, problem=exc.strerror))
             self.unwritable = True
-            try:
+            with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
-            except OSError:
-                pass
 
     def prune(self) -> None:
         """Drop the entries not used since the last prune (nothing if none was used), and
         temporary files older than an hour (left by a build that was killed while writing)."""
         if self.used and self.folder.is_dir():
             for path in self.folder.iterdir():
-                try:
+                with contextlib.suppress(OSError):
                     if path.name.endswith(".tmp"):
                         if time.time() - path.stat().st_mtime > 3600:
                             path.unlink(missing_ok=True)
                     elif path.suffix == self.suffix and path.stem not in self.used:
                         path.unlink(missing_ok=True)
-                except OSError:
-                    pass
         self.used.clear()

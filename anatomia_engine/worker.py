@@ -1,25 +1,26 @@
-"""The warm worker: imports NumPy, matplotlib and the kit once, then forks one child per module
-run (child.py), at most `jobs` at a time, and kills a child that runs past its time limit.
+"""The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
+per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
 
-Every module still runs in a fresh process, so nothing leaks from one module to the next. The
-runner starts it as `python -c BOOT ROOT JOBS` in the project root. It reads one JSON request
-per line ({"id", "module", "out", "root", "docs", "limit"}) and answers one line per request
-({"id", "status", "timed_out"}); its first line is the record of the files it imported
-(deps.py), so the runner knows when an edit makes it stale.
+Started by the runner as `python -c BOOT ROOT JOBS`; its first line is the record of the files it
+imported (deps.py), then it reads one JSON list of {"id", "module", "out", "docs", "limit"} per
+line and answers {"id", "status"} (exit status, negative for a signal) as each child ends. A child
+records what the module reads, refuses what that record cannot hold (global random generators,
+writes into docs/), and writes result.json (codec.py), an SVG per style and a CSV per figure, and
+deps.json into `out`; current.txt says what it is doing, so a crash or a time-out can say where.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
-import select
 import signal
 import sys
-import time
-from collections import deque
+import traceback
 from pathlib import Path
 
-from anatomia_engine import child, deps
+from anatomia_engine import codec, deps
+from anatomia_engine import messages as M
 
 # The engine's first two files are compiled from source too (no .pyc is read or written while
 # they load), then deps.start makes every later project import do the same.
@@ -33,16 +34,173 @@ deps.start(sys.argv[1], reads=False)
 from anatomia_engine import worker
 sys.exit(worker.serve(sys.argv[1], int(sys.argv[2])))
 """
+RESULT, DEPS, ERROR, OUTPUT, CURRENT = "result.json", "deps.json", "error.txt", "output.txt", "current.txt"
+LOCK_FILES = ("requirements.lock",)
+_refused: list[str] = []   # kept even if the module catches the exception
+
+
+class Refused(Exception):
+    """A module did something its recorded inputs cannot reproduce."""
+
+
+def _refuse(message: str) -> None:
+    caller = next((f for f in reversed(traceback.extract_stack()[:-2]) if f.filename != __file__), None)
+    if caller is not None:
+        message += f" (at {caller.filename}:{caller.lineno})"
+    _refused.append(message)
+    raise Refused(message)
+
+
+def _refuse_global_random(where: str) -> None:
+    """Make the functions of NumPy's legacy global RandomState and of the `random` module's
+    hidden instance (and `np.random.default_rng()` without a seed) raise."""
+    import random
+
+    import numpy as np
+
+    def refusing(name: str):
+        def refuse(*args, **kwargs):
+            _refuse(M.text("global_random", where=where, name=name))
+        return refuse
+
+    # NumPy's module-level functions on the global state that are not its bound methods
+    legacy = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
+    for module, label, more in ((np.random, "np.random", legacy), (random, "random", ())):
+        shared = module.random.__self__
+        for name in dir(module):
+            if getattr(getattr(module, name), "__self__", None) is shared or name in more:
+                setattr(module, name, refusing(f"{label}.{name}"))
+    seeded = np.random.default_rng
+
+    def default_rng(seed=None):
+        if seed is None:
+            _refuse(M.text("unseeded_rng", where=where))
+        return seeded(seed)
+
+    np.random.default_rng = default_rng
+
+
+_CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
+            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}   # audit event -> the paths it changes
+
+
+def _refuse_writes(docs: Path, where: str) -> None:
+    """An audit hook that stops any write, rename or removal under `docs`."""
+    folder = os.path.realpath(docs)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open":
+            changed = [args[0]] if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR) else []
+        else:
+            changed = [args[i] for i in _CHANGES.get(event, ())]
+        for path in changed:
+            if not isinstance(path, (str, bytes, os.PathLike)):
+                continue
+            path = os.path.realpath(os.fsdecode(path))
+            if path == folder or path.startswith(folder + os.sep):
+                name = os.path.relpath(path, os.path.dirname(folder))
+                _refuse(M.text("writes_docs", where=where, name=name))
+
+    sys.addaudithook(hook)
+
+
+def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
+    """Import one module with its inputs recorded, call its functions, write its files into `out`."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from anatomia_engine.kit import KIND, Plot
+    from anatomia_engine.plot import STYLES, use_decimal_comma
+
+    short = module_name.split(".")[-1]
+    where = f"figures_src/{short}.py"
+
+    def now_running(what: str) -> None:
+        (out / CURRENT).write_text(what, encoding="utf-8")
+
+    deps.start(root, skip=(out,))
+    for lock in LOCK_FILES:
+        deps.note(root / lock)
+    _refuse_global_random(where)
+    _refuse_writes(docs, where)
+    module = importlib.import_module(module_name)
+    declared = [f for f in vars(module).values()
+                if callable(f) and getattr(f, "__module__", None) == module_name and hasattr(f, KIND)]
+    output = codec.ModuleOutput(module_name)
+    for fn in (f for f in declared if getattr(f, KIND) == "values"):
+        now_running(f"{module_name}.{fn.__name__}()")
+        produced = fn()
+        if not isinstance(produced, dict):
+            raise TypeError(M.text("values_not_dict", type=type(produced).__name__))
+        for key, value in produced.items():
+            if key in output.values:
+                raise ValueError(M.text("value_twice", name=key, module=module_name))
+            output.values[key] = codec.value_record(module_name, fn.__name__, key, value)
+    for fn in (f for f in declared if getattr(f, KIND) == "figure"):
+        name = fn.__name__
+        if name in output.values:
+            raise ValueError(M.text("value_and_figure", name=name, module=module_name))
+        files: dict[str, str] = {}
+        for style in STYLES:
+            now_running(f"{module_name}.{name}(style={style.name!r})")
+            with matplotlib.rc_context({**style.rc(), "svg.hashsalt": f"{short}.{name}.{style.name}"}):
+                plot = fn(style)
+                if not isinstance(plot, Plot):
+                    raise TypeError(M.text("figure_not_plot", type=type(plot).__name__))
+                use_decimal_comma(plot.fig)
+                files[style.name] = f"{name}-{style.name}.svg"
+                # no date or creator, ids from the salt: the same bytes on every machine and build
+                plot.fig.savefig(out / files[style.name], format="svg",
+                                 metadata={"Date": None, "Creator": None})
+                plt.close(plot.fig)
+        codec.encode_value(plot.table, codec.table_where(module_name, name))
+        (out / f"{name}.csv").write_text(plot.table.to_csv(), encoding="utf-8")
+        files["csv"] = f"{name}.csv"
+        output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
+    if _refused:
+        raise Refused(_refused[0])
+    now_running(f"{module_name} (writing the result)")
+    (out / RESULT).write_text(codec.encode(output), encoding="utf-8")
+    deps.note_modules()
+    (out / DEPS).write_text(json.dumps(deps.snapshot(root), indent=1), encoding="utf-8")
+
+
+def _child(request: dict, root: str) -> None:
+    """Run the module of `request`, its output in `out/output.txt`, within its time limit
+    (SIGALRM's default action ends the process, even inside a C loop); never returns."""
+    signal.setitimer(signal.ITIMER_REAL, request["limit"])
+    out = Path(request["out"])
+    code = 1
+    try:
+        fd = os.open(out / OUTPUT, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        sys.stdin = open(os.devnull)  # noqa: SIM115
+        (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
+        try:
+            run_module(request["module"], out, Path(root), Path(request["docs"]))
+            code = 0
+        except BaseException as exc:
+            current = (out / CURRENT).read_text(encoding="utf-8")
+            if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
+                text = str(_refused[0] if _refused else exc)
+            elif isinstance(exc, SystemExit):
+                text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()
+            else:
+                text = "\n".join([*_refused[:1], f"in {current}:\n{traceback.format_exc()}"])
+            (out / ERROR).write_text(text, encoding="utf-8")
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
 
 
 def _preload() -> None:
-    """What every module needs, imported once before forking."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.backends.backend_svg  # noqa: F401
+    """What every module needs, imported once before forking (the backend is $MPLBACKEND, Agg)."""
     import matplotlib.pyplot as plt
-    import numpy  # noqa: F401
 
     import anatomia_engine.kit  # noqa: F401
     import anatomia_engine.plot  # noqa: F401
@@ -55,51 +213,21 @@ def _preload() -> None:
 
 def serve(root: str, jobs: int) -> int:
     _preload()
-    for module in list(sys.modules.values()):
-        if isinstance(getattr(module, "__file__", None), str):
-            deps.note(Path(module.__file__))
+    deps.note_modules()
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
     out.write(json.dumps({"preloaded": deps.snapshot(Path(root))}).encode() + b"\n")
-    queue: deque[dict] = deque()
-    running: dict[int, dict] = {}
-    buffer, eof = b"", False
-    while not eof or queue or running:
-        while queue and len(running) < jobs:
-            request = queue.popleft()
-            pid = os.fork()
-            if pid == 0:
-                out.close()
-                child.main(request)
-            request["pid"], request["started"] = pid, time.monotonic()
-            running[pid] = request
-        if not eof:
-            ready, _, _ = select.select([0], [], [], 0.01 if running else None)
-            if ready:
-                chunk = os.read(0, 65536)
-                eof = not chunk
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    if line.strip():
-                        queue.append(json.loads(line))
-        else:
-            time.sleep(0.01)
-        while running:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-            if pid == 0:
-                break
-            request = running.pop(pid, None)
-            if request is not None:
-                code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-                reply = {"id": request["id"], "status": code, "timed_out": request.get("timed_out", False)}
-                out.write(json.dumps(reply).encode() + b"\n")
-        now = time.monotonic()
-        for pid, request in running.items():
-            if not request.get("timed_out") and now - request["started"] > request["limit"]:
-                request["timed_out"] = True
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+    for line in sys.stdin.buffer:
+        waiting, running = json.loads(line), {}
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                request = waiting.pop(0)
+                pid = os.fork()
+                if pid == 0:
+                    out.close()
+                    _child(request, root)
+                running[pid] = request["id"]
+            pid, status = os.wait()
+            out.write(json.dumps({"id": running.pop(pid), "status": os.waitstatus_to_exitcode(status)})
+                      .encode() + b"\n")
     return 0

@@ -14,19 +14,24 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import runner
+from tests.unit.test_runner import entry_path, failures
 
 HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\n"
 
 
-@pytest.fixture
-def mini(tmp_path):
-    """A project with an empty figures_src package; its worker is kept between the test's runs."""
-    root = tmp_path / "mini"
+def make_mini(root: Path) -> Path:
+    """A project with an empty figures_src package and a docs folder."""
     (root / "figures_src").mkdir(parents=True)
     (root / "figures_src" / "__init__.py").write_text("")
     (root / "docs").mkdir()
     (root / "requirements.lock").write_text("numpy\n")
-    yield root
+    return root
+
+
+@pytest.fixture
+def mini(tmp_path):
+    """A mini project whose worker is kept between the test's runs."""
+    yield make_mini(tmp_path / "mini")
     runner.stop_worker()
 
 
@@ -144,25 +149,34 @@ def test_a_source_saved_twice_within_one_second_is_run_from_its_new_bytes(mini, 
     assert run(mini, "twice") == (expected, True)
 
 
-@pytest.mark.parametrize("call", ["np.random.rand(3)", "np.random.seed(0)", "np.random.normal()",
-                                  "__import__('random').random()", "__import__('random').seed(1)",
-                                  "np.random.default_rng()"])
-def test_a_global_random_generator_stops_the_run_naming_a_seeded_one(mini, call):
-    module(mini, "dice", f"""
-        @values
-        def roll():
-            try:
-                {call}
-            except Exception:
-                pass             # swallowing the refusal does not help
-            return {{"n": 1}}
-        """)
-    with pytest.raises(runner.ComputeError) as info:
-        compute(mini, "dice")
-    message = str(info.value)
-    assert "figures_src/dice.py" in message and "np.random.default_rng(SEED)" in message
-    assert "figures_src/dice.py:" in message.split("(at ", 1)[1]        # the line that called it
-    assert not list((mini / ".cache" / "anatomia" / "computed").glob("*.json"))
+GLOBAL_RANDOM = ["np.random.rand(3)", "np.random.seed(0)", "np.random.normal()",
+                 "__import__('random').random()", "__import__('random').seed(1)", "np.random.default_rng()"]
+
+
+@pytest.fixture(scope="module")
+def dice(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One module per call of GLOBAL_RANDOM, run in one compute: the project, each message."""
+    root = make_mini(tmp_path_factory.mktemp("dice") / "mini")
+    for i, call in enumerate(GLOBAL_RANDOM):
+        module(root, f"dice_{i}", f"""
+            @values
+            def roll():
+                try:
+                    {call}
+                except Exception:
+                    pass             # swallowing the refusal does not help
+                return {{"n": 1}}
+            """)
+    return root, failures(root, [f"dice_{i}" for i in range(len(GLOBAL_RANDOM))])
+
+
+@pytest.mark.parametrize("case", range(len(GLOBAL_RANDOM)))
+def test_a_global_random_generator_stops_the_run_naming_a_seeded_one(dice, case):
+    root, messages = dice
+    message = messages[f"dice_{case}"]
+    assert "np.random.default_rng(SEED)" in message
+    assert f"figures_src/dice_{case}.py:" in message.split("(at ", 1)[1]        # the line that called it
+    assert not entry_path(root, f"dice_{case}").exists()
 
 
 def test_a_seeded_generator_is_allowed(mini):
@@ -177,29 +191,39 @@ def test_a_seeded_generator_is_allowed(mini):
     assert 0 <= first["a"] < 1 and 0 <= first["b"] < 1
 
 
-@pytest.mark.parametrize("write", [
+DOCS_WRITES = [
     "(root / 'docs' / 'dane.csv').write_text('x')",
     "open(root / 'docs' / 'dane.csv', 'a').close()",
     "os.replace(root / 'scratch.txt', root / 'docs' / 'dane.csv')",
     "os.replace(root / 'docs' / 'dane.csv', root / 'scratch.txt')",
     "(root / 'docs' / 'dane.csv').unlink()",
-])
-def test_a_module_changing_docs_is_refused_naming_it(mini, write):
-    (mini / "scratch.txt").write_text("x")
-    (mini / "docs" / "dane.csv").write_text("stary")
-    module(mini, "writer", f"""
-        from pathlib import Path
+]
 
-        @values
-        def v():
-            root = Path(__file__).parents[1]
-            {write}
-            return {{"n": 1}}
-        """)
-    with pytest.raises(runner.ComputeError) as info:
-        compute(mini, "writer")
-    assert "figures_src/writer.py writes docs/dane.csv" in str(info.value)
-    assert (mini / "docs" / "dane.csv").read_text() == "stary"
+
+@pytest.fixture(scope="module")
+def writers(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One module per case of DOCS_WRITES (each with files of its own), run in one compute."""
+    root = make_mini(tmp_path_factory.mktemp("writers") / "mini")
+    for i, write in enumerate(DOCS_WRITES):
+        (root / f"scratch_{i}.txt").write_text("x")
+        (root / "docs" / f"dane_{i}.csv").write_text("stary")
+        module(root, f"writer_{i}", f"""
+            from pathlib import Path
+
+            @values
+            def v():
+                root = Path(__file__).parents[1]
+                {write.replace("dane.csv", f"dane_{i}.csv").replace("scratch.txt", f"scratch_{i}.txt")}
+                return {{"n": 1}}
+            """)
+    return root, failures(root, [f"writer_{i}" for i in range(len(DOCS_WRITES))])
+
+
+@pytest.mark.parametrize("case", range(len(DOCS_WRITES)))
+def test_a_module_changing_docs_is_refused_naming_it(writers, case):
+    root, messages = writers
+    assert f"figures_src/writer_{case}.py writes docs/dane_{case}.csv" in messages[f"writer_{case}"]
+    assert (root / "docs" / f"dane_{case}.csv").read_text() == "stary"
 
 
 def test_the_digest_follows_the_content_not_the_run(mini):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anatomia_engine import codec, results, runner, store
+from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
 from figures_src import masking
 from helpers import copy_project, mkdocs_build
@@ -29,16 +29,31 @@ from helpers import copy_project, mkdocs_build
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
 
 
-@pytest.fixture
-def mini(tmp_path) -> Path:
+def make_mini(root: Path) -> Path:
     """A project with an empty figures_src package and a one-line attn_core."""
-    root = tmp_path / "mini"
     (root / "figures_src").mkdir(parents=True)
     (root / "figures_src" / "__init__.py").write_text("")
     (root / "attn_core").mkdir()
     (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
     (root / "requirements.lock").write_text("numpy\n")
     return root
+
+
+@pytest.fixture
+def mini(tmp_path) -> Path:
+    yield make_mini(tmp_path / "mini")
+    runner.stop_worker()
+
+
+def failures(root: Path, names: list[str]) -> dict[str, str]:
+    """Run the modules `names` together (one worker, one child each), all expected to fail: each
+    one's part of the error message."""
+    with pytest.raises(runner.ComputeError) as info:
+        runner.compute(names, root=root)
+    message = str(info.value)
+    starts = sorted((message.index(f"figures_src/{n}.py"), n) for n in names)
+    ends = [start for start, _ in starts[1:]] + [len(message)]
+    return {n: message[start:end] for (start, n), end in zip(starts, ends, strict=True)}
 
 
 def module(root: Path, name: str, body: str) -> Path:
@@ -54,12 +69,12 @@ def entries(cache: Path, name: str = "") -> list[Path]:
 
 def kept(root: Path, name: str):
     """The kept result of `name` that a build at `root` would use now, or None."""
-    return results.lookup(name, root.resolve(), store.Store(root / ".cache" / "anatomia" / "computed", ".json"),
-                          runner.worker_environment(root.resolve()), {})
+    computed = store.Store(root / ".cache" / "anatomia" / "computed", ".json")
+    return runner.lookup(name, root.resolve(), computed)
 
 
 def entry_path(root: Path, name: str) -> Path:
-    return root / ".cache" / "anatomia" / "computed" / f"{results.entry_name(name, root.resolve())}.json"
+    return root / ".cache" / "anatomia" / "computed" / f"{runner.entry_name(name, root.resolve())}.json"
 
 
 def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
@@ -105,26 +120,36 @@ def test_results_cross_the_boundary_as_typed_records(mini):
 
 # --- NaN and infinities -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("value, word", [
+NOT_FINITE = [
     ("float('nan')", "NaN"),
     ("np.array([1.0, np.inf])", "+inf"),
     ("np.array([[0.0, -np.inf]])", "-inf"),
     ("Table(['a', 'b'], [['x', float('nan')]])", "NaN"),
     ("{'inner': [1.0, float('-inf')]}", "-inf"),
     ("Value(float('-inf'), masked=True)", "masked=True"),
-])
-def test_nan_or_inf_is_refused_naming_module_function_and_value(mini, value, word):
-    module(mini, "bad", f"""
-        @values
-        def produce():
-            return {{"fine": 1.0, "broken": {value}}}
-        """)
-    with pytest.raises(runner.ComputeError) as info:
-        runner.compute(["bad"], root=mini)
-    message = str(info.value)
-    assert "figures_src/bad.py" in message and "produce()" in message and "'broken'" in message
-    assert word in message
-    assert entries(mini / ".cache" / "anatomia" / "computed", "bad") == []          # nothing cached
+]
+
+
+@pytest.fixture(scope="module")
+def not_finite(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One run of a module per case of NOT_FINITE, all in one compute: the project, each message."""
+    root = make_mini(tmp_path_factory.mktemp("nan") / "mini")
+    for i, (value, _) in enumerate(NOT_FINITE):
+        module(root, f"bad_{i}", f"""
+            @values
+            def produce():
+                return {{"fine": 1.0, "broken": {value}}}
+            """)
+    return root, failures(root, [f"bad_{i}" for i in range(len(NOT_FINITE))])
+
+
+@pytest.mark.parametrize("case", range(len(NOT_FINITE)))
+def test_nan_or_inf_is_refused_naming_module_function_and_value(not_finite, case):
+    root, messages = not_finite
+    message = messages[f"bad_{case}"]
+    assert "produce()" in message and "'broken'" in message
+    assert NOT_FINITE[case][1] in message
+    assert kept(root, f"bad_{case}") is None and not entry_path(root, f"bad_{case}").exists()
 
 
 def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
@@ -176,21 +201,32 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
     assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
 
-@pytest.mark.parametrize("body, expected", [
+DEATHS = [
     ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
-     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit\.die\(\)"),
+     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit_0\.die\(\)"),
     ("import sys\nsys.exit(0)\n",
-     r"figures_src\.quit \(import\) called sys\.exit\(0\)"),
+     r"figures_src\.quit_1 \(import\) called sys\.exit\(0\)"),
     ("import os\n\n@values\ndef leave():\n    print('bye')\n    os._exit(0)\n",
-     r"ended with exit status 0 before writing its results \(while running figures_src\.quit\.leave\(\)\)"
+     r"ended with exit status 0 before writing its results \(while running figures_src\.quit_2\.leave\(\)\)"
      r"(?s:.*)bye"),
-])
-def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(mini, body, expected):
-    (mini / "figures_src" / "quit.py").write_text(HEADER + body)
-    with pytest.raises(runner.ComputeError, match=expected) as info:
-        runner.compute(["quit"], root=mini)
-    assert "Nothing was cached" in str(info.value)
-    assert entries(mini / ".cache" / "anatomia" / "computed", "quit") == []
+]
+
+
+@pytest.fixture(scope="module")
+def deaths(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One run of a module per case of DEATHS, all in one compute: the project, each message."""
+    root = make_mini(tmp_path_factory.mktemp("deaths") / "mini")
+    for i, (body, _) in enumerate(DEATHS):
+        (root / "figures_src" / f"quit_{i}.py").write_text(HEADER + body)
+    return root, failures(root, [f"quit_{i}" for i in range(len(DEATHS))])
+
+
+@pytest.mark.parametrize("case", range(len(DEATHS)))
+def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(deaths, case):
+    root, messages = deaths
+    message = messages[f"quit_{case}"]
+    assert re.search(DEATHS[case][1], message) and "Nothing was cached" in message
+    assert kept(root, f"quit_{case}") is None and not entry_path(root, f"quit_{case}").exists()
 
 
 def test_modules_do_not_share_state(mini):
@@ -223,8 +259,13 @@ def test_modules_do_not_share_state(mini):
 
 # --- never stale: the depfile -------------------------------------------------------------------
 
+def compute(root: Path, names: list[str]):
+    """runner.compute with the worker kept between the test's runs (as under `mkdocs serve`)."""
+    return runner.compute(names, root=root, keep_worker=True)
+
+
 def ran(root: Path, *names: str) -> list[str]:
-    return runner.compute(list(names), root=root)[1]
+    return compute(root, list(names))[1]
 
 
 @pytest.mark.parametrize("statement", ["from ._shared import FACTOR", "from . import _shared",
@@ -300,7 +341,7 @@ def test_an_attn_core_file_a_module_never_loads_does_not_rerun_it(lazy):
     (lazy / "attn_core" / "c.py").write_text("C = 3\n")        # a new file nobody imports
     assert ran(lazy, "uses_a") == []
     (lazy / "attn_core" / "a.py").write_text("A = 10\n")       # reached through __getattr__ only
-    results, names = runner.compute(["uses_a"], root=lazy)
+    results, names = compute(lazy, ["uses_a"])
     assert names == ["uses_a"] and results["uses_a"].values["a"] == 10
 
 
@@ -308,10 +349,10 @@ def test_a_new_import_is_followed(lazy):
     assert ran(lazy, "uses_a") == ["uses_a"]
     (lazy / "attn_core" / "c.py").write_text("C = 3\n")
     (lazy / "attn_core" / "a.py").write_text("from attn_core.c import C\nA = C\n")
-    results, names = runner.compute(["uses_a"], root=lazy)
+    results, names = compute(lazy, ["uses_a"])
     assert names == ["uses_a"] and results["uses_a"].values["a"] == 3
     (lazy / "attn_core" / "c.py").write_text("C = 4\n")        # now a dependency
-    results, names = runner.compute(["uses_a"], root=lazy)
+    results, names = compute(lazy, ["uses_a"])
     assert names == ["uses_a"] and results["uses_a"].values["a"] == 4
 
 
@@ -326,10 +367,10 @@ def test_a_file_that_appears_where_an_import_looked_reruns_the_module(mini):
         def factor():
             return {"factor": FACTOR}
         """)
-    assert runner.compute(["user"], root=mini)[0]["user"].values["factor"] == 1
+    assert compute(mini, ["user"])[0]["user"].values["factor"] == 1
     assert ran(mini, "user") == []
     (mini / "figures_src" / "_fast.py").write_text("FACTOR = 2\n")
-    results, names = runner.compute(["user"], root=mini)
+    results, names = compute(mini, ["user"])
     assert names == ["user"] and results["user"].values["factor"] == 2
 
 
@@ -343,20 +384,20 @@ def test_a_data_file_the_module_reads_is_a_dependency(mini):
         def facts():
             return json.loads((Path(__file__).parent / "facts.json").read_text())
         """)
-    assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 7
+    assert compute(mini, ["reader"])[0]["reader"].values["n"] == 7
     assert ran(mini, "reader") == []
     (mini / "figures_src" / "facts.json").write_text('{"n": 8}')
-    assert runner.compute(["reader"], root=mini)[0]["reader"].values["n"] == 8
+    assert compute(mini, ["reader"])[0]["reader"].values["n"] == 8
 
 
 def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
-    from anatomia_engine import child, kit
+    from anatomia_engine import kit, worker
 
     module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
-    found, _ = runner.compute(["demo"], root=mini)
+    found, _ = compute(mini, ["demo"])
     inputs = set(found["demo"].inputs)
     for path in (mini / "attn_core" / "__init__.py", mini / "requirements.lock",
-                 mini / "figures_src" / "demo.py", Path(child.__file__), Path(codec.__file__), Path(kit.__file__)):
+                 mini / "figures_src" / "demo.py", Path(worker.__file__), Path(codec.__file__), Path(kit.__file__)):
         assert path.resolve() in inputs, path
     assert ran(mini, "demo") == []
     for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("requirements.lock", "numpy==2\n")]:
@@ -375,7 +416,7 @@ def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog)
         def factor():
             return {"factor": FACTOR}
         """)
-    runner.compute(["user"], root=mini)
+    compute(mini, ["user"])
     path = entry_path(mini, "user")
     # altered: the helper dropped from the record (as if it were no input), checksum not updated
     head, _, body = path.read_bytes().partition(b"\n")
@@ -383,13 +424,13 @@ def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog)
     path.write_bytes(head + b"\n" + body.replace(b"figures_src/_shared.py", b"figures_src/_elsewhere.py"))
     caplog.clear()
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 3
     assert f"figures_src/user.py: {path} is damaged" in caplog.text
     # stale: a whole entry recording an older helper
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 4\n")
     assert kept(mini, "user") is None
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 4
 
 
@@ -407,9 +448,9 @@ def test_a_file_edited_while_the_module_runs_is_not_trusted_next_time(mini):
             helper.write_text("FACTOR = 5\\n")     # an edit saved while the module runs
             return {"factor": FACTOR}
         """)
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 2     # what it imported
-    found, names = runner.compute(["user"], root=mini)
+    found, names = compute(mini, ["user"])
     assert names == ["user"]          # the result of the run that saw the edit is not reused
 
 
@@ -440,7 +481,7 @@ def test_a_kept_result_is_decoded_only_when_a_page_reads_it(mini):
             fig = plt.figure()
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", 1.0]]))
         """)
-    runner.compute(["fig"], root=mini)
+    compute(mini, ["fig"])
     code = textwrap.dedent(f"""
         import json
         from pathlib import Path
@@ -450,7 +491,7 @@ def test_a_kept_result_is_decoded_only_when_a_page_reads_it(mini):
         codec.decode = lambda text: decoded.append(1) or real(text)
         found, ran = runner.compute(["fig"], root=Path({str(mini)!r}))
         before = len(decoded)
-        files = found["fig"].files
+        files = sorted(found["fig"].contents)
         values = found["fig"].values
         print(json.dumps([ran, before, files, values, len(decoded)]))
         """)
@@ -466,16 +507,16 @@ def test_a_rebuild_in_the_same_process_decodes_only_changed_results(mini, monkey
     """`mkdocs serve` rebuilds in one process: a result that did not change is not decoded again."""
     module(mini, "a", "@values\ndef v():\n    return {'x': 1.5}\n")
     module(mini, "b", "@values\ndef v():\n    return {'y': 2}\n")
-    first, _ = runner.compute(["a", "b"], root=mini)
+    first, _ = compute(mini, ["a", "b"])
     assert first["a"].values == {"x": 1.5} and first["b"].values == {"y": 2}
     decoded = []
     real = codec.decode
     monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
-    again, names = runner.compute(["a", "b"], root=mini)
+    again, names = compute(mini, ["a", "b"])
     assert names == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
     assert decoded == []
     module(mini, "a", "@values\ndef v():\n    return {'x': 2.5}\n")
-    edited, names = runner.compute(["a", "b"], root=mini)
+    edited, names = compute(mini, ["a", "b"])
     assert names == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
     assert decoded == [1]
 
@@ -486,13 +527,13 @@ def test_a_whole_entry_that_cannot_be_decoded_is_an_error_naming_its_file(mini):
         def numbers():
             return {"n": 3}
         """)
-    runner.compute(["num"], root=mini)
+    compute(mini, ["num"])
     kept_store = store.Store(mini / ".cache" / "anatomia" / "computed", ".json")
-    name = results.entry_name("num", mini.resolve())
+    name = runner.entry_name("num", mini.resolve())
     body = json.loads(kept_store.get(name))
     body["result"] = '{"format": "something else"}'
     kept_store.put(name, json.dumps(body).encode())     # checksum matches: only decoding can tell
-    found, names = runner.compute(["num"], root=mini)
+    found, names = compute(mini, ["num"])
     assert names == []
     with pytest.raises(runner.ComputeError, match=rf"{re.escape(str(entry_path(mini, 'num')))}: result.json: "):
         found["num"].values
