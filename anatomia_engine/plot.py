@@ -1,6 +1,6 @@
 """Shared plotting helpers: the light and dark styles, a figure factory, the heatmap, bar charts.
 
-Every figure function receives a `Style`; anatomia_engine/child.py calls it once per style inside
+Every figure function receives a `Style`; anatomia_engine/worker.py calls it once per style inside
 `matplotlib.rc_context(style.rc())` and saves a deterministic SVG. Heatmaps: rows = queries (the
 token that looks), columns = keys (the token looked at), blocked cells grey and hatched.
 """

@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -226,8 +227,22 @@ def serve(root: str, jobs: int) -> int:
                 if pid == 0:
                     out.close()
                     _child(request, root)
-                running[pid] = request["id"]
-            pid, status = os.wait()
-            out.write(json.dumps({"id": running.pop(pid), "status": os.waitstatus_to_exitcode(status)})
-                      .encode() + b"\n")
+                running[pid] = (request["id"], time.monotonic() + request["limit"] + 1)
+            pid, status = _next_end(running)
+            out.write(json.dumps({"id": running.pop(pid)[0], "status": status}).encode() + b"\n")
     return 0
+
+
+def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int]:
+    """(pid, exit code) of the next child to end. A child still running a second past its limit
+    (its module caught or blocked SIGALRM) is killed and reported as timed out."""
+    while True:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid:
+            return pid, os.waitstatus_to_exitcode(status)
+        for pid, (_, deadline) in running.items():
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return pid, -signal.SIGALRM
+        time.sleep(0.02)

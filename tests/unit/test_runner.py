@@ -184,15 +184,18 @@ def test_nan_in_a_figure_table_is_refused(mini):
 
 # --- hangs, signals and early exits ----------------------------------------------------------
 
-def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini):
-    module(mini, "slow", """
+@pytest.mark.parametrize("alarm", ["", "signal.signal(signal.SIGALRM, signal.SIG_IGN)"], ids=["plain", "ignores-alarm"])
+def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
+    module(mini, "slow", f"""
+        import signal
         import time
         TIME_LIMIT = 2
 
         @values
         def wait():
+            {alarm}
             time.sleep(600)
-            return {}
+            return {{}}
         """)
     proc = compute_in_child(mini, ["slow"])
     assert proc.returncode == 3, proc.stderr[-2000:]
