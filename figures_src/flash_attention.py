@@ -235,7 +235,7 @@ def flash_memory(style) -> Plot:
     ax.set_ylabel("pamięć (float32)")
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=9, loc="upper left")
+    fig.legend(loc="outside upper center", fontsize=9)   # inside, the rising line crossed it
     rows = [[n, int(p), int(t), int(o)] for n, p, t, o in zip(MEMORY_NS, plain, tiled, output)]
     return Plot(
         fig=fig,

@@ -133,7 +133,9 @@ def io_traffic_roofline(style) -> Plot:
     xs = np.logspace(0, 5, 200, base=4.0)                            # 1 .. 1024 FLOP/B
     roof = np.array([roofline_flops_per_s(x, PEAK_FLOPS, HBM_BANDWIDTH) for x in xs]) / 1e12
     right.plot(xs, roof, color=style.fg, linewidth=1.5, label="dach: min(szczyt, I × przepustowość)")
-    right.axvline(PEAK_FLOPS / HBM_BANDWIDTH, color=style.muted, linestyle=":", linewidth=1)
+    ridge = PEAK_FLOPS / HBM_BANDWIDTH
+    # up to the roof only: above it is the legend's place
+    right.plot([ridge, ridge], [1, PEAK_FLOPS / 1e12], color=style.muted, linestyle=":", linewidth=1)
     for inten, colour, marker, label in ((std_i, style.accent2, "o", "zwykła uwaga"),
                                          (fl_i, style.accent, "s", "FlashAttention")):
         right.scatter(inten, [roofline_flops_per_s(x, PEAK_FLOPS, HBM_BANDWIDTH) / 1e12
@@ -145,17 +147,17 @@ def io_traffic_roofline(style) -> Plot:
     right.set_xticks(x_ticks, labels=[fmt_int(v) for v in x_ticks])
     right.set_xticks([2.0**e for e in range(11)], minor=True)
     right.tick_params(axis="x", which="minor", labelbottom=False)
-    y_ticks = [4.0**e for e in range(5)]
+    y_ticks = [4.0**e for e in range(7)]
     right.set_yticks(y_ticks, labels=[fmt_int(v) for v in y_ticks])
-    right.set_yticks([2.0**e for e in range(10)], minor=True)
+    right.set_yticks([2.0**e for e in range(13)], minor=True)
     right.tick_params(axis="y", which="minor", labelleft=False)
     right.set_xlim(1, 4.0**5)
-    right.set_ylim(1, 2.0**9)
+    right.set_ylim(1, 2.0**12)   # room above the roof for the legend
     right.set_xlabel("intensywność I (FLOP na bajt z HBM)")
     right.set_ylabel("osiągalne TFLOP/s")
     right.set_title("model dachowy (roofline), A100", fontsize=10)
     right.grid(True, linewidth=0.5)
-    right.legend(fontsize=9, loc="lower right")
+    right.legend(fontsize=9, loc="upper left")
     for ax in (left, right):
         ax.spines[["top", "right"]].set_visible(False)
     rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i)]

@@ -342,7 +342,7 @@ def training_loss_curves(style) -> Plot:
     ax.set_ylabel("strata (entropia krzyżowa, nat)")
     ax.set_ylim(0, max(h.first.max(), h.repeated.max()) * 1.05)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="lower left")
+    ax.legend(loc="upper right")   # above both curves (lower left, the phase line crossed it)
     return Plot(
         fig=fig,
         alt=(f"Wykres liniowy straty w funkcji kroku treningu, od 0 do {fmt_int(s.steps)}. "

@@ -93,7 +93,7 @@ def attention_matrix_memory(style) -> Plot:
     ax.set_ylabel(f"pamięć (float32, {BYTES_PER_VALUE} B na liczbę)")
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="upper left", fontsize=9)
+    fig.legend(loc="outside upper center", fontsize=9)   # inside, the rising line crossed it
     rows = [[int(n), int(n) * int(n), int(q), int(li)] for n, q, li in zip(N_GRID, quad, lin)]
     return Plot(
         fig=fig,

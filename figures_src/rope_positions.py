@@ -105,6 +105,13 @@ def positions() -> dict:
     }
 
 
+def _label_outward(a: float, b: float) -> dict:
+    """Placement of an arrow tip's label beyond the tip, clear of the circle and the axes."""
+    dx, dy = np.array([a, b]) / np.hypot(a, b)
+    return {"xytext": (6 * dx + (3 if dx >= 0 else -3), 6 * dy), "ha": "left" if dx >= 0 else "right",
+            "va": "center" if abs(dy) < 0.5 else "bottom" if dy > 0 else "top"}
+
+
 @figure
 def rope_rotation(style) -> Plot:
     _, q, _ = _draws()
@@ -118,9 +125,9 @@ def rope_rotation(style) -> Plot:
         colour = style.accent if m else style.accent2
         ax.annotate("", xy=(a, b), xytext=(0, 0),
                     arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 1.4})
-        ax.text(1.14 * a, 1.14 * b, f"m = {m}", ha="center", va="center", fontsize=9,
-                color=style.fg)
-    lim = 1.35 * radius
+        ax.annotate(f"m = {m}", (a, b), color=style.fg, fontsize=9, textcoords="offset points",
+                    **_label_outward(a, b))
+    lim = 1.45 * radius
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")

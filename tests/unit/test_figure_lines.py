@@ -1,0 +1,97 @@
+"""No figure text is crossed by a drawn line or marker: every `@figure` of every figures_src module.
+
+A label, an annotation or a legend that a curve runs through is hard to read ("log V = 3,47" on
+its dashed line, a legend under a rising curve). The check works in display coordinates: each
+text's and legend's box (`get_window_extent`) against each `Line2D` path and each scatter marker,
+as drawn. Lines are clipped to their axes first, as on the page. Layout does not depend on the
+colour scheme, so the light style is enough.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.transforms import Bbox
+
+import figures_src
+from anatomia_engine.kit import KIND
+from anatomia_engine.plot import LIGHT, new_figure, use_decimal_comma
+
+FIGURES = [(module.name, name)
+           for module in pkgutil.iter_modules(figures_src.__path__)
+           for name, fn in vars(importlib.import_module(f"figures_src.{module.name}")).items()
+           if getattr(fn, KIND, None) == "figure"]
+
+
+def text_boxes(fig):
+    """(what, display box) of every visible text and legend of `fig`."""
+    for ax in fig.axes:
+        for text in ax.texts:
+            if text.get_visible() and text.get_text().strip():
+                yield repr(text.get_text()), text.get_window_extent()
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            yield "legend", legend.get_window_extent()
+    for legend in fig.legends:
+        yield "legend", legend.get_window_extent()
+
+
+def crossings(fig) -> list[str]:
+    """Texts of `fig` that a line or a scatter marker passes through, as 'text × artist'."""
+    fig.canvas.draw()
+    found = []
+    for what, box in text_boxes(fig):
+        for ax in fig.axes:
+            inside = Bbox.intersection(box, ax.bbox)
+            if inside is None:
+                continue
+            for line in ax.lines:
+                path = line.get_transform().transform_path(line.get_path())
+                if line.get_linestyle() in ("None", "", " "):
+                    hit = any(inside.contains(x, y) for x, y in path.vertices)
+                else:
+                    hit = path.intersects_bbox(inside, filled=False)
+                if line.get_visible() and hit:
+                    found.append(f"{what} × line {line.get_label()!r}")
+            for points in ax.collections:
+                if not hasattr(points, "get_offsets") or not len(points.get_offsets()):
+                    continue
+                shown = points.get_offset_transform().transform(points.get_offsets())
+                if points.get_visible() and any(inside.contains(x, y) for x, y in shown):
+                    found.append(f"{what} × markers {points.get_label()!r}")
+    return found
+
+
+@pytest.mark.parametrize(("module", "name"), FIGURES)
+def test_no_text_is_crossed_by_a_line(module, name):
+    fn = getattr(importlib.import_module(f"figures_src.{module}"), name)
+    with matplotlib.rc_context(LIGHT.rc()):
+        plot = fn(LIGHT)
+        use_decimal_comma(plot.fig)
+        try:
+            assert crossings(plot.fig) == [], f"figures_src/{module}.py {name}"
+        finally:
+            plt.close(plot.fig)
+
+
+def test_the_check_sees_a_crossed_legend_and_a_label_on_its_line():
+    with matplotlib.rc_context(LIGHT.rc()):
+        fig, ax = new_figure(LIGHT)
+        ax.plot([0, 1], [0, 1], label="rośnie")
+        ax.axhline(0.5, color=LIGHT.muted)
+        ax.annotate("na linii", (0.2, 0.5), ha="left", va="center")
+        ax.scatter([0.8], [0.1], label="punkt")
+        ax.text(0.8, 0.1, "na punkcie", ha="center", va="center")
+        ax.legend(loc="center")
+        try:
+            found = crossings(fig)
+        finally:
+            plt.close(fig)
+    assert any(f.startswith("'na linii' × line") for f in found), found
+    assert any(f.startswith("'na punkcie' × markers") for f in found), found
+    assert any(f.startswith("legend × line 'rośnie'") for f in found), found
+    assert len(FIGURES) > 20, FIGURES
