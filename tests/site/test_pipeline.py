@@ -83,20 +83,29 @@ def make_project(root: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    return make_project(tmp_path / "proj")
-
-
 def build_ok(project: Path, site: Path) -> subprocess.CompletedProcess:
     proc = mkdocs_build(project, site)
     assert proc.returncode == 0, proc.stderr
     return proc
 
 
-def test_values_figures_and_tables_reach_the_page(project, tmp_path):
-    site = tmp_path / "site"
-    build_ok(project, site)
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory) -> tuple[Path, Path]:
+    """The project after one cold build (its computations kept in `.cache/`), and that site."""
+    folder = tmp_path_factory.mktemp("pipeline")
+    root = make_project(folder / "proj")
+    build_ok(root, folder / "site")
+    return root, folder / "site"
+
+
+@pytest.fixture
+def project(first_build, tmp_path) -> Path:
+    """A copy of the built project with its `.cache/`: a build reruns only what an edit made stale."""
+    return shutil.copytree(first_build[0], tmp_path / "proj", symlinks=True)
+
+
+def test_values_figures_and_tables_reach_the_page(first_build):
+    root, site = first_build
     html = (site / "index.html").read_text()
     assert ('<span class="num" tabindex="0" data-exact="0,6456563" data-source="figures_src/demo.py" '
             'data-function="numbers">0,65</span>') in html
@@ -113,25 +122,23 @@ def test_values_figures_and_tables_reach_the_page(project, tmp_path):
     assert "<details" in html and 'href="figures/demo/bars.csv"' in html
     csv = (site / "figures" / "demo" / "bars.csv").read_text()
     assert csv == "token,waga\ncat,0.35434369377420455\nchases,0.6456563062257954\n"
-    assert not list((project / "docs").rglob("*.svg")), "generated files must not land in docs/"
+    assert not list((root / "docs").rglob("*.svg")), "generated files must not land in docs/"
 
 
-def test_svgs_are_deterministic_and_keep_text(project, tmp_path):
-    build_ok(project, tmp_path / "a")
+def test_svgs_are_deterministic_and_keep_text(first_build, project, tmp_path):
     shutil.rmtree(project / ".cache")
     build_ok(project, tmp_path / "b")
     for name in ("bars-light.svg", "bars-dark.svg"):
-        a = (tmp_path / "a" / "figures" / "demo" / name).read_bytes()
+        a = (first_build[1] / "figures" / "demo" / name).read_bytes()
         b = (tmp_path / "b" / "figures" / "demo" / name).read_bytes()
         assert a == b, name
         assert b"<text" in a and b"chases" in a and b"<dc:date>" not in a
         ticks = re.findall(r">\s*([0-9\u2212.,]+)\s*</text>", a.decode())
         assert "0,2" in ticks and not any("." in t for t in ticks), ticks
-    assert (tmp_path / "a" / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
+    assert (first_build[1] / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
 
 
 def test_editing_a_module_reruns_only_that_module(project, tmp_path):
-    build_ok(project, tmp_path / "a")
     (project / "figures_src" / "other.py").write_text(
         "from anatomia_engine.kit import values\n\n@values\ndef v():\n    return {'x': 1.0}\n")
     proc = build_ok(project, tmp_path / "b")
@@ -147,7 +154,6 @@ def test_editing_a_module_reruns_only_that_module(project, tmp_path):
 
 
 def test_changing_attn_core_changes_the_page(project, tmp_path):
-    build_ok(project, tmp_path / "a")
     (project / "attn_core" / "__init__.py").write_text("def scale():\n    return 0.5\n")
     build_ok(project, tmp_path / "b")
     assert ">0,32</span>" in (tmp_path / "b" / "index.html").read_text()  # 0.6457 * 0.5
@@ -190,7 +196,8 @@ def test_module_errors_stop_the_build_naming_module_and_function(project, tmp_pa
     assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
 
 
-def test_serve_reloads_changed_attn_core_and_survives_errors(project):
+def test_serve_reloads_changed_attn_core_and_survives_errors(tmp_path):
+    project = make_project(tmp_path / "proj")
     server, url = mkdocs_serve(project)
     try:
         assert wait_for(lambda: ">0,65</span>" in http_get(url)), "server did not start"
