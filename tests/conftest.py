@@ -36,7 +36,7 @@ def _rank(item) -> int:
     read the session build, then the browser tier, then the unit tier."""
     tier = item.path.parent.name
     if tier == "site":
-        return int("built_site" in item.fixturenames)
+        return int("built_site" in getattr(item, "fixturenames", ()))
     return 2 if tier == "browser" else 3
 
 
