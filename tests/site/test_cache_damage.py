@@ -45,21 +45,6 @@ Waga wynosi {{ weight | dec(2) }}, czyli \\( w = {{ weight | dec(3) }} \\). [Lab
 NOTEBOOK = '# %% [markdown]\n# # Mini\n\n# %%\nprint(6 * 7)\n'
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    root = tmp_path / "proj"
-    (root / "docs" / "laby").mkdir(parents=True)
-    (root / "figures_src").mkdir()
-    shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
-    (root / "node_modules").symlink_to(REPO / "node_modules")
-    (root / "figures_src" / "demo.py").write_text(MODULE)
-    (root / "mkdocs.yml").write_text(MKDOCS_YML)
-    (root / "docs" / "index.md").write_text(PAGE)
-    (root / "docs" / "laby" / "mini.py").write_text(NOTEBOOK)
-    return root
-
-
 def pages(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*"))
             if p.is_file() and p.name != "sitemap.xml.gz"}
@@ -72,11 +57,39 @@ def build(project: Path, site: Path) -> str:
     return proc.stderr
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garble"])
-def test_a_damaged_cache_is_worked_out_again_with_the_same_site(project, tmp_path, damage):
-    build(project, tmp_path / "a")
-    first = pages(tmp_path / "a")
+def make_project(root: Path) -> Path:
+    (root / "docs" / "laby").mkdir(parents=True)
+    (root / "figures_src").mkdir()
+    shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    (root / "node_modules").symlink_to(REPO / "node_modules")
+    (root / "figures_src" / "demo.py").write_text(MODULE)
+    (root / "mkdocs.yml").write_text(MKDOCS_YML)
+    (root / "docs" / "index.md").write_text(PAGE)
+    (root / "docs" / "laby" / "mini.py").write_text(NOTEBOOK)
+    return root
+
+
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    """The project after one good build, and that build's pages; every test damages a copy."""
+    folder = tmp_path_factory.mktemp("damage")
+    root = make_project(folder / "proj")
+    build(root, folder / "site")
+    first = pages(folder / "site")
     assert "0,65" in first["index.html"].decode() and "42" in first["laby/mini/index.html"].decode()
+    return root, first
+
+
+@pytest.fixture
+def project(first_build, tmp_path) -> Path:
+    """A copy of the built project with its `.cache/`."""
+    return shutil.copytree(first_build[0], tmp_path / "proj", symlinks=True)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garble"])
+def test_a_damaged_cache_is_worked_out_again_with_the_same_site(first_build, project, tmp_path, damage):
+    first = first_build[1]
     kept = [p for p in (project / ".cache").rglob("*") if p.is_file()]
     assert len(kept) >= 6, kept
     for path in kept:
@@ -88,9 +101,8 @@ def test_a_damaged_cache_is_worked_out_again_with_the_same_site(project, tmp_pat
         assert f".cache/anatomia/{kind}/" in log, f"no damaged {kind} entry was reported:\n{log[-3000:]}"
 
 
-def test_an_unwritable_cache_is_said_once_per_kind_and_the_build_goes_on(project, tmp_path):
-    build(project, tmp_path / "a")
-    first = pages(tmp_path / "a")
+def test_an_unwritable_cache_is_said_once_per_kind_and_the_build_goes_on(first_build, project, tmp_path):
+    first = first_build[1]
     shutil.rmtree(project / ".cache" / "anatomia")
     (project / ".cache" / "anatomia").write_text("not a folder\n")   # as read-only as root can see
     log = build(project, tmp_path / "b")

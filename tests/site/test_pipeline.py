@@ -83,20 +83,29 @@ def make_project(root: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    return make_project(tmp_path / "proj")
-
-
 def build_ok(project: Path, site: Path) -> subprocess.CompletedProcess:
     proc = mkdocs_build(project, site)
     assert proc.returncode == 0, proc.stderr
     return proc
 
 
-def test_values_figures_and_tables_reach_the_page(project, tmp_path):
-    site = tmp_path / "site"
-    build_ok(project, site)
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory) -> tuple[Path, Path]:
+    """The project after one cold build (its computations kept in `.cache/`), and that site."""
+    folder = tmp_path_factory.mktemp("pipeline")
+    root = make_project(folder / "proj")
+    build_ok(root, folder / "site")
+    return root, folder / "site"
+
+
+@pytest.fixture
+def project(first_build, tmp_path) -> Path:
+    """A copy of the built project with its `.cache/`: a build reruns only what an edit made stale."""
+    return shutil.copytree(first_build[0], tmp_path / "proj", symlinks=True)
+
+
+def test_values_figures_and_tables_reach_the_page(first_build):
+    root, site = first_build
     html = (site / "index.html").read_text()
     assert ('<span class="num" tabindex="0" data-exact="0,6456563" data-source="figures_src/demo.py" '
             'data-function="numbers">0,65</span>') in html
@@ -113,25 +122,23 @@ def test_values_figures_and_tables_reach_the_page(project, tmp_path):
     assert "<details" in html and 'href="figures/demo/bars.csv"' in html
     csv = (site / "figures" / "demo" / "bars.csv").read_text()
     assert csv == "token,waga\ncat,0.35434369377420455\nchases,0.6456563062257954\n"
-    assert not list((project / "docs").rglob("*.svg")), "generated files must not land in docs/"
+    assert not list((root / "docs").rglob("*.svg")), "generated files must not land in docs/"
 
 
-def test_svgs_are_deterministic_and_keep_text(project, tmp_path):
-    build_ok(project, tmp_path / "a")
+def test_svgs_are_deterministic_and_keep_text(first_build, project, tmp_path):
     shutil.rmtree(project / ".cache")
     build_ok(project, tmp_path / "b")
     for name in ("bars-light.svg", "bars-dark.svg"):
-        a = (tmp_path / "a" / "figures" / "demo" / name).read_bytes()
+        a = (first_build[1] / "figures" / "demo" / name).read_bytes()
         b = (tmp_path / "b" / "figures" / "demo" / name).read_bytes()
         assert a == b, name
         assert b"<text" in a and b"chases" in a and b"<dc:date>" not in a
         ticks = re.findall(r">\s*([0-9\u2212.,]+)\s*</text>", a.decode())
         assert "0,2" in ticks and not any("." in t for t in ticks), ticks
-    assert (tmp_path / "a" / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
+    assert (first_build[1] / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
 
 
 def test_editing_a_module_reruns_only_that_module(project, tmp_path):
-    build_ok(project, tmp_path / "a")
     (project / "figures_src" / "other.py").write_text(
         "from anatomia_engine.kit import values\n\n@values\ndef v():\n    return {'x': 1.0}\n")
     proc = build_ok(project, tmp_path / "b")
@@ -147,7 +154,6 @@ def test_editing_a_module_reruns_only_that_module(project, tmp_path):
 
 
 def test_changing_attn_core_changes_the_page(project, tmp_path):
-    build_ok(project, tmp_path / "a")
     (project / "attn_core" / "__init__.py").write_text("def scale():\n    return 0.5\n")
     build_ok(project, tmp_path / "b")
     assert ">0,32</span>" in (tmp_path / "b" / "index.html").read_text()  # 0.6457 * 0.5
@@ -190,17 +196,26 @@ def test_module_errors_stop_the_build_naming_module_and_function(project, tmp_pa
     assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
 
 
-def test_serve_reloads_changed_attn_core_and_survives_errors(project):
+def save(path: Path, text: str) -> None:
+    """Write `path` in one step, as editors save: a plain write can reach the watcher as two
+    changes (emptied, then written), and so as two rebuilds."""
+    draft = path.parents[2] / f"{path.name}.draft"   # outside the folders serve watches
+    draft.write_text(text)
+    draft.replace(path)
+
+
+def test_serve_reloads_changed_attn_core_and_survives_errors(tmp_path):
+    project = make_project(tmp_path / "proj")
     server, url = mkdocs_serve(project)
     try:
         assert wait_for(lambda: ">0,65</span>" in http_get(url)), "server did not start"
         core = project / "attn_core" / "__init__.py"
-        core.write_text("def scale():\n    return 0.5\n")
+        save(core, "def scale():\n    return 0.5\n")
         assert wait_for(lambda: ">0,32</span>" in http_get(url)), "edit of attn_core was not picked up"
-        core.write_text("def scale():\n    return float('nan')\n")
+        save(core, "def scale():\n    return float('nan')\n")
         time.sleep(4)
         assert server.poll() is None, "a failing rebuild must not kill the server"
-        core.write_text("def scale():\n    return 2.0\n")
+        save(core, "def scale():\n    return 2.0\n")
         assert wait_for(lambda: ">1,29</span>" in http_get(url)), "server did not recover"
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -236,17 +251,6 @@ def test_figure_inside_a_collapsible_block_keeps_its_table(project, tmp_path):
 
 # --- the same failure classes on a copy of the real project ------------------------------
 
-NAN_MODULE = '''\
-"""A module that lets a NaN through (for the test only)."""
-from anatomia_engine.kit import Table, values
-
-
-@values
-def broken():
-    return {NAME: VALUE}
-'''
-
-
 @pytest.fixture(scope="module")
 def real(tmp_path_factory) -> Path:
     from helpers import copy_project
@@ -258,16 +262,6 @@ def real(tmp_path_factory) -> Path:
     ("krok-po-kroku.md", "Tekst {{ weights[1][1] | dec(weights[1][1]) }}.",
      r"{line}: \{\{ weights\[1\]\[1\] \| dec\(weights\[1\]\[1\]\) \}\}: cannot show this value with "
      r"'dec': the number of decimal places must be a whole number"),
-    ("krok-po-kroku.md", "Tekst {{ weights[1][1] / weights[0][1] }}.",
-     r"{line}: .*cannot evaluate 'weights\[1\]\[1\] / weights\[0\]\[1\]': "
-     r"(ZeroDivisionError|FloatingPointError)"),
-    ("krok-po-kroku.md", "Tekst {{ sqrt(weights) }}.",
-     r"{line}: .*cannot evaluate 'sqrt\(weights\)': TypeError"),
-    ("krok-po-kroku.md", "Tekst {{ weights[1][1] | dec(100000) }}.", r"{line}: .*between 0 and 12"),
-    ("krok-po-kroku.md", "Tekst {% claimm weights[0][0] == 1 %}zdanie{% endclaim %}.",
-     r"{line}: unknown tag '\{% claimm weights\[0\]\[0\] == 1 %\}'; did you mean '\{% claim … %\}'"),
-    ("krok-po-kroku.md", "Tekst {{ weights[1][1] } i dalej.", r"{line}: '\{\{' without a matching '\}\}'"),
-    ("krok-po-kroku.md", "Tekst %} i dalej.", r"{line}: '%\}' without a matching '\{%'"),
     ("krok-po-kroku.md", "Tekst {% claim weights[0][0] == 1 %}zdanie bez końca.\n\n"
                          "{% claim weights[0][0] == 1 %}Drugie.{% endclaim %}",
      r"{line}: \{% claim %\} is never closed by \{% endclaim %\}"),
@@ -289,10 +283,6 @@ def test_real_pages_stop_the_build_at_file_line(real, tmp_path, page, edit, expe
 @pytest.mark.parametrize(("raw", "expected"), [
     ("---\ncomputed: [no_such_module]\n---\n\n# Strona\n",
      r"docs/{page}:2: front matter 'computed' names unknown module 'no_such_module'"),
-    ("---\ntitle: [niedomknięte\nhide: x\n---\n\n# Strona\n",
-     r"docs/{page}:\d: the front matter is not valid YAML"),
-    ("---\ncomputed: {worked_example: 1}\n---\n\n# Strona\n",
-     r"docs/{page}:2: 'computed' must list module names"),
 ])
 def test_real_front_matter_is_checked_on_a_page_without_placeholders(real, tmp_path, raw, expected):
     page = "posty/tagi.md"
@@ -306,27 +296,3 @@ def test_real_front_matter_is_checked_on_a_page_without_placeholders(real, tmp_p
         path.write_text(original)
     assert proc.returncode != 0
     assert re.search(expected.replace("{page}", re.escape(page)), proc.stderr), proc.stderr[-3000:]
-
-
-@pytest.mark.parametrize(("edit", "expected"), [
-    ("{{ broken.nan_table }}", r"nan_table.*(NaN|nan)"),
-    ("{% claim broken.nan_value > 0 %}NaN jest dodatnie.{% endclaim %}", r"nan_value.*(NaN|nan)"),
-    ("{% claim broken.nan_value != broken.nan_value %}NaN nie jest sobie równe.{% endclaim %}",
-     r"nan_value.*(NaN|nan)"),
-])
-def test_real_nan_never_reaches_a_page(real, tmp_path, edit, expected):
-    module = real / "figures_src" / "broken.py"
-    path = real / "docs" / "krok-po-kroku.md"
-    original = path.read_text()
-    try:
-        name = "nan_table" if "nan_table" in edit else "nan_value"
-        value = 'Table(["token", "p"], [["x", float("nan")]])' if name == "nan_table" else 'float("nan")'
-        module.write_text(NAN_MODULE.replace("NAME", repr(name)).replace("VALUE", value))
-        path.write_text(original.rstrip("\n") + "\n\n" + edit + "\n")
-        proc = mkdocs_build(real, tmp_path / "site")
-    finally:
-        path.write_text(original)
-        module.unlink()
-    assert proc.returncode != 0
-    assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
-    assert "false claim" not in proc.stderr, "a claim over NaN is an error of the computation"

@@ -170,17 +170,6 @@ def test_real_damaged_entry_is_recomputed_and_said_never_published(tmp_path, cap
     assert kept(project, "masking") is not None                     # the entry is whole again
 
 
-def test_real_build_with_a_truncated_entry_rebuilds_it(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    runner.compute(["worked_example"], root=project)
-    path = entry_path(project, "worked_example")
-    _damage_truncate(path)
-    proc = mkdocs_build(project, tmp_path / "site")
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert f"figures_src/worked_example.py: {path} is damaged" in proc.stderr
-    assert kept(project, "worked_example") is not None
-
-
 # --- the command line ---------------------------------------------------------------------------
 
 
