@@ -82,7 +82,9 @@ def start_session_site() -> None:
 
 def wait_session_site() -> bool | None:
     """Wait for the session build if one was started (here or in another worker); whether it
-    succeeded, None when none was started."""
+    succeeded, None when none was started (or outside pytest: a benchmark)."""
+    if SESSION_ENV not in os.environ:
+        return None
     folder = session_folder()
     if not (folder / "claimed").exists():
         return None
