@@ -220,27 +220,22 @@ class LineFilter(logging.Filter):
     """Puts `docs/x.md:LINE: ` in front of MkDocs's warnings about a page's links, and tells
     the checker not to report them again."""
 
-    def __init__(self, docs_dir: Path, prefix: str, checker: Checker | None = None) -> None:
-        super().__init__()
-        self.docs_dir, self.prefix, self.checker = docs_dir, prefix, checker
-
     def filter(self, record: logging.LogRecord) -> bool:
         match = _MKDOCS_LINK.match(str(record.msg))
         if not match:
             return True
         where, link = f"{self.prefix}{match['file']}", match["link"]
-        if self.checker is not None:   # MkDocs reports 'x.md#a'; the built page has '../x/#a'
-            self.checker.reported.update({(where, link), (where, "#" + urlsplit(link).fragment)})
+        # MkDocs reports 'x.md#a'; the built page has '../x/#a'
+        self.checker.reported.update({(where, link), (where, "#" + urlsplit(link).fragment)})
         line = locate((self.docs_dir / match["file"]).read_text(encoding="utf-8").splitlines(), link)
         record.msg, record.args = f"{where}{f':{line}' if line else ''}: {match.string}", ()
         return True
 
 
-def install_line_filter(docs_dir: Path, prefix: str, checker: Checker | None = None) -> LineFilter:
-    """Add a LineFilter to MkDocs's page logger, replacing one added by an earlier build."""
-    logger = logging.getLogger("mkdocs.structure.pages")
-    for old in [f for f in logger.filters if isinstance(f, LineFilter)]:
-        logger.removeFilter(old)
-    new = LineFilter(docs_dir, prefix, checker)
-    logger.addFilter(new)
-    return new
+_LINE_FILTER = LineFilter()
+
+
+def install_line_filter(docs_dir: Path, prefix: str, checker: Checker) -> None:
+    """Let MkDocs's page logger carry the LineFilter, set for this build (a logger keeps a filter once)."""
+    _LINE_FILTER.docs_dir, _LINE_FILTER.prefix, _LINE_FILTER.checker = docs_dir, prefix, checker
+    logging.getLogger("mkdocs.structure.pages").addFilter(_LINE_FILTER)

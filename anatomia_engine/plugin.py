@@ -17,6 +17,7 @@ notebook executed here).
 from __future__ import annotations
 
 import logging
+import os
 import posixpath
 import time
 from pathlib import Path
@@ -43,13 +44,11 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
-        docs = Path(config.docs_dir).resolve()
-        inside = docs.is_relative_to(self.root)
-        self.docs_name = docs.relative_to(self.root).as_posix() if inside else str(docs)
+        self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
         self.search = store.Store(store.folder(self.root, "search"), ".json")
         self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
         self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"))
-        links.install_line_filter(docs, self.docs_name + "/", self.links)
+        links.install_line_filter(Path(config.docs_dir), self.docs_name + "/", self.links)
         katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
         # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
@@ -108,11 +107,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if not page.file.src_uri.endswith(".md"):    # notebooks are rendered by mkdocs-jupyter
             return None
         where = f"{self.docs_name}/{page.file.src_uri}"
-        raw = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else text
         try:
-            rendered = markdown.render_page(text,
-                                            markdown.Page(page.file.src_uri, raw, self.docs_name),
-                                            self.results, meta=page.meta)
+            rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
+                                                                self.docs_name), self.results, meta=page.meta)
         except markdown.TemplateError as exc:
             raise PluginError(str(exc)) from None
         except runner.ComputeError as exc:     # a stored result that cannot be decoded

@@ -3,7 +3,7 @@
     python -m anatomia_engine.publish [--site-dir site] [mkdocs build options ...]
 
 One build of a checkout at a time: a POSIX lock (`lockf`: released however the process ends, not
-inherited by forked children) on `.site.lock`. Each build writes into its own `.site.tmp.<pid>.*`;
+inherited by forked children) on `.site.lock`. Each build writes into its own `.site.tmp.<pid>`;
 the swap exchanges it with `site/` in one step (Linux `renameat2`), elsewhere by two checked
 renames. Whatever fails, the last good `site/` stays and the exit status is not 0.
 """
@@ -19,7 +19,6 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
 from anatomia_engine import messages as M
@@ -87,7 +86,7 @@ def swap_in(new: Path, site: Path) -> None:
     elif _exchange(new, site):
         shutil.rmtree(new)     # `new` now holds the previous site
     else:
-        old = site.parent / f"{OLD_PREFIX}{os.getpid()}.{new.name}"
+        old = site.parent / f"{OLD_PREFIX}{os.getpid()}"
         os.rename(site, old)
         try:
             os.rename(new, site)
@@ -98,13 +97,13 @@ def swap_in(new: Path, site: Path) -> None:
 
 
 def run_mkdocs(args: list[str]) -> int:
-    """`mkdocs build ARGS` in this process; its exit status."""
+    """`mkdocs build ARGS` in this process; its exit status (click ends every run with SystemExit)."""
     from mkdocs.__main__ import cli
 
     try:
-        cli.main(args=["build", *args], prog_name="mkdocs", standalone_mode=True)
+        cli.main(args=["build", *args], prog_name="mkdocs")
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return exc.code
     return 0
 
 
@@ -121,10 +120,8 @@ def publish(root: Path, site_name: str, mkdocs_args: list[str], say=print, err=N
     err = err or (lambda text: print(text, file=sys.stderr))
     with build_lock(root, say):
         remove_stale(root, say)
-        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}.", dir=root))
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.chmod(tmp, 0o777 & ~mask)   # mkdtemp makes it private; site/ is for everyone
+        tmp = root / f"{TMP_PREFIX}{os.getpid()}"   # unique: the lock is held, leftovers are gone
+        tmp.mkdir()   # with the umask's mode, as site/ should have (mkdtemp would make it private)
         try:
             status = run_mkdocs(["--site-dir", str(tmp), *mkdocs_args])
             if status != 0:
