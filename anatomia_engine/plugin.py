@@ -47,8 +47,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
         self.search = store.Store(store.folder(self.root, "search"), ".json")
         self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
-        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"))
-        links.install_line_filter(Path(config.docs_dir), self.docs_name + "/", self.links)
         katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
         # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
@@ -60,8 +58,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.jobs: dict[str, notebooks.Job] = {}
         self.sections: dict[str, list[dict]] = {}
         self.search_meta: dict[str, dict] = {}
-        self.links.pages.clear()
-        self.links.reported.clear()
+        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"))
+        links.install_line_filter(Path(config.docs_dir), self.docs_name + "/", self.links)
 
     # --- run the modules and the notebooks ------------------------------------------------
 
