@@ -100,9 +100,6 @@ class _Relabel(ticker.Formatter):
     def set_locs(self, locs) -> None:
         self.inner.set_locs(locs)
 
-    def format_ticks(self, values) -> list[str]:
-        return [self.fix(label) for label in self.inner.format_ticks(values)]
-
     def __call__(self, x, pos=None) -> str:
         return self.fix(self.inner(x, pos))
 
@@ -119,7 +116,7 @@ def use_decimal_comma(fig) -> None:
                              (axis.get_minor_formatter(), axis.set_minor_formatter)):
                 if isinstance(fmt, ticker.LogFormatterMathtext):
                     put(_Relabel(fmt, plain_power))
-                elif isinstance(fmt, _NUMERIC_FORMATTERS) and not isinstance(fmt, _Relabel):
+                elif isinstance(fmt, _NUMERIC_FORMATTERS):   # a _Relabel is none of them
                     put(_Relabel(fmt, _comma))
 
 
