@@ -97,7 +97,8 @@ def test_the_math_font_has_every_character_the_formulas_show(built_site):
     assert not missing, (
         f"not in the math font: {missing!r}; cut it again with\n.venv/bin/pyftsubset "
         f"node_modules/@fontsource/noto-sans-math/files/noto-sans-math-latin-400-normal.woff "
-        f"--unicodes={codes} --layout-features='*' --flavor=woff2 --output-file=docs/stylesheets/temml/{font.name}")
+        f"--unicodes={codes} --layout-features='*' --flavor=woff2 "
+        f"--output-file=docs/stylesheets/temml/{font.name}")
 
 
 def test_no_page_ships_a_math_script_on_first_load(built_site):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from anatomia_engine import links
 
 # --- the checker on its own --------------------------------------------------------------

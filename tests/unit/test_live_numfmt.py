@@ -20,7 +20,8 @@ EDGES = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, 0.125, -0.125, 2.675, 1.005, 0.045, 9.9
 def _corpus() -> list[float]:
     rng = np.random.default_rng(2)
     rand = list(rng.normal(scale=3, size=150)) + list(rng.uniform(-1, 1, size=100))
-    rand += [float(np.round(x, k)) + 5 * 10.0 ** -(k + 1) for k in range(1, 5) for x in rng.uniform(-5, 5, 20)]
+    rand += [float(np.round(x, k)) + 5 * 10.0 ** -(k + 1)
+             for k in range(1, 5) for x in rng.uniform(-5, 5, 20)]
     rand += list(10.0 ** rng.uniform(-9, 9, size=60))
     return EDGES + [float(x) for x in rand]
 
@@ -57,7 +58,7 @@ def test_format_equals_numfmt_on_the_corpus():
     cases = _cases()
     js = call_many([("format", [_json(v), f, a, m]) for v, f, a, m in cases])
     wrong = []
-    for (value, filt, args, math), got in zip(cases, js):
+    for (value, filt, args, math), got in zip(cases, js, strict=True):
         try:
             want = nf.apply(np.array(value, dtype=float) if isinstance(value, list) else value, filt,
                             tuple(args), math=math)
@@ -72,7 +73,8 @@ def test_format_equals_numfmt_on_the_corpus():
 def test_exact_equals_numfmt_on_the_corpus():
     values = _corpus() + [-np.inf]
     js = call_many([("fmtExact", [_json(v)]) for v in values])
-    wrong = [(v, got, nf.fmt_exact(v)) for v, got in zip(values, js) if got.get("ok") != nf.fmt_exact(v)]
+    wrong = [(v, got, nf.fmt_exact(v)) for v, got in zip(values, js, strict=True)
+             if got.get("ok") != nf.fmt_exact(v)]
     assert not wrong, wrong[:10]
 
 
