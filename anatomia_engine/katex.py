@@ -9,8 +9,8 @@ On a live page (front matter `live: true`) a number inside a formula arrives as 
 formula is typeset with its TeX, and its template (TeX pieces and slots) goes on the element as
 `data-tex`, for the browser to fill with the reader's numbers (live.py moves it to a sidecar).
 
-A page's new formulas go to one node run as a JSON list and come back as one, cached by
-(formula, display). `render_html(html, where)` does the same for HTML produced elsewhere (the notebook).
+A page's formulas go to one node run as a JSON list and come back as one, stored by the page's
+list of formulas. `render_html(html, where)` does the same for HTML produced elsewhere (the notebook).
 """
 
 from __future__ import annotations
