@@ -268,16 +268,10 @@ class _Resolver:
 
     def __init__(self, md: Markdown):
         self.md = md
-        self.seen: dict[int, _Record] = {}
+        self.seen: dict[int, _Record] = {}  # the pages whose tokens it filled
         self.groups: list[list[Tag]] = []  # the tags of each block of text, for the shown sums
         self.stash_context: dict[int, str] = {}  # raw HTML set aside -> where its placeholder stands
         self.unwrapped: set[tuple[int, int]] = set()  # live claims marked on an element instead
-
-    def see(self, record: _Record) -> None:
-        if record.id not in self.seen:
-            self.seen[record.id] = record
-            for tag in record.tags:
-                tag.contexts, tag.shown = [], None
 
     def mark_claims(self, root: etree.Element) -> None:
         """On a live page, a claim whose start and end stand in different elements (it begins
@@ -309,7 +303,7 @@ class _Resolver:
 
     def shown_for(self, m: re.Match, context: str, group: list | None = None) -> placeholders.Shown:
         record, tag = _tag(m)
-        self.see(record)
+        self.seen[record.id] = record
         tag.contexts.append(context)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=context, live=live)
@@ -319,24 +313,28 @@ class _Resolver:
                 group.append(tag)
         return shown
 
-    def fill(self, text: str, context: str, group: list | None) -> str:
-        """`text` with its tokens filled for `context`; a number's span is set aside as raw HTML,
-        as the span a page writes by hand would be (so the TOC and search read its text)."""
-        def one(m: re.Match) -> str:
-            shown = self.shown_for(m, context, group)
-            if context in ("code", "math"):
-                return shown.text
-            if context == "plain" or (shown.span is None and shown.markup is None):
-                return shown.text.translate(BRACES)
-            return self.md.htmlStash.store(placeholders.span_html(shown).translate(BRACES))
-
-        filled = TOKEN.sub(one, text)
-        return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
+    def text(self, m: re.Match, context: str, group: list | None, raw: bool = False) -> str:
+        """A token's text in `context` ('tag' and 'script': raw HTML's); a number's span goes into
+        the tree set aside as raw HTML, as a span a page writes by hand would (so the TOC and
+        search read its text)."""
+        shown = self.shown_for(m, "plain" if context in ("tag", "script") else context, group)
+        if context in ("code", "math"):
+            return htmlmod.escape(shown.text, quote=False) if raw and context == "code" else shown.text
+        if context == "tag":
+            return htmlmod.escape(shown.text, quote=True).translate(BRACES)
+        if context == "prose" and (raw or shown.span is not None or shown.markup is not None):
+            markup = placeholders.span_html(shown).translate(BRACES)
+            return markup if raw else self.md.htmlStash.store(markup)
+        return shown.text.translate(BRACES)
 
     def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None):
+        def fill_text(text: str, context: str) -> str:
+            filled = TOKEN.sub(lambda m: self.text(m, context, group), text)
+            return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
+
         for key, value in el.attrib.items():
             if "\ue000" in value:
-                el.set(key, self.fill(value, "plain", None))
+                el.set(key, fill_text(value, "plain"))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         if el.tag in BLOCK_TAGS or (math and el.tag == "div"):
@@ -347,11 +345,11 @@ class _Resolver:
             for m in util.HTML_PLACEHOLDER_RE.finditer(text or ""):
                 self.stash_context.setdefault(int(m.group(1)), context)
         if el.text and "\ue000" in el.text:
-            el.text = self.fill(el.text, context, group)
+            el.text = fill_text(el.text, context)
         for child in el:
             self.tree(child, code, math, group)
             if child.tail and "\ue000" in child.tail:
-                child.tail = self.fill(child.tail, context, group)
+                child.tail = fill_text(child.tail, context)
 
     def raw(self, text: str, context: str) -> str:
         """Tokens in raw HTML the parser set aside: code keeps the tag as written, tags, comments
@@ -364,18 +362,14 @@ class _Resolver:
         def part(p: re.Match) -> str:
             if p["code"]:
                 return _CODE_TOKEN.sub(self._code, p[0])
-            if p["tag"] or p["script"]:
-                quote = p["tag"] is not None
-                return TOKEN.sub(lambda m: htmlmod.escape(self.shown_for(m, "plain").text, quote=quote)
-                                 if quote else self.shown_for(m, "plain").text, p[0]).translate(BRACES)
-            return TOKEN.sub(lambda m: placeholders.span_html(self.shown_for(m, "prose", group)), p[0]
-                             ).translate(BRACES)
+            kind = "tag" if p["tag"] else "script" if p["script"] else "prose"
+            return TOKEN.sub(lambda m: self.text(m, kind, group, raw=True), p[0])
 
         return _RAW_PARTS.sub(part, text)
 
     def _code(self, m: re.Match) -> str:
         t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
-        return htmlmod.escape(self.shown_for(t, "code").text, quote=False) if t else m.group(0)
+        return self.text(t, "code", None, raw=True) if t else m.group(0)
 
 
 class PlaceholderTreeprocessor(Treeprocessor):
@@ -385,7 +379,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
     def run(self, root: etree.Element) -> None:
         resolver = _Resolver(self.md)
         if self.md.anatomia_record:
-            resolver.see(self.md.anatomia_record)
+            resolver.seen[self.md.anatomia_record.id] = self.md.anatomia_record
         resolver.mark_claims(root)
         resolver.tree(root)
         stash = self.md.htmlStash.rawHtmlBlocks

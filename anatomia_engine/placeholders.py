@@ -8,7 +8,6 @@ numfmt filter. Every failure raises TemplateError naming `file:line`.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import html
@@ -17,7 +16,7 @@ import math as _math
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -107,15 +106,9 @@ def _walk(tree: nodes.Node, kind):
 
 def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
     """Scope names an expression reads, in order: `w`, `demo.p` (for `demo.p`)."""
-    used: list[str] = []
-    for node in _walk(tree, (nodes.Name, nodes.Getattr)):
-        if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-            qualified = f"{node.node.name}.{node.attr}"
-            if node.node.name not in scope and qualified in scope:
-                used.append(qualified)
-        elif isinstance(node, nodes.Name) and node.name in scope:
-            used.append(node.name)
-    return list(dict.fromkeys(used))
+    names = (f"{n.node.name}.{n.attr}" if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name)
+             else getattr(n, "name", None) for n in _walk(tree, (nodes.Name, nodes.Getattr)))
+    return list(dict.fromkeys(n for n in names if n in scope))
 
 
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
@@ -219,10 +212,15 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Frac
     if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
         return ev(node.expr1) if ev(node.test) else ev(node.expr2)
     name = _call(node)
-    if name == "figure":
-        return _figure(scope, *[ev(a) for a in node.args])
+    args = [ev(a) for a in node.args] if name else []
+    if name == "figure":  # a reference to a figure of the scope
+        if len(args) != 1 or not isinstance(args[0], str):
+            raise TemplateError(M.text("figure_by_name"))
+        if not isinstance(_lookup(args[0], scope), FigureRef):
+            raise TemplateError(M.text("not_a_figure", name=args[0]))
+        return scope[args[0]].value
     if name:
-        return FUNCTIONS[name](*[ev(a) for a in node.args])
+        return FUNCTIONS[name](*args)
     raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
 
 
@@ -234,15 +232,6 @@ def _covered(node: nodes.Node, shown: Mapping[str, Fraction]) -> bool:
         return False
     children = node.args if isinstance(node, nodes.Call) else node.iter_child_nodes()
     return all(_covered(child, shown) for child in children)  # a function reads only its arguments
-
-
-def _figure(scope: Mapping[str, Entry], name) -> FigureRef:
-    """`figure("name")`: a reference to a figure of the scope."""
-    if not isinstance(name, str):
-        raise TemplateError(M.text("figure_by_name"))
-    if not isinstance(_lookup(name, scope), FigureRef):
-        raise TemplateError(M.text("not_a_figure", name=name))
-    return scope[name].value
 
 
 def compile_expression(node: nodes.Node):
@@ -416,7 +405,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 _is_number(value) or isinstance(value, np.ndarray)):
             ref = _chain(_parse(expr), tuples=True)
             what = describe(scope[ref[0]], ref[1]) if ref and ref[0] in scope else None
-            shown = dataclasses.replace(shown, span=number_attrs(value, scope[used[0]], what))
+            shown = replace(shown, span=number_attrs(value, scope[used[0]], what))
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
@@ -427,7 +416,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
         raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
     if math:  # katex.py lifts it out of the TeX into the formula's template
         return Shown(katex.slot(code, spec, shown.text))
-    return dataclasses.replace(shown, span={**shown.span, "data-expr": code, "data-fmt": spec})
+    return replace(shown, span={**shown.span, "data-expr": code, "data-fmt": spec})
 
 
 def _claim_markup(tag: Tag, live: bool) -> Shown:
@@ -557,13 +546,15 @@ def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope) -> None:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
         raise claim.error(M.text("claim_error", cond=cond, problem=exc)) from None
-    nan = [n for n in used if _has_nan(scope[n].value)]
+    nan = [n for n in used if _is_number(scope[n].value) or isinstance(scope[n].value, np.ndarray)
+           if np.asarray(scope[n].value).dtype.kind in "fc" and np.isnan(scope[n].value).any()]
     if nan:
         raise claim.error(M.text("claim_nan", cond=cond, names=", ".join(nan)))
     if isinstance(ok, np.ndarray):
         raise claim.error(M.text("claim_arrays", cond=cond))
     if not ok:
-        values = "; ".join(f"{n} = {_short(scope[n].value)}" for n in used)
+        values = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
+                           if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
         raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=values))
     tree, numbers = _parse(cond), _numbers_shown(inside)
 
@@ -628,18 +619,6 @@ def _terms(tree: nodes.Node, shown: dict[str, Shown], sign: int = 1) -> list[tup
         if left is not None and right is not None:
             return left + right
     return None
-
-
-def _has_nan(value) -> bool:
-    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
-        return bool(np.isnan(value).any())
-    return _is_number(value) and _math.isnan(float(value))
-
-
-def _short(value) -> str:
-    if isinstance(value, np.ndarray):
-        return np.array2string(value, precision=6, separator=", ")
-    return repr(value)
 
 
 # --- what modules return, and the lab notebook ------------------------------------
