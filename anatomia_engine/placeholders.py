@@ -1,9 +1,8 @@
 """The placeholder language of the pages: `{{ expr | filter }}` and `{% claim %}` blocks.
 
-`scan` replaces every tag by an inert token; anatomia_engine/markdown.py lets Python-Markdown parse
-the page and asks `fill` for each token's text by where it landed (prose, math, plain text, code).
-Expressions are Jinja2's expression syntax, evaluated by `_eval`; the one trailing filter is a
-numfmt filter. Every failure raises TemplateError naming `file:line`.
+`scan` replaces every tag by an inert token; anatomia_engine/markdown.py asks `fill` for each token's
+text by where Python-Markdown put it (prose, math, plain text, code). Expressions are Jinja2's
+expression syntax evaluated by `_eval`, with one numfmt filter; failures name `file:line`.
 """
 
 from __future__ import annotations
@@ -161,10 +160,9 @@ def _call(node: nodes.Node) -> str | None:
 
 
 def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Fraction] | None = None):
-    """Evaluate a parsed expression with Python's semantics; anything that is not a name,
-    `module.name`, indexing, an operator or a call of FUNCTIONS is refused. With `shown` (the
-    repr of a shown operand -> the number a reader reads), each comparison a reader can redo from
-    the sentence uses those numbers, in exact decimal arithmetic (0,35 − 0,34 is 0,01)."""
+    """Evaluate with Python's semantics: names, `module.name`, indexing, operators, FUNCTIONS. With
+    `shown` (repr of a shown operand -> the number a reader reads), each comparison a reader can redo
+    from the sentence uses those numbers, in exact decimal arithmetic (0,35 − 0,34 is 0,01)."""
     if shown is not None:
         if repr(node) in shown:
             return shown[repr(node)]
@@ -269,8 +267,7 @@ def compiled(source: str) -> str:
 
 
 def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None:
-    """`name[i][j]` or `module.name[i]` with constant whole indices (`name[i, j]` too if `tuples`)
-    -> (name, (i, j)); else None."""
+    """`name[i][j]`, `module.name[i]` (`name[i, j]` if `tuples`) with constant indices -> (name, (i, j))."""
     index: list[int] = []
     while isinstance(node, nodes.Getitem):
         items = node.arg.items if tuples and isinstance(node.arg, nodes.Tuple) else [node.arg]
@@ -348,24 +345,22 @@ class Shown:
 
 
 def scan(text: str, page: int, first_line: int = 1, where: str = "the page") -> tuple[str, list[Tag]]:
-    """`text` with each tag replaced by its token, and the tags. A tag never contains a backtick:
-    braces that run into a code span are left as written (the output check finds them if they
-    stand outside code)."""
+    """`text` with each tag replaced by its token, and the tags. A tag has no backtick: braces that
+    run into a code span stay as written (the output check finds them outside code)."""
     tags: list[Tag] = []
 
-    def replace(m: re.Match) -> str:
+    def token(m: re.Match) -> str:
         if "`" in m.group(0) or "\ue000" in m.group(0):
             return m.group(0)
         tags.append(Tag(len(tags), m.group(0), m.start(), where, first_line + text.count("\n", 0, m.start()),
                         m.group("expr"), m.group("block"), (m.group("cond") or "").strip()))
         return f"\ue000p{page}t{len(tags) - 1}\ue001"
 
-    return TAG.sub(replace, text), tags
+    return TAG.sub(token, text), tags
 
 
 def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], str, str | None, tuple]:
-    """(value, names used, expression, filter, filter arguments) of a placeholder: the filter
-    follows the last '|'."""
+    """(value, names used, expression, filter, its arguments) of a placeholder; the filter follows the last '|'."""
     expr, bar, filt = tag.expr.rpartition("|")
     m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", filt, re.DOTALL)
     if not bar:
@@ -380,10 +375,9 @@ def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], s
 
 
 def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = False) -> Shown:
-    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math'
-    (LaTeX), 'plain' (attributes, titles: the formatted text only) or 'code' (as written).
-    On a `live` page a claim in prose becomes an element carrying its compiled condition, and a
-    number its compiled expression and filter (the page recomputes them in the browser)."""
+    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math' (LaTeX),
+    'plain' (attributes, titles) or 'code' (as written). On a `live` page numbers and claims carry
+    their compiled expressions (the page recomputes them in the browser)."""
     if context == "code":
         return Shown(tag.source)
     if tag.expr is None:
@@ -399,7 +393,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
             name = filt or nf.default_filter(value, math=math)
             text = str(value) if name == "text" and not math else nf.apply(value, filt, args, math=math)
         except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
-            raise TemplateError(M.text("cannot_show", filter=filt or "the default format", problem=exc)) from None
+            shown_with = filt or "the default format"
+            raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
         shown = Shown(text, None, value, expr, filt, args)
         if context == "prose" and used and nf.FILTERS[name].number and (
                 _is_number(value) or isinstance(value, np.ndarray)):
@@ -490,9 +485,8 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
 # --- claims, and the sums a reader can redo -------------------------------------------
 
 def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> None:
-    """Pair the {% claim %} tags that stand in the page's text (not in code) and check each
-    condition, first on the exact values, then on the numbers its sentence shows. `text` is the
-    page as handed to `scan` (for quoting the sentence)."""
+    """Pair the {% claim %} tags outside code and check each condition on the exact values, then on
+    the numbers its sentence shows. `text` is the page as handed to `scan` (to quote the sentence)."""
     claim: Tag | None = None
     inside: list[Tag] = []
     for tag in sorted(tags, key=lambda t: t.index):
@@ -534,7 +528,8 @@ def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
 
 def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
     """The fewest decimal places, more than any of `shown` shows, for which `works`."""
-    most = max((s.args[0] if s.args else DECIMALS[s.filter] for s in shown if s.filter in DECIMALS), default=0)
+    most = max((s.args[0] if s.args else DECIMALS[s.filter] for s in shown if s.filter in DECIMALS),
+               default=0)
     return next((n for n in range(most + 1, nf.MAX_DECIMALS + 1) if works(n)), None)
 
 
@@ -546,16 +541,17 @@ def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope) -> None:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
         raise claim.error(M.text("claim_error", cond=cond, problem=exc)) from None
-    nan = [n for n in used if _is_number(scope[n].value) or isinstance(scope[n].value, np.ndarray)
-           if np.asarray(scope[n].value).dtype.kind in "fc" and np.isnan(scope[n].value).any()]
+    values = {n: np.asarray(scope[n].value) for n in used if _is_number(scope[n].value)
+              or isinstance(scope[n].value, np.ndarray)}
+    nan = [n for n, v in values.items() if v.dtype.kind in "fc" and np.isnan(v).any()]
     if nan:
         raise claim.error(M.text("claim_nan", cond=cond, names=", ".join(nan)))
     if isinstance(ok, np.ndarray):
         raise claim.error(M.text("claim_arrays", cond=cond))
     if not ok:
-        values = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
-                           if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
-        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=values))
+        shown = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
+                          if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
+        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
     tree, numbers = _parse(cond), _numbers_shown(inside)
 
     def holds(decimals: int | None) -> bool:
@@ -571,7 +567,8 @@ def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope) -> None:
     n = _places(numbers.values(), holds)
     fix = "reword the sentence: the numbers agree to 12 decimal places"
     if n is not None:
-        more = dict.fromkeys(s.text if s.filter not in DECIMALS else nf.apply(s.value, s.filter, (n,)) for s in read)
+        more = dict.fromkeys(nf.apply(s.value, s.filter, (n,)) if s.filter in DECIMALS else s.text
+                             for s in read)
         fix = f"show the numbers with {n} decimal places ({', '.join(more)}), or reword the sentence"
     texts = ", ".join(dict.fromkeys(s.text for s in read))
     raise claim.error(M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
@@ -581,9 +578,8 @@ DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}  # the filters with decima
 
 
 def check_shown_sums(group: list[Tag]) -> None:
-    """In one block of text, a shown `a - b` (or `a + b`, `a - b + c`, …) whose terms are all
-    shown beside it must equal what a reader gets from the terms as shown: 0,57 − 0,11 shown
-    next to a difference shown as 0,45 stops the build."""
+    """In one block of text, a shown `a - b` (`a + b`, `a - b + c`, …) whose terms are shown beside it
+    must equal what a reader gets from the terms as shown: 0,57 − 0,11 next to 0,45 stops the build."""
     numbers = _numbers_shown(group)
     for tag in group:
         total = tag.shown
@@ -603,7 +599,7 @@ def check_shown_sums(group: list[Tag]) -> None:
             continue
         parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ") + shown.text
                         for i, (sign, shown) in enumerate(terms))
-        n = _places([shown for _, shown in terms], lambda n, reader=reader, total=total: reader(n) == total.text)
+        n = _places([shown for _, shown in terms], lambda n, reader=reader, text=total.text: reader(n) == text)
         raise tag.error(f"{{{{{tag.expr}}}}}: " + M.text(
             "shown_difference", shown=total.text, reader=parts, reader_result=got,
             digits="more decimal places" if n is None else f"{n} decimal places"))
@@ -641,9 +637,8 @@ def check_value_name(name: str, module_source: str, function: str | None) -> Non
 
 
 def refuse_in_notebook(source: Path, where: str) -> None:
-    """Stop at file:line on a `{{` or `{%` in a Markdown cell of a jupytext percent notebook:
-    mkdocs-jupyter renders the lab's Markdown and fills no placeholder, so one would reach readers
-    as braces. Braces in code (backticks, fenced blocks) are fine."""
+    """Stop at file:line on `{{` or `{%` in a Markdown cell of a jupytext percent notebook (mkdocs-jupyter
+    fills no placeholder: readers would see braces). Braces in code (backticks, fences) are fine."""
     in_markdown = fenced = False
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("# %%"):
