@@ -1,10 +1,10 @@
 """The placeholder language bound to pages: a Python-Markdown extension and what the plugin shares.
 
-`render_page` (the plugin's `on_page_markdown`) checks the front matter, replaces every tag by an
-inert token and registers the page; Python-Markdown parses it with the tokens in place, so its own
-processors recognise code, tables, links and attributes. Then a block processor expands a lone
-token into a figure or a table, a tree processor gives each token its text by where it landed and
-checks the claims, and a postprocessor stops the build on anything of the language left in the HTML.
+`render_page` (the plugin's `on_page_markdown`) checks the front matter and replaces every tag by an
+inert token; Python-Markdown parses the page with the tokens in place, so its own processors find
+code, tables, links and attributes. A block processor expands a lone token into a figure or a table,
+a tree processor gives each token its text by where it landed and checks the claims, and a
+postprocessor stops the build on anything of the language left in the HTML.
 """
 
 from __future__ import annotations
@@ -57,9 +57,8 @@ def front_matter(raw: str, where: str) -> FrontMatter:
     try:
         meta = yaml.safe_load(m.group(1))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        line = 2 + getattr(getattr(exc, "problem_mark", None), "line", 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        line = 2 + (mark.line if mark else 0)
         raise TemplateError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
     meta = {} if meta is None else meta
     if not isinstance(meta, dict):
@@ -82,10 +81,9 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
         for key, value in result.values.items():
             meta = result.meta.get(key, {})
             placeholders.check_value_name(key, source, meta.get("function"))
-            axes = meta.get("axes")
-            scope[f"{module}.{key}"] = Entry(
-                value, source, function=meta.get("function"), what=meta.get("what"), cite=meta.get("cite"),
-                axes=None if axes is None else tuple(tuple(a) for a in axes))
+            axes = None if meta.get("axes") is None else tuple(tuple(a) for a in meta["axes"])
+            scope[f"{module}.{key}"] = Entry(value, source, meta.get("function"), meta.get("what"),
+                                             meta.get("cite"), axes)
         for key in result.figures:
             scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
     for module in fm.computed:
@@ -177,7 +175,8 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
     for key in ("title", "description"):
         if isinstance((meta or {}).get(key), str):
             text, tags = placeholders.scan(meta[key], 0, lines.get(key, 1), page.where)
-            meta[key] = TOKEN.sub(lambda m, tags=tags: fill(tags[int(m["tag"])], scope, context="plain").text, text)
+            meta[key] = TOKEN.sub(lambda m, tags=tags: fill(tags[int(m["tag"])], scope, context="plain").text,
+                                  text)
     record_id = _ids.setdefault(page.where, len(_ids) + 1)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
     _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
@@ -408,7 +407,8 @@ def check_html(text: str, record: _Record | None) -> None:
     if t:
         tag = _tag(t)[1]
         place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
-        raise tag.error(M.text("unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
+        source = (tag.expr or tag.source).strip()
+        raise tag.error(M.text("unresolved", source=source, place=f"after '{place[-30:]}'"))
     visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
     for m in (ENGINE_MARKUP.search(visible), _MARKS.search(visible)):
         if not m:

@@ -360,7 +360,7 @@ def scan(text: str, page: int, first_line: int = 1, where: str = "the page") -> 
 
 
 def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], str, str | None, tuple]:
-    """(value, names used, expression, filter, its arguments) of a placeholder; the filter follows the last '|'."""
+    """(value, names used, expression, filter, its arguments) of a placeholder (filter after the last '|')."""
     expr, bar, filt = tag.expr.rpartition("|")
     m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", filt, re.DOTALL)
     if not bar:
@@ -599,7 +599,8 @@ def check_shown_sums(group: list[Tag]) -> None:
             continue
         parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ") + shown.text
                         for i, (sign, shown) in enumerate(terms))
-        n = _places([shown for _, shown in terms], lambda n, reader=reader, text=total.text: reader(n) == text)
+        shown_terms = [shown for _, shown in terms]
+        n = _places(shown_terms, lambda n, reader=reader, total=total: reader(n) == total.text)
         raise tag.error(f"{{{{{tag.expr}}}}}: " + M.text(
             "shown_difference", shown=total.text, reader=parts, reader_result=got,
             digits="more decimal places" if n is None else f"{n} decimal places"))
