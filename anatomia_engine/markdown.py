@@ -209,8 +209,8 @@ class FigureBlockProcessor(BlockProcessor):
     """A token alone on its line that stands for a figure or a table: its Markdown, parsed here
     (after code blocks and math have taken theirs, so a token in code is never expanded)."""
 
-    def _find(self, block: str):
-        for i, line in enumerate(block.split("\n")):
+    def test(self, parent, block) -> bool:
+        for i, line in enumerate(block.split("\n") if "\ue000" in block else []):
             m = TOKEN.fullmatch(line.strip())
             record, tag = _tag(m) if m else (None, None)
             if tag is None or tag.expr is None:
@@ -220,15 +220,13 @@ class FigureBlockProcessor(BlockProcessor):
             except TemplateError:
                 continue  # reported where the token is filled (a table with a filter too)
             if isinstance(value, (FigureRef, Table)):
-                return i, record, tag, value, expr, used
-        return None
-
-    def test(self, parent, block) -> bool:
-        return "\ue000" in block and self._find(block) is not None
+                self.found = i, record, tag, value, expr, used  # BlockParser calls run() right after
+                return True
+        return False
 
     def run(self, parent, blocks) -> None:
         block = blocks.pop(0)
-        i, record, tag, value, expr, used = self._find(block)
+        i, record, tag, value, expr, used = self.found
         lines = block.split("\n")
         before, after = "\n".join(lines[:i]), "\n".join(lines[i + 1:])
         if after.strip():
@@ -436,11 +434,10 @@ def _line(record: _Record | None, mark: str) -> int:
 
 
 def _unguard_toc(tokens: list) -> None:
+    """The table of contents MkDocs builds from `md.toc_tokens` shows the braces as written."""
     for token in tokens:
-        for key in ("name", "html", "data-toc-label"):
-            if isinstance(token.get(key), str):
-                token[key] = token[key].translate(UNBRACES)
-        _unguard_toc(token.get("children", []))
+        token["name"] = token["name"].translate(UNBRACES)
+        _unguard_toc(token["children"])
 
 
 class OutputCheckPostprocessor(Postprocessor):
@@ -449,8 +446,6 @@ class OutputCheckPostprocessor(Postprocessor):
     def run(self, text: str) -> str:
         check_html(text, self.md.anatomia_record)
         _unguard_toc(getattr(self.md, "toc_tokens", []))
-        if isinstance(getattr(self.md, "toc", None), str):
-            self.md.toc = self.md.toc.translate(UNBRACES)
         return text.translate(UNBRACES)
 
 

@@ -131,13 +131,10 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
             return _eval(tree, scope), names_used(tree, scope)
     except TemplateError:
         raise
-    except SecurityError as exc:
-        raise TemplateError(M.text("not_allowed", source=source, problem=exc)) from None
-    except _Missing as exc:
-        raise TemplateError(M.text("undefined", source=source, problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
-        problem = f"{type(exc).__name__}: {exc}"
-        raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
+        key = {SecurityError: "not_allowed", _Missing: "undefined"}.get(type(exc), "cannot_evaluate")
+        problem = exc if key != "cannot_evaluate" else f"{type(exc).__name__}: {exc}"
+        raise TemplateError(M.text(key, source=source, problem=problem)) from None
 
 
 class _Missing(Exception):
@@ -326,14 +323,9 @@ class Shown:
     span: dict[str, str] | None = None
     value: object = None
     expr: str = ""
-    filt: str | None = None
+    filter: str | None = None  # the one it is shown with (the default for its type if none is named)
     args: tuple = ()
     markup: str | None = None  # raw HTML standing for the tag (a claim's element on a live page)
-
-    @property
-    def filter(self) -> str:
-        """The filter it is shown with in prose (the default for its type if none is named)."""
-        return self.filt or nf.default_filter(self.value, math=False)
 
     def number(self, decimals: int | None = None) -> Fraction | None:
         """The number a reader reads, or reads with `decimals` places if the filter has places."""
@@ -395,7 +387,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
         except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
             shown_with = filt or "the default format"
             raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
-        shown = Shown(text, None, value, expr, filt, args)
+        shown = Shown(text, None, value, expr, name, args)
         if context == "prose" and used and nf.FILTERS[name].number and (
                 _is_number(value) or isinstance(value, np.ndarray)):
             ref = _chain(_parse(expr), tuples=True)
