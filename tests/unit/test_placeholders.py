@@ -195,6 +195,13 @@ def test_a_page_rendered_again_shows_its_new_values():
     assert [s["data-exact"] for s in spans(out)] == ["0,5", "4096"] and "nowe" in out
 
 
+def test_an_error_in_the_front_matter_title_names_its_line():
+    raw = "---\ntitle: Wynik {{ nothere }}\ncomputed: [demo]\n---\ntekst\n"
+    results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}
+    with pytest.raises(TemplateError, match=r"^docs/x\.md:2: \{\{ nothere \}\}: unknown value"):
+        amd.render_page("tekst\n", amd.Page("x.md", raw), results, meta={"title": "Wynik {{ nothere }}"})
+
+
 def test_front_matter_title_and_description_get_plain_text():
     meta = {"title": "Wynik {{ p }}", "description": "O {{ n }} tokenach", "computed": ["demo"]}
     page("tekst", meta=meta)
@@ -258,6 +265,7 @@ def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
     ("a\n\n`kod` i {{ p `x`\n", 6, "'{{' without a matching '}}'"),
     ("Zapis &lt;span class=\"num\"&gt; w tekście\n\n`<span class=\"num\">` w kodzie wolno\n", 4,
      "the engine's markup as text"),
+    ("<div>\n{{ p }} i }}\n</div>\n", 5, "'}}' without a matching '{{'"),  # raw HTML beside a placeholder
 ])
 def test_the_output_check_names_the_line(body, line, message):
     text = error(body)
