@@ -122,10 +122,9 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     for node in _walk(tree, nodes.Name):
         if node.name not in scope and node.name not in modules and node.name not in RESERVED:
             raise TemplateError(_unknown(node.name, scope))
-    for node in _walk(tree, nodes.Filter):
-        raise TemplateError(M.text("one_filter", name=node.name))
-    for node in _walk(tree, nodes.Test):
-        raise TemplateError(M.text("no_tests", name=node.name))
+    for node in _walk(tree, (nodes.Filter, nodes.Test)):
+        message = "one_filter" if isinstance(node, nodes.Filter) else "no_tests"
+        raise TemplateError(M.text(message, name=node.name))
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(tree, scope), names_used(tree, scope)

@@ -324,6 +324,8 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
     ("x {{ tab }} y", "must stand alone on its own line"),
     ("{% claim p > 1 %}tekst", "never closed"),
     ("![{{ tab }}](x.png)", "must stand alone on its own line"),
+    ("{{ p | dec(1) | int }}", "only one filter, at the end"),
+    ("{{ p is number }}", "'is number' tests are not part of the placeholder language"),
 ])
 def test_errors_name_file_line_and_cause(text, message):
     got = error(text)
