@@ -122,18 +122,22 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     for node in _walk(tree, nodes.Name):
         if node.name not in scope and node.name not in modules and node.name not in RESERVED:
             raise TemplateError(_unknown(node.name, scope))
-    for node in _walk(tree, (nodes.Filter, nodes.Test)):
-        message = "one_filter" if isinstance(node, nodes.Filter) else "no_tests"
-        raise TemplateError(M.text(message, name=node.name))
+    for node in _walk(tree, nodes.Filter):
+        raise TemplateError(M.text("one_filter", name=node.name))
+    for node in _walk(tree, nodes.Test):
+        raise TemplateError(M.text("no_tests", name=node.name))
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(tree, scope), names_used(tree, scope)
     except TemplateError:
         raise
+    except SecurityError as exc:
+        raise TemplateError(M.text("not_allowed", source=source, problem=exc)) from None
+    except _Missing as exc:
+        raise TemplateError(M.text("undefined", source=source, problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
-        key = {SecurityError: "not_allowed", _Missing: "undefined"}.get(type(exc), "cannot_evaluate")
-        problem = exc if key != "cannot_evaluate" else f"{type(exc).__name__}: {exc}"
-        raise TemplateError(M.text(key, source=source, problem=problem)) from None
+        problem = f"{type(exc).__name__}: {exc}"
+        raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
 
 
 class _Missing(Exception):
@@ -376,8 +380,10 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
     math = context == "math"
     try:
         value, used, expr, filt, args = value_of(tag, scope)
-        if isinstance(value, (FigureRef, Table)):
-            raise TemplateError(M.text("figure_alone" if isinstance(value, FigureRef) else "table_alone"))
+        if isinstance(value, FigureRef):
+            raise TemplateError(M.text("figure_alone"))
+        if isinstance(value, Table):
+            raise TemplateError(M.text("table_alone"))
         if not used and not isinstance(value, str):
             raise TemplateError(M.text("no_value"))
         try:
