@@ -35,6 +35,7 @@ VALUES = {
     "hi": 0.3501, "lo": 0.3499, "same": 0.3456, "same2": 0.3456,
     "a": 0.5650, "b": 0.1149, "near_a": 0.3449, "near_b": 0.3548,
     "huge": 1.5e300,
+    "flag": True,
 }
 META = {
     "w": {"function": "weights", "what": "waga: {i} patrzy na {j}", "axes": [TOKENS, TOKENS]},
@@ -345,6 +346,8 @@ def test_errors_name_file_line_and_cause(text, message):
     ("{{ p | dec(1, 2) }}", "'dec' takes at most 1 argument"),
     ("{{ p | dec(oops) }}", "unknown value 'oops'"),
     ("{{ p +* 2 }}", "cannot read the expression"),
+    ("{{ flag }}", "docs/x.md:4: {{ flag }}: cannot show this value with 'the default format': a true/false "
+                   "value is not shown; use it in a claim"),
     ("{{ huge | dec(2) }}", "has more digits before the comma than a page can show in full (26 at most); use "
                             "sci(n), e.g. sci(1) shows 1,5·10³⁰⁰"),
 ])
