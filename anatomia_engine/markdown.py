@@ -148,13 +148,12 @@ class _Record:
     """A page whose tags are tokens: what resolving them needs."""
 
     id: int
-    where: str
+    page: Page
     text: str  # the Markdown body as handed to render_page (tags as written)
     first_line: int
     tags: list[Tag]
     scope: dict[str, Entry]
     results: Mapping[str, runner.ModuleResult]  # for its figures
-    uri: str  # the page's path under docs_dir, for its figures' links
     tokenized: str
     live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
@@ -179,8 +178,8 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
                                   text)
     record_id = _ids.setdefault(page.where, len(_ids) + 1)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
-    _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
-                                  page.uri, tokenized, live=fm.meta.get("live") is True)
+    _records[record_id] = _Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized,
+                                  live=fm.meta.get("live") is True)
     return tokenized
 
 
@@ -234,7 +233,7 @@ class FigureBlockProcessor(BlockProcessor):
         if before.strip():
             self.parser.parseBlocks(parent, [before])
         if isinstance(value, FigureRef):
-            text = figure_markdown(record.results, value.name, page_uri=record.uri)
+            text = figure_markdown(record.results, value.name, page_uri=record.page.uri)
         else:
             try:
                 text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
@@ -418,7 +417,7 @@ def check_html(text: str, record: _Record | None) -> None:
             closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[m[0]]
             message = M.text("stray", mark=m[0], closing=closing, snippet=snippet[:60].strip())
         mark = 'class="num' if m.re is ENGINE_MARKUP else m[0]
-        raise TemplateError(f"{record.where if record else 'the page'}:{_line(record, mark)}: {message}")
+        raise TemplateError(f"{record.page.where if record else 'the page'}:{_line(record, mark)}: {message}")
 
 
 def _line(record: _Record | None, mark: str) -> int:

@@ -578,12 +578,11 @@ def check_shown_sums(group: list[Tag]) -> None:
     """In one block of text, a shown `a - b` (`a + b`, `a - b + c`, …) whose terms are shown beside it
     must equal what a reader gets from the terms as shown: 0,57 − 0,11 next to 0,45 stops the build."""
     numbers = _numbers_shown(group)
-    for tag in group:
-        total = tag.shown
-        tree = _parse(total.expr) if total is not None and total.number() is not None else None
-        if not isinstance(tree, (nodes.Add, nodes.Sub)):
-            continue
-        terms = _terms(tree, {k: s for k, s in numbers.items() if k != repr(tree)})
+    for tag in group:  # every tag of a group showed text in prose
+        total, tree = tag.shown, _parse(tag.shown.expr)
+        others = {k: s for k, s in numbers.items() if k != repr(tree)}
+        summed = isinstance(tree, (nodes.Add, nodes.Sub)) and total.number() is not None
+        terms = _terms(tree, others) if summed else None
         if terms is None:
             continue
 

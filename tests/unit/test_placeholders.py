@@ -430,6 +430,8 @@ def test_a_shown_difference_agrees_with_the_shown_terms():
                           "give 0,57 − 0,11 = 0,46")
     assert r("Różnica: {{ a | dec(3) }} − {{ b | dec(3) }} = {{ a - b | dec(3) }}.")
     assert r("Różnica: {{ a - b | dec(2) }}; osobno {{ a | dec(2) }}.\n\nI {{ b | dec(2) }}.")
+    zero = error("{{ x | dec(2) }} − {{ y | dec(2) }} = {{ x - y | dec(2) }}", values={**VALUES, "x": 0.346, "y": 0.344})
+    assert "shows 0,00, but the numbers shown for its terms give 0,35 − 0,34 = 0,01" in zero
 
 
 def test_the_markdown_extension_never_publishes_a_placeholder_it_cannot_fill():
