@@ -1,10 +1,10 @@
 """The placeholder language bound to pages: a Python-Markdown extension and what the plugin shares.
 
-`render_page` (the plugin's `on_page_markdown`) checks the front matter, replaces every tag by an
-inert token and registers the page; Python-Markdown parses it with the tokens in place, so its own
-processors recognise code, tables, links and attributes. Then a block processor expands a lone
-token into a figure or a table, a tree processor gives each token its text by where it landed and
-checks the claims, and a postprocessor stops the build on anything of the language left in the HTML.
+`render_page` (the plugin's `on_page_markdown`) checks the front matter and replaces every tag by an
+inert token; Python-Markdown parses the page with the tokens in place, so its own processors find
+code, tables, links and attributes. A block processor expands a lone token into a figure or a table,
+a tree processor gives each token its text by where it landed and checks the claims, and a
+postprocessor stops the build on anything of the language left in the HTML.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from markdown.treeprocessors import Treeprocessor
 
 from anatomia_engine import messages as M
 from anatomia_engine import placeholders, runner
-from anatomia_engine.placeholders import TOKEN, Entry, FigureRef, Tag, TemplateError
+from anatomia_engine.kit import Table
+from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
 
 FIGURE_DIR = "figures"
 DATA_SUMMARY = "Dane do rysunku"  # the summary of a figure's data box; its accessible name adds the caption
@@ -56,9 +57,8 @@ def front_matter(raw: str, where: str) -> FrontMatter:
     try:
         meta = yaml.safe_load(m.group(1))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        line = 2 + getattr(getattr(exc, "problem_mark", None), "line", 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        line = 2 + (mark.line if mark else 0)
         raise TemplateError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
     meta = {} if meta is None else meta
     if not isinstance(meta, dict):
@@ -81,10 +81,9 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
         for key, value in result.values.items():
             meta = result.meta.get(key, {})
             placeholders.check_value_name(key, source, meta.get("function"))
-            axes = meta.get("axes")
-            scope[f"{module}.{key}"] = Entry(
-                value, source, function=meta.get("function"), what=meta.get("what"), cite=meta.get("cite"),
-                axes=None if axes is None else tuple(tuple(a) for a in axes))
+            axes = None if meta.get("axes") is None else tuple(tuple(a) for a in meta["axes"])
+            scope[f"{module}.{key}"] = Entry(value, source, meta.get("function"), meta.get("what"),
+                                             meta.get("cite"), axes)
         for key in result.figures:
             scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
     for module in fm.computed:
@@ -149,13 +148,12 @@ class _Record:
     """A page whose tags are tokens: what resolving them needs."""
 
     id: int
-    where: str
+    page: Page
     text: str  # the Markdown body as handed to render_page (tags as written)
     first_line: int
     tags: list[Tag]
     scope: dict[str, Entry]
     results: Mapping[str, runner.ModuleResult]  # for its figures
-    uri: str  # the page's path under docs_dir, for its figures' links
     tokenized: str
     live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
 
@@ -172,15 +170,16 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
     The result is only meaningful to a Markdown conversion in this process: never cache it."""
     fm = front_matter(page.raw, page.where)
     scope = page_scope(results, fm, page.where)
-    if meta is not None:
-        lines = {text.split(":", 1)[0]: i + 2 for i, text in enumerate(page.raw.splitlines())}
-        for key in ("title", "description"):
-            if isinstance(meta.get(key), str):
-                meta[key] = placeholders.fill_plain(meta[key], scope, page.where, lines.get(key, 1))
+    lines = {text.split(":", 1)[0]: number for number, text in enumerate(page.raw.splitlines(), start=1)}
+    for key in ("title", "description"):
+        if isinstance((meta or {}).get(key), str):
+            text, tags = placeholders.scan(meta[key], 0, lines.get(key, 1), page.where)
+            meta[key] = TOKEN.sub(lambda m, tags=tags: fill(tags[int(m["tag"])], scope, context="plain").text,
+                                  text)
     record_id = _ids.setdefault(page.where, len(_ids) + 1)
-    tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line)
-    _records[record_id] = _Record(record_id, page.where, markdown, fm.first_line, tags, scope, results,
-                                  page.uri, tokenized, live=fm.meta.get("live") is True)
+    tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
+    _records[record_id] = _Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized,
+                                  live=fm.meta.get("live") is True)
     return tokenized
 
 
@@ -192,16 +191,16 @@ def _tag(m: re.Match) -> tuple[_Record, Tag]:
 # --- the Python-Markdown extension ------------------------------------------------------
 
 class PlaceholderPreprocessor(Preprocessor):
+    """Finds the page being converted (a registered page, or a part of one: the blog's excerpt of
+    a post); placeholders in Markdown the plugin did not register are an error."""
+
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
-        self.md.anatomia_blocks = set()  # the tokens expanded as figures and tables
         m = TOKEN.search(text)
-        if m:  # a registered page, or a part of one (the blog's excerpt of a post)
-            self.md.anatomia_record = _tag(m)[0]
-        elif placeholders.scan(text, 0)[1]:
+        if not m and placeholders.scan(text, 0)[1]:
             raise TemplateError(M.text("needs_page"))
-        else:
-            self.md.anatomia_record = next((r for r in _records.values() if r.tokenized == text), None)
+        self.md.anatomia_record = _tag(m)[0] if m else next(
+            (r for r in _records.values() if r.tokenized == text), None)
         return lines
 
 
@@ -209,40 +208,41 @@ class FigureBlockProcessor(BlockProcessor):
     """A token alone on its line that stands for a figure or a table: its Markdown, parsed here
     (after code blocks and math have taken theirs, so a token in code is never expanded)."""
 
-    def _find(self, block: str):
-        for i, line in enumerate(block.split("\n")):
-            m = TOKEN.fullmatch(line.strip())
-            if m:
-                record, tag = _tag(m)
-                what = placeholders.evaluate_block(tag, record.scope)
-                if what is not None:
-                    return i, record, tag, what
-        return None
-
     def test(self, parent, block) -> bool:
-        return "\ue000" in block and self._find(block) is not None
+        for i, line in enumerate(block.split("\n") if "\ue000" in block else []):
+            m = TOKEN.fullmatch(line.strip())
+            record, tag = _tag(m) if m else (None, None)
+            if tag is None or tag.expr is None:
+                continue
+            try:
+                value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
+            except TemplateError:
+                continue  # reported where the token is filled (a table with a filter too)
+            if isinstance(value, (FigureRef, Table)):
+                self.found = i, record, tag, value, expr, used  # BlockParser calls run() right after
+                return True
+        return False
 
     def run(self, parent, blocks) -> None:
         block = blocks.pop(0)
-        i, record, tag, what = self._find(block)
+        i, record, tag, value, expr, used = self.found
         lines = block.split("\n")
         before, after = "\n".join(lines[:i]), "\n".join(lines[i + 1:])
         if after.strip():
             blocks.insert(0, after)
         if before.strip():
             self.parser.parseBlocks(parent, [before])
-        if isinstance(what, FigureRef):
-            text = figure_markdown(record.results, what.name, page_uri=record.uri)
+        if isinstance(value, FigureRef):
+            text = figure_markdown(record.results, value.name, page_uri=record.page.uri)
         else:
             try:
-                text = placeholders.table_markdown(*what, live=record.live)
+                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
             except TemplateError as exc:
-                raise placeholders.located(record.where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-        self.parser.md.anatomia_blocks.add((record.id, tag.index))
+                raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
         start = len(parent)
         self.parser.parseChunk(parent, text.strip("\n"))
-        if isinstance(what, FigureRef):  # the data box's summary is short; its accessible name says whose
-            module, name = what.name.split(".", 1)
+        if isinstance(value, FigureRef):  # the data box's summary is short; its accessible name says whose
+            module, name = value.name.split(".", 1)
             for box in (box for el in parent[start:] for box in el.iter("details")):
                 box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
 
@@ -260,13 +260,12 @@ _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
 
 
 class _Resolver:
-    """Fills the tokens of one conversion and remembers where each stood."""
+    """Fills the tokens of one conversion and records on each tag where it stood and what it showed."""
 
     def __init__(self, md: Markdown):
         self.md = md
-        self.found: dict[tuple[int, int], list[str]] = {}
-        self.shown: dict[tuple[int, int], placeholders.Shown] = {}
-        self.groups: list[list[tuple[int, int]]] = []
+        self.seen: dict[int, _Record] = {}  # the pages whose tokens it filled
+        self.groups: list[list[Tag]] = []  # the tags of each block of text, for the shown sums
         self.stash_context: dict[int, str] = {}  # raw HTML set aside -> where its placeholder stands
         self.unwrapped: set[tuple[int, int]] = set()  # live claims marked on an element instead
 
@@ -275,62 +274,63 @@ class _Resolver:
         inside *emphasis* and ends after it) cannot be wrapped in one span: its attributes go on
         the nearest element holding both, and its tags show nothing."""
         parents = {child: el for el in root.iter() for child in el}
-        where: dict[tuple[int, int], etree.Element] = {}
+        found = []
         for el in root.iter():
-            for text in (el.text, *(child.tail for child in el)):
-                for m in TOKEN.finditer(text or ""):
-                    record, tag = _tag(m)
-                    if record.live and tag.block in placeholders.BLOCKS:
-                        where[(record.id, tag.index)] = el
-        keys = sorted(where)
-        for start, end in zip(keys, keys[1:], strict=False):
-            claim, close = _records[start[0]].tags[start[1]], _records[end[0]].tags[end[1]]
-            apart = start[0] == end[0] and where[start] is not where[end]
-            if (claim.block, close.block) != placeholders.BLOCKS or not apart:
+            for m in TOKEN.finditer("".join(t or "" for t in (el.text, *(child.tail for child in el)))):
+                record, tag = _tag(m)
+                if record.live and tag.block in BLOCKS:
+                    found.append(((record.id, tag.index), tag, el))
+        found.sort(key=lambda item: item[0])
+        for (start, claim, first), (end, close, last) in zip(found, found[1:], strict=False):
+            if (claim.block, close.block) != BLOCKS or start[0] != end[0] or first is last:
                 continue
-            ancestors, common = [where[start]], where[end]
+            ancestors = [first]
             while ancestors[-1] in parents:
                 ancestors.append(parents[ancestors[-1]])
-            while common not in ancestors:
-                common = parents[common]
+            while last not in ancestors:
+                last = parents[last]
             try:
                 expr = placeholders.compiled(claim.cond)
             except (TemplateError, TemplateSyntaxError):
                 continue  # check_claims names the error at the claim's line
-            common.set("data-claim", "true")
-            common.set("data-claim-expr", expr)
+            last.set("data-claim", "true")
+            last.set("data-claim-expr", expr)
             self.unwrapped |= {start, end}
 
     def shown_for(self, m: re.Match, context: str, group: list | None = None) -> placeholders.Shown:
         record, tag = _tag(m)
-        key = (record.id, tag.index)
-        self.found.setdefault(key, []).append(context)
-        live = record.live and key not in self.unwrapped
-        shown = placeholders.fill(tag, record.scope, record.where, context=context, live=live)
+        self.seen[record.id] = record
+        tag.contexts.append(context)
+        live = record.live and (record.id, tag.index) not in self.unwrapped
+        shown = fill(tag, record.scope, context=context, live=live)
         if context == "prose" and tag.expr is not None:
-            self.shown.setdefault(key, shown)
+            tag.shown = tag.shown or shown
             if group is not None:
-                group.append(key)
+                group.append(tag)
         return shown
 
-    def fill(self, text: str, context: str, group: list | None) -> str:
-        """`text` with its tokens filled for `context`; a number's span is set aside as raw HTML,
-        as the span a page writes by hand would be (so the TOC and search read its text)."""
-        def one(m: re.Match) -> str:
-            shown = self.shown_for(m, context, group)
-            if context in ("code", "math"):
-                return shown.text
-            if context == "plain" or (shown.span is None and shown.markup is None):
-                return shown.text.translate(BRACES)
-            return self.md.htmlStash.store(placeholders.span_html(shown).translate(BRACES))
-
-        filled = TOKEN.sub(one, text)
-        return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
+    def text(self, m: re.Match, context: str, group: list | None, raw: bool = False) -> str:
+        """A token's text in `context` ('tag' and 'script': raw HTML's); a number's span goes into
+        the tree set aside as raw HTML, as a span a page writes by hand would (so the TOC and
+        search read its text)."""
+        shown = self.shown_for(m, "plain" if context in ("tag", "script") else context, group)
+        if context in ("code", "math"):
+            return htmlmod.escape(shown.text, quote=False) if raw and context == "code" else shown.text
+        if context == "tag":
+            return htmlmod.escape(shown.text, quote=True).translate(BRACES)
+        if context == "prose" and (raw or shown.span is not None or shown.markup is not None):
+            markup = placeholders.span_html(shown).translate(BRACES)
+            return markup if raw else self.md.htmlStash.store(markup)
+        return shown.text.translate(BRACES)
 
     def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None):
-        for key, value in list(el.attrib.items()):
+        def fill_text(text: str, context: str) -> str:
+            filled = TOKEN.sub(lambda m: self.text(m, context, group), text)
+            return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
+
+        for key, value in el.attrib.items():
             if "\ue000" in value:
-                el.set(key, self.fill(value, "plain", None))
+                el.set(key, fill_text(value, "plain"))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         if el.tag in BLOCK_TAGS or (math and el.tag == "div"):
@@ -341,11 +341,11 @@ class _Resolver:
             for m in util.HTML_PLACEHOLDER_RE.finditer(text or ""):
                 self.stash_context.setdefault(int(m.group(1)), context)
         if el.text and "\ue000" in el.text:
-            el.text = self.fill(el.text, context, group)
+            el.text = fill_text(el.text, context)
         for child in el:
             self.tree(child, code, math, group)
             if child.tail and "\ue000" in child.tail:
-                child.tail = self.fill(child.tail, context, group)
+                child.tail = fill_text(child.tail, context)
 
     def raw(self, text: str, context: str) -> str:
         """Tokens in raw HTML the parser set aside: code keeps the tag as written, tags, comments
@@ -354,23 +354,18 @@ class _Resolver:
             return _CODE_TOKEN.sub(self._code, text)
         group: list = []
         self.groups.append(group)
-        return _RAW_PARTS.sub(lambda part: self._raw_part(part, group), text)
+
+        def part(p: re.Match) -> str:
+            if p["code"]:
+                return _CODE_TOKEN.sub(self._code, p[0])
+            kind = "tag" if p["tag"] else "script" if p["script"] else "prose"
+            return TOKEN.sub(lambda m: self.text(m, kind, group, raw=True), p[0])
+
+        return _RAW_PARTS.sub(part, text)
 
     def _code(self, m: re.Match) -> str:
         t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
-        return htmlmod.escape(self.shown_for(t, "code").text, quote=False) if t else m.group(0)
-
-    def _raw_part(self, part: re.Match, group: list) -> str:
-        if part["code"]:
-            return _CODE_TOKEN.sub(self._code, part[0])
-
-        def one(m: re.Match) -> str:
-            if not part["tag"] and not part["script"]:
-                return placeholders.span_html(self.shown_for(m, "prose", group)).translate(BRACES)
-            text = self.shown_for(m, "plain").text
-            return (htmlmod.escape(text, quote=True) if part["tag"] else text).translate(BRACES)
-
-        return TOKEN.sub(one, part[0])
+        return self.text(t, "code", None, raw=True) if t else m.group(0)
 
 
 class PlaceholderTreeprocessor(Treeprocessor):
@@ -379,7 +374,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
 
     def run(self, root: etree.Element) -> None:
         resolver = _Resolver(self.md)
-        resolver.found.update({key: ["block"] for key in self.md.anatomia_blocks})
+        if self.md.anatomia_record:
+            resolver.seen[self.md.anatomia_record.id] = self.md.anatomia_record
         resolver.mark_claims(root)
         resolver.tree(root)
         stash = self.md.htmlStash.rawHtmlBlocks
@@ -388,17 +384,10 @@ class PlaceholderTreeprocessor(Treeprocessor):
                 resolver.tree(block)
             elif "\ue000" in block:
                 stash[i] = resolver.raw(block, resolver.stash_context.get(i, "prose"))
-        record = self.md.anatomia_record
-        records = {rid for rid, _ in resolver.found} | ({record.id} if record else set())
-        for record in (_records[rid] for rid in sorted(records)):
-            for tag in record.tags:
-                tag.contexts = resolver.found.get((record.id, tag.index), [])
-                tag.shown = resolver.shown.get((record.id, tag.index))
-            placeholders.check_claims(record.tags, record.text, record.scope, record.where)
+        for record in sorted(resolver.seen.values(), key=lambda r: r.id):
+            placeholders.check_claims(record.tags, record.text, record.scope)
         for group in resolver.groups:
-            for rid in dict.fromkeys(rid for rid, _ in group):
-                tags = [_records[rid].tags[index] for page, index in group if page == rid]
-                placeholders.check_shown_sums(tags, _records[rid].where)
+            placeholders.check_shown_sums(group)
 
 
 _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
@@ -407,33 +396,32 @@ _MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 
 
-def check_html(text: str, where: str, record: _Record | None = None) -> None:
+def check_html(text: str, record: _Record | None) -> None:
     """Stop on anything of the placeholder language in `text` (HTML) outside code and math: a
     token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text."""
     m = _CODE_TOKEN.search(text)
     t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0))) if m else None
     if t:
-        rec, tag = _tag(t)
+        tag = _tag(t)[1]
         place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
-        raise placeholders.located(rec.where, tag, M.text(
-            "unresolved", source=(tag.expr or tag.source).strip(), place=f"after '{place[-30:]}'"))
+        source = (tag.expr or tag.source).strip()
+        raise tag.error(M.text("unresolved", source=source, place=f"after '{place[-30:]}'"))
     visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
-    m = ENGINE_MARKUP.search(visible)
-    if m:
-        snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 60]))
-        line = _line(record, 'class="num')
-        raise TemplateError(f"{where}:{line}: " + M.text("escaped_markup", snippet=snippet))
-    m = _MARKS.search(visible)
-    if m:
-        mark = m.group(0)
-        after = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120]))
-        closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[mark]
-        raise TemplateError(f"{where}:{_line(record, mark)}: " + M.text(
-            "stray", mark=mark, closing=closing, snippet=after.split("\n")[0][:60].strip()))
+    for m in (ENGINE_MARKUP.search(visible), _MARKS.search(visible)):
+        if not m:
+            continue
+        snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120])).split("\n")[0]
+        if m.re is ENGINE_MARKUP:
+            message = M.text("escaped_markup", snippet=snippet[:60])
+        else:
+            closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[m[0]]
+            message = M.text("stray", mark=m[0], closing=closing, snippet=snippet[:60].strip())
+        mark = 'class="num' if m.re is ENGINE_MARKUP else m[0]
+        raise TemplateError(f"{record.page.where if record else 'the page'}:{_line(record, mark)}: {message}")
 
 
 def _line(record: _Record | None, mark: str) -> int:
-    """The line of the first `mark` in the page's text that belongs to no tag."""
+    """The line of the first `mark` in the page's text that belongs to no tag and no code span."""
     if record is None:
         return 1
     taken = [(t.start, t.start + len(t.source)) for t in record.tags]
@@ -445,22 +433,18 @@ def _line(record: _Record | None, mark: str) -> int:
 
 
 def _unguard_toc(tokens: list) -> None:
+    """The table of contents MkDocs builds from `md.toc_tokens` shows the braces as written."""
     for token in tokens:
-        for key in ("name", "html", "data-toc-label"):
-            if isinstance(token.get(key), str):
-                token[key] = token[key].translate(UNBRACES)
-        _unguard_toc(token.get("children", []))
+        token["name"] = token["name"].translate(UNBRACES)
+        _unguard_toc(token["children"])
 
 
 class OutputCheckPostprocessor(Postprocessor):
     """The safety net: nothing of the placeholder language may reach a reader outside code."""
 
     def run(self, text: str) -> str:
-        record = self.md.anatomia_record
-        check_html(text, record.where if record else "the page", record)
+        check_html(text, self.md.anatomia_record)
         _unguard_toc(getattr(self.md, "toc_tokens", []))
-        if isinstance(getattr(self.md, "toc", None), str):
-            self.md.toc = self.md.toc.translate(UNBRACES)
         return text.translate(UNBRACES)
 
 

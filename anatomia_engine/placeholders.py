@@ -1,15 +1,12 @@
 """The placeholder language of the pages: `{{ expr | filter }}` and `{% claim %}` blocks.
 
-`scan` replaces every tag by an inert token; anatomia_engine/markdown.py lets Python-Markdown parse
-the page and asks `fill` for each token's text by where it landed (prose, math, plain text, code).
-Expressions are Jinja2's expression syntax, evaluated by `_eval`; the one trailing filter is a
-numfmt filter. Every failure raises TemplateError naming `file:line`.
+`scan` replaces every tag by an inert token; anatomia_engine/markdown.py asks `fill` for each token's
+text by where Python-Markdown put it (prose, math, plain text, code). Expressions are Jinja2's
+expression syntax evaluated by `_eval`, with one numfmt filter; failures name `file:line`.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import difflib
 import functools
 import html
@@ -18,7 +15,7 @@ import math as _math
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,7 +23,6 @@ import numpy as np
 from jinja2 import Environment, nodes
 from jinja2.exceptions import SecurityError, TemplateSyntaxError
 from jinja2.parser import Parser
-from jinja2.visitor import NodeTransformer
 from mkdocs.exceptions import BuildError
 
 from anatomia_engine import katex
@@ -74,6 +70,13 @@ FUNCTIONS: dict[str, Callable] = {
 }
 RESERVED = set(FUNCTIONS) | {"figure"}
 _ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
+# Jinja's operator symbols; the live page's compiled form (explorer.js) names operations by them too.
+_BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
+_UNARY = {"neg": operator.neg, "pos": operator.pos, "not": operator.not_}
+_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge,
+               "lt": operator.lt, "lteq": operator.le, "in": lambda a, b: a in b,
+               "notin": lambda a, b: a not in b}
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
@@ -102,15 +105,9 @@ def _walk(tree: nodes.Node, kind):
 
 def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
     """Scope names an expression reads, in order: `w`, `demo.p` (for `demo.p`)."""
-    used: list[str] = []
-    for node in _walk(tree, (nodes.Name, nodes.Getattr)):
-        if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-            qualified = f"{node.node.name}.{node.attr}"
-            if node.node.name not in scope and qualified in scope:
-                used.append(qualified)
-        elif isinstance(node, nodes.Name) and node.name in scope:
-            used.append(node.name)
-    return list(dict.fromkeys(used))
+    names = (f"{n.node.name}.{n.attr}" if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name)
+             else getattr(n, "name", None) for n in _walk(tree, (nodes.Name, nodes.Getattr)))
+    return list(dict.fromkeys(n for n in names if n in scope))
 
 
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
@@ -147,43 +144,42 @@ class _Missing(Exception):
     """An index out of range or a key that is not there."""
 
 
-_ARITHMETIC = {nodes.Add: operator.add, nodes.Sub: operator.sub, nodes.Mul: operator.mul,
-               nodes.Div: operator.truediv, nodes.FloorDiv: operator.floordiv, nodes.Mod: operator.mod,
-               nodes.Pow: operator.pow}
-_UNARY = {nodes.Neg: operator.neg, nodes.Pos: operator.pos, nodes.Not: operator.not_}
-_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge,
-               "lt": operator.lt, "lteq": operator.le, "in": lambda a, b: a in b,
-               "notin": lambda a, b: a not in b}
-
-
-def _figure(scope: Mapping[str, Entry], name) -> FigureRef:
-    """`figure("name")`: a reference to a figure of the scope."""
-    if not isinstance(name, str):
-        raise TemplateError(M.text("figure_by_name"))
+def _lookup(name: str, scope: Mapping[str, Entry]):
     if name not in scope:
         raise TemplateError(_unknown(name, scope))
-    if not isinstance(scope[name].value, FigureRef):
-        raise TemplateError(M.text("not_a_figure", name=name))
     return scope[name].value
 
 
-def _eval(node: nodes.Node, scope: Mapping[str, Entry]):
-    """Evaluate a parsed expression with Python's semantics; anything that is not a name,
-    `module.name`, indexing, an operator or a call of FUNCTIONS is refused."""
-    ev = functools.partial(_eval, scope=scope)
+def _call(node: nodes.Node) -> str | None:
+    """The name of the function (of FUNCTIONS, or `figure`) a call with positional arguments calls."""
+    if not isinstance(node, nodes.Call) or not isinstance(node.node, nodes.Name) or node.kwargs:
+        return None
+    if node.dyn_args is not None or node.dyn_kwargs is not None or node.node.name not in RESERVED:
+        return None
+    return node.node.name
+
+
+def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Fraction] | None = None):
+    """Evaluate with Python's semantics: names, `module.name`, indexing, operators, FUNCTIONS. With
+    `shown` (repr of a shown operand -> the number a reader reads), each comparison a reader can redo
+    from the sentence uses those numbers, in exact decimal arithmetic (0,35 − 0,34 is 0,01)."""
+    if shown is not None:
+        if repr(node) in shown:
+            return shown[repr(node)]
+        if isinstance(node, nodes.Const) and isinstance(node.value, float):
+            return Fraction(repr(node.value))
+        operands = [node.expr, *(o.expr for o in node.ops)] if isinstance(node, nodes.Compare) else []
+        if not all(_covered(o, shown) for o in operands):
+            shown = None  # the reader cannot redo this comparison: it holds for the exact values
+    ev = functools.partial(_eval, scope=scope, shown=shown)
     if isinstance(node, nodes.Const):
         return node.value
     if isinstance(node, nodes.Name):
-        if node.name not in scope:
-            raise TemplateError(_unknown(node.name, scope))
-        return scope[node.name].value
+        return _lookup(node.name, scope)
     if isinstance(node, nodes.Getattr):
         if not isinstance(node.node, nodes.Name) or node.node.name in scope:
             raise SecurityError(f"access to attribute {node.attr!r} is unsafe.")
-        qualified = f"{node.node.name}.{node.attr}"
-        if qualified not in scope:
-            raise TemplateError(_unknown(qualified, scope))
-        return scope[qualified].value
+        return _lookup(f"{node.node.name}.{node.attr}", scope)
     if isinstance(node, nodes.Getitem):
         obj, key = ev(node.node), ev(node.arg)
         try:
@@ -194,14 +190,14 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry]):
         return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return (tuple if isinstance(node, nodes.Tuple) else list)(ev(i) for i in node.items)
-    if type(node) in _ARITHMETIC:
-        return _ARITHMETIC[type(node)](ev(node.left), ev(node.right))
-    if type(node) in _UNARY:
-        return _UNARY[type(node)](ev(node.node))
     if isinstance(node, nodes.And):
         return ev(node.left) and ev(node.right)
     if isinstance(node, nodes.Or):
         return ev(node.left) or ev(node.right)
+    if isinstance(node, nodes.BinExpr):
+        return _BINARY[node.operator](ev(node.left), ev(node.right))
+    if isinstance(node, nodes.UnaryExpr):
+        return _UNARY[type(node).__name__.lower()](ev(node.node))
     if isinstance(node, nodes.Compare):
         left = ev(node.expr)
         for operand in node.ops:
@@ -213,16 +209,27 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry]):
         return result
     if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
         return ev(node.expr1) if ev(node.test) else ev(node.expr2)
-    if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in RESERVED:
-        if node.kwargs or node.dyn_args is not None or node.dyn_kwargs is not None:
-            raise SecurityError("functions take positional arguments only")
-        args = [ev(a) for a in node.args]
-        return _figure(scope, *args) if node.node.name == "figure" else FUNCTIONS[node.node.name](*args)
+    name = _call(node)
+    args = [ev(a) for a in node.args] if name else []
+    if name == "figure":  # a reference to a figure of the scope
+        if len(args) != 1 or not isinstance(args[0], str):
+            raise TemplateError(M.text("figure_by_name"))
+        if not isinstance(_lookup(args[0], scope), FigureRef):
+            raise TemplateError(M.text("not_a_figure", name=args[0]))
+        return scope[args[0]].value
+    if name:
+        return FUNCTIONS[name](*args)
     raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
 
 
-_JS_OPERATORS = {nodes.Add: "+", nodes.Sub: "-", nodes.Mul: "*", nodes.Div: "/", nodes.FloorDiv: "//",
-                 nodes.Mod: "%", nodes.Pow: "**", nodes.And: "and", nodes.Or: "or"}
+def _covered(node: nodes.Node, shown: Mapping[str, Fraction]) -> bool:
+    """Is every value `node` reads shown in the sentence (so a reader can redo it)?"""
+    if repr(node) in shown:
+        return True
+    if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
+        return False
+    children = node.args if isinstance(node, nodes.Call) else node.iter_child_nodes()
+    return all(_covered(child, shown) for child in children)  # a function reads only its arguments
 
 
 def compile_expression(node: nodes.Node):
@@ -240,16 +247,15 @@ def compile_expression(node: nodes.Node):
         return ["i", c(node.node), c(node.arg)]
     if isinstance(node, (nodes.Tuple, nodes.List)):
         return ["list", [c(i) for i in node.items]]
-    if type(node) in _JS_OPERATORS:
-        return [_JS_OPERATORS[type(node)], c(node.left), c(node.right)]
-    if type(node) in _UNARY:
+    if isinstance(node, nodes.BinExpr):
+        return [node.operator, c(node.left), c(node.right)]
+    if isinstance(node, nodes.UnaryExpr):
         return [type(node).__name__.lower(), c(node.node)]
     if isinstance(node, nodes.Compare):
         return ["cmp", c(node.expr), [[o.op, c(o.expr)] for o in node.ops]]
     if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
         return ["if", c(node.test), c(node.expr1), c(node.expr2)]
-    if (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in FUNCTIONS
-            and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None):
+    if _call(node) in FUNCTIONS:
         return ["f", node.node.name, [c(a) for a in node.args]]
     raise TemplateError(M.text("not_allowed", source=type(node).__name__,
                                problem="a live page recomputes it in the browser, which does not know it"))
@@ -260,17 +266,8 @@ def compiled(source: str) -> str:
     return json.dumps(compile_expression(_parse(source.strip())), ensure_ascii=False, separators=(",", ":"))
 
 
-def _spec(filt: str, args: tuple) -> str:
-    """A filter and its arguments as a table column's format ('dec:2', 'int'; numfmt.parse_spec)."""
-    if len(args) > 1 or (args and ":" in str(args[0])):
-        raise TemplateError(M.text("not_allowed", source=f"{filt}{args}",
-                                   problem="a live page names a number's format as 'filter:argument'"))
-    return f"{filt}:{args[0]}" if args else filt
-
-
 def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None:
-    """`name[i][j]` or `module.name[i]` with constant whole indices (`name[i, j]` too if `tuples`)
-    -> (name, (i, j)); else None."""
+    """`name[i][j]`, `module.name[i]` (`name[i, j]` if `tuples`) with constant indices -> (name, (i, j))."""
     index: list[int] = []
     while isinstance(node, nodes.Getitem):
         items = node.arg.items if tuples and isinstance(node.arg, nodes.Tuple) else [node.arg]
@@ -298,17 +295,6 @@ def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
 
 # --- tags, tokens and their text ----------------------------------------------------
 
-def _split_filter(text: str) -> tuple[str, str | None, str | None]:
-    """'expr | name(args)' -> (expr, name, args text): the filter follows the last '|'."""
-    expr, bar, filt = text.rpartition("|")
-    if not bar:
-        return text, None, None
-    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", filt, re.DOTALL)
-    if not m:
-        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=nf.known()))
-    return expr, m.group(1), m.group(2)
-
-
 def _is_number(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
@@ -320,12 +306,16 @@ class Tag:
     index: int
     source: str  # the tag as written, e.g. "{{ p | dec(2) }}"
     start: int  # offset in the page text handed to `scan`
+    where: str  # the page's file, for messages
     line: int  # line in the page's file
     expr: str | None  # the placeholder's text between the braces; None for a {% %} tag
     block: str | None  # the {% %} tag's name ('claim', 'endclaim', or a misspelt one)
     cond: str = ""
     contexts: list[str] = field(default_factory=list)  # where its token was found, in order
     shown: Shown | None = None  # what a placeholder in running text showed
+
+    def error(self, message: str) -> TemplateError:
+        return TemplateError(f"{self.where}:{self.line}: {message}")
 
 
 @dataclass(frozen=True)
@@ -336,120 +326,106 @@ class Shown:
     span: dict[str, str] | None = None
     value: object = None
     expr: str = ""
-    filt: str | None = None
+    filter: str | None = None  # the one it is shown with (the default for its type if none is named)
     args: tuple = ()
     markup: str | None = None  # raw HTML standing for the tag (a claim's element on a live page)
 
-    @property
-    def filter(self) -> str:
-        """The filter it is shown with in prose (the default for its type if none is named)."""
-        return self.filt or nf.default_filter(self.value, math=False)
+    def number(self, decimals: int | None = None) -> Fraction | None:
+        """The number a reader reads, or reads with `decimals` places if the filter has places."""
+        if not _is_number(self.value):
+            return None
+        args = self.args if decimals is None or self.filter not in DECIMALS else (decimals,)
+        number = nf.shown_value(self.value, self.filter, args)
+        return None if number is None else Fraction(number)
 
 
-def scan(text: str, page: int, first_line: int = 1) -> tuple[str, list[Tag]]:
-    """`text` with each tag replaced by its token, and the tags. A tag never contains a backtick:
-    braces that run into a code span are left as written (the output check finds them if they
-    stand outside code)."""
+def scan(text: str, page: int, first_line: int = 1, where: str = "the page") -> tuple[str, list[Tag]]:
+    """`text` with each tag replaced by its token, and the tags. A tag has no backtick: braces that
+    run into a code span stay as written (the output check finds them outside code)."""
     tags: list[Tag] = []
 
-    def replace(m: re.Match) -> str:
+    def token(m: re.Match) -> str:
         if "`" in m.group(0) or "\ue000" in m.group(0):
             return m.group(0)
-        tags.append(Tag(len(tags), m.group(0), m.start(), first_line + text.count("\n", 0, m.start()),
+        tags.append(Tag(len(tags), m.group(0), m.start(), where, first_line + text.count("\n", 0, m.start()),
                         m.group("expr"), m.group("block"), (m.group("cond") or "").strip()))
         return f"\ue000p{page}t{len(tags) - 1}\ue001"
 
-    return TAG.sub(replace, text), tags
+    return TAG.sub(token, text), tags
 
 
-def located(where: str, tag: Tag, message: str) -> TemplateError:
-    return TemplateError(f"{where}:{tag.line}: {message}")
+def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], str, str | None, tuple]:
+    """(value, names used, expression, filter, its arguments) of a placeholder (filter after the last '|')."""
+    expr, bar, filt = tag.expr.rpartition("|")
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", filt, re.DOTALL)
+    if not bar:
+        expr, m = tag.expr, None
+    elif not m:
+        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=nf.known()))
+    value, used = evaluate(expr, scope)
+    args = evaluate(f"({m.group(2)},)", scope)[0] if m and m.group(2) and m.group(2).strip() else ()
+    if isinstance(value, Table) and m:
+        raise TemplateError(M.text("table_no_filter", filter=m.group(1)))
+    return value, used, expr.strip(), m and m.group(1), args
 
 
-def fill(tag: Tag, scope: Mapping[str, Entry], where: str, *, context: str, live: bool = False) -> Shown:
-    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math'
-    (LaTeX), 'plain' (attributes, titles: the formatted text only) or 'code' (as written).
-    On a `live` page a claim in prose becomes an element carrying its compiled condition, and a
-    number its compiled expression and filter (the page recomputes them in the browser)."""
+def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = False) -> Shown:
+    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math' (LaTeX),
+    'plain' (attributes, titles) or 'code' (as written). On a `live` page numbers and claims carry
+    their compiled expressions (the page recomputes them in the browser)."""
     if context == "code":
         return Shown(tag.source)
     if tag.expr is None:
-        if tag.block not in BLOCKS:
-            near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
-            hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
-            raise located(where, tag, M.text("unknown_tag", tag=tag.source, hint=hint))
-        if not live or context != "prose":
-            return Shown("")
-        if tag.block == "endclaim":
-            return Shown("", markup="</span>")
-        try:
-            expr = compiled(tag.cond)
-        except (TemplateError, TemplateSyntaxError):
-            return Shown("")  # check_claims names the error at the claim's line
-        return Shown("", markup='<span class="claim" data-claim="true" '
-                     f'data-claim-expr="{html.escape(expr)}">')
-    try:
-        shown = _fill(tag.expr, scope, context=context)
-        if not live or (shown.span is None and context != "math"):
-            return shown
-        filt = shown.filt or nf.default_filter(shown.value, math=context == "math")
-        expr, spec = compiled(shown.expr), _spec(filt, shown.args)
-    except TemplateError as exc:
-        raise located(where, tag, f"{{{{{tag.expr}}}}}: {exc}") from None
-    if context == "math":  # katex.py lifts it out of the TeX into the formula's template
-        return Shown(katex.slot(expr, spec, shown.text))
-    return dataclasses.replace(shown, span={**shown.span, "data-expr": expr, "data-fmt": spec})
-
-
-def _evaluate_tag(expr_text: str, scope) -> tuple[object, list[str], str, str | None, tuple]:
-    """(value, names used, expression, filter, filter arguments) of a placeholder's text."""
-    expr, filt, args_text = _split_filter(expr_text)
-    value, used = evaluate(expr, scope)
-    args = evaluate(f"({args_text},)", scope)[0] if args_text is not None and args_text.strip() else ()
-    if isinstance(value, Table) and filt is not None:
-        raise TemplateError(M.text("table_no_filter", filter=filt))
-    return value, used, expr.strip(), filt, args
-
-
-def evaluate_block(tag: Tag, scope: Mapping[str, Entry]) -> FigureRef | tuple[Table, str, Entry] | None:
-    """A figure or a table a lone placeholder stands for (Markdown to be parsed), else None."""
-    if tag.expr is None:
-        return None
-    try:
-        value, used, expr, _, _ = _evaluate_tag(tag.expr, scope)
-    except TemplateError:
-        return None  # reported where the token is filled (a table with a filter too)
-    if isinstance(value, FigureRef):
-        return value
-    return (value, expr, scope[used[0]]) if isinstance(value, Table) else None
-
-
-def _fill(expr_text: str, scope, *, context: str) -> Shown:
-    value, used, expr, filt, args = _evaluate_tag(expr_text, scope)
-    if isinstance(value, FigureRef):
-        raise TemplateError(M.text("figure_alone"))
-    if isinstance(value, Table):
-        raise TemplateError(M.text("table_alone"))
-    if not used and not isinstance(value, str):
-        raise TemplateError(M.text("no_value"))
+        return _claim_markup(tag, live and context == "prose")
     math = context == "math"
-    name = filt or nf.default_filter(value, math=math)
-    if not math and name == "text":
-        text = str(value)  # the tree or the caller escapes it
-    else:
+    try:
+        value, used, expr, filt, args = value_of(tag, scope)
+        if isinstance(value, FigureRef):
+            raise TemplateError(M.text("figure_alone"))
+        if isinstance(value, Table):
+            raise TemplateError(M.text("table_alone"))
+        if not used and not isinstance(value, str):
+            raise TemplateError(M.text("no_value"))
         try:
-            text = nf.apply(value, filt, args, math=math)
+            name = filt or nf.default_filter(value, math=math)
+            text = str(value) if name == "text" and not math else nf.apply(value, filt, args, math=math)
         except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
             shown_with = filt or "the default format"
             raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
-    shown = Shown(text, None, value, expr, filt, args)
-    if context != "prose" or not used or not nf.FILTERS[name].number:
-        return shown
-    if not _is_number(value) and not isinstance(value, np.ndarray):
-        return shown
-    ref = _chain(_parse(expr), tuples=True)
-    what = describe(scope[ref[0]], ref[1]) if ref and ref[0] in scope else None
-    return dataclasses.replace(shown, span=number_attrs(value, scope[used[0]], what))
+        shown = Shown(text, None, value, expr, name, args)
+        if context == "prose" and used and nf.FILTERS[name].number and (
+                _is_number(value) or isinstance(value, np.ndarray)):
+            ref = _chain(_parse(expr), tuples=True)
+            what = describe(scope[ref[0]], ref[1]) if ref and ref[0] in scope else None
+            shown = replace(shown, span=number_attrs(value, scope[used[0]], what))
+        if not live or (shown.span is None and not math):
+            return shown
+        if len(args) > 1 or (args and ":" in str(args[0])):
+            raise TemplateError(M.text("not_allowed", source=f"{name}{args}",
+                                       problem="a live page names a number's format as 'filter:argument'"))
+        code, spec = compiled(expr), f"{name}:{args[0]}" if args else name
+    except TemplateError as exc:
+        raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
+    if math:  # katex.py lifts it out of the TeX into the formula's template
+        return Shown(katex.slot(code, spec, shown.text))
+    return replace(shown, span={**shown.span, "data-expr": code, "data-fmt": spec})
+
+
+def _claim_markup(tag: Tag, live: bool) -> Shown:
+    """A {% %} tag shows nothing; on a live page a claim in prose becomes the span holding its sentence."""
+    if tag.block not in BLOCKS:
+        near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
+        hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
+        raise tag.error(M.text("unknown_tag", tag=tag.source, hint=hint))
+    if not live:
+        return Shown("")
+    if tag.block == "endclaim":
+        return Shown("", markup="</span>")
+    try:
+        expr = compiled(tag.cond)
+    except (TemplateError, TemplateSyntaxError):
+        return Shown("")  # check_claims names the error at the claim's line
+    return Shown("", markup=f'<span class="claim" data-claim="true" data-claim-expr="{html.escape(expr)}">')
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
@@ -468,12 +444,6 @@ def span_html(shown: Shown) -> str:
         return html.escape(shown.text, quote=False)
     attrs = " ".join(f'{k}="{html.escape(str(v), quote=True)}"' for k, v in shown.span.items())
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
-
-
-def fill_plain(text: str, scope: Mapping[str, Entry], where: str, line: int = 1) -> str:
-    """Every tag of a plain string (a front matter title) as its formatted text."""
-    tokenized, tags = scan(text, 0, line)
-    return TOKEN.sub(lambda m: fill(tags[int(m.group("tag"))], scope, where, context="plain").text, tokenized)
 
 
 def check_table(table: Table, name: str) -> None:
@@ -509,24 +479,11 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
     return table.to_markdown(cell)
 
 
-def _has_nan(value) -> bool:
-    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
-        return bool(np.isnan(value).any())
-    return _is_number(value) and _math.isnan(float(value))
-
-
-def _short(value) -> str:
-    if isinstance(value, np.ndarray):
-        return np.array2string(value, precision=6, separator=", ")
-    return repr(value)
-
-
 # --- claims, and the sums a reader can redo -------------------------------------------
 
-def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry], where: str) -> None:
-    """Pair the {% claim %} tags that stand in the page's text (not in code) and check each
-    condition, first on the exact values, then on the numbers its sentence shows. `text` is the
-    page as handed to `scan` (for quoting the sentence)."""
+def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> None:
+    """Pair the {% claim %} tags outside code and check each condition on the exact values, then on
+    the numbers its sentence shows. `text` is the page as handed to `scan` (to quote the sentence)."""
     claim: Tag | None = None
     inside: list[Tag] = []
     for tag in sorted(tags, key=lambda t: t.index):
@@ -534,17 +491,17 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry], whe
             continue
         if tag.block == "claim":
             if claim:
-                raise located(where, claim, M.text("claim_open_again", line=tag.line))
+                raise claim.error(M.text("claim_open_again", line=tag.line))
             claim, inside = tag, []
         elif tag.block == "endclaim":
             if not claim:
-                raise located(where, tag, M.text("endclaim_alone"))
-            _check_claim(claim, inside, _sentence(text, claim, tag, inside), scope, where)
+                raise tag.error(M.text("endclaim_alone"))
+            _check_claim(claim, inside, _sentence(text, claim, tag, inside), scope)
             claim = None
         elif claim:
             inside.append(tag)
     if claim:
-        raise located(where, claim, M.text("claim_never_closed"))
+        raise claim.error(M.text("claim_never_closed"))
 
 
 def _sentence(text: str, start: Tag, end: Tag, inside: list[Tag]) -> str:
@@ -557,137 +514,98 @@ def _sentence(text: str, start: Tag, end: Tag, inside: list[Tag]) -> str:
     return " ".join(re.sub(r"<[^>]+>", "", "".join(out)).split())
 
 
-def _numbers_shown(tags: Iterable[Tag]) -> list[Tag]:
-    """The tags of `tags` that show a reader one number in running text."""
-    return [t for t in tags if t.shown is not None and nf.shown_value(t.shown.value, t.shown.filt,
-                                                                       t.shown.args) is not None]
+def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
+    """The repr of each expression `tags` show a reader as one number in running text -> how it is shown."""
+    numbers: dict[str, Shown] = {}
+    for tag in tags:
+        if tag.shown is not None and tag.shown.number() is not None:
+            numbers.setdefault(repr(_parse(tag.shown.expr)), tag.shown)
+    return numbers
 
 
-def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope, where: str) -> None:
+def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
+    """The fewest decimal places, more than any of `shown` shows, for which `works`."""
+    most = max((s.args[0] if s.args else DECIMALS[s.filter] for s in shown if s.filter in DECIMALS),
+               default=0)
+    return next((n for n in range(most + 1, nf.MAX_DECIMALS + 1) if works(n)), None)
+
+
+def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope) -> None:
     cond = claim.cond
     if not cond:
-        raise located(where, claim, M.text("claim_needs_condition"))
+        raise claim.error(M.text("claim_needs_condition"))
     try:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
-        raise located(where, claim, M.text("claim_error", cond=cond, problem=exc)) from None
-    nan = [n for n in used if _has_nan(scope[n].value)]
+        raise claim.error(M.text("claim_error", cond=cond, problem=exc)) from None
+    values = {n: np.asarray(scope[n].value) for n in used if _is_number(scope[n].value)
+              or isinstance(scope[n].value, np.ndarray)}
+    nan = [n for n, v in values.items() if v.dtype.kind in "fc" and np.isnan(v).any()]
     if nan:
-        raise located(where, claim, M.text("claim_nan", cond=cond, names=", ".join(nan)))
+        raise claim.error(M.text("claim_nan", cond=cond, names=", ".join(nan)))
     if isinstance(ok, np.ndarray):
-        raise located(where, claim, M.text("claim_arrays", cond=cond))
+        raise claim.error(M.text("claim_arrays", cond=cond))
     if not ok:
-        shown = "; ".join(f"{n} = {_short(scope[n].value)}" for n in used)
-        raise located(where, claim, M.text("false_claim", sentence=sentence, cond=cond, values=shown))
-    shown_tags = _numbers_shown(inside)
-    tree = _parse(cond)
-    if not shown_tags or _holds_as_shown(tree, shown_tags, scope, decimals=None):
+        shown = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
+                          if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
+        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
+    tree, numbers = _parse(cond), _numbers_shown(inside)
+
+    def holds(decimals: int | None) -> bool:
+        try:
+            with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
+                return bool(_eval(tree, scope, {k: s.number(decimals) for k, s in numbers.items()}))
+        except Exception:  # noqa: BLE001 - the condition as shown cannot be evaluated: the exact one holds
+            return True
+
+    if not numbers or holds(None):
         return
-    read = [t.shown for t in shown_tags if any(n == _parse(t.shown.expr) for n in _walk(tree, nodes.Expr))]
+    read = [s for key, s in numbers.items() if key in {repr(n) for n in _walk(tree, nodes.Expr)}]
+    n = _places(numbers.values(), holds)
     fix = "reword the sentence: the numbers agree to 12 decimal places"
-    for n in range(_decimals_shown(t.shown for t in shown_tags) + 1, nf.MAX_DECIMALS + 1):
-        if _holds_as_shown(tree, shown_tags, scope, decimals=n):
-            more = dict.fromkeys(s.text if s.filter not in DECIMALS else nf.apply(s.value, s.filter, (n,))
-                                 for s in read)
-            fix = f"show the numbers with {n} decimal places ({', '.join(more)}), or reword the sentence"
-            break
+    if n is not None:
+        more = dict.fromkeys(nf.apply(s.value, s.filter, (n,)) if s.filter in DECIMALS else s.text
+                             for s in read)
+        fix = f"show the numbers with {n} decimal places ({', '.join(more)}), or reword the sentence"
     texts = ", ".join(dict.fromkeys(s.text for s in read))
-    raise located(where, claim, M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
+    raise claim.error(M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
 
 
 DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}  # the filters with decimal places, and their default
 
 
-def _decimals_shown(shown: Iterable[Shown]) -> int:
-    """The most decimal places any of `shown` shows (0 for whole numbers and words)."""
-    places = [s.args[0] if s.args else DECIMALS[s.filter] for s in shown if s.filter in DECIMALS]
-    return max(places, default=0)
-
-
-def _shown_number(shown: Shown, decimals: int | None) -> Fraction:
-    """The number a reader reads, or reads with `decimals` places if the filter has places."""
-    args = shown.args if decimals is None or shown.filter not in DECIMALS else (decimals,)
-    return Fraction(nf.shown_value(shown.value, shown.filter, args))
-
-
-def _holds_as_shown(tree: nodes.Node, shown_tags: list[Tag], scope, *, decimals: int | None) -> bool:
-    """The condition with every operand the sentence shows replaced by the number as shown, in
-    exact decimal arithmetic (0,35 − 0,34 is 0,01, as a reader computes it)."""
-    targets: list[tuple[nodes.Node, Fraction]] = []
-    for t in shown_tags:
-        target = _parse(t.shown.expr)
-        if all(target != known for known, _ in targets):
-            targets.append((target, _shown_number(t.shown, decimals)))
-    try:
-        with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
-            return bool(_eval(_AsShown(targets).visit(copy.deepcopy(tree)), scope))
-    except Exception:  # noqa: BLE001 - the condition as shown cannot be evaluated: the exact one holds
-        return True
-
-
-class _AsShown(NodeTransformer):
-    """Replaces each shown operand by its shown number, in the comparisons a reader can redo."""
-
-    def __init__(self, targets: list[tuple[nodes.Node, Fraction]]):
-        self.targets = targets
-
-    def visit(self, node, *args, **kwargs):
-        for target, value in self.targets:
-            if node == target:
-                return nodes.Const(value)
-        if isinstance(node, nodes.Compare):
-            operands = [node.expr, *(o.expr for o in node.ops)]
-            if not all(self._covered(o) for o in operands):  # the reader cannot redo it
-                return node
-        if isinstance(node, nodes.Const) and isinstance(node.value, float):
-            return nodes.Const(Fraction(repr(node.value)))
-        return self.generic_visit(node, *args, **kwargs)
-
-    def _covered(self, node: nodes.Node) -> bool:
-        """Is every value `node` reads shown in the sentence (so a reader can redo it)?"""
-        if any(node == target for target, _ in self.targets):
-            return True
-        if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
-            return False
-        children = node.args if isinstance(node, nodes.Call) else node.iter_child_nodes()
-        return all(self._covered(child) for child in children)  # a function reads only its arguments
-
-
-def check_shown_sums(group: list[Tag], where: str) -> None:
-    """In one block of text, a shown `a - b` (or `a + b`, `a - b + c`, …) whose terms are all
-    shown beside it must equal what a reader gets from the terms as shown: 0,57 − 0,11 shown
-    next to a difference shown as 0,45 stops the build."""
+def check_shown_sums(group: list[Tag]) -> None:
+    """In one block of text, a shown `a - b` (`a + b`, `a - b + c`, …) whose terms are shown beside it
+    must equal what a reader gets from the terms as shown: 0,57 − 0,11 next to 0,45 stops the build."""
     numbers = _numbers_shown(group)
-    shown = {t.shown.expr: t.shown for t in numbers}
-    for tag in numbers:
+    for tag in group:  # every tag of a group showed text in prose
         total, tree = tag.shown, _parse(tag.shown.expr)
-        if not isinstance(tree, (nodes.Add, nodes.Sub)):
-            continue
-        terms = _terms(tree, {e: _parse(e) for e in shown if e != total.expr})
+        others = {k: s for k, s in numbers.items() if k != repr(tree)}
+        summed = isinstance(tree, (nodes.Add, nodes.Sub)) and total.number() is not None
+        terms = _terms(tree, others) if summed else None
         if terms is None:
             continue
 
         def reader(decimals, terms=terms, total=total):
-            value = sum(sign * _shown_number(shown[e], decimals) for sign, e in terms)
+            value = sum(sign * shown.number(decimals) for sign, shown in terms)
             return nf.apply(float(value), total.filter, total.args)
 
         got = reader(None)
         if got == total.text:
             continue
-        parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ") + shown[e].text
-                        for i, (sign, e) in enumerate(terms))
-        places = range(_decimals_shown([shown[e] for _, e in terms]) + 1, nf.MAX_DECIMALS + 1)
-        fits = [n for n in places if reader(n) == total.text]
-        digits = f"{fits[0]} decimal places" if fits else "more decimal places"
-        raise located(where, tag, f"{{{{{tag.expr}}}}}: " + M.text(
-            "shown_difference", shown=total.text, reader=parts, reader_result=got, digits=digits))
+        parts = "".join(("" if i == 0 and sign > 0 else " + " if sign > 0 else " \u2212 ") + shown.text
+                        for i, (sign, shown) in enumerate(terms))
+        shown_terms = [shown for _, shown in terms]
+        n = _places(shown_terms, lambda n, reader=reader, total=total: reader(n) == total.text)
+        raise tag.error(f"{{{{{tag.expr}}}}}: " + M.text(
+            "shown_difference", shown=total.text, reader=parts, reader_result=got,
+            digits="more decimal places" if n is None else f"{n} decimal places"))
 
 
-def _terms(tree: nodes.Node, shown: dict[str, nodes.Node], sign: int = 1) -> list[tuple[int, str]] | None:
+def _terms(tree: nodes.Node, shown: dict[str, Shown], sign: int = 1) -> list[tuple[int, Shown]] | None:
     """The shown expressions `tree` adds up (with their signs), or None if a term is not shown."""
-    for expr, node in shown.items():
-        if tree == node:
-            return [(sign, expr)]
+    if repr(tree) in shown:
+        return [(sign, shown[repr(tree)])]
     if isinstance(tree, (nodes.Add, nodes.Sub)):
         left = _terms(tree.left, shown, sign)
         right = _terms(tree.right, shown, sign if isinstance(tree, nodes.Add) else -sign)
@@ -716,9 +634,8 @@ def check_value_name(name: str, module_source: str, function: str | None) -> Non
 
 
 def refuse_in_notebook(source: Path, where: str) -> None:
-    """Stop at file:line on a `{{` or `{%` in a Markdown cell of a jupytext percent notebook:
-    mkdocs-jupyter renders the lab's Markdown and fills no placeholder, so one would reach readers
-    as braces. Braces in code (backticks, fenced blocks) are fine."""
+    """Stop at file:line on `{{` or `{%` in a Markdown cell of a jupytext percent notebook (mkdocs-jupyter
+    fills no placeholder: readers would see braces). Braces in code (backticks, fences) are fine."""
     in_markdown = fenced = False
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("# %%"):

@@ -35,6 +35,7 @@ VALUES = {
     "hi": 0.3501, "lo": 0.3499, "same": 0.3456, "same2": 0.3456,
     "a": 0.5650, "b": 0.1149, "near_a": 0.3449, "near_b": 0.3548,
     "huge": 1.5e300,
+    "flag": True,
 }
 META = {
     "w": {"function": "weights", "what": "waga: {i} patrzy na {j}", "axes": [TOKENS, TOKENS]},
@@ -195,6 +196,13 @@ def test_a_page_rendered_again_shows_its_new_values():
     assert [s["data-exact"] for s in spans(out)] == ["0,5", "4096"] and "nowe" in out
 
 
+def test_an_error_in_the_front_matter_title_names_its_line():
+    raw = "---\ntitle: Wynik {{ nothere }}\ncomputed: [demo]\n---\ntekst\n"
+    results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}
+    with pytest.raises(TemplateError, match=r"^docs/x\.md:2: \{\{ nothere \}\}: unknown value"):
+        amd.render_page("tekst\n", amd.Page("x.md", raw), results, meta={"title": "Wynik {{ nothere }}"})
+
+
 def test_front_matter_title_and_description_get_plain_text():
     meta = {"title": "Wynik {{ p }}", "description": "O {{ n }} tokenach", "computed": ["demo"]}
     page("tekst", meta=meta)
@@ -258,6 +266,7 @@ def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
     ("a\n\n`kod` i {{ p `x`\n", 6, "'{{' without a matching '}}'"),
     ("Zapis &lt;span class=\"num\"&gt; w tekście\n\n`<span class=\"num\">` w kodzie wolno\n", 4,
      "the engine's markup as text"),
+    ("<div>\n{{ p }} i }}\n</div>\n", 5, "'}}' without a matching '{{'"),  # raw HTML beside a placeholder
 ])
 def test_the_output_check_names_the_line(body, line, message):
     text = error(body)
@@ -316,6 +325,8 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
     ("x {{ tab }} y", "must stand alone on its own line"),
     ("{% claim p > 1 %}tekst", "never closed"),
     ("![{{ tab }}](x.png)", "must stand alone on its own line"),
+    ("{{ p | dec(1) | int }}", "only one filter, at the end"),
+    ("{{ p is number }}", "'is number' tests are not part of the placeholder language"),
 ])
 def test_errors_name_file_line_and_cause(text, message):
     got = error(text)
@@ -335,6 +346,8 @@ def test_errors_name_file_line_and_cause(text, message):
     ("{{ p | dec(1, 2) }}", "'dec' takes at most 1 argument"),
     ("{{ p | dec(oops) }}", "unknown value 'oops'"),
     ("{{ p +* 2 }}", "cannot read the expression"),
+    ("{{ flag }}", "docs/x.md:4: {{ flag }}: cannot show this value with 'the default format': a true/false "
+                   "value is not shown; use it in a claim"),
     ("{{ huge | dec(2) }}", "has more digits before the comma than a page can show in full (26 at most); use "
                             "sci(n), e.g. sci(1) shows 1,5·10³⁰⁰"),
 ])
@@ -417,6 +430,8 @@ def test_a_shown_difference_agrees_with_the_shown_terms():
                           "give 0,57 − 0,11 = 0,46")
     assert r("Różnica: {{ a | dec(3) }} − {{ b | dec(3) }} = {{ a - b | dec(3) }}.")
     assert r("Różnica: {{ a - b | dec(2) }}; osobno {{ a | dec(2) }}.\n\nI {{ b | dec(2) }}.")
+    zero = error("{{ x | dec(2) }} − {{ y | dec(2) }} = {{ x - y | dec(2) }}", values={**VALUES, "x": 0.346, "y": 0.344})
+    assert "shows 0,00, but the numbers shown for its terms give 0,35 − 0,34 = 0,01" in zero
 
 
 def test_the_markdown_extension_never_publishes_a_placeholder_it_cannot_fill():
