@@ -1,11 +1,9 @@
 """Polish site search: every form of every word on the site finds the pages that use the word.
 
-One normaliser, here and in the worker (theme/assets/javascripts/workers/search-pl.js): the words
-of the NFC text (runs of letters and digits), folded (lower case, no diacritics, `ł` -> `l`, `x` ->
-`ks`), then the form table built here: folded form -> key of its lexeme; other words stay folded.
-The table holds the full paradigm of every lexeme the site uses, from SGJP through Morfeusz 2
-(`morfeusz2` ships the dictionary), so `nasycenia` or `zapytaniom` find pages that never write
-them. The worker adds a stem fallback for forms no table knows (`softmaksowi`).
+Python and the worker (theme/assets/javascripts/workers/search-pl.js) normalise alike: the words of
+the NFC text, folded (lower case, no diacritics, `ł` -> `l`, `x` -> `ks`), then the form table built
+here: folded form -> key of its lexeme. The table holds the full paradigm, from SGJP through Morfeusz 2,
+of every lexeme the site uses, so `nasycenia` or `zapytaniom` find pages that never write them.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
@@ -43,8 +40,7 @@ def tokenize(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 17)   # the table has ~10^5 forms, folded once each
 def fold(word: str) -> str:
-    """Lower case without diacritics, loanwords' `x` as Polish spells it: `Pamięć` -> `pamiec`,
-    `softmax` -> `softmaks`."""
+    """Lower case without diacritics, loanwords' `x` as Polish spells it: `Pamięć` -> `pamiec`."""
     decomposed = unicodedata.normalize("NFD", word.lower())
     bare = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
     return unicodedata.normalize("NFC", bare.replace("ł", "l").replace("x", "ks"))
@@ -52,8 +48,7 @@ def fold(word: str) -> str:
 
 def normalise(word: str, table: dict[str, str]) -> str:
     """The index key of one word: the key of its lexeme if the table has the form, else the form folded."""
-    folded = fold(word)
-    return table.get(folded, folded)
+    return table.get(fold(word), fold(word))
 
 
 # --- the morphological dictionary (Morfeusz 2 with SGJP) -----------------------------------------
@@ -103,28 +98,13 @@ def paradigm(lemma: str) -> list[str]:
     return sorted(forms)
 
 
-class Morphology:
-    """Readings and paradigms remembered between builds in one stored entry (looking up a site's
-    words costs seconds, reading the entry a fraction of one)."""
-
-    def __init__(self, stored: bytes | None = None):
-        memo = json.loads(stored) if stored else {}
-        self.readings: dict[str, list] = memo.get("readings", {})
-        self.paradigms: dict[str, list[str]] = memo.get("paradigms", {})
-        self.changed = False
-
-    def of(self, word: str) -> list[tuple[str, str]]:
-        if word not in self.readings:
-            self.readings[word], self.changed = readings(word), True
-        return [tuple(r) for r in self.readings[word]]
-
-    def forms(self, lemma: str) -> list[str]:
-        if lemma not in self.paradigms:
-            self.paradigms[lemma], self.changed = paradigm(lemma), True
-        return self.paradigms[lemma]
-
-    def dump(self) -> bytes:
-        return _json({"readings": self.readings, "paradigms": self.paradigms}).encode("utf-8")
+def lookup(memo: dict, kind: str, name: str) -> list:
+    """The `readings` of a word or the `paradigm` of a lemma, remembered in `memo`: the memo is stored
+    between builds (looking up a site's words costs seconds, reading the memo a fraction of one)."""
+    done = memo.setdefault(kind, {})
+    if name not in done:
+        done[name] = {"readings": readings, "paradigm": paradigm}[kind](name)
+    return done[name]
 
 
 # --- the form table --------------------------------------------------------------------------------
@@ -151,7 +131,7 @@ def _key(lemma: str) -> str:
     return fold(lemma.split(":", 1)[0] if ":" in lemma[1:] else lemma)
 
 
-def build_table(words: Iterable[str], morphology: Morphology | None = None) -> dict[str, str]:
+def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str]:
     """Folded form -> folded key of its lexeme, for every form of every lexeme the site uses.
 
     Every lemma a site word may be a form of brings its full paradigm. Where two lexemes share a
@@ -159,7 +139,7 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     with more of the site's tokens (a noun's form does not count for a verb's gerund of the same
     spelling: `zapytania`), then to a noun, then to the first key. Unknown words that decline
     another unknown word or key the Polish way share its key (`softmax`, `softmaksu`)."""
-    morphology = morphology or Morphology()
+    memo = {} if memo is None else memo
     counts = Counter(w for w in words if not w.isdigit())
     evidence: Counter = Counter()                 # key -> site tokens it may stand for
     forms_of: dict[str, set[str]] = {}            # key -> folded forms
@@ -167,14 +147,12 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     unknown: set[str] = set()
     site: set[str] = set()                        # the site's words the dictionary knows, folded
     for word, n in sorted(counts.items()):
-        lemmas = morphology.of(word)
-        if not lemmas:
-            unknown.add(fold(word))
-            continue
-        site.add(fold(word))
+        lemmas = lookup(memo, "readings", word)
+        (site if lemmas else unknown).add(fold(word))
         noun = any(pos == "subst" for _, pos in lemmas)
         for lemma, pos in lemmas:
-            forms_of.setdefault(_key(lemma), set()).update([fold(word), *map(fold, morphology.forms(lemma))])
+            forms = map(fold, lookup(memo, "paradigm", lemma))
+            forms_of.setdefault(_key(lemma), set()).update([fold(word), *forms])
             nominal.update([_key(lemma)] if pos == "subst" else [])
         for key in {_key(lemma) for lemma, pos in lemmas if not (noun and pos == "ger")}:
             evidence[key] += n
@@ -182,7 +160,8 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     def rank(key: str) -> tuple:
         return (-evidence[key], key not in nominal, key)
 
-    used = {min((_key(lemma) for lemma, _ in morphology.of(w)), key=rank) for w in counts if morphology.of(w)}
+    used = {min((_key(lemma) for lemma, _ in memo["readings"][w]), key=rank)
+            for w in counts if memo["readings"][w]}
     table = _resolve(forms_of, rank, site, used)
     bases = unknown | set(table.values())
     for word in sorted(unknown):
@@ -215,7 +194,7 @@ def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]
     return table
 
 
-# Prefixes a paradigm's forms may carry before the stem, one mark each in the shipped table:
+# A paradigm's forms may carry a prefix before the stem, one mark each in the shipped table:
 # `nie` of negated gerunds and participles (`niemaskowania`), `naj` of superlatives (`najkrótszy`).
 PREFIX_MARKS = {"~": "nie", "^": "naj"}
 
@@ -250,13 +229,6 @@ def encode_table(table: dict[str, str]) -> dict:
 
 # --- text of a rendered page -------------------------------------------------------------------
 
-@dataclass
-class Section:
-    anchor: str            # heading id ("" for the part before the first heading)
-    title: str
-    text: list[str] = field(default_factory=list)
-
-
 # What a snippet should not show: code, controls, hidden text (KaTeX's HTML: its MathML is read),
 # permalinks, footnote marks, the blog's post meta and excerpts.
 _SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button", "select", "textarea", "form",
@@ -265,18 +237,15 @@ _SKIP_CLASSES = {"headerlink", "footnote-backref", "footnote-ref", "md-source-fi
                  "md-tags", "md-post--excerpt"}
 _BLOCKS = ["p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "summary",
            "dt", "dd", "blockquote", "table", "section", "details", "br"]
-_HEADINGS = ["h2", "h3", "h4", "h5", "h6"]
 _DATA_SUMMARY = "Dane do rysunku"     # a figure's data table
 CONTENT_RE = re.compile(r'<(?:article|div) class="md-content__inner[^"]*"[^>]*>(.*)</main>', re.S)
+_SCRIPTS = {"mfrac": "/", "msub": "_", "msup": "^", "msubsup": "_^", "munder": "_", "mover": "^",
+            "munderover": "_^"}
+_BRACKETS = "()[]{}|‖,.;"
 
 
 def _wrap(text: str) -> str:
     return text if len(text) <= 1 or re.fullmatch(r"[\w.,]+", text) else f"({text})"
-
-
-_SCRIPTS = {"mfrac": "/", "msub": "_", "msup": "^", "msubsup": "_^", "munder": "_", "mover": "^",
-            "munderover": "_^"}
-_BRACKETS = "()[]{}|‖,.;"
 
 
 def math_text(el) -> str:
@@ -308,9 +277,12 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+([,.;:!?)”])", r"\1", re.sub(r"\s+", " ", text)).strip()
 
 
-def page_sections(html: str) -> tuple[str | None, list[Section]]:
-    """The `h1` and the sections (split at headings with an id) of the content of a rendered page
-    (all of `html` if it is not a whole page), as prose: formulas as text, no figure data tables."""
+def page_docs(url: str, title: str, html: str) -> list[dict]:
+    """Search documents of one rendered page (or HTML fragment), as prose with formulas as text and
+    without figure data tables: the page (its `h1`, else `title`, and its text before the first
+    heading) and one per heading with an id below it."""
+    if EXCLUDED_PAGES.match(url):
+        return []
     m = CONTENT_RE.search(html)
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
@@ -325,32 +297,22 @@ def page_sections(html: str) -> tuple[str | None, list[Section]]:
         el.insert_after(" ")
     h1 = soup.find("h1")
     if h1 is not None:
+        title = _clean(h1.get_text()) or title
         h1.replace_with(" ")
-    for el in soup.find_all(_HEADINGS, id=True):
-        el.replace_with(f"\0{el['id']}\1{el.get_text()}\0")
+    for el in soup.find_all(["h2", "h3", "h4", "h5", "h6"], id=True):
+        el.replace_with(f"\0{url}#{el['id']}\1{el.get_text()}\0")
     first, *rest = soup.get_text().split("\0")
-    sections = [Section("", "", [first])]
-    sections += [Section(*head.split("\1"), [body]) for head, body in zip(rest[::2], rest[1::2], strict=True)]
-    for s in sections:
-        s.title, s.text = _clean(s.title), [t for t in map(_clean, s.text) if t]
-    return (_clean(h1.get_text()) if h1 is not None else None), sections
-
-
-# --- the index: the calls of the plugin ----------------------------------------------------------
-
-def page_docs(url: str, title: str, html: str) -> list[dict]:
-    """Search documents of one page: the page (its `h1`, else `title`, and its text before the
-    first heading) and one per heading below it."""
-    if EXCLUDED_PAGES.match(url):
-        return []
-    h1, sections = page_sections(html)
-    docs = [{"location": f"{url}#{s.anchor}" if s.anchor else url,
-             "title": s.title if s.anchor else h1 or title, "text": " ".join(s.text)} for s in sections]
+    docs = [{"location": url, "title": title, "text": _clean(first)}]
+    for head, body in zip(rest[::2], rest[1::2], strict=True):
+        location, heading = head.split("\1")
+        docs.append({"location": location, "title": _clean(heading), "text": _clean(body)})
     if url in PAGE_BOOST:
         for doc in docs:
             doc["boost"] = PAGE_BOOST[url]
     return docs
 
+
+# --- the index: the calls of the plugin ----------------------------------------------------------
 
 def site_words(docs: list[dict]) -> list[str]:
     """Every word of the documents, as written, in order (repeats count as the site's usage)."""
@@ -406,21 +368,19 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
     words = site_words(docs)
     code = store.key(store.source_of(sys.modules[__name__]), f"morfeusz2-{version('morfeusz2')}")
-    table_key = store.key(code, _json(sorted(Counter(words).items())))
-    memo_key = store.key(code, "morphology")
+    memo_key, table_key = store.key(code, "morphology"), store.key(code, _json(sorted(words)))
     memo = cache.get(memo_key, "search/morphology")      # read, so that pruning keeps it
     forms = cache.get(table_key, "search/pl-forms")
     if forms is None:
-        morphology = Morphology(memo)
-        forms = _json(encode_table(build_table(words, morphology))).encode("utf-8")
-        cache.put(memo_key, morphology.dump())
+        memo = json.loads(memo) if memo else {}
+        forms = _json(encode_table(build_table(words, memo))).encode("utf-8")
+        cache.put(memo_key, _json(memo).encode("utf-8"))
         cache.put(table_key, forms)
     for old in search.glob("pl-*.json"):
         old.unlink()
-    for kind, obj in (("pl-index", {"docs": docs}), ("pl-forms", json.loads(forms))):
-        config[kind.replace("-", "_")], text = dump(obj, kind)
-        (search / config[kind.replace("-", "_")]).write_text(text, encoding="utf-8")
+    for kind, obj in (("pl_index", {"docs": docs}), ("pl_forms", json.loads(forms))):
+        config[kind], text = dump(obj, kind.replace("_", "-"))
+        (search / config[kind]).write_text(text, encoding="utf-8")
     config["lang"] = ["pl"]
     (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
                                               encoding="utf-8")
-
