@@ -109,23 +109,6 @@ def lookup(memo: dict, kind: str, name: str) -> list:
 
 # --- the form table --------------------------------------------------------------------------------
 
-# Noun endings of a loanword declined the Polish way, with the consonant a locative softens (`enkoderze`)
-_ENDINGS = [("rze", "r"), ("cie", "t"), ("dzie", "d"), ("ście", "st"), ("le", "ł"),
-            *((e, "") for e in "owi iem ami ach ów em om ie a u e y i ę ą".split())]
-
-
-def loanword_base(word: str, bases: set[str]) -> str | None:
-    """The one of `bases` that the unknown folded `word` is a declined form of (`softmaksem` ->
-    `softmaks`, `llamie` -> `llama`), or None."""
-    for ending, back in _ENDINGS:
-        stem = word[: -len(ending)] + back
-        if word.endswith(ending) and len(stem) >= 3:
-            for base in (stem, stem + "a"):
-                if base in bases and base != word:
-                    return base
-    return None
-
-
 def _key(lemma: str) -> str:
     """The folded SGJP lemma without its homonym mark: `to:S` -> `to`, `Polska:Sf~ej` -> `polska`."""
     return fold(lemma.split(":", 1)[0] if ":" in lemma[1:] else lemma)
@@ -137,18 +120,17 @@ def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str
     Every lemma a site word may be a form of brings its full paradigm. Where two lexemes share a
     folded form (`kluczy`: `klucz` or `kluczyć`; `kat` folded from `kąt`), it goes to the lexeme
     with more of the site's tokens (a noun's form does not count for a verb's gerund of the same
-    spelling: `zapytania`), then to a noun, then to the first key. Unknown words that decline
-    another unknown word or key the Polish way share its key (`softmax`, `softmaksu`)."""
+    spelling: `zapytania`), then to a noun, then to the first key. Words the dictionary does not
+    know are left out: the worker finds their declined forms by their stem (`softmax`, `softmaksu`)."""
     memo = {} if memo is None else memo
     counts = Counter(w for w in words if not w.isdigit())
     evidence: Counter = Counter()                 # key -> site tokens it may stand for
     forms_of: dict[str, set[str]] = {}            # key -> folded forms
     nominal: set[str] = set()                     # keys with a noun reading (`zapytanie`, not `zapytać`)
-    unknown: set[str] = set()
     site: set[str] = set()                        # the site's words the dictionary knows, folded
     for word, n in sorted(counts.items()):
         lemmas = lookup(memo, "readings", word)
-        (site if lemmas else unknown).add(fold(word))
+        site.update([fold(word)] if lemmas else [])
         noun = any(pos == "subst" for _, pos in lemmas)
         for lemma, pos in lemmas:
             forms = map(fold, lookup(memo, "paradigm", lemma))
@@ -163,16 +145,11 @@ def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str
     used = {min((_key(lemma) for lemma, _ in memo["readings"][w]), key=rank)
             for w in counts if memo["readings"][w]}
     table = _resolve(forms_of, rank, site, used)
-    bases = unknown | set(table.values())
-    for word in sorted(unknown):
-        base = loanword_base(word, bases)
-        if base is not None:
-            table.setdefault(word, table.get(base, base))
     for folded, key in SYNONYMS.items():
         target = table.get(key, key)
         table.update({form: target for form, k in table.items() if k == folded})
         table.setdefault(folded, target)
-    return {form: key for form, key in sorted(table.items()) if form != key}
+    return dict(sorted(table.items()))
 
 
 def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]) -> dict[str, str]:

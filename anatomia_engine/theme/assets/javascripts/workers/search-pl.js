@@ -1,76 +1,67 @@
 /* Polish search worker for Material for MkDocs (its SETUP/READY/QUERY/RESULT protocol), and in node
- * the module the tests and the benchmark run. The normaliser must agree with
- * anatomia_engine/search_pl.py word for word (tests check): tokenise (runs of letters and digits, NFC),
- * fold (lower case, no diacritics, ł -> l, x -> ks), then the build-time form table. The index and the
- * table (search/pl-index.<hash>.json, search/pl-forms.<hash>.json, named in the stub
- * search_index.json) are fetched on the first non-empty query, not on page load. */
+ * the module the tests and the benchmark run. It normalises as anatomia_engine/search_pl.py does
+ * (tests check): words (runs of letters and digits, NFC), folded, then the build-time form table.
+ * The index and the table, named in the stub search_index.json, are fetched on the first query. */
 "use strict";
 (() => {
-  const MARK = /\p{M}/gu;
+  const WORD = /[\p{L}\p{N}]+/gu;
   const PREFIX_MARKS = { "~": "nie", "^": "naj" };   /* search_pl.PREFIX_MARKS */
-  /* A word in a heading weighs more than BM25 can give its mentions in the text (k1 + 1 = 2.2):
-   * a section whose heading holds the word outranks any passing mention of it. */
+  /* A word in a heading outweighs any number of mentions in the text (BM25 gives them < k1 + 1 = 2.2) */
   const TITLE = 3, K1 = 1.2;
   const STEM = 0.7, PREFIX = 0.5;   /* weights of words found by the stem fallback, by completion */
   const SNIPPET = 220, BEFORE = 60, HIGHLIGHTS = 12;
 
-  const tokenize = (text) => text.normalize("NFC").match(/[\p{L}\p{N}]+/gu) || [];
-  const fold = (word) => word.toLowerCase().normalize("NFD").replace(MARK, "").replace(/ł/g, "l")
+  const tokenize = (text) => text.normalize("NFC").match(WORD) || [];
+  const fold = (word) => word.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").replace(/ł/g, "l")
     .replace(/x/g, "ks").normalize("NFC");
   const normalise = (word, table) => table.get(fold(word)) ?? fold(word);
   const escapeHTML = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const page = (location) => location.split("#")[0];
 
-  /* search_pl.decode_table: {paradigms: ["a|ach,ami,..."], lexemes: [[stem, paradigm], ...]} */
+  /* search_pl.encode_table: {paradigms: ["a|ach,ami,..."], lexemes: [[stem, paradigm], ...]} */
   function decodeTable(shipped) {
     const table = new Map();
     for (const [stem, number] of shipped.lexemes) {
       const [own, endings] = shipped.paradigms[number].split("|");
-      for (let ending of endings.split(",")) {
-        let prefix = "";
-        for (; PREFIX_MARKS[ending[0]]; ending = ending.slice(1)) prefix += PREFIX_MARKS[ending[0]];
-        table.set(prefix + stem + ending, stem + own);
+      for (const marked of endings.split(",")) {
+        const marks = marked.match(/^[~^]*/)[0];
+        table.set([...marks].map((m) => PREFIX_MARKS[m]).join("") + stem + marked.slice(marks.length), stem + own);
       }
     }
     return table;
   }
 
   /* Two folded words that differ only in their endings (up to 4 letters each, 4 shared at least):
-   * the stem fallback for forms no dictionary knows (`softmaksowi` -> `softmaks`). */
+   * how a word the dictionary does not know finds its declined forms (`softmaksowi`, `softmaks`). */
   function sameStem(a, b) {
     let n = 0;
     while (n < Math.min(a.length, b.length) && a[n] === b[n]) n++;
     return n >= 4 && a.length - n <= 4 && b.length - n <= 4;
   }
 
-  /* A text's tokens with their keys and offsets, so that snippets can mark the words as written. */
+  /* A text's words with their keys and offsets, so that snippets can mark the words as written. */
   function tokens(text, table) {
-    const nfc = text.normalize("NFC");
-    const list = [...nfc.matchAll(/[\p{L}\p{N}]+/gu)].map((m) =>
-      ({ key: normalise(m[0], table), start: m.index, end: m.index + m[0].length }));
-    const counts = new Map();
+    const nfc = text.normalize("NFC"), counts = new Map();
+    const list = [...nfc.matchAll(WORD)].map((m) =>
+      ({ word: m[0], key: normalise(m[0], table), start: m.index, end: m.index + m[0].length }));
     for (const t of list) counts.set(t.key, (counts.get(t.key) || 0) + 1);
     return { text: nfc, list, counts };
   }
 
   function mark(t, keys, from, to) {
     let out = "", pos = from;
-    for (const tok of t.list) {
-      if (tok.start < from || tok.end > to || !keys.has(tok.key)) continue;
-      const word = escapeHTML(t.text.slice(tok.start, tok.end));
-      out += `${escapeHTML(t.text.slice(pos, tok.start))}<mark>${word}</mark>`;
+    for (const tok of t.list.filter((tok) => tok.start >= from && tok.end <= to && keys.has(tok.key))) {
+      out += `${escapeHTML(t.text.slice(pos, tok.start))}<mark>${escapeHTML(tok.word)}</mark>`;
       pos = tok.end;
     }
     return out + escapeHTML(t.text.slice(pos, to));
   }
 
+  /* About SNIPPET characters of the text from a little before its first matched word, cut at spaces */
   function snippet(t, keys) {
     const first = t.list.find((tok) => keys.has(tok.key));
     let start = first ? Math.max(0, first.start - BEFORE) : 0;
-    if (start > 0) {
-      const space = t.text.indexOf(" ", start);
-      start = space >= 0 && space < first.start ? space + 1 : start;
-    }
+    const space = t.text.indexOf(" ", start);
+    if (start > 0 && space >= 0 && space < first.start) start = space + 1;
     let end = Math.min(t.text.length, start + SNIPPET);
     if (end < t.text.length && t.text.lastIndexOf(" ", end) > start) end = t.text.lastIndexOf(" ", end);
     return (start > 0 ? "… " : "") + mark(t, keys, start, end) + (end < t.text.length ? " …" : "");
@@ -84,32 +75,29 @@
       this.pages = new Map();     /* page location -> its documents, in page order */
       this.vocab = new Map();     /* folded word of the site -> its key */
       this.docs = index.docs.map((doc) => {
-        const title = tokens(doc.title, table), text = tokens(doc.text, table);
-        const d = { doc, page: page(doc.location), title, text, boost: doc.boost ?? 1 };
+        const d = { doc, page: doc.location.split("#")[0], title: tokens(doc.title, table),
+                    text: tokens(doc.text, table), boost: doc.boost ?? 1 };
         for (const k of new Set([...d.title.counts.keys(), ...d.text.counts.keys()])) {
           this.df.set(k, (this.df.get(k) || 0) + 1);
         }
-        for (const t of [d.title, d.text]) {
-          for (const tok of t.list) this.vocab.set(fold(t.text.slice(tok.start, tok.end)), tok.key);
-        }
-        if (!this.pages.has(d.page)) this.pages.set(d.page, []);
-        this.pages.get(d.page).push(d);
+        for (const tok of [...d.title.list, ...d.text.list]) this.vocab.set(fold(tok.word), tok.key);
+        this.pages.set(d.page, [...(this.pages.get(d.page) || []), d]);
         return d;
       });
       this.avgLen = this.docs.reduce((n, d) => n + d.text.list.length, 0) / Math.max(1, this.docs.length);
     }
 
-    /* The query's words, each with the keys it stands for: its own (weight 1); for a form neither
-     * the table nor the site knows, the site's words of the same stem; for the word being typed,
-     * the site's words it begins. */
+    /* The query's words, each with the keys it stands for: its own (weight 1); for a word the table
+     * does not know, the site's words of the same stem; for the word being typed, the site's words
+     * it begins. */
     parse(query) {
       const words = tokenize(query), typing = !/\s$/.test(query);
       return words.map((word, i) => {
-        const folded = fold(word), key = normalise(word, this.table), keys = new Map([[key, 1]]);
+        const folded = fold(word), keys = new Map([[normalise(word, this.table), 1]]);
         const add = (weight, test) => {
           for (const [surface, k] of this.vocab) if (!keys.has(k) && test(surface)) keys.set(k, weight);
         };
-        if (!this.df.has(key) && !this.table.has(folded)) add(STEM, (surface) => sameStem(folded, surface));
+        if (!this.table.has(folded)) add(STEM, (surface) => sameStem(folded, surface));
         if (typing && i === words.length - 1 && folded.length >= 3) add(PREFIX, (s) => s.startsWith(folded));
         return { word, keys };
       });
@@ -124,16 +112,15 @@
       return next ? next.text : d.title;
     }
 
+    /* BM25 of each query word's best key in `d`, a heading's words weighing TITLE more. */
     score(d, terms) {
-      const n = this.docs.length, len = d.text.list.length;
+      const n = this.docs.length, len = d.text.list.length, matched = [];
       let score = 0;
-      const matched = [];
       terms.forEach((term, t) => {
         let best = 0;
         for (const [key, weight] of term.keys) {
-          const x = d.text.counts.get(key) || 0, inTitle = d.title.counts.has(key);
+          const x = d.text.counts.get(key) || 0, inTitle = d.title.counts.has(key), df = this.df.get(key);
           if (!x && !inTitle) continue;
-          const df = this.df.get(key);
           const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
           const tf = x * (K1 + 1) / (x + K1 * (0.25 + 0.75 * len / this.avgLen));
           best = Math.max(best, weight * idf * (tf + (inTitle ? TITLE : 0)));
@@ -153,8 +140,7 @@
         const hits = docs.map((d) => this.score(d, terms)).filter((s) => s.matched.length);
         if (!hits.length) continue;
         hits.sort((a, b) => b.score - a.score || a.d.doc.location.localeCompare(b.d.doc.location));
-        const held = new Set(hits.flatMap((s) => s.matched));
-        pages.push({ page: location, held, best: hits[0].score, hits });
+        pages.push({ page: location, held: new Set(hits.flatMap((s) => s.matched)), best: hits[0].score, hits });
       }
       pages.sort((a, b) => b.held.size - a.held.size || b.best - a.best || a.page.localeCompare(b.page));
       return { items: pages.map((p) => this.group(p, terms, keys)) };
@@ -163,11 +149,8 @@
     group(p, terms, keys) {
       const docs = this.pages.get(p.page), forms = new Map();
       /* what ?h= highlights on the page: its words that matched, as written, longest first */
-      for (const t of docs.flatMap((d) => [d.title, d.text])) {
-        for (const tok of t.list) {
-          const w = t.text.slice(tok.start, tok.end);
-          if (keys.has(tok.key) && !forms.has(w.toLowerCase())) forms.set(w.toLowerCase(), w);
-        }
+      for (const tok of docs.flatMap((d) => [...d.title.list, ...d.text.list])) {
+        if (keys.has(tok.key) && !forms.has(tok.word.toLowerCase())) forms.set(tok.word.toLowerCase(), tok.word);
       }
       const state = {};
       [...forms.values()].sort((a, b) => b.length - a.length || a.localeCompare(b))
@@ -184,9 +167,8 @@
   }
 
   async function fetchJSON(name) {
-    const url = new URL("../../../search/" + name, self.location);
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(url + ": " + res.status);
+    const res = await fetch(new URL("../../../search/" + name, self.location));
+    if (!res.ok) throw new Error(res.url + ": " + res.status);
     return res.json();
   }
 
