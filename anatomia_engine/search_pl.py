@@ -31,6 +31,7 @@ SYNONYMS = {"glowica": "glowa"}   # an attention head: "głowica uwagi" and "gł
 # Tag indexes only repeat post titles; the blog index repeats each post's excerpt, so it weighs less.
 EXCLUDED_PAGES = re.compile(r"^posty/(tagi|archive|category|author)/")
 PAGE_BOOST = {"posty/": 0.3}
+PREFIXES = ("nie", "naj")   # of negated participles and gerunds (`niemaskowania`), of superlatives
 
 
 def tokenize(text: str) -> list[str]:
@@ -47,8 +48,11 @@ def fold(word: str) -> str:
 
 
 def normalise(word: str, table: dict[str, str]) -> str:
-    """The index key of one word: the key of its lexeme if the table has the form, else the form folded."""
-    return table.get(fold(word), fold(word))
+    """The index key of one word: the key of its lexeme if the table has the form, or has it after a
+    prefix of PREFIXES (`niemaskowania`: the shipped table leaves such forms out), else the form folded."""
+    folded = fold(word)
+    bare = table.get(folded[3:]) if folded.startswith(PREFIXES) else None
+    return table.get(folded) or bare or folded
 
 
 # --- the morphological dictionary (Morfeusz 2 with SGJP) -----------------------------------------
@@ -171,35 +175,19 @@ def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]
     return table
 
 
-# A paradigm's forms may carry a prefix before the stem, one mark each in the shipped table:
-# `nie` of negated gerunds and participles (`niemaskowania`), `naj` of superlatives (`najkrótszy`).
-PREFIX_MARKS = {"~": "nie", "^": "naj"}
-
-
-def _ending(form: str, stem: str) -> str | None:
-    """`form` as marks + its ending after `stem`, or None if it does not contain the stem so."""
-    marks = ""
-    while not form.startswith(stem):
-        mark = next((m for m, p in PREFIX_MARKS.items() if form.startswith(p)), None)
-        if mark is None:
-            return None
-        marks, form = marks + mark, form[len(PREFIX_MARKS[mark]):]
-    return marks + form[len(stem):]
-
-
 def encode_table(table: dict[str, str]) -> dict:
     """The shipped table: each lexeme as [stem, index of its paradigm], sorted by key; a paradigm,
-    shared by the lexemes that decline alike, is `<key's ending>|<endings of its forms>` (`a|ach,ami,y`),
-    each ending led by the PREFIX_MARKS of what its form has before the stem."""
+    shared by the lexemes that decline alike, is `<key's ending>|<endings of its forms>` (`a|a,ach,y`).
+    A form that is a prefix of PREFIXES before another form of its lexeme is left out (`normalise`)."""
     groups: dict[str, list[str]] = {}
     for form, key in sorted(table.items()):
-        groups.setdefault(key, []).append(form)
+        bare = form[3:]
+        if not (form.startswith(PREFIXES) and table.get(bare) == key and not bare.startswith(PREFIXES)):
+            groups.setdefault(key, []).append(form)
     entries = []
     for key, forms in sorted(groups.items()):
-        stem = os.path.commonprefix([key, *(f for f in forms if not f.startswith(("nie", "naj")))])
-        while stem and any(_ending(f, stem) is None for f in forms):
-            stem = stem[:-1]
-        entries.append((stem, key[len(stem):] + "|" + ",".join(sorted(_ending(f, stem) for f in forms))))
+        stem = os.path.commonprefix([key, *forms])
+        entries.append((stem, key[len(stem):] + "|" + ",".join(f[len(stem):] for f in forms)))
     number = {p: i for i, p in enumerate(sorted({p for _, p in entries}))}
     return {"paradigms": sorted(number), "lexemes": [[stem, number[p]] for stem, p in entries]}
 

@@ -5,7 +5,6 @@
 "use strict";
 (() => {
   const WORD = /[\p{L}\p{N}]+/gu;
-  const PREFIX_MARKS = { "~": "nie", "^": "naj" };   /* search_pl.PREFIX_MARKS */
   /* A word in a heading outweighs any number of mentions in the text (BM25 gives them < k1 + 1 = 2.2) */
   const TITLE = 3, K1 = 1.2;
   const STEM = 0.7, PREFIX = 0.5;   /* weights of words found by the stem fallback, by completion */
@@ -14,18 +13,18 @@
   const tokenize = (text) => text.normalize("NFC").match(WORD) || [];
   const fold = (word) => word.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").replace(/ł/g, "l")
     .replace(/x/g, "ks").normalize("NFC");
-  const normalise = (word, table) => table.get(fold(word)) ?? fold(word);
+  /* The key of a folded word the table knows: search_pl.normalise */
+  const known = (folded, table) => table.get(folded) ??
+    (/^(nie|naj)/.test(folded) ? table.get(folded.slice(3)) : undefined);
+  const normalise = (word, table) => known(fold(word), table) ?? fold(word);
   const escapeHTML = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-  /* search_pl.encode_table: {paradigms: ["a|ach,ami,..."], lexemes: [[stem, paradigm], ...]} */
+  /* search_pl.encode_table: {paradigms: ["a|a,ach,ami,..."], lexemes: [[stem, paradigm], ...]} */
   function decodeTable(shipped) {
     const table = new Map();
     for (const [stem, number] of shipped.lexemes) {
       const [own, endings] = shipped.paradigms[number].split("|");
-      for (const marked of endings.split(",")) {
-        const marks = marked.match(/^[~^]*/)[0];
-        table.set([...marks].map((m) => PREFIX_MARKS[m]).join("") + stem + marked.slice(marks.length), stem + own);
-      }
+      for (const ending of endings.split(",")) table.set(stem + ending, stem + own);
     }
     return table;
   }
@@ -97,7 +96,7 @@
         const add = (weight, test) => {
           for (const [surface, k] of this.vocab) if (!keys.has(k) && test(surface)) keys.set(k, weight);
         };
-        if (!this.table.has(folded)) add(STEM, (surface) => sameStem(folded, surface));
+        if (known(folded, this.table) === undefined) add(STEM, (surface) => sameStem(folded, surface));
         if (typing && i === words.length - 1 && folded.length >= 3) add(PREFIX, (s) => s.startsWith(folded));
         return { word, keys };
       });
