@@ -28,9 +28,6 @@ from anatomia_engine import store
 WORD_RE = re.compile(r"[^\W_]+")
 # Terms the site writes in two ways: the folded key on the left is searched as the one on the right.
 SYNONYMS = {"glowica": "glowa"}   # an attention head: "głowica uwagi" and "głowa uwagi"
-# Tag indexes only repeat post titles; the blog index repeats each post's excerpt, so it weighs less.
-EXCLUDED_PAGES = re.compile(r"^posty/(tagi|archive|category|author)/")
-PAGE_BOOST = {"posty/": 0.3}
 PREFIXES = ("nie", "naj")   # of negated participles and gerunds (`niemaskowania`), of superlatives
 
 
@@ -246,8 +243,6 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
     """Search documents of one rendered page (or HTML fragment), as prose with formulas as text and
     without figure data tables: the page (its `h1`, else `title`, and its text before the first
     heading) and one per heading with an id below it."""
-    if EXCLUDED_PAGES.match(url):
-        return []
     m = CONTENT_RE.search(html)
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
@@ -271,9 +266,6 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
     for head, body in zip(rest[::2], rest[1::2], strict=True):
         location, heading = head.split("\1")
         docs.append({"location": location, "title": _clean(heading), "text": _clean(body)})
-    if url in PAGE_BOOST:
-        for doc in docs:
-            doc["boost"] = PAGE_BOOST[url]
     return docs
 
 
@@ -286,13 +278,6 @@ def site_words(docs: list[dict]) -> list[str]:
 
 def _json(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def dump(obj: dict, kind: str) -> tuple[str, str]:
-    """(`<kind>.<10 hex digits of the text's SHA-256>.json`, JSON text) of `obj`: byte-identical for
-    the same input."""
-    text = _json(obj)
-    return f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json", text
 
 
 def own_search_meta(meta: dict) -> dict:
@@ -323,9 +308,9 @@ def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
 
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
     """Write `search/pl-index.<hash>.json` (documents) and `search/pl-forms.<hash>.json` (the form
-    table), which the worker fetches on the first query, and turn Material's `search_index.json`,
-    fetched on every page load, into a stub naming them. The table is kept in `cache` by the
-    site's words, the dictionary's look-ups by its version."""
+    table), named by their text's SHA-256, which the worker fetches on the first query, and turn
+    Material's `search_index.json`, fetched on every page load, into a stub naming them. The table
+    is kept in `cache` by the site's words, the dictionary's look-ups by its version."""
     search = Path(site_dir) / "search"
     if not (search / "search_index.json").exists():
         raise FileNotFoundError(M.text("search_disabled", path=search / "search_index.json"))
@@ -343,9 +328,10 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
         cache.put(table_key, forms)
     for old in search.glob("pl-*.json"):
         old.unlink()
-    for kind, obj in (("pl_index", {"docs": docs}), ("pl_forms", json.loads(forms))):
-        config[kind], text = dump(obj, kind.replace("_", "-"))
-        (search / config[kind]).write_text(text, encoding="utf-8")
+    for kind, text in (("pl-index", _json({"docs": docs})), ("pl-forms", forms.decode("utf-8"))):
+        name = f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
+        config[kind.replace("-", "_")] = name
+        (search / name).write_text(text, encoding="utf-8")
     config["lang"] = ["pl"]
     (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
                                               encoding="utf-8")

@@ -165,12 +165,6 @@
     }
   }
 
-  async function fetchJSON(name) {
-    const res = await fetch(new URL("../../../search/" + name, self.location));
-    if (!res.ok) throw new Error(res.url + ": " + res.status);
-    return res.json();
-  }
-
   function worker() {
     const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
     let config = null, loading = null, latest = "";
@@ -182,7 +176,8 @@
       } else if (ev.data.type === QUERY) {
         latest = query;
         if (!query.trim()) return self.postMessage({ type: RESULT, data: { items: [] } });
-        loading = loading || Promise.all([fetchJSON(config.pl_index), fetchJSON(config.pl_forms)])
+        const get = (name) => fetch(new URL("../../../search/" + name, self.location)).then((r) => r.json());
+        loading = loading || Promise.all([get(config.pl_index), get(config.pl_forms)])
           .then(([index, forms]) => new Engine(index, decodeTable(forms)));
         const engine = await loading;
         if (query === latest) self.postMessage({ type: RESULT, data: engine.search(query) });
