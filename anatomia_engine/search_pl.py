@@ -52,8 +52,6 @@ def normalise(word: str, table: dict[str, str]) -> str:
     return table.get(folded) or bare or folded
 
 
-# --- the morphological dictionary (Morfeusz 2 with SGJP) -----------------------------------------
-
 _NO_LEXEME = ("ign", "brev")    # readings of unknown words and abbreviations (`K` -> "kompania")
 _CLITICS = ("aglt", "part")     # split off a verb form: `policzyli` + `śmy`, `zrobił` + `by` + `m`
 
@@ -107,8 +105,6 @@ def lookup(memo: dict, kind: str, name: str) -> list:
         done[name] = {"readings": readings, "paradigm": paradigm}[kind](name)
     return done[name]
 
-
-# --- the form table --------------------------------------------------------------------------------
 
 def _key(lemma: str) -> str:
     """The folded SGJP lemma without its homonym mark: `to:S` -> `to`, `Polska:Sf~ej` -> `polska`."""
@@ -189,8 +185,6 @@ def encode_table(table: dict[str, str]) -> dict:
     return {"paradigms": sorted(number), "lexemes": [[stem, number[p]] for stem, p in entries]}
 
 
-# --- text of a rendered page -------------------------------------------------------------------
-
 # What a snippet should not show: code, controls, hidden text (KaTeX's HTML: its MathML is read),
 # permalinks, footnote marks, the blog's post meta and excerpts.
 _SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button", "select", "textarea", "form",
@@ -199,7 +193,6 @@ _SKIP_CLASSES = {"headerlink", "footnote-backref", "footnote-ref", "md-source-fi
                  "md-tags", "md-post--excerpt"}
 _BLOCKS = ["p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "summary",
            "dt", "dd", "blockquote", "table", "section", "details", "br"]
-_DATA_SUMMARY = "Dane do rysunku"     # a figure's data table
 CONTENT_RE = re.compile(r'<(?:article|div) class="md-content__inner[^"]*"[^>]*>(.*)</main>', re.S)
 _SCRIPTS = {"mfrac": "/", "msub": "_", "msup": "^", "msubsup": "_^", "munder": "_", "mover": "^",
             "munderover": "_^"}
@@ -247,8 +240,8 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
         el.decompose()
-    for el in soup.find_all("summary"):
-        if el.parent.name == "details" and el.get_text().strip().startswith(_DATA_SUMMARY):
+    for el in soup.find_all("summary"):     # a figure's data table
+        if el.parent.name == "details" and el.get_text().strip().startswith("Dane do rysunku"):
             el.parent.decompose()
     for el in soup.find_all("math"):
         el.replace_with(math_text(el))
@@ -268,8 +261,6 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
         docs.append({"location": location, "title": _clean(heading), "text": _clean(body)})
     return docs
 
-
-# --- the index: the calls of the plugin ----------------------------------------------------------
 
 def site_words(docs: list[dict]) -> list[str]:
     """Every word of the documents, as written, in order (repeats count as the site's usage)."""
