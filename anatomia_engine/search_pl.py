@@ -53,48 +53,30 @@ def normalise(word: str, table: dict[str, str]) -> str:
 
 
 _NO_LEXEME = ("ign", "brev")    # readings of unknown words and abbreviations (`K` -> "kompania")
-_CLITICS = ("aglt", "part")     # split off a verb form: `policzyli` + `śmy`, `zrobił` + `by` + `m`
 
 
 @functools.lru_cache(maxsize=1)
 def _morfeusz():
     import morfeusz2
 
-    return morfeusz2.Morfeusz(expand_tags=False)
+    # `composite`: a past form with its person ending or `by` is one word (`policzyliśmy`, `zrobiłbym`)
+    return morfeusz2.Morfeusz(expand_tags=False, praet="composite")
 
 
 def readings(word: str) -> list[tuple[str, str]]:
-    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as written,
-    sorted; a form Morfeusz splits into a verb and its clitics is read by the verb."""
-    edges = [(start, end, lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in
-             _morfeusz().analyse(word)]
-    last = max((end for _, end, _, _ in edges), default=0)
-
-    def clitics_to_end(node: int) -> bool:
-        return node == last or any(clitics_to_end(e) for s, e, _, p in edges if s == node and p in _CLITICS)
-
-    return sorted({(lemma, pos) for start, end, lemma, pos in edges
-                   if start == 0 and pos not in _NO_LEXEME and clitics_to_end(end)})
-
-
-def _with_clitics(form: str, tag: str) -> list[str]:
-    """A past-tense form with the person endings and `by` written onto it: `policzył` -> `policzyłem`."""
-    if not tag.startswith("praet:"):
-        return [form]
-    plural = tag.split(":")[1] == "pl"
-    persons = ("śmy", "ście") if plural else (("em", "eś") if form.endswith("ł") else ("m", "ś"))
-    by = ("śmy", "ście") if plural else ("m", "ś")
-    return [form, *(form + p for p in persons), form + "by", *(form + "by" + p for p in by)]
+    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as written as
+    one word, sorted."""
+    edges = _morfeusz().analyse(word)
+    last = max((end for _, end, _ in edges), default=0)
+    return sorted({(lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in edges
+                   if start == 0 and end == last and tag.split(":")[0] not in _NO_LEXEME})
 
 
 def paradigm(lemma: str) -> list[str]:
     """Every form of the SGJP lemma `lemma`, sorted; without an adjective's compound-only form
     (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
-    forms = set()
-    for form, lem, tag, *_ in _morfeusz().generate(lemma):
-        if lem == lemma and not tag.startswith("adja"):
-            forms.update(_with_clitics(form, tag))
-    return sorted(forms)
+    return sorted({form for form, lem, tag, *_ in _morfeusz().generate(lemma)
+                   if lem == lemma and not tag.startswith("adja")})
 
 
 def lookup(memo: dict, kind: str, name: str) -> list:
@@ -225,7 +207,9 @@ def math_text(el) -> str:
 def _skipped(el) -> bool:
     return (el.name in _SKIP_TAGS or not _SKIP_CLASSES.isdisjoint(el.get("class", ()))
             or el.has_attr("hidden") or el.has_attr("data-search-exclude")
-            or el.get("aria-hidden") == "true" or el.get("role") == "tooltip")
+            or el.get("aria-hidden") == "true" or el.get("role") == "tooltip"
+            or el.name == "details" and el.summary is not None       # a figure's data table
+            and el.summary.get_text().strip().startswith("Dane do rysunku"))
 
 
 def _clean(text: str) -> str:
@@ -240,9 +224,6 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
         el.decompose()
-    for el in soup.find_all("summary"):     # a figure's data table
-        if el.parent.name == "details" and el.get_text().strip().startswith("Dane do rysunku"):
-            el.parent.decompose()
     for el in soup.find_all("math"):
         el.replace_with(math_text(el))
     for el in soup.find_all(_BLOCKS):

@@ -34,8 +34,8 @@ CORE = ROOT / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
 GOAL = 0.98
 SEED = 20240612
 # Parts of speech whose words carry content (not prepositions, conjunctions, particles, pronouns)
-CONTENT = {"subst", "adj", "adv", "fin", "praet", "impt", "inf", "ger", "pact", "ppas", "pcon", "pant",
-           "imps", "num"}
+CONTENT = {"subst", "adj", "adv", "fin", "praet", "cond", "impt", "inf", "ger", "pact", "ppas", "pcon",
+           "pant", "imps", "num"}
 
 RUN = """
 const core = require(process.argv[1]);

@@ -164,20 +164,19 @@ class Engine {
 
 function worker() {
   const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+  const get = (name) => fetch(new URL("../../../search/" + name, self.location)).then((r) => r.json());
   let config = null, loading = null, latest = "";
-  self.onmessage = async (ev) => {
-    const query = ev.data.data;
-    if (ev.data.type === SETUP) {
-      config = query.config;
+  self.onmessage = async ({ data: { type, data } }) => {
+    if (type === SETUP) {
+      config = data.config;
       self.postMessage({ type: READY });
-    } else if (ev.data.type === QUERY) {
-      latest = query;
-      if (!query.trim()) return self.postMessage({ type: RESULT, data: { items: [] } });
-      const get = (name) => fetch(new URL("../../../search/" + name, self.location)).then((r) => r.json());
+    } else if (type === QUERY) {
+      latest = data;
+      if (!data.trim()) return self.postMessage({ type: RESULT, data: { items: [] } });
       loading = loading || Promise.all([get(config.pl_index), get(config.pl_forms)])
         .then(([index, forms]) => new Engine(index, decodeTable(forms)));
       const engine = await loading;
-      if (query === latest) self.postMessage({ type: RESULT, data: engine.search(query) });
+      if (data === latest) self.postMessage({ type: RESULT, data: engine.search(data) });
     }
   };
 }
