@@ -64,8 +64,7 @@ def _morfeusz():
 
 
 def readings(word: str) -> list[tuple[str, str]]:
-    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as written as
-    one word, sorted."""
+    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as one word, sorted."""
     edges = _morfeusz().analyse(word)
     last = max((end for _, end, _ in edges), default=0)
     return sorted({(lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in edges
@@ -121,33 +120,27 @@ def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str
     def rank(key: str) -> tuple:
         return (-evidence[key], key not in nominal, key)
 
+    def winners(keys) -> dict[str, str]:
+        return {form: key for key in sorted(keys, key=rank, reverse=True) for form in forms_of[key]}
+
+    # A lexeme that wins none of the site's own forms is dropped, unless it is the best reading of a
+    # site word whose folded form another lexeme took (`zwykle`, folded like `zwykłe`): its forms then
+    # go where its site words went.
+    first = winners(forms_of)
+    alive = {first[form] for form in site}
+    table = winners(alive)
     used = {min((_key(lemma) for lemma, _ in memo["readings"][w]), key=rank)
             for w in counts if memo["readings"][w]}
-    table = _resolve(forms_of, rank, site, used)
+    for key in sorted(used - alive, key=rank):
+        went = Counter(table[form] for form in forms_of[key] & site)
+        target = min(went.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        for form in sorted(forms_of[key]):
+            table.setdefault(form, target)
     for folded, key in SYNONYMS.items():
         target = table.get(key, key)
         table.update({form: target for form, k in table.items() if k == folded})
         table.setdefault(folded, target)
     return dict(sorted(table.items()))
-
-
-def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]) -> dict[str, str]:
-    """Each form to its best-ranked lexeme. A lexeme that wins none of the site's own forms is
-    dropped, unless it is `used`: the best reading of a site word whose folded form another lexeme
-    took (`zwykle`, folded like `zwykłe`); its forms then go where its site words went."""
-    def winners(keys) -> dict[str, str]:
-        return {form: key for key in sorted(keys, key=rank, reverse=True) for form in forms_of[key]}
-
-    first = winners(forms_of)
-    alive = {first[form] for form in site if form in first}
-    table = winners(alive)
-    for key in sorted(used - alive, key=rank):
-        went = Counter(table[form] for form in forms_of[key] & site if form in table)
-        if went:
-            target = min(went.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-            for form in sorted(forms_of[key]):
-                table.setdefault(form, target)
-    return table
 
 
 def encode_table(table: dict[str, str]) -> dict:
@@ -280,9 +273,8 @@ def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
 
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
     """Write `search/pl-index.<hash>.json` (documents) and `search/pl-forms.<hash>.json` (the form
-    table), named by their text's SHA-256, which the worker fetches on the first query, and turn
-    Material's `search_index.json`, fetched on every page load, into a stub naming them. The table
-    is kept in `cache` by the site's words, the dictionary's look-ups by its version."""
+    table, kept in `cache` by the site's words), fetched by the worker on the first query, and turn
+    Material's `search_index.json`, fetched on every page load, into a stub naming them."""
     search = Path(site_dir) / "search"
     if not (search / "search_index.json").exists():
         raise FileNotFoundError(M.text("search_disabled", path=search / "search_index.json"))
@@ -304,6 +296,5 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
         name = f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
         config[kind.replace("-", "_")] = name
         (search / name).write_text(text, encoding="utf-8")
-    config["lang"] = ["pl"]
     (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
                                               encoding="utf-8")
