@@ -143,14 +143,11 @@ class Engine {
   }
 
   group(p, terms, keys) {
-    const docs = this.pages.get(p.page), forms = new Map();
-    /* what ?h= highlights on the page: its words that matched, as written, longest first */
-    for (const tok of docs.flatMap((d) => [...d.title.list, ...d.text.list])) {
-      if (keys.has(tok.key) && !forms.has(tok.word.toLowerCase())) forms.set(tok.word.toLowerCase(), tok.word);
-    }
-    const state = {};
-    [...forms.values()].sort((a, b) => b.length - a.length || a.localeCompare(b))
-      .slice(0, HIGHLIGHTS).forEach((w) => { state[w] = true; });
+    /* what ?h= highlights on the page: its words that matched, as first written, longest first */
+    const docs = this.pages.get(p.page), found = docs.flatMap((d) => [...d.title.list, ...d.text.list])
+      .filter((tok) => keys.has(tok.key)).reverse().map((tok) => [tok.word.toLowerCase(), tok.word]);
+    const forms = [...new Map(found).values()].sort((a, b) => b.length - a.length || a.localeCompare(b));
+    const state = Object.fromEntries(forms.slice(0, HIGHLIGHTS).map((w) => [w, true]));
     terms.forEach((term, t) => { if (!p.held.has(t)) state[term.word] = false; });
     const item = (d, title, score) => ({ location: d.doc.location, title, score, terms: state,
                                         text: "<p>" + snippet(this.textOf(d), keys) + "</p>" });
