@@ -162,8 +162,7 @@ def encode_table(table: dict[str, str]) -> dict:
 
 # What a snippet should not show: code, controls, hidden text (KaTeX's HTML: its MathML is read),
 # permalinks, footnote marks, the blog's post meta and excerpts.
-_SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button", "select", "textarea", "form",
-              "input"}
+_SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button"}
 _SKIP_CLASSES = {"headerlink", "footnote-backref", "footnote-ref", "md-source-file", "md-post__meta",
                  "md-tags", "md-post--excerpt"}
 _BLOCKS = ["p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "summary",

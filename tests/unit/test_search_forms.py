@@ -71,6 +71,13 @@ def test_a_form_the_text_never_writes_reaches_the_lexeme_it_uses(table, absent, 
     assert key(absent, table) == key(used, table)
 
 
+def test_a_past_form_with_its_person_ending_is_the_dictionarys():
+    """`powinienem`, `powinnyśmy`, `mogłbym`: Morfeusz's own forms of `powinien` and `móc`."""
+    table = search_pl.build_table(search_pl.tokenize("Model powinien liczyć, ale nie mógł."))
+    assert key("powinienem", table) == key("powinnyśmy", table) == key("powinien", table)
+    assert key("mogłbym", table) == key("mógł", table)
+
+
 def test_homograph_goes_to_the_sites_reading(table):
     """`zapytanie` is a noun and the gerund of `zapytać`; the text uses the noun, so every form of
     it is one key, and the verb's own forms (absent from the text) are no part of it."""
