@@ -1,11 +1,9 @@
 """Polish site search: every form of every word on the site finds the pages that use the word.
 
-One normaliser, here and in the worker (theme/assets/javascripts/workers/search-pl.js): the words
-of the NFC text (runs of letters and digits), folded (lower case, no diacritics, `ł` -> `l`, `x` ->
-`ks`), then the form table built here: folded form -> key of its lexeme; other words stay folded.
-The table holds the full paradigm of every lexeme the site uses, from SGJP through Morfeusz 2
-(`morfeusz2` ships the dictionary), so `nasycenia` or `zapytaniom` find pages that never write
-them. The worker adds a stem fallback for forms no table knows (`softmaksowi`).
+Python and the worker (theme/assets/javascripts/workers/search-pl.js) normalise alike: the words of
+the NFC text, folded (lower case, no diacritics, `ł` -> `l`, `x` -> `ks`), then the form table built
+here: folded form -> key of its lexeme. The table holds the full paradigm, from SGJP through Morfeusz 2,
+of every lexeme the site uses, so `nasycenia` or `zapytaniom` find pages that never write them.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
@@ -31,9 +28,7 @@ from anatomia_engine import store
 WORD_RE = re.compile(r"[^\W_]+")
 # Terms the site writes in two ways: the folded key on the left is searched as the one on the right.
 SYNONYMS = {"glowica": "glowa"}   # an attention head: "głowica uwagi" and "głowa uwagi"
-# Tag indexes only repeat post titles; the blog index repeats each post's excerpt, so it weighs less.
-EXCLUDED_PAGES = re.compile(r"^posty/(tagi|archive|category|author)/")
-PAGE_BOOST = {"posty/": 0.3}
+PREFIXES = ("nie", "naj")   # of negated participles and gerunds (`niemaskowania`), of superlatives
 
 
 def tokenize(text: str) -> list[str]:
@@ -43,107 +38,53 @@ def tokenize(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 17)   # the table has ~10^5 forms, folded once each
 def fold(word: str) -> str:
-    """Lower case without diacritics, loanwords' `x` as Polish spells it: `Pamięć` -> `pamiec`,
-    `softmax` -> `softmaks`."""
+    """Lower case without diacritics, loanwords' `x` as Polish spells it: `Pamięć` -> `pamiec`."""
     decomposed = unicodedata.normalize("NFD", word.lower())
     bare = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
     return unicodedata.normalize("NFC", bare.replace("ł", "l").replace("x", "ks"))
 
 
 def normalise(word: str, table: dict[str, str]) -> str:
-    """The index key of one word: the key of its lexeme if the table has the form, else the form folded."""
+    """The index key of one word: the key of its lexeme if the table has the form, or has it after a
+    prefix of PREFIXES (`niemaskowania`: the shipped table leaves such forms out), else the form folded."""
     folded = fold(word)
-    return table.get(folded, folded)
+    bare = table.get(folded[3:]) if folded.startswith(PREFIXES) else None
+    return table.get(folded) or bare or folded
 
-
-# --- the morphological dictionary (Morfeusz 2 with SGJP) -----------------------------------------
 
 _NO_LEXEME = ("ign", "brev")    # readings of unknown words and abbreviations (`K` -> "kompania")
-_CLITICS = ("aglt", "part")     # split off a verb form: `policzyli` + `śmy`, `zrobił` + `by` + `m`
 
 
 @functools.lru_cache(maxsize=1)
 def _morfeusz():
     import morfeusz2
 
-    return morfeusz2.Morfeusz(expand_tags=False)
+    # `composite`: a past form with its person ending or `by` is one word (`policzyliśmy`, `zrobiłbym`)
+    return morfeusz2.Morfeusz(expand_tags=False, praet="composite")
 
 
 def readings(word: str) -> list[tuple[str, str]]:
-    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as written,
-    sorted; a form Morfeusz splits into a verb and its clitics is read by the verb."""
-    edges = [(start, end, lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in
-             _morfeusz().analyse(word)]
-    last = max((end for _, end, _, _ in edges), default=0)
-
-    def clitics_to_end(node: int) -> bool:
-        return node == last or any(clitics_to_end(e) for s, e, _, p in edges if s == node and p in _CLITICS)
-
-    return sorted({(lemma, pos) for start, end, lemma, pos in edges
-                   if start == 0 and pos not in _NO_LEXEME and clitics_to_end(end)})
-
-
-def _with_clitics(form: str, tag: str) -> list[str]:
-    """A past-tense form with the person endings and `by` written onto it: `policzył` -> `policzyłem`."""
-    if not tag.startswith("praet:"):
-        return [form]
-    plural = tag.split(":")[1] == "pl"
-    persons = ("śmy", "ście") if plural else (("em", "eś") if form.endswith("ł") else ("m", "ś"))
-    by = ("śmy", "ście") if plural else ("m", "ś")
-    return [form, *(form + p for p in persons), form + "by", *(form + "by" + p for p in by)]
+    """(SGJP lemma with its homonym mark, part of speech) of each reading of `word` as one word, sorted."""
+    edges = _morfeusz().analyse(word)
+    last = max((end for _, end, _ in edges), default=0)
+    return sorted({(lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in edges
+                   if start == 0 and end == last and tag.split(":")[0] not in _NO_LEXEME})
 
 
 def paradigm(lemma: str) -> list[str]:
     """Every form of the SGJP lemma `lemma`, sorted; without an adjective's compound-only form
     (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
-    forms = set()
-    for form, lem, tag, *_ in _morfeusz().generate(lemma):
-        if lem == lemma and not tag.startswith("adja"):
-            forms.update(_with_clitics(form, tag))
-    return sorted(forms)
+    return sorted({form for form, lem, tag, *_ in _morfeusz().generate(lemma)
+                   if lem == lemma and not tag.startswith("adja")})
 
 
-class Morphology:
-    """Readings and paradigms remembered between builds in one stored entry (looking up a site's
-    words costs seconds, reading the entry a fraction of one)."""
-
-    def __init__(self, stored: bytes | None = None):
-        memo = json.loads(stored) if stored else {}
-        self.readings: dict[str, list] = memo.get("readings", {})
-        self.paradigms: dict[str, list[str]] = memo.get("paradigms", {})
-        self.changed = False
-
-    def of(self, word: str) -> list[tuple[str, str]]:
-        if word not in self.readings:
-            self.readings[word], self.changed = readings(word), True
-        return [tuple(r) for r in self.readings[word]]
-
-    def forms(self, lemma: str) -> list[str]:
-        if lemma not in self.paradigms:
-            self.paradigms[lemma], self.changed = paradigm(lemma), True
-        return self.paradigms[lemma]
-
-    def dump(self) -> bytes:
-        return _json({"readings": self.readings, "paradigms": self.paradigms}).encode("utf-8")
-
-
-# --- the form table --------------------------------------------------------------------------------
-
-# Noun endings of a loanword declined the Polish way, with the consonant a locative softens (`enkoderze`)
-_ENDINGS = [("rze", "r"), ("cie", "t"), ("dzie", "d"), ("ście", "st"), ("le", "ł"),
-            *((e, "") for e in "owi iem ami ach ów em om ie a u e y i ę ą".split())]
-
-
-def loanword_base(word: str, bases: set[str]) -> str | None:
-    """The one of `bases` that the unknown folded `word` is a declined form of (`softmaksem` ->
-    `softmaks`, `llamie` -> `llama`), or None."""
-    for ending, back in _ENDINGS:
-        stem = word[: -len(ending)] + back
-        if word.endswith(ending) and len(stem) >= 3:
-            for base in (stem, stem + "a"):
-                if base in bases and base != word:
-                    return base
-    return None
+def lookup(memo: dict, kind: str, name: str) -> list:
+    """The `readings` of a word or the `paradigm` of a lemma, remembered in `memo`: the memo is stored
+    between builds (looking up a site's words costs seconds, reading the memo a fraction of one)."""
+    done = memo.setdefault(kind, {})
+    if name not in done:
+        done[name] = {"readings": readings, "paradigm": paradigm}[kind](name)
+    return done[name]
 
 
 def _key(lemma: str) -> str:
@@ -151,30 +92,27 @@ def _key(lemma: str) -> str:
     return fold(lemma.split(":", 1)[0] if ":" in lemma[1:] else lemma)
 
 
-def build_table(words: Iterable[str], morphology: Morphology | None = None) -> dict[str, str]:
+def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str]:
     """Folded form -> folded key of its lexeme, for every form of every lexeme the site uses.
 
     Every lemma a site word may be a form of brings its full paradigm. Where two lexemes share a
     folded form (`kluczy`: `klucz` or `kluczyć`; `kat` folded from `kąt`), it goes to the lexeme
     with more of the site's tokens (a noun's form does not count for a verb's gerund of the same
-    spelling: `zapytania`), then to a noun, then to the first key. Unknown words that decline
-    another unknown word or key the Polish way share its key (`softmax`, `softmaksu`)."""
-    morphology = morphology or Morphology()
+    spelling: `zapytania`), then to a noun, then to the first key. Words the dictionary does not
+    know are left out: the worker finds their declined forms by their stem (`softmax`, `softmaksu`)."""
+    memo = {} if memo is None else memo
     counts = Counter(w for w in words if not w.isdigit())
     evidence: Counter = Counter()                 # key -> site tokens it may stand for
     forms_of: dict[str, set[str]] = {}            # key -> folded forms
     nominal: set[str] = set()                     # keys with a noun reading (`zapytanie`, not `zapytać`)
-    unknown: set[str] = set()
     site: set[str] = set()                        # the site's words the dictionary knows, folded
     for word, n in sorted(counts.items()):
-        lemmas = morphology.of(word)
-        if not lemmas:
-            unknown.add(fold(word))
-            continue
-        site.add(fold(word))
+        lemmas = lookup(memo, "readings", word)
+        site.update([fold(word)] if lemmas else [])
         noun = any(pos == "subst" for _, pos in lemmas)
         for lemma, pos in lemmas:
-            forms_of.setdefault(_key(lemma), set()).update([fold(word), *map(fold, morphology.forms(lemma))])
+            forms = map(fold, lookup(memo, "paradigm", lemma))
+            forms_of.setdefault(_key(lemma), set()).update([fold(word), *forms])
             nominal.update([_key(lemma)] if pos == "subst" else [])
         for key in {_key(lemma) for lemma, pos in lemmas if not (noun and pos == "ger")}:
             evidence[key] += n
@@ -182,101 +120,61 @@ def build_table(words: Iterable[str], morphology: Morphology | None = None) -> d
     def rank(key: str) -> tuple:
         return (-evidence[key], key not in nominal, key)
 
-    used = {min((_key(lemma) for lemma, _ in morphology.of(w)), key=rank) for w in counts if morphology.of(w)}
-    table = _resolve(forms_of, rank, site, used)
-    bases = unknown | set(table.values())
-    for word in sorted(unknown):
-        base = loanword_base(word, bases)
-        if base is not None:
-            table.setdefault(word, table.get(base, base))
+    def winners(keys) -> dict[str, str]:
+        return {form: key for key in sorted(keys, key=rank, reverse=True) for form in forms_of[key]}
+
+    # A lexeme that wins none of the site's own forms is dropped, unless it is the best reading of a
+    # site word whose folded form another lexeme took (`zwykle`, folded like `zwykłe`): its forms then
+    # go where its site words went.
+    first = winners(forms_of)
+    alive = {first[form] for form in site}
+    table = winners(alive)
+    used = {min((_key(lemma) for lemma, _ in memo["readings"][w]), key=rank)
+            for w in counts if memo["readings"][w]}
+    for key in sorted(used - alive, key=rank):
+        went = Counter(table[form] for form in forms_of[key] & site)
+        target = min(went.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        for form in sorted(forms_of[key]):
+            table.setdefault(form, target)
     for folded, key in SYNONYMS.items():
         target = table.get(key, key)
         table.update({form: target for form, k in table.items() if k == folded})
         table.setdefault(folded, target)
-    return {form: key for form, key in sorted(table.items()) if form != key}
-
-
-def _resolve(forms_of: dict[str, set[str]], rank, site: set[str], used: set[str]) -> dict[str, str]:
-    """Each form to its best-ranked lexeme. A lexeme that wins none of the site's own forms is
-    dropped, unless it is `used`: the best reading of a site word whose folded form another lexeme
-    took (`zwykle`, folded like `zwykłe`); its forms then go where its site words went."""
-    def winners(keys) -> dict[str, str]:
-        return {form: key for key in sorted(keys, key=rank, reverse=True) for form in forms_of[key]}
-
-    first = winners(forms_of)
-    alive = {first[form] for form in site if form in first}
-    table = winners(alive)
-    for key in sorted(used - alive, key=rank):
-        went = Counter(table[form] for form in forms_of[key] & site if form in table)
-        if went:
-            target = min(went.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-            for form in sorted(forms_of[key]):
-                table.setdefault(form, target)
-    return table
-
-
-# Prefixes a paradigm's forms may carry before the stem, one mark each in the shipped table:
-# `nie` of negated gerunds and participles (`niemaskowania`), `naj` of superlatives (`najkrótszy`).
-PREFIX_MARKS = {"~": "nie", "^": "naj"}
-
-
-def _ending(form: str, stem: str) -> str | None:
-    """`form` as marks + its ending after `stem`, or None if it does not contain the stem so."""
-    marks = ""
-    while not form.startswith(stem):
-        mark = next((m for m, p in PREFIX_MARKS.items() if form.startswith(p)), None)
-        if mark is None:
-            return None
-        marks, form = marks + mark, form[len(PREFIX_MARKS[mark]):]
-    return marks + form[len(stem):]
+    return dict(sorted(table.items()))
 
 
 def encode_table(table: dict[str, str]) -> dict:
     """The shipped table: each lexeme as [stem, index of its paradigm], sorted by key; a paradigm,
-    shared by the lexemes that decline alike, is `<key's ending>|<endings of its forms>` (`a|ach,ami,y`),
-    each ending led by the PREFIX_MARKS of what its form has before the stem."""
+    shared by the lexemes that decline alike, is `<key's ending>|<endings of its forms>` (`a|a,ach,y`).
+    A form that is a prefix of PREFIXES before another form of its lexeme is left out (`normalise`)."""
     groups: dict[str, list[str]] = {}
     for form, key in sorted(table.items()):
-        groups.setdefault(key, []).append(form)
+        bare = form[3:]
+        if not (form.startswith(PREFIXES) and table.get(bare) == key and not bare.startswith(PREFIXES)):
+            groups.setdefault(key, []).append(form)
     entries = []
     for key, forms in sorted(groups.items()):
-        stem = os.path.commonprefix([key, *(f for f in forms if not f.startswith(("nie", "naj")))])
-        while stem and any(_ending(f, stem) is None for f in forms):
-            stem = stem[:-1]
-        entries.append((stem, key[len(stem):] + "|" + ",".join(sorted(_ending(f, stem) for f in forms))))
+        stem = os.path.commonprefix([key, *forms])
+        entries.append((stem, key[len(stem):] + "|" + ",".join(f[len(stem):] for f in forms)))
     number = {p: i for i, p in enumerate(sorted({p for _, p in entries}))}
     return {"paradigms": sorted(number), "lexemes": [[stem, number[p]] for stem, p in entries]}
 
 
-# --- text of a rendered page -------------------------------------------------------------------
-
-@dataclass
-class Section:
-    anchor: str            # heading id ("" for the part before the first heading)
-    title: str
-    text: list[str] = field(default_factory=list)
-
-
 # What a snippet should not show: code, controls, hidden text (KaTeX's HTML: its MathML is read),
 # permalinks, footnote marks, the blog's post meta and excerpts.
-_SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button", "select", "textarea", "form",
-              "input"}
+_SKIP_TAGS = {"script", "style", "pre", "svg", "noscript", "template", "button"}
 _SKIP_CLASSES = {"headerlink", "footnote-backref", "footnote-ref", "md-source-file", "md-post__meta",
                  "md-tags", "md-post--excerpt"}
 _BLOCKS = ["p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "summary",
            "dt", "dd", "blockquote", "table", "section", "details", "br"]
-_HEADINGS = ["h2", "h3", "h4", "h5", "h6"]
-_DATA_SUMMARY = "Dane do rysunku"     # a figure's data table
 CONTENT_RE = re.compile(r'<(?:article|div) class="md-content__inner[^"]*"[^>]*>(.*)</main>', re.S)
+_SCRIPTS = {"mfrac": "/", "msub": "_", "msup": "^", "msubsup": "_^", "munder": "_", "mover": "^",
+            "munderover": "_^"}
+_BRACKETS = "()[]{}|‖,.;"
 
 
 def _wrap(text: str) -> str:
     return text if len(text) <= 1 or re.fullmatch(r"[\w.,]+", text) else f"({text})"
-
-
-_SCRIPTS = {"mfrac": "/", "msub": "_", "msup": "^", "msubsup": "_^", "munder": "_", "mover": "^",
-            "munderover": "_^"}
-_BRACKETS = "()[]{}|‖,.;"
 
 
 def math_text(el) -> str:
@@ -301,23 +199,23 @@ def math_text(el) -> str:
 def _skipped(el) -> bool:
     return (el.name in _SKIP_TAGS or not _SKIP_CLASSES.isdisjoint(el.get("class", ()))
             or el.has_attr("hidden") or el.has_attr("data-search-exclude")
-            or el.get("aria-hidden") == "true" or el.get("role") == "tooltip")
+            or el.get("aria-hidden") == "true" or el.get("role") == "tooltip"
+            or el.name == "details" and el.summary is not None       # a figure's data table
+            and el.summary.get_text().strip().startswith("Dane do rysunku"))
 
 
 def _clean(text: str) -> str:
     return re.sub(r"\s+([,.;:!?)”])", r"\1", re.sub(r"\s+", " ", text)).strip()
 
 
-def page_sections(html: str) -> tuple[str | None, list[Section]]:
-    """The `h1` and the sections (split at headings with an id) of the content of a rendered page
-    (all of `html` if it is not a whole page), as prose: formulas as text, no figure data tables."""
+def page_docs(url: str, title: str, html: str) -> list[dict]:
+    """Search documents of one rendered page (or HTML fragment), as prose with formulas as text and
+    without figure data tables: the page (its `h1`, else `title`, and its text before the first
+    heading) and one per heading with an id below it."""
     m = CONTENT_RE.search(html)
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
         el.decompose()
-    for el in soup.find_all("summary"):
-        if el.parent.name == "details" and el.get_text().strip().startswith(_DATA_SUMMARY):
-            el.parent.decompose()
     for el in soup.find_all("math"):
         el.replace_with(math_text(el))
     for el in soup.find_all(_BLOCKS):
@@ -325,30 +223,15 @@ def page_sections(html: str) -> tuple[str | None, list[Section]]:
         el.insert_after(" ")
     h1 = soup.find("h1")
     if h1 is not None:
+        title = _clean(h1.get_text()) or title
         h1.replace_with(" ")
-    for el in soup.find_all(_HEADINGS, id=True):
-        el.replace_with(f"\0{el['id']}\1{el.get_text()}\0")
+    for el in soup.find_all(["h2", "h3", "h4", "h5", "h6"], id=True):
+        el.replace_with(f"\0{url}#{el['id']}\1{el.get_text()}\0")
     first, *rest = soup.get_text().split("\0")
-    sections = [Section("", "", [first])]
-    sections += [Section(*head.split("\1"), [body]) for head, body in zip(rest[::2], rest[1::2], strict=True)]
-    for s in sections:
-        s.title, s.text = _clean(s.title), [t for t in map(_clean, s.text) if t]
-    return (_clean(h1.get_text()) if h1 is not None else None), sections
-
-
-# --- the index: the calls of the plugin ----------------------------------------------------------
-
-def page_docs(url: str, title: str, html: str) -> list[dict]:
-    """Search documents of one page: the page (its `h1`, else `title`, and its text before the
-    first heading) and one per heading below it."""
-    if EXCLUDED_PAGES.match(url):
-        return []
-    h1, sections = page_sections(html)
-    docs = [{"location": f"{url}#{s.anchor}" if s.anchor else url,
-             "title": s.title if s.anchor else h1 or title, "text": " ".join(s.text)} for s in sections]
-    if url in PAGE_BOOST:
-        for doc in docs:
-            doc["boost"] = PAGE_BOOST[url]
+    docs = [{"location": url, "title": title, "text": _clean(first)}]
+    for head, body in zip(rest[::2], rest[1::2], strict=True):
+        location, heading = head.split("\1")
+        docs.append({"location": location, "title": _clean(heading), "text": _clean(body)})
     return docs
 
 
@@ -359,13 +242,6 @@ def site_words(docs: list[dict]) -> list[str]:
 
 def _json(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def dump(obj: dict, kind: str) -> tuple[str, str]:
-    """(`<kind>.<10 hex digits of the text's SHA-256>.json`, JSON text) of `obj`: byte-identical for
-    the same input."""
-    text = _json(obj)
-    return f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json", text
 
 
 def own_search_meta(meta: dict) -> dict:
@@ -396,9 +272,8 @@ def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
 
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
     """Write `search/pl-index.<hash>.json` (documents) and `search/pl-forms.<hash>.json` (the form
-    table), which the worker fetches on the first query, and turn Material's `search_index.json`,
-    fetched on every page load, into a stub naming them. The table is kept in `cache` by the
-    site's words, the dictionary's look-ups by its version."""
+    table, kept in `cache` by the site's words), fetched by the worker on the first query, and turn
+    Material's `search_index.json`, fetched on every page load, into a stub naming them."""
     search = Path(site_dir) / "search"
     if not (search / "search_index.json").exists():
         raise FileNotFoundError(M.text("search_disabled", path=search / "search_index.json"))
@@ -406,21 +281,19 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
     words = site_words(docs)
     code = store.key(store.source_of(sys.modules[__name__]), f"morfeusz2-{version('morfeusz2')}")
-    table_key = store.key(code, _json(sorted(Counter(words).items())))
-    memo_key = store.key(code, "morphology")
+    memo_key, table_key = store.key(code, "morphology"), store.key(code, _json(sorted(words)))
     memo = cache.get(memo_key, "search/morphology")      # read, so that pruning keeps it
     forms = cache.get(table_key, "search/pl-forms")
     if forms is None:
-        morphology = Morphology(memo)
-        forms = _json(encode_table(build_table(words, morphology))).encode("utf-8")
-        cache.put(memo_key, morphology.dump())
+        memo = json.loads(memo) if memo else {}
+        forms = _json(encode_table(build_table(words, memo))).encode("utf-8")
+        cache.put(memo_key, _json(memo).encode("utf-8"))
         cache.put(table_key, forms)
     for old in search.glob("pl-*.json"):
         old.unlink()
-    for kind, obj in (("pl-index", {"docs": docs}), ("pl-forms", json.loads(forms))):
-        config[kind.replace("-", "_")], text = dump(obj, kind)
-        (search / config[kind.replace("-", "_")]).write_text(text, encoding="utf-8")
-    config["lang"] = ["pl"]
+    for kind, text in (("pl-index", _json({"docs": docs})), ("pl-forms", forms.decode("utf-8"))):
+        name = f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
+        config[kind.replace("-", "_")] = name
+        (search / name).write_text(text, encoding="utf-8")
     (search / "search_index.json").write_text(json.dumps({"config": config, "docs": []}, sort_keys=True),
                                               encoding="utf-8")
-

@@ -6,19 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from anatomia_engine.search_pl import PREFIX_MARKS
-
 
 def decode_table(shipped: dict) -> dict[str, str]:
     """Folded form -> key back from `search_pl.encode_table`'s form."""
     table = {}
     for stem, number in shipped["lexemes"]:
         own, _, endings = shipped["paradigms"][number].partition("|")
-        for ending in endings.split(","):
-            prefix = ""
-            while ending[:1] in PREFIX_MARKS:
-                prefix, ending = prefix + PREFIX_MARKS[ending[0]], ending[1:]
-            table[prefix + stem + ending] = stem + own
+        table.update({stem + ending: stem + own for ending in endings.split(",")})
     return table
 
 

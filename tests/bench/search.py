@@ -34,8 +34,8 @@ CORE = ROOT / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
 GOAL = 0.98
 SEED = 20240612
 # Parts of speech whose words carry content (not prepositions, conjunctions, particles, pronouns)
-CONTENT = {"subst", "adj", "adv", "fin", "praet", "impt", "inf", "ger", "pact", "ppas", "pcon", "pant", "imps",
-           "num"}
+CONTENT = {"subst", "adj", "adv", "fin", "praet", "cond", "impt", "inf", "ger", "pact", "ppas", "pcon",
+           "pant", "imps", "num"}
 
 RUN = """
 const core = require(process.argv[1]);
@@ -109,9 +109,9 @@ def main() -> int:
 
     print(f"pairs: {len(chosen)} (form on no page: {share([not s for _, _, s, _ in chosen])}, "
           f"typed without diacritics: {share([b for *_, b in chosen])})")
-    for label, subset in (("form on the site", [f for f, c in zip(found, chosen) if c[2]]),
-                          ("form on no page", [f for f, c in zip(found, chosen) if not c[2]]),
-                          ("without diacritics", [f for f, c in zip(found, chosen) if c[3]])):
+    for label, subset in (("form on the site", [f for f, c in zip(found, chosen, strict=True) if c[2]]),
+                          ("form on no page", [f for f, c in zip(found, chosen, strict=True) if not c[2]]),
+                          ("without diacritics", [f for f, c in zip(found, chosen, strict=True) if c[3]])):
         print(f"  recall, {label}: {sum(subset) / len(subset):.1%} ({share(subset)})")
     print(f"recall: {recall:.1%} ({share(found)}); "
           f"page among the first 10 results: {sum(top) / len(top):.1%}")
@@ -121,12 +121,11 @@ def main() -> int:
 
     words = search_pl.site_words(index["docs"])
     cold = time.process_time()
-    search_pl.build_table(words, search_pl.Morphology())
-    cold = time.process_time() - cold
-    memo = search_pl.Morphology()
+    memo = {}
     search_pl.build_table(words, memo)
+    cold = time.process_time() - cold
     warm = time.process_time()
-    search_pl.build_table(words, search_pl.Morphology(memo.dump()))
+    search_pl.build_table(words, json.loads(json.dumps(memo)))
     warm = time.process_time() - warm
     print(f"form table: {len(table)} forms of {len(set(table.values()))} lexemes, "
           f"{len(forms_bytes) / 1024:.0f} KiB, gzip {len(gzip.compress(forms_bytes, 9)) / 1024:.1f} KiB "

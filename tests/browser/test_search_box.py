@@ -28,7 +28,12 @@ def search(page, query: str) -> list[dict]:
         return document.querySelector('.md-search__input').value === q && meta &&
                !/Inicjowanie|Zacznij/.test(meta.textContent);
     }""", arg=query, timeout=15000)
-    page.wait_for_timeout(150)   # the worker answers each keystroke; the last answer wins
+    # the worker may still answer an earlier keystroke: the results are the query's once they stay put
+    page.wait_for_function("""() => {
+        const html = document.querySelector('.md-search-result').innerHTML, same = html === window.lastResult;
+        window.lastResult = html;
+        return same;
+    }""", polling=300, timeout=15000)
     return page.evaluate("""() => [...document.querySelectorAll('.md-search-result__item')].map(li => ({
         pages: [...li.querySelectorAll('a')].map(a => new URL(a.href).pathname),
         links: [...li.querySelectorAll('a')].map(a => a.href),

@@ -26,9 +26,9 @@ KATEX_SQRT_DK = ('<span class="arithmatex"><span class="katex"><span class="kate
     ("<msup><mi>ℝ</mi><mrow><mi>n</mi><mo>×</mo><mi>d</mi></mrow></msup>", "ℝ^(n × d)"),
 ])
 def test_math_becomes_readable_text(mathml, text):
-    _, sections = search_pl.page_sections(f"<p><math><semantics>{mathml}<annotation>\\x</annotation>"
+    docs = search_pl.page_docs("a/", "A", f"<p><math><semantics>{mathml}<annotation>\\x</annotation>"
                                           "</semantics></math></p>")
-    assert sections[0].text == [text]
+    assert docs == [{"location": "a/", "title": "A", "text": text}]
 
 
 def test_page_text_leaves_out_math_source_data_tables_and_code():
@@ -40,12 +40,10 @@ def test_page_text_leaves_out_math_source_data_tables_and_code():
     <details class="tip"><summary>Rozwiązanie</summary><p>Klucze i wartości.</p></details>
     <pre><code>print("kod")</code></pre><p hidden>ukryte</p><p>Koniec.</p></article>""".replace(
         "KATEX", KATEX_SQRT_DK)
-    h1, sections = search_pl.page_sections(html)
-    assert h1 == "Tytuł"
-    assert [(s.anchor, s.title) for s in sections] == [("", ""), ("a", "Sekcja √d_k")]
-    assert sections[0].text == ["Wstęp \u2014 zdanie."]
-    text = sections[1].text[0]
-    assert text == "Dzielimy przez √d_k. Rozwiązanie Klucze i wartości. Koniec."
+    assert search_pl.page_docs("a/", "Inny", html) == [
+        {"location": "a/", "title": "Tytuł", "text": "Wstęp \u2014 zdanie."},
+        {"location": "a/#a", "title": "Sekcja √d_k",
+         "text": "Dzielimy przez √d_k. Rozwiązanie Klucze i wartości. Koniec."}]
 
 
 # --- the built index ----------------------------------------------------------------------------
