@@ -1,11 +1,10 @@
-"""What a computation read, recorded by the process itself while it reads it (a depfile), and
-whether that still holds: every project file it imports (compiled from the very bytes hashed,
-never from a `.pyc` that an edit within one second leaves looking current), every place an
-import looked in vain, every file it opens for reading (the path resolved then), every folder it
-lists, every environment variable it reads. The Python installation, /dev, /proc, /sys, the
-temporary folder and hidden or cache folders are not inputs. `start(root)` turns recording on
-(one process per computation: a module's forked child, a notebook's kernel), `snapshot(root)`
-returns the record, `problem` says whether it still describes the project, `inputs` what to watch.
+"""What a computation read, recorded by its own process (a depfile), and whether that still holds:
+every project file it imports (compiled from the very bytes hashed, never from a `.pyc` that an
+edit within one second leaves looking current), every place an import looked in vain, every file
+it opens for reading, every folder it lists, every environment variable it reads. The Python
+installation, /dev, /proc, /sys, the temporary folder and hidden or cache folders are not inputs.
+`start(root)` turns recording on (in a module's forked child, a notebook's kernel), `snapshot(root)`
+returns the record, `problem` says whether it still holds, `inputs` what to watch.
 """
 
 from __future__ import annotations
@@ -38,12 +37,16 @@ _root: list[str] = [""]            # the project root, once `start` turned recor
 _ENGINE = os.path.dirname(os.path.realpath(__file__))
 
 
+def inside(path: str, folder: str) -> bool:
+    """Whether the absolute `path` is `folder` or in it."""
+    return path == folder or path.startswith(folder + os.sep)
+
+
 def _is_input(path: str, root: str) -> bool:
-    base = next((b for b in (root, _ENGINE) if path == b or path.startswith(b + os.sep)), None)
-    if any(p.startswith(".") or p in _SKIPPED_PARTS
-           for p in (path[len(base):] if base else path).split(os.sep)):
+    base = next((b for b in (root, _ENGINE) if inside(path, b)), None)
+    if any(p.startswith(".") or p in _SKIPPED_PARTS for p in path[len(base or ""):].split(os.sep)):
         return False
-    return not any(path == o or path.startswith(o + os.sep) for o in (*_skip, *(() if base else _OUTSIDE)))
+    return not any(inside(path, o) for o in (*_skip, *(() if base else _OUTSIDE)))
 
 
 _METADATA = os.path.dirname(importlib.metadata.__file__)   # installed packages' metadata lookups
@@ -141,9 +144,7 @@ class _Environ(collections.abc.MutableMapping):
         self._set.add(key)
         del self._real[key]
 
-    def __iter__(self):
-        for key in list(self._real):
-            self._note(key)
+    def __iter__(self):   # the names it sees; a value read is noted by __getitem__
         _env.setdefault("", "\n".join(sorted(k for k in self._real if k not in self._set)))
         return iter(list(self._real))
 
@@ -184,7 +185,7 @@ def note_modules() -> None:
 
 def _name(path: str, root: str) -> str:
     """How a record names `path`: relative to the project root, else absolute."""
-    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+    return os.path.relpath(path, root) if inside(path, root) else path
 
 
 def snapshot(root: Path) -> dict:
