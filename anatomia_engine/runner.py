@@ -1,13 +1,12 @@
 """Run the figures_src modules whose inputs changed, each in a fresh process, within a time limit.
 
-A module's store entry (`.cache/anatomia/computed/`: the record of what its run read (deps.py), its
-result (codec.py) and figure files) is used while that record holds; the other modules run in the
-worker (worker.py). A module that raises, returns NaN or ±inf, uses a global random generator,
-writes into docs/, exits early, is killed or runs past its time limit stops the build with its
-name, and nothing is kept for it. Under `mkdocs serve` (`keep_worker`) the worker stays up until a
-file it imported changes. Time limit: a module's `TIME_LIMIT = <s>`, else $ANATOMIA_MODULE_TIMEOUT,
-else DEFAULT_TIME_LIMIT s. Run one module by hand (prints its values, writes its figures to a
-temporary folder):
+A module's store entry (`.cache/anatomia/computed/`: what its run read (deps.py), its result
+(codec.py), its figure files) is used while what it read is unchanged; the others run in the worker
+(worker.py). A module that raises, returns NaN or ±inf, uses a global random generator, writes
+into docs/, exits early, is killed or runs past its time limit (its `TIME_LIMIT = <s>`, else
+$ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the build with its name, and nothing is kept for it.
+Under `mkdocs serve` (`keep_worker`) the worker stays up until a file it imported changes.
+Run one module by hand (prints its values, writes its figures to a temporary folder):
 
     .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
@@ -22,12 +21,10 @@ import json
 import logging
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,27 +112,16 @@ def time_limit(name: str, root: Path = ROOT) -> float:
                 if type(seconds) in (int, float) and seconds > 0:
                     return float(seconds)
     env = os.environ.get(TIME_LIMIT_ENV)
-    try:
-        seconds = float(env or DEFAULT_TIME_LIMIT)
-    except ValueError:
-        seconds = 0.0
-    if not seconds > 0:
-        raise ComputeError(M.text("bad_time_limit", env=TIME_LIMIT_ENV, value=env))
-    return seconds
+    with contextlib.suppress(ValueError):
+        if float(env or DEFAULT_TIME_LIMIT) > 0:
+            return float(env or DEFAULT_TIME_LIMIT)
+    raise ComputeError(M.text("bad_time_limit", env=TIME_LIMIT_ENV, value=env))
 
 
 def worker_environment(root: Path) -> dict[str, str]:
     """The environment modules run in (what a record's variables are compared with)."""
     path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
     return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0", **ONE_THREAD)
-
-
-@functools.cache
-def scratch() -> Path:
-    """This process's folder for runs and the worker's log (removed when it ends)."""
-    folder = Path(tempfile.mkdtemp(prefix="anatomia-results-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
 
 
 def _tail(path: Path, limit: int = 3000) -> str:
@@ -149,11 +135,10 @@ class _Worker:
 
     def __init__(self, root: Path, jobs: int):
         self.key = (root, jobs, worker_environment(root))
-        self.log_path = scratch() / f"worker-{time.time_ns()}.log"
-        with self.log_path.open("w") as err:   # stdout unbuffered: select() sees every line
-            self.proc = subprocess.Popen(
-                [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=self.key[2],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, start_new_session=True, bufsize=0)
+        self.log = tempfile.TemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=self.key[2],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True, bufsize=0)
         self.preloaded = self._reply(300)   # its first line: the record of the files it imported
 
     def _reply(self, patience: float, waiting: str = "") -> dict:
@@ -165,11 +150,13 @@ class _Worker:
             raise ComputeError(M.text("worker_silent", seconds=patience, doing=doing))
         line = self.proc.stdout.readline()
         if not line:
+            self.log.seek(0)
+            said = self.log.read()[-3000:].decode(errors="replace").rstrip()
             self.end()
             status = self.proc.returncode
             ended = (M.text("worker_ended", status=status, modules=waiting) if waiting
                      else M.text("worker_no_start", status=status))
-            raise ComputeError(f"{ended}\n{_tail(self.log_path)}")
+            raise ComputeError(f"{ended}\n{said}")
         return json.loads(line)
 
     def run(self, requests: list[dict], patience: float) -> dict[str, int]:
@@ -197,6 +184,7 @@ class _Worker:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        self.log.close()
 
 
 _kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
@@ -273,22 +261,20 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
     limits = {n: time_limit(n, root) for n in names}
     # the largest sources, a rough guess of the longest runs, start first
     order = sorted(names, key=lambda n: -len(_source(n, root)))
-    with tempfile.TemporaryDirectory(dir=scratch()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
         requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
                      "docs": str(root / "docs")} for n in order]
-        for n in names:
-            Path(tmp, n).mkdir()
-        started = False
         try:
             if _kept and not (keep_worker and _kept[0].usable(root, jobs)):
                 stop_worker()
             if not _kept:
                 _kept.append(_Worker(root, jobs))
             statuses = _kept[0].run(requests, max(limits.values()) + 120)
-            started = True
-        finally:
-            if not (started and keep_worker):
-                stop_worker()
+        except BaseException:
+            stop_worker()
+            raise
+        if not keep_worker:
+            stop_worker()
         results: dict[str, ModuleResult] = {}
         errors: list[str] = []
         for n in names:

@@ -1,12 +1,11 @@
 """The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
 per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
 
-Started by the runner as `python -c BOOT ROOT JOBS`: it prints the record of the files it imported
-(deps.py), then for each line it reads (a JSON list of {"id", "module", "out", "docs", "limit"})
-prints {"id", "status"} (exit status, negative for a signal) as each child ends. A child records
-what the module reads, refuses what that record cannot hold (global random generators, writes into
-docs/) and writes its store entry (the record, codec.py's result, the SVG and CSV files) into
-`out`; current.txt says what it is doing, so a crash or a time-out can say where.
+Started as `python -c BOOT ROOT JOBS`, it prints the record of the files it imported (deps.py), then
+reads JSON lists of {"id", "module", "out", "docs", "limit"} and prints {"id", "status"} as each
+child ends. A child records what its module reads, refuses what the record cannot hold (a global
+random generator, a write into docs/) and writes its store entry into `out` (ENTRY); CURRENT says
+what it is doing, so a crash or a time-out can say where.
 """
 
 from __future__ import annotations
@@ -122,10 +121,9 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
     _refuse_global_random(where)
     _refuse_writes(docs, where)
     module = importlib.import_module(module_name)
-    declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name
-                and hasattr(f, KIND)]
+    declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
     output = codec.ModuleOutput(module_name)
-    for fn in (f for f in declared if getattr(f, KIND) == "values"):
+    for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
         now_running(f"{module_name}.{fn.__name__}()")
         produced = fn()
         if not isinstance(produced, dict):
@@ -135,7 +133,7 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
                 raise ValueError(M.text("value_twice", name=key, module=module_name))
             output.values[key] = codec.value_record(module_name, fn.__name__, key, value)
     contents: dict[str, str] = {}
-    for fn in (f for f in declared if getattr(f, KIND) == "figure"):
+    for fn in (f for f in declared if getattr(f, KIND, None) == "figure"):
         name = fn.__name__
         if name in output.values:
             raise ValueError(M.text("value_and_figure", name=name, module=module_name))
@@ -160,8 +158,8 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
     now_running(f"{module_name} (writing the result)")
     result = codec.encode(output)
     deps.note_modules()
-    entry = {"deps": deps.snapshot(root), "result": result, "files": contents}
-    (out / ENTRY).write_text(json.dumps(entry, sort_keys=True), encoding="utf-8")
+    entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
+    (out / ENTRY).write_text(entry, encoding="utf-8")
 
 
 def _child(request: dict, root: str) -> None:
@@ -171,10 +169,10 @@ def _child(request: dict, root: str) -> None:
     out = Path(request["out"])
     code = 1
     try:
-        fd = os.open(out / OUTPUT, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+        out.mkdir()
+        with open(out / OUTPUT, "wb") as output:
+            os.dup2(output.fileno(), 1)
+            os.dup2(output.fileno(), 2)
         sys.stdin = open(os.devnull)  # noqa: SIM115
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
         run_module(request["module"], out, Path(root), Path(request["docs"]))
