@@ -53,21 +53,12 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """One module's figure files (`contents`, published under figures/<module>/), the `digest` of
-    its content, every file and folder its run read, and its result's `text`, decoded on first use."""
+    """One module's decoded result, its figure files (`contents`, published under
+    figures/<module>/) and every file and folder its run read (`inputs`)."""
 
+    output: codec.ModuleOutput
     contents: dict[str, str]
-    digest: str
     inputs: list[Path]
-    text: str
-    where: str        # the store entry, for messages
-
-    @functools.cached_property
-    def output(self) -> codec.ModuleOutput:
-        try:
-            return codec.decode(self.text)
-        except codec.CodecError as exc:
-            raise ComputeError(f"{self.where}: result.json: {exc}") from None
 
     @functools.cached_property
     def values(self) -> dict:
@@ -224,16 +215,14 @@ def entry_name(name: str, root: Path) -> str:
     return store.key("figures_src module", str(codec.FORMAT), name, _source(name, root))
 
 
-_known: dict[tuple[str, str], ModuleResult] = {}   # (entry, digest) -> result: a rebuild reuses it
+_decoded: dict[str, codec.ModuleOutput] = {}   # encoded -> decoded: a rebuild decodes only what changed
 
 
-def _result(body: dict, root: Path, where: str) -> ModuleResult:
-    """The result of a store entry's `body` (one object per content, decoded once per process)."""
-    digest = store.key(body["result"], json.dumps(body["files"], sort_keys=True))
-    if (where, digest) not in _known:
-        inputs = deps.inputs(body["deps"], root)
-        _known[where, digest] = ModuleResult(body["files"], digest, inputs, body["result"], where)
-    return _known[where, digest]
+def _result(body: dict, root: Path) -> ModuleResult:
+    """The result in a store entry's `body`; CodecError if it does not decode."""
+    if body["result"] not in _decoded:
+        _decoded[body["result"]] = codec.decode(body["result"])
+    return ModuleResult(_decoded[body["result"]], body["files"], deps.inputs(body["deps"], root))
 
 
 def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None) -> ModuleResult | None:
@@ -246,13 +235,12 @@ def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None)
     try:
         body = json.loads(data)
         changed = deps.problem(body["deps"], root, worker_environment(root), hashes)
-        result = _result(body, root, str(kept.path(key)))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        result = None if changed else _result(body, root)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:   # CodecError is a ValueError
         log.warning(M.text("result_unreadable", where=where, path=kept.path(key), problem=exc))
         return None
-    if changed is not None:
+    if changed:
         log.info("%s: runs again: %s", where, changed)
-        return None
     return result
 
 
@@ -284,7 +272,7 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
                 continue
             try:
                 data = (work / ENTRY).read_bytes()
-                results[n] = _result(json.loads(data), root, str(kept.path(key)))
+                results[n] = _result(json.loads(data), root)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 errors.append(M.text("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
                 continue
