@@ -13,13 +13,13 @@ Run one module by hand (prints its values, writes its figures to a temporary fol
 
 from __future__ import annotations
 
-import ast
 import atexit
 import contextlib
 import functools
 import json
 import logging
 import os
+import re
 import select
 import signal
 import subprocess
@@ -96,12 +96,9 @@ def _source(name: str, root: Path) -> bytes:
 
 def time_limit(name: str, root: Path = ROOT) -> float:
     """Seconds `name` may run: its own `TIME_LIMIT`, else $ANATOMIA_MODULE_TIMEOUT, else the default."""
-    with contextlib.suppress(SyntaxError, ValueError):
-        for node in ast.parse(_source(name, root)).body:
-            if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["TIME_LIMIT"]:
-                seconds = getattr(node.value, "value", None)
-                if type(seconds) in (int, float) and seconds > 0:
-                    return float(seconds)
+    own = re.search(rb"^TIME_LIMIT *= *([0-9]+(?:\.[0-9]*)?) *(?:#.*)?$", _source(name, root), re.MULTILINE)
+    if own and float(own[1]) > 0:
+        return float(own[1])
     env = os.environ.get(TIME_LIMIT_ENV)
     with contextlib.suppress(ValueError):
         if float(env or DEFAULT_TIME_LIMIT) > 0:

@@ -194,8 +194,10 @@ def _child(request: dict, root: str) -> None:
             os._exit(code)
 
 
-def _preload() -> None:
-    """What every module needs, imported once before forking (the backend is $MPLBACKEND, Agg)."""
+def serve(root: str, jobs: int) -> int:
+    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
+    # what every module needs, imported once before forking ($MPLBACKEND is Agg)
     import matplotlib.pyplot as plt
 
     import anatomia_engine.kit  # noqa: F401
@@ -205,12 +207,6 @@ def _preload() -> None:
     fig.text(0.5, 0.5, "0,5")                   # load the fonts once
     fig.savefig(os.devnull, format="svg")
     plt.close(fig)
-
-
-def serve(root: str, jobs: int) -> int:
-    replies = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
-    _preload()
     deps.note_modules()
     replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
     for line in sys.stdin.buffer:
