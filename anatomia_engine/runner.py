@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import json
 import logging
 import os
@@ -54,28 +53,14 @@ class ComputeError(Exception):
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
     """One module's decoded result, its figure files (`contents`, published under
-    figures/<module>/) and every file and folder its run read (`inputs`)."""
+    figures/<module>/) and every file and folder its run read (`inputs`), with the views pages read."""
 
     output: codec.ModuleOutput
     contents: dict[str, str]
     inputs: list[Path]
-
-    @functools.cached_property
-    def values(self) -> dict:
-        """name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)."""
-        return {n: r.value for n, r in self.output.values.items()}
-
-    @functools.cached_property
-    def meta(self) -> dict:
-        """name -> {"function", "what", "cite", "axes"}."""
-        return {n: r.meta() for n, r in self.output.values.items()}
-
-    @functools.cached_property
-    def figures(self) -> dict:
-        """name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded table}."""
-        return {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
-                    "table": codec.encode_value(f.table, f"figure {n!r}")}
-                for n, f in self.output.figures.items()}
+    values: dict        # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
+    meta: dict          # name -> {"function", "what", "cite", "axes"}
+    figures: dict       # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
 
 
 def decode_values(raw: dict) -> dict:
@@ -219,7 +204,12 @@ def _result(body: dict, root: Path) -> ModuleResult:
     """The result in a store entry's `body`; CodecError if it does not decode."""
     if body["result"] not in _decoded:
         _decoded[body["result"]] = codec.decode(body["result"])
-    return ModuleResult(_decoded[body["result"]], body["files"], deps.inputs(body["deps"], root))
+    out = _decoded[body["result"]]
+    figures = {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
+                   "table": codec.encode_value(f.table, f"figure {n!r}")} for n, f in out.figures.items()}
+    return ModuleResult(out, body["files"], deps.inputs(body["deps"], root),
+                        {n: r.value for n, r in out.values.items()},
+                        {n: r.meta() for n, r in out.values.items()}, figures)
 
 
 def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None) -> ModuleResult | None:

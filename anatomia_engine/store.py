@@ -1,10 +1,9 @@
 """What a build worked out, kept for the next build: `.cache/anatomia/<kind>/`, one checked file per key.
 
 Entries are named by the SHA-256 of what they were computed from (`key(...)`) and start with the
-SHA-256 of the rest: one that does not match (truncated, edited) or cannot be read is reported
-with its path and worked out again, never fatal. Writes go to a temporary file renamed into place
-(a killed build leaves no half-written entry); a cache that cannot be written is said once per
-kind and skipped. `prune()` at the end of a build drops what it did not use.
+SHA-256 of the rest: one that does not match or cannot be read is reported with its path and worked
+out again, never fatal. Writes are atomic (a temporary file renamed into place); a cache that cannot
+be written is said once per kind and skipped. `prune()` drops what a build did not use.
 """
 
 from __future__ import annotations

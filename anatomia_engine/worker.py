@@ -51,8 +51,7 @@ def _refuse(message: str) -> None:
 
 
 def _refuse_global_random(where: str) -> None:
-    """Make the functions of NumPy's legacy global RandomState and of the `random` module's
-    hidden instance (and `np.random.default_rng()` without a seed) raise."""
+    """Make NumPy's legacy global RandomState, `random`'s hidden one and unseeded `default_rng()` raise."""
     import random
 
     import numpy as np
