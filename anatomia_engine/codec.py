@@ -1,15 +1,14 @@
 """What a figures_src module's run produces, as typed records, and the one codec for them.
 
-What a module produced crosses the process boundary (worker.py) and is kept as `result.json`,
-written by `encode` and read by `decode`. Both sides check every number: NaN and ±inf are
-refused with the module, the function and the value's name; only an array returned as
-`Value(x, masked=True)` (masked attention scores, shown as −∞) may hold −inf.
+A module's result crosses the process boundary (worker.py) and is kept in the store as the text
+`encode` writes and `decode` reads. Both sides check every number: NaN and ±inf are refused with
+the module, the function and the value's name; only an array returned as `Value(x, masked=True)`
+(masked attention scores, shown as −∞) may hold −inf.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ import numpy as np
 from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, Value
 
-FORMAT = 1   # bumped when the layout of result.json changes
+FORMAT = 1   # bumped when the layout of the encoded result changes
 
 
 class CodecError(ValueError):
@@ -47,7 +46,7 @@ class ValueRecord:
 
 @dataclass(frozen=True)
 class FigureRecord:
-    """One figure: its files in the result folder (per style, plus 'csv'), alt text, caption, data."""
+    """One figure: its file names (per style, plus 'csv'), alt text, caption and data."""
 
     name: str
     files: Mapping[str, str]
@@ -74,13 +73,11 @@ def table_where(module: str, name: str) -> str:
 
 
 def _check_finite(array: np.ndarray, where: str, masked: bool = False) -> None:
-    """Raise CodecError naming `where` and the position if `array` holds NaN, +inf or (unless
-    `masked`) -inf."""
-    bad = np.isnan(array) | np.isposinf(array) | (np.isneginf(array) & (not masked))
+    """CodecError naming `where` and the position if `array` holds NaN, +inf or (unless `masked`) -inf."""
+    bad = ~np.isfinite(array) & ~(masked & np.isneginf(array))
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        found = float(array[index])
-        word = "NaN" if math.isnan(found) else ("+inf" if found > 0 else "-inf")
+        word = "NaN" if np.isnan(array[index]) else ("+inf" if array[index] > 0 else "-inf")
         hint = "only an array returned as Value(x, masked=True) may hold -inf (masked scores)"
         raise CodecError(M.text("not_finite", where=where, word=word, hint=hint,
                                 at=f" at index {list(index)}" if index else ""))
@@ -90,18 +87,14 @@ def _plain(value: Any, where: str) -> Any:
     """`value` as JSON (numbers at full precision), every float checked."""
     if isinstance(value, Mapping):
         return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, np.ndarray)):
         return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind == "f":
-            _check_finite(value, where)
-        return _plain(value.tolist(), where)
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
-        _check_finite(np.asarray(float(value)), where)
+        _check_finite(np.float64(value), where)
         return float(value)
     return value
 
@@ -140,7 +133,7 @@ def decode_value(item: Mapping) -> Any:
 
 def value_record(module: str, function: str, name: str, produced: Any) -> ValueRecord:
     """The record for what `function` returned under `name` (a bare value or a kit.Value);
-    raises CodecError for a value that cannot be published."""
+    CodecError for a value that cannot be published."""
     where = _where(module, function, name)
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
@@ -152,7 +145,7 @@ def value_record(module: str, function: str, name: str, produced: Any) -> ValueR
 
 
 def encode(output: ModuleOutput) -> str:
-    """result.json's text for `output` (stable: sorted keys)."""
+    """The text kept for `output` (stable: sorted keys)."""
     values = {name: {"encoded": encode_value(rec.value, _where(output.module, rec.function, name),
                                              masked=rec.masked), **rec.meta(), "masked": rec.masked}
               for name, rec in output.values.items()}
@@ -164,8 +157,8 @@ def encode(output: ModuleOutput) -> str:
 
 
 def decode(text: str) -> ModuleOutput:
-    """The records in result.json's text; CodecError if it is malformed or holds a bad number
-    (each value is checked as when it was written)."""
+    """The records in `text`; CodecError if it is malformed or holds a bad number (each value is
+    checked as when it was written)."""
     try:
         doc = json.loads(text)
         if doc.get("format") != FORMAT:
@@ -173,8 +166,8 @@ def decode(text: str) -> ModuleOutput:
         module = doc["module"]
         values = {}
         for name, item in doc["values"].items():
-            meta = Value(decode_value(item["encoded"]), item["what"], item["cite"], item["axes"],
-                         item["masked"])
+            value = decode_value(item["encoded"])
+            meta = Value(value, item["what"], item["cite"], item["axes"], item["masked"])
             values[name] = value_record(module, item["function"], name, meta)
         figures = {}
         for name, item in doc["figures"].items():

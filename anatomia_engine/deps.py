@@ -1,16 +1,16 @@
-"""What a computation read, recorded by the process itself while it reads it (a depfile), and
-whether that still holds: every project file it imports (compiled from the very bytes hashed,
-never from a `.pyc` that an edit within one second leaves looking current), every place an
-import looked in vain, every file it opens for reading (the path resolved then), every folder it
-lists, every environment variable it reads. The Python installation, /dev, /proc, /sys, the
-temporary folder and hidden or cache folders are not inputs. `start(root)` turns recording on
-(one process per computation: a module's forked child, a notebook's kernel), `snapshot(root)`
-returns the record, `problem` says whether it still describes the project, `inputs` what to watch.
+"""What a computation read, recorded by its own process (a depfile), and whether that still holds:
+every project file it imports (compiled from the very bytes hashed, never from a `.pyc` that an
+edit within one second leaves looking current), every place an import looked in vain, every file
+it opens for reading, every folder it lists, every environment variable it reads. The Python
+installation, /dev, /proc, /sys, the temporary folder and hidden or cache folders are not inputs.
+`start(root)` turns recording on (in a module's forked child, a notebook's kernel), `snapshot(root)`
+returns the record, `problem` says whether it still holds, `inputs` what to watch.
 """
 
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import hashlib
 import importlib.machinery
 import importlib.metadata
@@ -23,30 +23,29 @@ from pathlib import Path
 _files: dict[str, str] = {}        # absolute path -> SHA-256 of what was read
 _absent: set[str] = set()          # absolute paths an import looked for
 _folders: dict[str, str] = {}      # absolute path -> SHA-256 of its sorted listing
-_env: dict[str, str | None] = {}   # variable -> value read (None: unset)
+_env: dict[str, str | None] = {}   # variable -> value read (None: unset); "" -> the names listed
 _busy = threading.local()          # set while this file reads for itself (no recording)
-
+_skip: list[str] = []              # more folders that are not inputs (a run's own output)
+_root: list[str] = [""]            # the project root, once `start` turned recording on
 _OUTSIDE = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                                   sys.base_exec_prefix, tempfile.gettempdir())}
                  | {"/dev", "/proc", "/sys"})
 _SKIPPED_PARTS = {"__pycache__", "site-packages", "dist-packages", "node_modules"}
-_skip: list[str] = []              # more folders that are not inputs (a run's own output)
-_root: list[str] = [""]            # the project root, once `start` turned recording on
-
-
 # The engine's own files are inputs wherever it is installed (a checkout under /tmp, site-packages).
 _ENGINE = os.path.dirname(os.path.realpath(__file__))
+_METADATA = os.path.dirname(importlib.metadata.__file__)   # installed packages' metadata lookups
+
+
+def inside(path: str, folder: str) -> bool:
+    """Whether the absolute `path` is `folder` or in it."""
+    return path == folder or path.startswith(folder + os.sep)
 
 
 def _is_input(path: str, root: str) -> bool:
-    base = next((b for b in (root, _ENGINE) if path == b or path.startswith(b + os.sep)), None)
-    if any(p.startswith(".") or p in _SKIPPED_PARTS
-           for p in (path[len(base):] if base else path).split(os.sep)):
+    base = next((b for b in (root, _ENGINE) if inside(path, b)), None)
+    if any(p.startswith(".") or p in _SKIPPED_PARTS for p in path[len(base or ""):].split(os.sep)):
         return False
-    return not any(path == o or path.startswith(o + os.sep) for o in (*_skip, *(() if base else _OUTSIDE)))
-
-
-_METADATA = os.path.dirname(importlib.metadata.__file__)   # installed packages' metadata lookups
+    return not any(inside(path, o) for o in (*_skip, *(() if base else _OUTSIDE)))
 
 
 def _listing(path: str) -> str:
@@ -62,12 +61,9 @@ def _note_file(path: str, data: bytes | None = None) -> None:
     if path in _files or not _is_input(path, _root[0]) or not os.path.isfile(path):
         return
     _busy.on = True
-    try:
+    with contextlib.suppress(OSError):
         _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
-    except OSError:
-        pass
-    finally:
-        _busy.on = False
+    _busy.on = False
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -141,9 +137,7 @@ class _Environ(collections.abc.MutableMapping):
         self._set.add(key)
         del self._real[key]
 
-    def __iter__(self):
-        for key in list(self._real):
-            self._note(key)
+    def __iter__(self):   # the names it sees; a value read is noted by __getitem__
         _env.setdefault("", "\n".join(sorted(k for k in self._real if k not in self._set)))
         return iter(list(self._real))
 
@@ -155,9 +149,8 @@ class _Environ(collections.abc.MutableMapping):
 
 
 def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
-    """Record from now on, in this process, what is imported (and with `reads`, what is
-    opened, listed and read from the environment) under the project at `root`. Folders in
-    `skip` are not inputs (e.g. where the computation writes its output)."""
+    """Record from now on what this process imports (with `reads` also what it opens, lists and
+    reads from the environment) under the project at `root`; folders in `skip` are no inputs."""
     if not _root[0]:
         _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
@@ -175,8 +168,7 @@ def note(path: Path) -> None:
 
 
 def note_modules() -> None:
-    """Record the source of every module loaded so far (also those another finder loaded, as an
-    installed engine)."""
+    """Record the source of every module loaded so far (also those another finder loaded)."""
     for module in list(sys.modules.values()):
         if isinstance(getattr(module, "__file__", None), str):
             note(Path(module.__file__))
@@ -184,7 +176,7 @@ def note_modules() -> None:
 
 def _name(path: str, root: str) -> str:
     """How a record names `path`: relative to the project root, else absolute."""
-    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+    return os.path.relpath(path, root) if inside(path, root) else path
 
 
 def snapshot(root: Path) -> dict:
@@ -200,17 +192,16 @@ def snapshot(root: Path) -> dict:
 
 def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str],
             hashes: dict | None = None) -> str | None:
-    """None if `record` still describes the project at `root` and the environment `environ`
-    the computation would run in; else what changed. `hashes` memoizes digests (one build)."""
+    """None if `record` still describes the project at `root` and the environment `environ` the
+    computation would run in, else what changed; `hashes` memoizes digests (within one build)."""
     hashes = {} if hashes is None else hashes
     base = str(root)
 
     def now(read, path: str) -> str | None:
         if (read, path) not in hashes:
-            try:
+            hashes[read, path] = None
+            with contextlib.suppress(OSError):
                 hashes[read, path] = read(path)
-            except OSError:
-                hashes[read, path] = None
         return hashes[read, path]
 
     try:

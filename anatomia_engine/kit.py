@@ -70,23 +70,19 @@ class Table:
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
-        cell = cell or (lambda v, spec: fmt_spec(v, spec))
+        cell = cell or fmt_spec
         specs = self.column_specs()
-        aligns = ["---:" if spec else ":---" for spec in specs]
-        lines = ["| " + " | ".join(_escape(h) for h in self.header) + " |",
-                 "| " + " | ".join(aligns) + " |"]
-        for row in self.rows:
-            cells = [cell(v, spec) if spec else _escape(str(v)) for v, spec in zip(row, specs, strict=True)]
-            lines.append("| " + " | ".join(cells) + " |")
-        return "\n".join(lines)
+        lines = [[_escape(h) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
+        lines += [[cell(v, spec) if spec else _escape(str(v)) for v, spec in zip(row, specs, strict=True)]
+                  for row in self.rows]
+        return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
     def to_csv(self) -> str:
         """CSV with a dot as decimal mark and full precision (repr), for spreadsheets and scripts."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(self.header)
-        for row in self.rows:
-            writer.writerow([repr(float(v)) if _is_number(v) else v for v in row])
+        writer.writerows([repr(float(v)) if _is_number(v) else v for v in row] for row in self.rows)
         return out.getvalue()
 
 

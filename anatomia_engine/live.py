@@ -1,20 +1,18 @@
 """A live page's recomputation data out of its first load, into a sidecar file beside it.
 
-On a page with `live: true` every number, claim and formula carries what the browser needs to
-recompute it (`data-expr`, `data-fmt`, `data-claim-expr`, `data-tex`) and `#live-example` the
-model's inputs (`data-*` JSON). None of it is needed until the reader presses "Zmień liczby",
-so `publish` moves it all into `<page>.live.json`: each element keyed by its position among ITEMS
-(in the page's <article>, in document order) with the text it shows, so the browser refuses,
-visibly, a sidecar that does not belong to the page it got.
+On a `live: true` page every number, claim and formula carries what the browser needs to recompute
+it (MOVED) and `#live-example` the model's inputs (`data-*` JSON), none of it needed until the reader
+presses "Zmień liczby": `publish` moves it into `<page>.live.json`, each element keyed by its position
+among ITEMS in the page's <article> with the text it shows, so the browser refuses, visibly, a
+sidecar that does not belong to the page it got.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import posixpath
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup
 
@@ -25,14 +23,9 @@ MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
 ROOT_ID = "live-example"
 
 
-def sidecar_name(dest_uri: str) -> str:
-    """`krok-po-kroku/index.html` -> `index.live.json` (beside the page)."""
-    return posixpath.splitext(posixpath.basename(dest_uri))[0] + ".live.json"
-
-
 def split(output: str, dest_uri: str) -> tuple[str, bytes]:
-    """The page without its live attributes (the root gets `data-live-src`, the sidecar's
-    address), and the sidecar's bytes (deterministic)."""
+    """The page without its live attributes (the root gets `data-live-src`, the address of the
+    sidecar `krok/index.html` -> `krok/index.live.json`), and the sidecar's bytes (deterministic)."""
     root = re.search(f'<div class="live-example" id="{ROOT_ID}"[^>]*>', output)
     if root is None:
         raise ValueError(f"{dest_uri}: a live page without <div class=\"live-example\" id=\"{ROOT_ID}\">")
@@ -40,17 +33,16 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     elements = article.select(ITEMS)
     items = []
     for i, element in enumerate(elements):
-        moved = {k[5:]: element[k] for k in MOVED if element.has_attr(k)}
-        for key in ("expr", "claim-expr", "tex"):
-            if key in moved:
-                moved[key] = json.loads(moved[key])
+        moved = {k[5:]: element[k] if k == "data-fmt" else json.loads(element[k]) for k in MOVED
+                 if element.has_attr(k)}
         if moved:
             items.append([i, element.get_text(), moved])
     attrs = article.find(id=ROOT_ID).attrs
     inputs = {k[5:]: json.loads(v) for k, v in attrs.items() if k.startswith("data-")}
     data = {"count": len(elements), "inputs": inputs, "items": items, "selector": ITEMS,
             "temml": katex.OPTIONS}
-    tag = f'<div class="live-example" id="{ROOT_ID}" data-live-src="{html.escape(sidecar_name(dest_uri))}">'
+    sidecar = PurePosixPath(dest_uri).with_suffix(".live.json").name
+    tag = f'<div class="live-example" id="{ROOT_ID}" data-live-src="{html.escape(sidecar)}">'
     page = output[:root.start()] + tag + output[root.end():]
     page = re.sub(' (?:' + "|".join(MOVED) + ')="[^"]*"', "", page)
     return page, json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
@@ -61,7 +53,7 @@ def publish(output: str, page, config) -> str:
     if page.meta.get("live") is not True:
         return output
     output, data = split(output, page.file.dest_uri)
-    folder = Path(config.site_dir) / posixpath.dirname(page.file.dest_uri)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / sidecar_name(page.file.dest_uri)).write_bytes(data)
+    sidecar = Path(config.site_dir, page.file.dest_uri).with_suffix(".live.json")
+    sidecar.parent.mkdir(parents=True, exist_ok=True)
+    sidecar.write_bytes(data)
     return output

@@ -1,9 +1,8 @@
 """The project's messages in one catalogue, messages.yaml beside this file: id -> text, cause, fix.
 
-Code raises through `text(id, **fields)`, so every stop a contributor can meet has one wording,
-and the contributor page (docs/jak-dodac-wartosc.md) shows tables built from the catalogue
-(figures_src/engine_messages.py), one per group. `by` names who writes a message the engine does
-not raise: MkDocs itself, or a file that cannot import the engine (the Makefile, .ci/).
+Code raises through `text(id, **fields)`, so every stop a contributor can meet has one wording, and
+the contributor page shows the catalogue's tables (figures_src/engine_messages.py). `by` names who
+writes a message the engine does not raise: MkDocs, or a file that cannot import the engine (.ci/).
 """
 
 from __future__ import annotations

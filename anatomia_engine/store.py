@@ -1,10 +1,9 @@
 """What a build worked out, kept for the next build: `.cache/anatomia/<kind>/`, one checked file per key.
 
 Entries are named by the SHA-256 of what they were computed from (`key(...)`) and start with the
-SHA-256 of the rest: one that does not match (truncated, edited) or cannot be read is reported
-with its path and worked out again, never fatal. Writes go to a temporary file renamed into place
-(a killed build leaves no half-written entry); a cache that cannot be written is said once per
-kind and skipped. `prune()` at the end of a build drops what it did not use.
+SHA-256 of the rest: one that does not match or cannot be read is reported with its path and worked
+out again, never fatal. Writes are atomic (a temporary file renamed into place); a cache that cannot
+be written is said once per kind and skipped. `prune()` drops what a build did not use.
 """
 
 from __future__ import annotations
@@ -20,12 +19,11 @@ from anatomia_engine import messages as M
 
 # Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
-CACHE = Path(".cache") / "anatomia"
 
 
 def folder(root: Path, kind: str) -> Path:
     """The folder of one kind of result in the project at `root`."""
-    return Path(root) / CACHE / kind
+    return Path(root, ".cache", "anatomia", kind)
 
 
 def key(*parts: str | bytes) -> str:
@@ -42,6 +40,10 @@ def source_of(module) -> bytes:
     return Path(module.__file__).read_bytes()
 
 
+def _checksum(body: bytes) -> bytes:
+    return hashlib.sha256(body).hexdigest().encode("ascii")
+
+
 class Store:
     def __init__(self, folder: Path, suffix: str = ".bin") -> None:
         self.folder = Path(folder)
@@ -49,36 +51,33 @@ class Store:
         self.used: set[str] = set()
         self.unwritable = False
 
-    def _path(self, name: str) -> Path:
+    def path(self, name: str) -> Path:
         return self.folder / f"{name}{self.suffix}"
 
     def get(self, name: str, where: str = "") -> bytes | None:
         """The stored bytes for `name`, or None if there are none or they are damaged."""
-        path = self._path(name)
         where = f"{where}: " if where else ""
         try:
-            data = path.read_bytes()
+            head, _, body = self.path(name).read_bytes().partition(b"\n")
         except FileNotFoundError:
             return None
         except OSError as exc:
-            log.warning(M.text("store_unreadable", where=where, path=path, problem=exc.strerror))
+            log.warning(M.text("store_unreadable", where=where, path=self.path(name), problem=exc.strerror))
             return None
-        head, _, body = data.partition(b"\n")
-        if head != hashlib.sha256(body).hexdigest().encode("ascii"):
-            log.warning(M.text("store_damaged", where=where, path=path))
+        if head != _checksum(body):
+            log.warning(M.text("store_damaged", where=where, path=self.path(name)))
             return None
         self.used.add(name)
         return body
 
     def put(self, name: str, body: bytes) -> None:
         """Store `body` under `name` (atomically); a store that cannot be written is skipped."""
-        path = self._path(name)
         self.used.add(name)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = self.folder / f".{name}{self.suffix}.{os.getpid()}.tmp"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
-            os.replace(tmp, path)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(_checksum(body) + b"\n" + body)
+            os.replace(tmp, self.path(name))
         except OSError as exc:
             if not self.unwritable:
                 log.warning(M.text("store_unwritable", folder=self.folder, problem=exc.strerror))
@@ -91,10 +90,8 @@ class Store:
         temporary files older than an hour (left by a build that was killed while writing)."""
         if self.used and self.folder.is_dir():
             for path in self.folder.iterdir():
-                with contextlib.suppress(OSError):
-                    if path.name.endswith(".tmp"):
-                        if time.time() - path.stat().st_mtime > 3600:
-                            path.unlink(missing_ok=True)
-                    elif path.suffix == self.suffix and path.stem not in self.used:
+                with contextlib.suppress(OSError):   # another build may remove it first
+                    old_tmp = path.name.endswith(".tmp") and time.time() - path.stat().st_mtime > 3600
+                    if old_tmp or (path.suffix == self.suffix and path.stem not in self.used):
                         path.unlink(missing_ok=True)
         self.used.clear()

@@ -1,17 +1,17 @@
 """The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
 per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
 
-Started by the runner as `python -c BOOT ROOT JOBS`; its first line is the record of the files it
-imported (deps.py), then it reads one JSON list of {"id", "module", "out", "docs", "limit"} per
-line and answers {"id", "status"} (exit status, negative for a signal) as each child ends. A child
-records what the module reads, refuses what that record cannot hold (global random generators,
-writes into docs/), and writes result.json (codec.py), an SVG per style and a CSV per figure, and
-deps.json into `out`; current.txt says what it is doing, so a crash or a time-out can say where.
+Started as `python -c BOOT ROOT JOBS`, it prints the record of the files it imported (deps.py), then
+reads JSON lists of {"id", "module", "out", "docs", "limit"} and prints {"id", "status"} as each
+child ends. A child records what its module reads, refuses what the record cannot hold (a global
+random generator, a write into docs/) and writes its store entry into `out` (ENTRY); CURRENT says
+what it is doing, so a crash or a time-out can say where.
 """
 
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import signal
@@ -35,7 +35,7 @@ deps.start(sys.argv[1], reads=False)
 from anatomia_engine import worker
 sys.exit(worker.serve(sys.argv[1], int(sys.argv[2])))
 """
-RESULT, DEPS, ERROR, OUTPUT, CURRENT = "result.json", "deps.json", "error.txt", "output.txt", "current.txt"
+ENTRY, ERROR, OUTPUT, CURRENT = "entry.json", "error.txt", "output.txt", "current.txt"
 LOCK_FILES = ("requirements.lock",)
 _refused: list[str] = []   # kept even if the module catches the exception
 
@@ -45,24 +45,19 @@ class Refused(Exception):
 
 
 def _refuse(message: str) -> None:
-    caller = next((f for f in reversed(traceback.extract_stack()[:-2]) if f.filename != __file__), None)
-    if caller is not None:
-        message += f" (at {caller.filename}:{caller.lineno})"
-    _refused.append(message)
-    raise Refused(message)
+    caller = next(f for f in reversed(traceback.extract_stack()) if f.filename != __file__)
+    _refused.append(f"{message} (at {caller.filename}:{caller.lineno})")
+    raise Refused(_refused[-1])
 
 
 def _refuse_global_random(where: str) -> None:
-    """Make the functions of NumPy's legacy global RandomState and of the `random` module's
-    hidden instance (and `np.random.default_rng()` without a seed) raise."""
+    """Make NumPy's legacy global RandomState, `random`'s hidden one and unseeded `default_rng()` raise."""
     import random
 
     import numpy as np
 
     def refusing(name: str):
-        def refuse(*args, **kwargs):
-            _refuse(M.text("global_random", where=where, name=name))
-        return refuse
+        return lambda *args, **kwargs: _refuse(M.text("global_random", where=where, name=name))
 
     # NumPy's module-level functions on the global state that are not its bound methods
     legacy = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
@@ -96,9 +91,9 @@ def _refuse_writes(docs: Path, where: str) -> None:
             changed = [args[i] for i in _CHANGES.get(event, ())]
         for path in changed:
             if not isinstance(path, (str, bytes, os.PathLike)):
-                continue
+                continue                                 # a file descriptor
             path = os.path.realpath(os.fsdecode(path))
-            if path == folder or path.startswith(folder + os.sep):
+            if deps.inside(path, folder):
                 name = os.path.relpath(path, os.path.dirname(folder))
                 _refuse(M.text("writes_docs", where=where, name=name))
 
@@ -106,7 +101,7 @@ def _refuse_writes(docs: Path, where: str) -> None:
 
 
 def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
-    """Import one module with its inputs recorded, call its functions, write its files into `out`."""
+    """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -125,10 +120,9 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
     _refuse_global_random(where)
     _refuse_writes(docs, where)
     module = importlib.import_module(module_name)
-    declared = [f for f in vars(module).values()
-                if callable(f) and getattr(f, "__module__", None) == module_name and hasattr(f, KIND)]
+    declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
     output = codec.ModuleOutput(module_name)
-    for fn in (f for f in declared if getattr(f, KIND) == "values"):
+    for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
         now_running(f"{module_name}.{fn.__name__}()")
         produced = fn()
         if not isinstance(produced, dict):
@@ -137,11 +131,12 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
             if key in output.values:
                 raise ValueError(M.text("value_twice", name=key, module=module_name))
             output.values[key] = codec.value_record(module_name, fn.__name__, key, value)
-    for fn in (f for f in declared if getattr(f, KIND) == "figure"):
+    contents: dict[str, str] = {}
+    for fn in (f for f in declared if getattr(f, KIND, None) == "figure"):
         name = fn.__name__
         if name in output.values:
             raise ValueError(M.text("value_and_figure", name=name, module=module_name))
-        files: dict[str, str] = {}
+        files = {"csv": f"{name}.csv"}
         for style in STYLES:
             now_running(f"{module_name}.{name}(style={style.name!r})")
             with matplotlib.rc_context({**style.rc(), "svg.hashsalt": f"{short}.{name}.{style.name}"}):
@@ -149,21 +144,21 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
                 if not isinstance(plot, Plot):
                     raise TypeError(M.text("figure_not_plot", type=type(plot).__name__))
                 use_decimal_comma(plot.fig)
-                files[style.name] = f"{name}-{style.name}.svg"
+                svg = io.StringIO()
                 # no date or creator, ids from the salt: the same bytes on every machine and build
-                plot.fig.savefig(out / files[style.name], format="svg",
-                                 metadata={"Date": None, "Creator": None})
+                plot.fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
                 plt.close(plot.fig)
-        codec.encode_value(plot.table, codec.table_where(module_name, name))
-        (out / f"{name}.csv").write_text(plot.table.to_csv(), encoding="utf-8")
-        files["csv"] = f"{name}.csv"
+            files[style.name] = f"{name}-{style.name}.svg"
+            contents[files[style.name]] = svg.getvalue()
+        contents[files["csv"]] = plot.table.to_csv()
         output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
     if _refused:
         raise Refused(_refused[0])
     now_running(f"{module_name} (writing the result)")
-    (out / RESULT).write_text(codec.encode(output), encoding="utf-8")
+    result = codec.encode(output)
     deps.note_modules()
-    (out / DEPS).write_text(json.dumps(deps.snapshot(root), indent=1), encoding="utf-8")
+    entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
+    (out / ENTRY).write_text(entry, encoding="utf-8")
 
 
 def _child(request: dict, root: str) -> None:
@@ -173,24 +168,23 @@ def _child(request: dict, root: str) -> None:
     out = Path(request["out"])
     code = 1
     try:
-        fd = os.open(out / OUTPUT, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+        out.mkdir()
+        with open(out / OUTPUT, "wb") as output:
+            os.dup2(output.fileno(), 1)
+            os.dup2(output.fileno(), 2)
         sys.stdin = open(os.devnull)  # noqa: SIM115
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
-        try:
-            run_module(request["module"], out, Path(root), Path(request["docs"]))
-            code = 0
-        except BaseException as exc:
-            current = (out / CURRENT).read_text(encoding="utf-8")
-            if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
-                text = str(_refused[0] if _refused else exc)
-            elif isinstance(exc, SystemExit):
-                text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()
-            else:
-                text = "\n".join([*_refused[:1], f"in {current}:\n{traceback.format_exc()}"])
-            (out / ERROR).write_text(text, encoding="utf-8")
+        run_module(request["module"], out, Path(root), Path(request["docs"]))
+        code = 0
+    except BaseException as exc:
+        current = (out / CURRENT).read_text(encoding="utf-8")
+        if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
+            text = _refused[0] if _refused else str(exc)
+        elif isinstance(exc, SystemExit):
+            text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()
+        else:
+            text = "\n".join([*_refused[:1], f"in {current}:\n{traceback.format_exc()}"])
+        (out / ERROR).write_text(text, encoding="utf-8")
     finally:
         try:
             sys.stdout.flush()
@@ -199,8 +193,10 @@ def _child(request: dict, root: str) -> None:
             os._exit(code)
 
 
-def _preload() -> None:
-    """What every module needs, imported once before forking (the backend is $MPLBACKEND, Agg)."""
+def serve(root: str, jobs: int) -> int:
+    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
+    # what every module needs, imported once before forking ($MPLBACKEND is Agg)
     import matplotlib.pyplot as plt
 
     import anatomia_engine.kit  # noqa: F401
@@ -210,14 +206,8 @@ def _preload() -> None:
     fig.text(0.5, 0.5, "0,5")                   # load the fonts once
     fig.savefig(os.devnull, format="svg")
     plt.close(fig)
-
-
-def serve(root: str, jobs: int) -> int:
-    _preload()
     deps.note_modules()
-    out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
-    out.write(json.dumps({"preloaded": deps.snapshot(Path(root))}).encode() + b"\n")
+    replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
     for line in sys.stdin.buffer:
         waiting, running = json.loads(line), {}
         while waiting or running:
@@ -225,11 +215,11 @@ def serve(root: str, jobs: int) -> int:
                 request = waiting.pop(0)
                 pid = os.fork()
                 if pid == 0:
-                    out.close()
+                    replies.close()
                     _child(request, root)
                 running[pid] = (request["id"], time.monotonic() + request["limit"] + 1)
             pid, status = _next_end(running)
-            out.write(json.dumps({"id": running.pop(pid)[0], "status": status}).encode() + b"\n")
+            replies.write(json.dumps({"id": running.pop(pid)[0], "status": status}).encode() + b"\n")
     return 0
 
 

@@ -224,18 +224,3 @@ def test_a_module_changing_docs_is_refused_naming_it(writers, case):
     root, messages = writers
     assert f"figures_src/writer_{case}.py writes docs/dane_{case}.csv" in messages[f"writer_{case}"]
     assert (root / "docs" / f"dane_{case}.csv").read_text() == "stary"
-
-
-def test_the_digest_follows_the_content_not_the_run(mini):
-    path = module(mini, "d", """
-        @values
-        def v():
-            return {"n": 1}
-        """)
-    first, _ = compute(mini, "d")
-    path.write_text(path.read_text() + "# a comment: the module runs again, its result is the same\n")
-    again, ran = compute(mini, "d")
-    assert ran == ["d"] and again["d"].digest == first["d"].digest
-    path.write_text(path.read_text().replace('"n": 1', '"n": 2'))
-    changed, _ = compute(mini, "d")
-    assert changed["d"].digest != first["d"].digest
