@@ -81,9 +81,13 @@ def _source(name: str, root: Path) -> bytes:
 
 def time_limit(name: str, root: Path = ROOT) -> float:
     """Seconds `name` may run: its own `TIME_LIMIT`, else $ANATOMIA_MODULE_TIMEOUT, else the default."""
-    own = re.search(rb"^TIME_LIMIT *= *([0-9]+(?:\.[0-9]*)?) *(?:#.*)?$", _source(name, root), re.MULTILINE)
-    if own and float(own[1]) > 0:
-        return float(own[1])
+    own = re.search(rb"^TIME_LIMIT\b.*$", _source(name, root), re.MULTILINE)
+    if own:  # any other spelling would silently run under the default limit
+        seconds = re.fullmatch(rb"TIME_LIMIT *= *([0-9]+(?:\.[0-9]*)?) *(?:#.*)?", own[0].rstrip())
+        if not (seconds and float(seconds[1]) > 0):
+            raise ComputeError(M.text("bad_module_time_limit", where=f"{PACKAGE}/{name}.py",
+                                      line=own[0].decode(errors="replace")))
+        return float(seconds[1])
     env = os.environ.get(TIME_LIMIT_ENV)
     with contextlib.suppress(ValueError):
         if float(env or DEFAULT_TIME_LIMIT) > 0:

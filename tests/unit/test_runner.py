@@ -204,6 +204,19 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
     assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
 
+@pytest.mark.parametrize("line", ["TIME_LIMIT: float = 600", "TIME_LIMIT = 10 * 60", "TIME_LIMIT = 0",
+                                  "TIME_LIMIT = 1_000"])
+def test_a_time_limit_not_written_as_plain_seconds_is_refused_not_ignored(mini, line):
+    module(mini, "limited", f"{line}\n\n@values\ndef v():\n    return {{}}\n")
+    with pytest.raises(runner.ComputeError, match=r"figures_src/limited\.py: write the time limit as a plain"):
+        runner.time_limit("limited", mini)
+
+
+def test_a_time_limit_in_plain_seconds_is_read(mini):
+    module(mini, "limited", "TIME_LIMIT = 42.5  # seconds\n\n@values\ndef v():\n    return {}\n")
+    assert runner.time_limit("limited", mini) == 42.5
+
+
 DEATHS = [
     ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
      r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit_0\.die\(\)"),
