@@ -110,8 +110,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
                                                                 self.docs_name), self.results, meta=page.meta)
         except markdown.TemplateError as exc:
             raise PluginError(str(exc)) from None
-        except runner.ComputeError as exc:     # a stored result that cannot be decoded
-            raise PluginError(f"{where}: {exc}") from None
         katex.set_current_page(where, page.file.content_string)
         return rendered
 
