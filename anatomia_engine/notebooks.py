@@ -357,13 +357,15 @@ class Job(threading.Thread):
 
 
 def material_html(html_text: str) -> str:
-    """mkdocs-jupyter's HTML reduced to the notebook, code cells as Material code blocks.
+    """mkdocs-jupyter's HTML reduced to the notebook, one `div.jp-Cell` per cell.
 
     Its template (0.26.3: no option for either) puts ~590 KB of JupyterLab CSS and scripts before
-    `div.jupyter-wrapper` and a clipboard widget in each code cell; the site styles notebooks itself
-    (lab.css). Code blocks become `div.highlight > pre > code` (the theme's colours and copy button),
-    permalinks take the theme's class, math is written as arithmatex writes it (for KaTeX and
-    search), input areas are no longer keyboard stops.
+    `div.jupyter-wrapper`, a clipboard widget in each code cell and about ten nested wrappers around
+    each cell's code and output; the site styles notebooks itself (lab.css), and every element costs
+    each of the style recalculations Material's script forces on load. A code cell keeps its
+    Material code block (`div.highlight > pre > code`: the theme's colours and copy button) and its
+    outputs, a Markdown cell its content; Pygments' name and whitespace spans go (Material colours
+    names as plain code), permalinks take the theme's class, math is written as arithmatex writes it.
     """
     from bs4 import BeautifulSoup
 
@@ -374,6 +376,21 @@ def material_html(html_text: str) -> str:
     wrapper = soup.select_one("div.jupyter-wrapper")
     for node in wrapper.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser"):
         node.decompose()
+    for cell in wrapper.select("div.jp-Cell[id]"):
+        outer = cell.parent if "jp-Cell" in cell.parent.get("class", []) else cell   # code cells: twice
+        if "jp-CodeCell" in cell["class"]:
+            kept = soup.new_tag("div", attrs={"class": "jp-Cell jp-CodeCell", "id": cell["id"]})
+            kept.extend(cell.select("div.highlight-ipynb"))
+            outputs = cell.select(".jp-OutputArea-output")
+            if outputs:
+                kept.append(soup.new_tag("div", attrs={"class": "jp-Cell-outputWrapper"}))
+                kept.contents[-1].extend(outputs)
+        else:
+            kept = cell.select_one(".jp-RenderedMarkdown")
+            kept.attrs = {"class": "jp-Cell jp-MarkdownCell jp-RenderedMarkdown", "id": cell["id"]}
+            _math_like_arithmatex(soup, kept)
+        outer.replace_with(kept)
+    wrapper.select_one("div.jp-Notebook").unwrap()
     for block in wrapper.select("div.highlight-ipynb"):
         block["class"] = ["highlight"]
     for pre in wrapper.select("div.highlight > pre"):   # code cells and code in Markdown cells
@@ -381,12 +398,10 @@ def material_html(html_text: str) -> str:
         code.extend([c for c in list(pre.contents) if c.name != "span" or c.get_text() or c.attrs])
         pre.clear()
         pre.append(code)
-    for node in wrapper.select(".jp-RenderedMarkdown"):
-        _math_like_arithmatex(soup, node)
+    for span in wrapper.select("div.highlight span.n, div.highlight span.w"):
+        span.unwrap()
     for link in wrapper.select("a.anchor-link"):
         link["class"], link["title"] = ["headerlink"], "Odnośnik do tej sekcji"
-    for node in wrapper.select(".jp-Cell-inputWrapper[tabindex]"):
-        del node["tabindex"]
     return str(wrapper)
 
 
