@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import copy
 import hashlib
 import html
@@ -62,14 +63,6 @@ class Built:
     download: Path         # the copy readers download
     seconds: float | None  # time spent executing; None when it came from the store
     deps: dict             # what the kernel read (deps.py's record)
-
-
-def read_notebook(source: Path) -> nbformat.NotebookNode:
-    """The notebook of a jupytext percent file, with cell ids that do not change per build."""
-    nb = jupytext.read(source)
-    for index, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{index}"
-    return nb
 
 
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
@@ -268,7 +261,9 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
         entry = None
     if entry is None:
         started = time.perf_counter()
-        nb = read_notebook(source)
+        nb = jupytext.read(source)
+        for index, cell in enumerate(nb.cells):
+            cell["id"] = f"cell-{index}"   # ids that do not change per build
         record = execute(nb, source, where, root)
         seconds = time.perf_counter() - started
         entry = {"deps": record,   # the copies end with a newline, as nbformat.write writes them
@@ -295,11 +290,9 @@ def prune(cache_dir: Path, keep: set[str], older_than: float = 3600.0) -> None:
     """Drop the copies' folders other than `keep` once they are an hour old (a concurrent build
     may still be reading a newer one)."""
     for path in cache_dir.iterdir() if cache_dir.is_dir() else ():
-        try:
+        with contextlib.suppress(OSError):
             if path.is_dir() and path.name not in keep and time.time() - path.stat().st_mtime > older_than:
                 shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            pass
 
 
 class Job(threading.Thread):
@@ -331,14 +324,11 @@ class Job(threading.Thread):
 def material_html(html_text: str) -> str:
     """mkdocs-jupyter's HTML reduced to the notebook, one `div.jp-Cell` per cell.
 
-    Its template (0.26.3: no option for either) puts ~590 KB of JupyterLab CSS and scripts before
-    `div.jupyter-wrapper`, a clipboard widget in each code cell and about ten nested wrappers around
-    each cell's code and output; the site styles notebooks itself (lab.css), and every element costs
-    in each style recalculation Material's script forces on load. A code cell keeps its code as a
-    Material code block (`div.highlight > pre > code`: the theme's colours and copy button) and its
-    outputs, a Markdown cell its content; Pygments' name and whitespace spans go (Material colours
-    names as plain code), permalinks take the theme's class, math is written as arithmatex writes it.
-    """
+    Its template (0.26.3: no option for any) puts ~590 KB of JupyterLab CSS and scripts before
+    `div.jupyter-wrapper`, a clipboard widget and ten nested wrappers in each code cell; every element
+    costs in each style pass Material's script forces on load. Code becomes a Material code block
+    (`div.highlight > pre > code`) without Pygments' name and whitespace spans (Material colours names
+    as plain code), permalinks take the theme's class, math is written as arithmatex writes it."""
     from bs4 import BeautifulSoup
 
     start = html_text.find('<div class="jupyter-wrapper">')
