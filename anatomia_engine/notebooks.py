@@ -1,16 +1,11 @@
 """The lab notebook: a jupytext percent `.py` file, executed at build time, published twice.
 
 `build` executes it with nbclient (kernel `python3`, cwd the project root) unless its store entry
-holds, and returns the page copy mkdocs-jupyter renders and the download copy (no outputs). The
-kernel records its inputs as a module run does (deps.py: `deps.start` before the first cell,
-`deps.snapshot` after the last); `deps.problem` decides whether a stored entry still holds.
-A failing cell stops the build with file:line, the cell's numbered source and the traceback.
-
-Cell tags (on the `# %%` line):
-  `remove_cell` executed, left out of the page (repository plumbing); the download keeps it;
-  `solution`    consecutive cells with the same `exercise=N` form one collapsible block
-                "Rozwiązanie ćwiczenia N" on the page, collapsed in the download;
-  `repo-only`   needs the repository (e.g. the attn_core cross-check): a short note in the download.
+still holds (deps.py: the kernel records what it reads as a module run does), and returns the page
+copy mkdocs-jupyter renders and the download copy (no outputs). A failing cell stops the build with
+file:line, the cell's numbered source and the traceback. Cell tags (on the `# %%` line):
+`remove_cell` runs but is left out of the page; `solution` cells with the same `exercise=N` form one
+collapsible "Rozwiązanie ćwiczenia N"; `repo-only` needs the repository, a note in the download.
 An image output needs alt text: `display(fig, metadata={"alt": "..."})`.
 """
 
@@ -18,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import copy
 import hashlib
 import html
@@ -28,6 +24,7 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from dataclasses import dataclass
@@ -42,10 +39,7 @@ from anatomia_engine import messages as M
 log = logging.getLogger("anatomia_engine.notebooks")
 
 KERNEL = "python3"
-CELL_TIMEOUT = 180                     # seconds per cell
-STARTUP_TIMEOUT = 120                  # seconds for the kernel to come up
 PAGE, DOWNLOAD = "page.ipynb", "download.ipynb"
-HIDDEN = "remove_cell"
 REPO_ONLY_NOTE = (
     "*Na stronie w tym miejscu jest komórka, która porównuje wyniki notatnika z biblioteką "
     "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
@@ -68,19 +62,7 @@ class Built:
     page: Path             # the executed page copy (.ipynb) for mkdocs-jupyter
     download: Path         # the copy readers download
     seconds: float | None  # time spent executing; None when it came from the store
-    deps: dict | None = None  # what the kernel read (deps.py's record)
-
-
-def read_notebook(source: Path) -> nbformat.NotebookNode:
-    """The notebook of a jupytext percent file, with cell ids that do not change per build."""
-    nb = jupytext.read(source)
-    for index, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{index}"
-    return nb
-
-
-def _indent(text: str) -> str:
-    return "\n".join("    " + line for line in text.rstrip().splitlines())
+    deps: dict             # what the kernel read (deps.py's record)
 
 
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
@@ -99,7 +81,7 @@ def failure_message(where: str, source: Path, nb, index: int, error: BaseExcepti
     for n, text in enumerate(nb.cells[index].source.splitlines()):
         message.append(f"  {'>' if n == offset else ' '}{(first or 1) + n:4d} | {text}")
     if traceback.strip():
-        message += ["  traceback:", _indent(traceback)]
+        message += ["  traceback:", textwrap.indent(traceback.rstrip(), "    ")]
     return "\n".join(message)
 
 
@@ -120,7 +102,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     report = nbformat.v4.new_code_cell(_REPORT.format(root=str(root)), id="report")
     nb.cells.append(report)
     running = {"index": 0}
-    client = NotebookClient(nb, kernel_name=KERNEL, timeout=CELL_TIMEOUT, startup_timeout=STARTUP_TIMEOUT,
+    client = NotebookClient(nb, kernel_name=KERNEL, timeout=180, startup_timeout=120,   # seconds
                             record_timing=False, coalesce_streams=True,   # the same page every build
                             on_cell_start=lambda cell, cell_index: running.update(index=cell_index),
                             resources={"metadata": {"path": str(root)}})
@@ -138,7 +120,8 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
             raise NotebookError(failure_message(where, source, nb, index, exc)) from None
         except Exception as exc:   # the kernel did not start or stopped answering
             kernel_log.seek(0)
-            problem = f"{type(exc).__name__}: {exc}\n  kernel log:\n{_indent(kernel_log.read()[-3000:])}"
+            problem = f"{type(exc).__name__}: {exc}\n  kernel log:\n" + textwrap.indent(
+                kernel_log.read()[-3000:].rstrip(), "    ")
             raise NotebookError(M.text("kernel_failed", where=where, kernel=KERNEL, python=sys.executable,
                                        problem=problem)) from None
     del nb.cells[0], nb.cells[-1]
@@ -192,19 +175,19 @@ def figures_as_files(page_html: str) -> tuple[str, dict[str, bytes]]:
     return re.sub(r"<img\s[^>]*>", moved, page_html), files
 
 
-def _raw_html(text: str, cell_id: str):
-    return nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/html"}, id=cell_id)
-
-
 def page_notebook(executed, where: str, download_href: str | None = None, download_name: str = ""):
     """The executed notebook as the page shows it: `remove_cell` cells left out, each run of
     solution cells inside <details>, images with their alt text, the download button under the
     `# title`, tags dropped (mkdocs-jupyter would show them)."""
     nb = copy.deepcopy(executed)
     cells, current = [], None
+
+    def raw_html(text: str, cell_id: str):
+        cells.append(nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/html"}, id=cell_id))
+
     for index, cell in enumerate(nb.cells):
         tags = cell.metadata.pop("tags", [])
-        if HIDDEN in tags:
+        if "remove_cell" in tags:
             continue
         for output in cell.get("outputs", []):
             if {"image/svg+xml", "image/png"} & set(output.get("data", {})):
@@ -216,14 +199,14 @@ def page_notebook(executed, where: str, download_href: str | None = None, downlo
         summary = None if "solution" not in tags else f"Rozwiązanie ćwiczenia {exercise}" if exercise \
             else "Rozwiązanie"
         if summary != current and current is not None:
-            cells.append(_raw_html("</details>", f"{cell.id}-end"))
+            raw_html("</details>", f"{cell.id}-end")
         if summary != current and summary is not None:
             opening = f'<details class="success">\n<summary>{html.escape(summary)}</summary>'
-            cells.append(_raw_html(opening, f"{cell.id}-begin"))
+            raw_html(opening, f"{cell.id}-begin")
         current = summary
         cells.append(cell)
     if current is not None:
-        cells.append(_raw_html("</details>", "end"))
+        raw_html("</details>", "end")
     if download_href is not None:
         title = next((c for c in cells if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)),
                      None)
@@ -257,15 +240,38 @@ def download_notebook(executed, where: str):
     return nb
 
 
-def _entry_name(source: Path, root: Path, download_href: str | None, download_name: str | None) -> str:
-    """One entry per notebook and download link; its record says whether it still holds."""
-    return store.key("notebook", os.path.relpath(source.resolve(), root.resolve()),
+def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
+          download_href: str | None = None, download_name: str | None = None) -> Built:
+    """The page and download copies of the notebook at `source`: from its store entry (one per
+    notebook and download link) while the kernel's record still holds, else executed and stored."""
+    try:                                  # its Markdown cells are rendered by nbconvert, not by us
+        placeholders.refuse_in_notebook(source, where)
+    except placeholders.TemplateError as exc:
+        raise NotebookError(str(exc)) from None
+    entries = store.Store(cache_dir, ".json")
+    name = store.key("notebook", os.path.relpath(source.resolve(), root.resolve()),
                      download_href or "", download_name or "")
-
-
-def _write_copies(cache_dir: Path, name: str, entry: dict, seconds: float | None) -> Built:
-    """The entry's two copies as files for mkdocs-jupyter and the download, in a folder named by
-    the entry and its record (a concurrent build writes the same bytes there)."""
+    body, seconds = entries.get(name, where), None
+    try:
+        entry = json.loads(body) if body is not None else None
+        if entry is not None and deps.problem(entry["deps"], root, kernel_environment(root)) is not None:
+            entry = None
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning(M.text("stored_notebook", where=where, problem=exc))
+        entry = None
+    if entry is None:
+        started = time.perf_counter()
+        nb = jupytext.read(source)
+        for index, cell in enumerate(nb.cells):
+            cell["id"] = f"cell-{index}"   # ids that do not change per build
+        record = execute(nb, source, where, root)
+        seconds = time.perf_counter() - started
+        entry = {"deps": record,   # the copies end with a newline, as nbformat.write writes them
+                 "page": nbformat.writes(page_notebook(nb, where, download_href, download_name or "")) + "\n",
+                 "download": nbformat.writes(download_notebook(nb, where)) + "\n"}
+        entries.put(name, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+    # the copies as files, in a folder named by the entry and its record (a concurrent build
+    # writes the same bytes there)
     key = store.key(name, json.dumps(entry["deps"], sort_keys=True))
     folder = cache_dir / key
     try:
@@ -280,91 +286,49 @@ def _write_copies(cache_dir: Path, name: str, entry: dict, seconds: float | None
     return Built(key, folder / PAGE, folder / DOWNLOAD, seconds, entry["deps"])
 
 
-def lookup(source: Path, cache_dir: Path, root: Path, download_href: str | None = None,
-           download_name: str | None = None, where: str | None = None) -> Built | None:
-    """The stored copies if the entry verifies (store.py) and its record still holds, else None."""
-    name = _entry_name(source, root, download_href, download_name)
-    body = store.Store(cache_dir, ".json").get(name, where or str(source))
-    if body is None:
-        return None
-    try:
-        entry = json.loads(body)
-        if deps.problem(entry["deps"], root, kernel_environment(root)) is not None:
-            return None
-        return _write_copies(cache_dir, name, entry, None)
-    except (ValueError, KeyError, TypeError) as exc:
-        log.warning(M.text("stored_notebook", where=where or source, problem=exc))
-        return None
-
-
-def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
-          download_href: str | None = None, download_name: str | None = None) -> Built:
-    """The page and download copies of the notebook at `source`: stored, or executed and stored."""
-    try:                                  # its Markdown cells are rendered by nbconvert, not by us
-        placeholders.refuse_in_notebook(source, where)
-    except placeholders.TemplateError as exc:
-        raise NotebookError(str(exc)) from None
-    cached = lookup(source, cache_dir, root, download_href, download_name, where)
-    if cached is not None:
-        return cached
-    started = time.perf_counter()
-    nb = read_notebook(source)
-    record = execute(nb, source, where, root)
-    seconds = time.perf_counter() - started
-    entry = {"deps": record,   # the copies end with a newline, as nbformat.write writes them
-             "page": nbformat.writes(page_notebook(nb, where, download_href, download_name or "")) + "\n",
-             "download": nbformat.writes(download_notebook(nb, where)) + "\n"}
-    name = _entry_name(source, root, download_href, download_name)
-    store.Store(cache_dir, ".json").put(name, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
-    return _write_copies(cache_dir, name, entry, seconds)
-
-
 def prune(cache_dir: Path, keep: set[str], older_than: float = 3600.0) -> None:
     """Drop the copies' folders other than `keep` once they are an hour old (a concurrent build
     may still be reading a newer one)."""
     for path in cache_dir.iterdir() if cache_dir.is_dir() else ():
-        try:
+        with contextlib.suppress(OSError):
             if path.is_dir() and path.name not in keep and time.time() - path.stat().st_mtime > older_than:
                 shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            pass
 
 
 class Job(threading.Thread):
-    """One notebook built in the background while the modules run; `result()` joins it."""
+    """One notebook built in the background while the modules run; `result()` joins it and
+    raises a NotebookError (file:line) if the notebook failed."""
 
     def __init__(self, source: Path, where: str, cache_dir: Path, root: Path, href: str, name: str):
         super().__init__(name=f"notebook {where}", daemon=True)
         self.args, self.where = (source, where, cache_dir, root, href, name), where
-        self.built: Built | None = None
-        self.error: Exception | None = None
+        self.built, self.error = None, None
         self.start()
 
     def run(self) -> None:
         try:
             self.built = build(*self.args)
-        except Exception as exc:  # noqa: BLE001 - reported when the page is read
+        except NotebookError as exc:
             self.error = exc
+        except Exception as exc:  # noqa: BLE001 - reported when the page is read
+            self.error = NotebookError(f"{self.where}: {type(exc).__name__}: {exc}")
+            self.error.__cause__ = exc
 
     def result(self) -> Built:
-        """The built copies; NotebookError (file:line) if the notebook failed."""
         self.join()
-        if self.error is not None and not isinstance(self.error, NotebookError):
-            raise NotebookError(f"{self.where}: {type(self.error).__name__}: {self.error}") from self.error
         if self.error is not None:
             raise self.error
         return self.built
 
 
 def material_html(html_text: str) -> str:
-    """mkdocs-jupyter's HTML reduced to the notebook, code cells as Material code blocks.
+    """mkdocs-jupyter's HTML reduced to the notebook, one `div.jp-Cell` per cell.
 
-    Its template (0.26.3: no option for either) puts ~590 KB of JupyterLab CSS and scripts before
-    `div.jupyter-wrapper` and a clipboard widget in each code cell; the site styles notebooks itself
-    (lab.css). Code blocks become `div.highlight > pre > code` (the theme's colours and copy button),
-    permalinks take the theme's class, math is written as arithmatex writes it (for KaTeX and
-    search), input areas are no longer keyboard stops.
-    """
+    Its template (0.26.3: no option for any) puts ~590 KB of JupyterLab CSS and scripts before
+    `div.jupyter-wrapper`, a clipboard widget and ten nested wrappers in each code cell; every element
+    costs in each style pass Material's script forces on load. Code becomes a Material code block
+    (`div.highlight > pre > code`) without Pygments' name and whitespace spans (Material colours names
+    as plain code), permalinks take the theme's class, math is written as arithmatex writes it."""
     from bs4 import BeautifulSoup
 
     start = html_text.find('<div class="jupyter-wrapper">')
@@ -372,8 +336,19 @@ def material_html(html_text: str) -> str:
         raise NotebookError(M.text("no_wrapper"))
     soup = BeautifulSoup(html_text[start:], "html.parser")
     wrapper = soup.select_one("div.jupyter-wrapper")
-    for node in wrapper.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser"):
-        node.decompose()
+    for cell in wrapper.select("div.jp-Cell[id]"):
+        outer = cell.parent if "jp-Cell" in cell.parent.get("class", []) else cell   # code cells: twice
+        if "jp-CodeCell" in cell["class"]:
+            kept = soup.new_tag("div", attrs={"class": "jp-Cell jp-CodeCell", "id": cell["id"]})
+            kept.extend(cell.select("div.highlight-ipynb"))
+            if cell.select(".jp-OutputArea-output"):
+                kept.append(soup.new_tag("div", attrs={"class": "jp-Cell-outputWrapper"}))
+                kept.contents[-1].extend(cell.select(".jp-OutputArea-output"))
+        else:
+            kept = cell.select_one(".jp-RenderedMarkdown")
+            kept.attrs = {"class": "jp-Cell jp-MarkdownCell jp-RenderedMarkdown", "id": cell["id"]}
+        outer.replace_with(kept)
+    wrapper.select_one("div.jp-Notebook").unwrap()
     for block in wrapper.select("div.highlight-ipynb"):
         block["class"] = ["highlight"]
     for pre in wrapper.select("div.highlight > pre"):   # code cells and code in Markdown cells
@@ -381,30 +356,21 @@ def material_html(html_text: str) -> str:
         code.extend([c for c in list(pre.contents) if c.name != "span" or c.get_text() or c.attrs])
         pre.clear()
         pre.append(code)
-    for node in wrapper.select(".jp-RenderedMarkdown"):
-        _math_like_arithmatex(soup, node)
+    for span in wrapper.select("div.highlight span.n, div.highlight span.w"):
+        span.unwrap()
     for link in wrapper.select("a.anchor-link"):
         link["class"], link["title"] = ["headerlink"], "Odnośnik do tej sekcji"
-    for node in wrapper.select(".jp-Cell-inputWrapper[tabindex]"):
-        del node["tabindex"]
-    return str(wrapper)
+    return _MATH.sub(_arithmatex, str(wrapper))
 
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+# Math of a Markdown cell as nbconvert leaves it: `$…$` / `$$…$$` in text, never in code or a tag.
+_MATH = re.compile(r"(<(pre|code)\b.*?</\2>|<[^>]*>)|\$\$([^<]+?)\$\$|\$([^<$]+?)\$", re.DOTALL)
 
 
-def _math_like_arithmatex(soup, cell) -> None:
-    """`$…$` / `$$…$$` of a Markdown cell as `span.arithmatex` holding `\\(…\\)` / `\\[…\\]`,
-    as pymdownx.arithmatex (generic) writes math on every other page."""
-    for node in list(cell.find_all(string=_MATH)):
-        if node.find_parent(["code", "pre"]) or node.find_parent(class_="arithmatex"):
-            continue
-        parts, last = [], 0
-        for m in _MATH.finditer(node):
-            display = m.group(1) is not None
-            span = soup.new_tag("span", attrs={"class": "arithmatex arithmatex-display" if display
-                                               else "arithmatex"})
-            span.string = f"\\[{m.group(1)}\\]" if display else f"\\({m.group(2)}\\)"
-            parts += [node[last:m.start()], span]
-            last = m.end()
-        node.replace_with(*[p for p in [*parts, node[last:]] if p != ""])
+def _arithmatex(m: re.Match) -> str:
+    """Math as pymdownx.arithmatex (generic) writes it on every other page, for katex.py."""
+    if m[1] is not None:
+        return m[1]
+    if m[3] is not None:
+        return f'<span class="arithmatex arithmatex-display">\\[{m[3]}\\]</span>'
+    return f'<span class="arithmatex">\\({m[4]}\\)</span>'

@@ -171,6 +171,17 @@ def test_page_has_no_jupyterlab_css_or_foreign_scripts(page):
     assert article.select_one("h1 + p.lab-download a.md-button")
 
 
+def test_each_cell_is_one_div_holding_its_code_block_and_outputs(page):
+    """mkdocs-jupyter nests each code cell in about ten wrappers and Pygments wraps every name:
+    elements each style pass of the page pays for. One div per cell is left, and no name span."""
+    cells = page.select(".jupyter-wrapper .jp-Cell")
+    assert len(cells) >= 30 and not page.select(".jupyter-wrapper .jp-Cell .jp-Cell")
+    for cell in page.select(".jupyter-wrapper .jp-CodeCell"):
+        parts = [child["class"] for child in cell.children if child.name]
+        assert parts in ([["highlight"]], [["highlight"], ["jp-Cell-outputWrapper"]]), cell["id"]
+    assert not page.select(".jupyter-wrapper div.highlight span.n, .jupyter-wrapper div.highlight span.w")
+
+
 def test_no_remove_cell_source_reaches_the_page(built_site):
     """Cells tagged remove_cell in the source run but show none of their own lines on the page."""
     cells = jupytext.read(SOURCE).cells
