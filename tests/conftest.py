@@ -3,6 +3,7 @@ tests/site (the shared build of the real site, tests/site/fixture for error path
 tests/browser (Chromium on the shared build). Helpers for building live in tests/helpers.py."""
 
 import collections
+import math
 import os
 import shutil
 import tempfile
@@ -40,13 +41,27 @@ def _rank(item) -> int:
     return 2 if tier == "browser" else 3
 
 
+SECONDS = "anatomia/seconds-per-file"   # pytest's cache (.pytest_cache): each file's time last run
+_seconds: collections.Counter = collections.Counter()
+
+
 def pytest_collection_modifyitems(config, items):
-    """Longest first, so that no long file is left to run alone at the end of a parallel run:
-    `--dist loadfile --no-loadscope-reorder` hands files to the workers in this order. The unit
-    files go by their number of tests, most first (xdist's own order, which would also put the
-    one-test site files that build the project last)."""
-    tests_in = collections.Counter(item.path for item in items)
-    items.sort(key=lambda item: (_rank(item), -tests_in[item.path] if _rank(item) == 3 else 0))
+    """Longest first within a rank, so that no long file is left to run alone at the end of a
+    parallel run: `--dist loadfile --no-loadscope-reorder` hands files to the workers in this
+    order. A file's length is its time in the last run that timed it (a new file counts as
+    longest); before any run (a clean clone), a unit file's number of tests, and the other tiers
+    keep their order (the one-test site files that build projects would come last). Every worker
+    reads the same cache, so all of them collect the same order."""
+    files = collections.Counter(item.nodeid.split("::")[0] for item in items)
+    last = config.cache.get(SECONDS, {}) if hasattr(config, "cache") else {}
+    if not last.keys() & files.keys():
+        last = {file: count if file.startswith("tests/unit/") else 0 for file, count in files.items()}
+    items.sort(key=lambda item: (_rank(item), -last.get(item.nodeid.split("::")[0], math.inf)))
+
+
+def pytest_runtest_logreport(report):
+    """Each test's phases as they end, in the process that runs pytest (from every xdist worker)."""
+    _seconds[report.nodeid.split("::")[0]] += report.duration
 
 
 def pytest_collection_finish(session):
@@ -57,6 +72,9 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """A build another xdist worker may still need is waited for, unless the run was stopped."""
+    """A build another xdist worker may still need is waited for, unless the run was stopped; the
+    process that runs pytest keeps each file's time for the next run's order."""
     others = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
     stop_session_site(wait=others and exitstatus != pytest.ExitCode.INTERRUPTED)
+    if "PYTEST_XDIST_WORKER" not in os.environ and _seconds and hasattr(session.config, "cache"):
+        session.config.cache.set(SECONDS, session.config.cache.get(SECONDS, {}) | dict(_seconds))

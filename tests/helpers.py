@@ -9,6 +9,7 @@ import http.server
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -160,15 +161,32 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:
     return False
 
 
-def mkdocs_serve(project: Path) -> tuple[subprocess.Popen, str]:
-    """`mkdocs serve` of `project` on a free port in its own process group; (process, page URL)."""
+@contextlib.contextmanager
+def mkdocs_serve(project: Path):
+    """`mkdocs serve` of `project` on a free port in its own process group; yields (process, page
+    URL, its output lines so far: a thread reads them as they come, so a test waits for a line
+    instead of sleeping). Complete once the block is left (the server is stopped)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
-    return server, f"http://127.0.0.1:{port}/"
+    output: list[str] = []
+
+    def read():
+        for line in server.stdout:
+            output.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        yield server, f"http://127.0.0.1:{port}/", output
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=20)
+        reader.join(timeout=20)
+        server.stdout.close()
 
 
 # --- the browser tests' plumbing ---------------------------------------------------------

@@ -365,28 +365,6 @@ def test_figures_render_with_polish_alt_text_and_data(module):
             plt.close(plot.fig)
 
 
-@pytest.mark.parametrize("name", ALL_MODULES)
-def test_figure_text_uses_the_decimal_comma(name):
-    """Tick labels, legends and annotations follow the site's number format: no '0.5'."""
-    import matplotlib
-    import matplotlib.pyplot as plt
-
-    from anatomia_engine.plot import use_decimal_comma
-
-    module = importlib.import_module(f"figures_src.{name}")
-    for fig_name, fn in figures_of(module).items():
-        for style in STYLES:
-            with matplotlib.rc_context(style.rc()):
-                plot = fn(style)
-                use_decimal_comma(plot.fig)   # as anatomia_engine/runner.py does before saving
-                plot.fig.canvas.draw()   # tick labels exist only after a draw
-                texts = [t.get_text() for t in plot.fig.findobj(matplotlib.text.Text)]
-            plt.close(plot.fig)
-            # "Llama 3.1" is a name, not a number
-            bad = [t for t in texts if re.search(r"\d\.\d", re.sub(r"Llama \d\.\d", "", t))]
-            assert not bad, f"{name}.{fig_name} ({style.name}): {bad}"
-
-
 def test_figure_tables_hold_the_module_values():
     lb, sc = module_values("luong_bahdanau"), module_values("scaling")
     table = luong_bahdanau.luong_weights(STYLES[0]).table

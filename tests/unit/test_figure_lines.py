@@ -1,16 +1,19 @@
-"""No figure text is crossed by a drawn line or marker: every `@figure` of every figures_src module.
+"""Figure text: no text is crossed by a drawn line or marker, and every number has the decimal
+comma. Every `@figure` of every figures_src module, each drawn once per style.
 
 A label, an annotation or a legend that a curve runs through is hard to read ("log V = 3,47" on
 its dashed line, a legend under a rising curve). The check works in display coordinates: each
 text's and legend's box (`get_window_extent`) against each `Line2D` path and each scatter marker,
 as drawn. Lines are clipped to their axes first, as on the page. Layout does not depend on the
-colour scheme, so the light style is enough.
+colour scheme, so the light style is enough for crossings. `Figure.draw_without_rendering` lays out
+the text (tick labels exist only after a draw) with the same boxes as an Agg draw, without the pixels.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -19,7 +22,7 @@ from matplotlib.transforms import Bbox
 
 import figures_src
 from anatomia_engine.kit import KIND
-from anatomia_engine.plot import LIGHT, new_figure, use_decimal_comma
+from anatomia_engine.plot import LIGHT, STYLES, new_figure, use_decimal_comma
 
 FIGURES = [(module.name, name)
            for module in pkgutil.iter_modules(figures_src.__path__)
@@ -41,8 +44,7 @@ def text_boxes(fig):
 
 
 def crossings(fig) -> list[str]:
-    """Texts of `fig` that a line or a scatter marker passes through, as 'text × artist'."""
-    fig.canvas.draw()
+    """Texts of `fig` (drawn) that a line or a scatter marker passes through, as 'text × artist'."""
     found = []
     for what, box in text_boxes(fig):
         for ax in fig.axes:
@@ -66,16 +68,27 @@ def crossings(fig) -> list[str]:
     return found
 
 
+def dotted_numbers(fig) -> list[str]:
+    """Texts of `fig` (drawn) with a number written with a decimal point ('0.5'); "Llama 3.1" is a
+    name, not a number."""
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    return [t for t in texts if re.search(r"\d\.\d", re.sub(r"Llama \d\.\d", "", t))]
+
+
 @pytest.mark.parametrize(("module", "name"), FIGURES)
-def test_no_text_is_crossed_by_a_line(module, name):
+def test_no_text_is_crossed_by_a_line_and_numbers_have_the_decimal_comma(module, name):
     fn = getattr(importlib.import_module(f"figures_src.{module}"), name)
-    with matplotlib.rc_context(LIGHT.rc()):
-        plot = fn(LIGHT)
-        use_decimal_comma(plot.fig)
-        try:
-            assert crossings(plot.fig) == [], f"figures_src/{module}.py {name}"
-        finally:
-            plt.close(plot.fig)
+    for style in STYLES:
+        with matplotlib.rc_context(style.rc()):
+            plot = fn(style)
+            use_decimal_comma(plot.fig)   # as the module run does before saving
+            try:
+                plot.fig.draw_without_rendering()
+                assert dotted_numbers(plot.fig) == [], f"figures_src/{module}.py {name} ({style.name})"
+                if style is LIGHT:
+                    assert crossings(plot.fig) == [], f"figures_src/{module}.py {name}"
+            finally:
+                plt.close(plot.fig)
 
 
 def test_the_check_sees_a_crossed_legend_and_a_label_on_its_line():
@@ -88,10 +101,13 @@ def test_the_check_sees_a_crossed_legend_and_a_label_on_its_line():
         ax.text(0.8, 0.1, "na punkcie", ha="center", va="center")
         ax.legend(loc="center")
         try:
+            fig.draw_without_rendering()
+            dotted = dotted_numbers(fig)
             found = crossings(fig)
         finally:
             plt.close(fig)
     assert any(f.startswith("'na linii' × line") for f in found), found
     assert any(f.startswith("'na punkcie' × markers") for f in found), found
     assert any(f.startswith("legend × line 'rośnie'") for f in found), found
+    assert "0.2" in dotted and "1.0" in dotted, dotted   # ticks drawn without use_decimal_comma
     assert len(FIGURES) > 20, FIGURES

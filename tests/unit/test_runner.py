@@ -23,7 +23,6 @@ import pytest
 
 from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
-from figures_src import masking
 from helpers import copy_project, mkdocs_build
 
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
@@ -189,7 +188,7 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
     module(mini, "slow", f"""
         import signal
         import time
-        TIME_LIMIT = 2
+        TIME_LIMIT = 1
 
         @values
         def wait():
@@ -199,7 +198,7 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
         """)
     proc = compute_in_child(mini, ["slow"])
     assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "figures_src/slow.py did not finish within its time limit of 2 s" in proc.stderr
+    assert "figures_src/slow.py did not finish within its time limit of 1 s" in proc.stderr
     assert "figures_src.slow.wait()" in proc.stderr and "ANATOMIA_MODULE_TIMEOUT" in proc.stderr
     assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
@@ -549,12 +548,22 @@ def test_a_whole_entry_that_cannot_be_decoded_is_reported_with_its_path_and_run_
 
 # --- the command line ---------------------------------------------------------------------------
 
-def test_command_line_runs_one_module_and_prints_its_values():
-    proc = subprocess.run([sys.executable, "-m", "anatomia_engine.runner", "figures_src.masking"],
-                          cwd=runner.ROOT, capture_output=True, text=True, timeout=300)
+def test_command_line_runs_one_module_and_prints_its_values(mini):
+    module(mini, "demo", """
+        @values
+        def numbers():
+            return {"demo_n": 3}
+
+        @figure
+        def chart(style):
+            import matplotlib.pyplot as plt
+            return Plot(fig=plt.figure(), alt="Pusty", caption="Pusty", table=Table(["x"], [["a"]]))
+        """)
+    proc = subprocess.run([sys.executable, "-m", "anatomia_engine.runner", "figures_src.demo"],
+                          cwd=mini, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert f"mask_n = {len(masking.TOKENS)}" in proc.stdout
-    assert "figures: mask_effect, mask_matrix ->" in proc.stdout
+    assert "demo_n = 3" in proc.stdout
+    assert "figures: chart ->" in proc.stdout
 
 
 def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
