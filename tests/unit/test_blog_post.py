@@ -22,9 +22,9 @@ from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose, assert_array_equal
 
 from anatomia_engine import numfmt as nf
-from figures_src import luong_bahdanau, masking, multi_head, scaling
 from anatomia_engine.kit import KIND, Plot, Table, Value
 from anatomia_engine.plot import STYLES
+from figures_src import luong_bahdanau, masking, multi_head, scaling
 from helpers import whole_page
 
 REPO = Path(__file__).resolve().parents[2]
