@@ -42,6 +42,9 @@ def test_hatch_lines_stand_out_from_the_cell_they_hatch(style):
     assert patterns, "no hatch pattern in the SVG"
     strokes = set(re.findall(r"stroke:\s*(#[0-9a-f]{6})", " ".join(patterns)))
     assert strokes, patterns[0][:300]
+    # the lines are drawn at full strength: a translucent hatched face fades them (to a blur in print)
+    hatched = re.findall(r'style="fill: url\(#[^)]*\)([^"]*)"', svg)
+    assert hatched and not any("opacity" in rest for rest in hatched), hatched
     cell = blend(style.blocked, 0.35, style.bg)          # the tint the page shows under the lines
     for stroke in strokes:
         assert stroke != to_hex(style.blocked)
