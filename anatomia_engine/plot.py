@@ -170,7 +170,8 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
         bar.set_label(colorbar_label or QUANTITIES[quantity][1], color=style.fg)
         bar.outline.set_visible(False)
         bar.ax.tick_params(colors=style.fg, labelsize=9.5)   # >= 8 CSS px on a phone at 5,4 in
-    # add_artist keeps the data limits; an opaque tint (a translucent face fades its hatch in print).
+    # add_artist keeps the data limits; an opaque tint (a translucent face fades its hatch in print),
+    # also behind the cell's number, which the hatch would cross.
     tint = 0.35 * np.array(to_rgb(style.blocked)) + 0.65 * np.array(to_rgb(style.bg))
     for i, j in zip(*np.nonzero(mask), strict=True):
         ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=tint, hatch="///",
@@ -178,7 +179,7 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
     for i, j in np.ndindex(m.shape if annotate else (0, 0)):
         colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
         ax.text(j, i, fmt_dec(m[i, j], decimals, allow_inf=True), ha="center", va="center", color=colour,
-                fontsize=9)
+                fontsize=9, bbox={"facecolor": tint, "edgecolor": "none", "pad": 1.5} if mask[i, j] else None)
     ax.set_xticks(range(len(col_labels)), labels=list(col_labels))
     ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
     ax.tick_params(length=0)
@@ -186,8 +187,7 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+    ax.spines[:].set_visible(False)
     return image
 
 

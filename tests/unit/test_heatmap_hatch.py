@@ -24,7 +24,7 @@ def contrast(a: str, b: str) -> float:
 
 def blend(colour: str, alpha: float, background: str) -> str:
     c, b = matplotlib.colors.to_rgb(colour), matplotlib.colors.to_rgb(background)
-    return to_hex([alpha * x + (1 - alpha) * y for x, y in zip(c, b)])
+    return to_hex([alpha * x + (1 - alpha) * y for x, y in zip(c, b, strict=True)])
 
 
 @pytest.mark.parametrize("style", STYLES, ids=lambda s: s.name)
@@ -36,8 +36,12 @@ def test_hatch_lines_stand_out_from_the_cell_they_hatch(style):
                 blocked=blocked, quantity="weights")
         buf = io.StringIO()
         fig.savefig(buf, format="svg")
+        on_hatch = [t for t in ax.texts if blocked[round(t.get_position()[1]), round(t.get_position()[0])]]
         matplotlib.pyplot.close(fig)
     svg = buf.getvalue()
+    # a blocked cell's number stands on a patch of the opaque tint, not on the hatch lines
+    assert len(on_hatch) == 3 and all(t.get_bbox_patch() and t.get_bbox_patch().get_alpha() in (None, 1)
+                                      and t.get_bbox_patch().get_facecolor()[3] == 1 for t in on_hatch)
     patterns = re.findall(r"<pattern[^>]*>(.*?)</pattern>", svg, re.S)
     assert patterns, "no hatch pattern in the SVG"
     strokes = set(re.findall(r"stroke:\s*(#[0-9a-f]{6})", " ".join(patterns)))
