@@ -131,3 +131,15 @@ def test_printed_pages_fit_the_paper(browser, server, built_site):
             page.emulate_media(media="screen")
     finally:
         context.close()
+
+
+def test_no_table_sticks_out_of_its_box_on_a_phone(phone, server, built_site):
+    """At 375 px a table wider than its box scrolls in Material's wrapper (with a cue); any other
+    table must fit: the explorer's weights stuck out of their frame by 24 px."""
+    for path in site_pages(built_site):
+        phone.goto(server + path, wait_until="networkidle")
+        out = phone.evaluate("""() => [...document.querySelectorAll('article table')]
+            .filter(t => !t.closest('.md-typeset__scrollwrap, details:not([open])') && t.offsetParent)
+            .filter(t => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1)
+            .map(t => t.className + ' ' + (t.caption ? t.caption.textContent : ''))""")
+        assert out == [], path
