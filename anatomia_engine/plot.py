@@ -14,7 +14,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import ticker
-from matplotlib.colors import to_rgb, to_rgba
+from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
 from anatomia_engine import messages as M
@@ -167,15 +167,16 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
         bar.set_label(colorbar_label or QUANTITIES[quantity][1], color=style.fg)
         bar.outline.set_visible(False)
         bar.ax.tick_params(colors=style.fg, labelsize=9.5)   # >= 8 CSS px on a phone at 5,4 in
-    # add_artist, not add_patch: the cells lie inside the image, so the data limits stay. The hatch
-    # is opaque, in a colour of its own, so the cells read as hatched on either background.
+    # add_artist keeps the data limits; an opaque tint (a translucent face fades its hatch in print),
+    # also behind the cell's number, which the hatch would cross.
+    tint = 0.35 * np.array(to_rgb(style.blocked)) + 0.65 * np.array(to_rgb(style.bg))
     for i, j in zip(*np.nonzero(mask), strict=True):
-        ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=to_rgba(style.blocked, 0.35),
-                                hatch="///", hatchcolor=style.hatch, edgecolor="none", linewidth=0))
+        ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=tint, hatch="///",
+                                hatchcolor=style.hatch, edgecolor="none", linewidth=0))
     for i, j in np.ndindex(m.shape if annotate else (0, 0)):
         colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
         ax.text(j, i, fmt_dec(m[i, j], decimals, allow_inf=True), ha="center", va="center", color=colour,
-                fontsize=9)
+                fontsize=9, bbox={"facecolor": tint, "edgecolor": "none", "pad": 1.5} if mask[i, j] else None)
     ax.set_xticks(range(len(col_labels)), labels=list(col_labels))
     ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
     ax.tick_params(length=0)
@@ -183,8 +184,7 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+    ax.spines[:].set_visible(False)
     return image
 
 

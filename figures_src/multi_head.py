@@ -171,8 +171,9 @@ def head_split(style) -> Plot:
 @figure
 def head_weights(style) -> Plot:
     result = _toy()
-    # 2 x 2 at a phone's width: tick labels only on the outer edges, one colour bar for all.
-    fig, axes = plt.subplots(2, 2, figsize=(5.2, 5.6), layout="constrained")
+    # 2 x 2 at a phone's width: tick labels only on the outer edges, one colour bar for all, under
+    # the maps, so that the width it would take beside them goes to the cells' two-decimal numbers.
+    fig, axes = plt.subplots(2, 2, figsize=(5.2, 6.4), layout="constrained")
     for i, ax in enumerate(axes.flat):
         image = heatmap(ax, result.weights[i], row_labels=TOKENS, col_labels=TOKENS, style=style,
                         decimals=2, vmin=0.0, vmax=1.0, title=f"głowa {i + 1}",
@@ -180,7 +181,7 @@ def head_weights(style) -> Plot:
                         xlabel="klucz" if i >= 2 else "", ylabel="zapytanie" if i % 2 == 0 else "")
         ax.tick_params(axis="x", labelrotation=45, rotation_mode="xtick", labelbottom=i >= 2)
         ax.tick_params(axis="y", labelleft=i % 2 == 0)
-    bar = fig.colorbar(image, ax=axes, shrink=0.6, pad=0.02)
+    bar = fig.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=30, pad=0.03)
     bar.set_label("waga uwagi", color=style.fg)
     bar.outline.set_visible(False)
     bar.ax.tick_params(colors=style.fg, labelsize=9.5)

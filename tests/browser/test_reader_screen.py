@@ -31,13 +31,16 @@ def test_a_number_on_a_touch_screen_is_inline_with_a_24_px_target(phone, server)
 def test_footnote_way_back_is_visible_and_numbered_when_cited_twice(phone, server):
     phone.goto(server + "/krok-po-kroku/", wait_until="networkidle")
     backs = phone.evaluate("""() => [...document.querySelectorAll('.footnote li')].map(li =>
-        [...li.querySelectorAll('.footnote-backref')].map(a =>
-            [getComputedStyle(a).opacity, getComputedStyle(a, '::after').content]))""")
-    assert backs and all(float(o) == 1 for refs in backs for o, _ in refs), backs
+        [...li.querySelectorAll('.footnote-backref')].map(a => {
+            const box = a.getBoundingClientRect(), after = getComputedStyle(a, '::after');
+            return [getComputedStyle(a).opacity, after.content, parseFloat(after.fontSize),
+                    Math.min(box.width, box.height)]; }))""")
+    assert backs and all(float(o) == 1 for refs in backs for o, *_ in refs), backs
+    assert all(side >= 24 for refs in backs for *_, side in refs), "a way back smaller than a finger"
     several = [refs for refs in backs if len(refs) > 1]
     assert several, "no footnote is cited twice: the numbering would go unchecked"
-    for refs in several:     # each arrow shows its place in the list (a CSS counter)
-        assert all("counter(" in c for _, c in refs), refs
+    for refs in several:     # each arrow shows its place in the list (a CSS counter), big enough to read
+        assert all("counter(" in c and size >= 8 for _, c, size, _ in refs), refs
     single = [refs[0][1] for refs in backs if len(refs) == 1]
     assert all(c in ("none", "normal") for c in single), single
 
@@ -128,3 +131,15 @@ def test_printed_pages_fit_the_paper(browser, server, built_site):
             page.emulate_media(media="screen")
     finally:
         context.close()
+
+
+def test_no_table_sticks_out_of_its_box_on_a_phone(phone, server, built_site):
+    """At 375 px a table wider than its box scrolls in Material's wrapper (with a cue); any other
+    table must fit: the explorer's weights stuck out of their frame by 24 px."""
+    for path in site_pages(built_site):
+        phone.goto(server + path, wait_until="networkidle")
+        out = phone.evaluate("""() => [...document.querySelectorAll('article table')]
+            .filter(t => !t.closest('.md-typeset__scrollwrap, details:not([open])') && t.offsetParent)
+            .filter(t => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1)
+            .map(t => t.className + ' ' + (t.caption ? t.caption.textContent : ''))""")
+        assert out == [], path

@@ -75,6 +75,8 @@ def _shown_characters(mathml: str) -> set[str]:
         if tag == "mi" and len(text) == 1 and "mathvariant" not in attrs:
             text = _italic(text)
         shown |= set(text)
+    if re.search(r"<m(?:sqrt|root)\b", mathml):
+        shown.add("\u221a")    # the radical sign is the browser's, drawn (and stretched) from the math font
     return shown - {"\n", " "}
 
 

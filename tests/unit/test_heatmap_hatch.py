@@ -24,7 +24,7 @@ def contrast(a: str, b: str) -> float:
 
 def blend(colour: str, alpha: float, background: str) -> str:
     c, b = matplotlib.colors.to_rgb(colour), matplotlib.colors.to_rgb(background)
-    return to_hex([alpha * x + (1 - alpha) * y for x, y in zip(c, b)])
+    return to_hex([alpha * x + (1 - alpha) * y for x, y in zip(c, b, strict=True)])
 
 
 @pytest.mark.parametrize("style", STYLES, ids=lambda s: s.name)
@@ -36,12 +36,19 @@ def test_hatch_lines_stand_out_from_the_cell_they_hatch(style):
                 blocked=blocked, quantity="weights")
         buf = io.StringIO()
         fig.savefig(buf, format="svg")
+        on_hatch = [t for t in ax.texts if blocked[round(t.get_position()[1]), round(t.get_position()[0])]]
         matplotlib.pyplot.close(fig)
     svg = buf.getvalue()
+    # a blocked cell's number stands on a patch of the opaque tint, not on the hatch lines
+    assert len(on_hatch) == 3 and all(t.get_bbox_patch() and t.get_bbox_patch().get_alpha() in (None, 1)
+                                      and t.get_bbox_patch().get_facecolor()[3] == 1 for t in on_hatch)
     patterns = re.findall(r"<pattern[^>]*>(.*?)</pattern>", svg, re.S)
     assert patterns, "no hatch pattern in the SVG"
     strokes = set(re.findall(r"stroke:\s*(#[0-9a-f]{6})", " ".join(patterns)))
     assert strokes, patterns[0][:300]
+    # the lines are drawn at full strength: a translucent hatched face fades them (to a blur in print)
+    hatched = re.findall(r'style="fill: url\(#[^)]*\)([^"]*)"', svg)
+    assert hatched and not any("opacity" in rest for rest in hatched), hatched
     cell = blend(style.blocked, 0.35, style.bg)          # the tint the page shows under the lines
     for stroke in strokes:
         assert stroke != to_hex(style.blocked)
