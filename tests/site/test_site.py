@@ -61,3 +61,15 @@ def test_contributor_page_shows_the_formatter_at_work(built_site):
         # a cell of its own
         assert f'<td>{shown}</td>' in page or f'<td style="text-align: left;">{shown}</td>' in page, shown
     assert "<code>2{,}68</code>" in page
+
+
+def test_a_figures_light_and_dark_pictures_show_the_same_text_in_the_same_places(built_site):
+    """The schemes differ in colours only: tests/unit/test_figure_lines.py checks the light text."""
+    texts = re.compile(r"<text\b[^>]*>.*?</text>", re.S)
+    pictures = sorted((built_site / "figures").rglob("*-light.svg"))
+    for light in pictures:
+        dark = light.with_name(light.name.replace("-light.svg", "-dark.svg"))
+        shown = [[re.sub(r'style="[^"]*"', "", t) for t in texts.findall(picture.read_text())]
+                 for picture in (light, dark)]
+        assert shown[0] == shown[1], light.relative_to(built_site)
+    assert len(pictures) > 20

@@ -1,12 +1,12 @@
 """Figure text: no text is crossed by a drawn line or marker, heatmap cell numbers keep clear space
 between them, and every number has the decimal comma. Every `@figure` of every figures_src module,
-each drawn once per style.
+drawn once: a figure's text and layout do not depend on the colour scheme (the styles differ in
+colours only), so the light style stands for both.
 
 A label, an annotation or a legend that a curve runs through is hard to read ("log V = 3,47" on
 its dashed line, a legend under a rising curve). The check works in display coordinates: each
 text's and legend's box (`get_window_extent`) against each `Line2D` path and each scatter marker,
-as drawn. Lines are clipped to their axes first, as on the page. Layout does not depend on the
-colour scheme, so the light style is enough for crossings. `Figure.draw_without_rendering` lays out
+as drawn. Lines are clipped to their axes first, as on the page. `Figure.draw_without_rendering` lays out
 the text (tick labels exist only after a draw) with the same boxes as an Agg draw, without the pixels.
 
 Boxes that do not overlap can still nearly touch ("0,020,32" reads as one number): the cell numbers
@@ -29,7 +29,7 @@ from matplotlib.transforms import Bbox
 
 import figures_src
 from anatomia_engine.kit import KIND
-from anatomia_engine.plot import LIGHT, STYLES, heatmap, new_figure, use_decimal_comma
+from anatomia_engine.plot import LIGHT, heatmap, new_figure, use_decimal_comma
 
 FIGURES = [(module.name, name)
            for module in pkgutil.iter_modules(figures_src.__path__)
@@ -108,18 +108,16 @@ def dotted_numbers(fig) -> list[str]:
 @pytest.mark.parametrize(("module", "name"), FIGURES)
 def test_no_text_is_crossed_or_crowded_and_numbers_have_the_decimal_comma(module, name):
     fn = getattr(importlib.import_module(f"figures_src.{module}"), name)
-    for style in STYLES:
-        with matplotlib.rc_context(style.rc()):
-            plot = fn(style)
-            use_decimal_comma(plot.fig)   # as the module run does before saving
-            try:
-                plot.fig.draw_without_rendering()
-                assert dotted_numbers(plot.fig) == [], f"figures_src/{module}.py {name} ({style.name})"
-                if style is LIGHT:
-                    assert crossings(plot.fig) == [], f"figures_src/{module}.py {name}"
-                    assert crowded(plot.fig) == [], f"figures_src/{module}.py {name}"
-            finally:
-                plt.close(plot.fig)
+    with matplotlib.rc_context(LIGHT.rc()):
+        plot = fn(LIGHT)
+        use_decimal_comma(plot.fig)   # as the module run does before saving
+        try:
+            plot.fig.draw_without_rendering()
+            assert dotted_numbers(plot.fig) == [], f"figures_src/{module}.py {name}"
+            assert crossings(plot.fig) == [], f"figures_src/{module}.py {name}"
+            assert crowded(plot.fig) == [], f"figures_src/{module}.py {name}"
+        finally:
+            plt.close(plot.fig)
 
 
 def test_the_check_sees_a_crossed_legend_and_a_label_on_its_line():

@@ -1,0 +1,116 @@
+"""The runner's module processes: a module that hangs, is killed, exits early or leaves state
+behind is stopped and named, and nothing is kept for it (split from test_runner.py so the two
+files' forked runs go to different test workers)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from anatomia_engine import runner
+from tests.unit.test_runner import (
+    HEADER,
+    compute_in_child,
+    entries,
+    entry_path,
+    failures,
+    kept,
+    make_mini,
+    mini,
+    module,
+)
+
+__all__ = ["mini"]   # a fixture, used by name
+
+
+@pytest.mark.parametrize("alarm", ["", "signal.signal(signal.SIGALRM, signal.SIG_IGN)"],
+                         ids=["plain", "ignores-alarm"])
+def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
+    module(mini, "slow", f"""
+        import signal
+        import time
+        TIME_LIMIT = 1
+
+        @values
+        def wait():
+            {alarm}
+            time.sleep(600)
+            return {{}}
+        """)
+    proc = compute_in_child(mini, ["slow"])
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "figures_src/slow.py did not finish within its time limit of 1 s" in proc.stderr
+    assert "figures_src.slow.wait()" in proc.stderr and "ANATOMIA_MODULE_TIMEOUT" in proc.stderr
+    assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
+
+
+@pytest.mark.parametrize("line", ["TIME_LIMIT: float = 600", "TIME_LIMIT = 10 * 60", "TIME_LIMIT = 0",
+                                  "TIME_LIMIT = 1_000"])
+def test_a_time_limit_not_written_as_plain_seconds_is_refused_not_ignored(mini, line):
+    module(mini, "limited", f"{line}\n\n@values\ndef v():\n    return {{}}\n")
+    refused = r"figures_src/limited\.py: write the time limit as a plain"
+    with pytest.raises(runner.ComputeError, match=refused):
+        runner.time_limit("limited", mini)
+
+
+def test_a_time_limit_in_plain_seconds_is_read(mini):
+    module(mini, "limited", "TIME_LIMIT = 42.5  # seconds\n\n@values\ndef v():\n    return {}\n")
+    assert runner.time_limit("limited", mini) == 42.5
+
+
+DEATHS = [
+    ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
+     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit_0\.die\(\)"),
+    ("import sys\nsys.exit(0)\n",
+     r"figures_src\.quit_1 \(import\) called sys\.exit\(0\)"),
+    ("import os\n\n@values\ndef leave():\n    print('bye')\n    os._exit(0)\n",
+     r"ended with exit status 0 before writing its results \(while running figures_src\.quit_2\.leave\(\)\)"
+     r"(?s:.*)bye"),
+]
+
+
+@pytest.fixture(scope="module")
+def deaths(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """One run of a module per case of DEATHS, all in one compute: the project, each message."""
+    root = make_mini(tmp_path_factory.mktemp("deaths") / "mini")
+    for i, (body, _) in enumerate(DEATHS):
+        (root / "figures_src" / f"quit_{i}.py").write_text(HEADER + body)
+    return root, failures(root, [f"quit_{i}" for i in range(len(DEATHS))])
+
+
+@pytest.mark.parametrize("case", range(len(DEATHS)))
+def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(deaths, case):
+    root, messages = deaths
+    message = messages[f"quit_{case}"]
+    assert re.search(DEATHS[case][1], message) and "Nothing was cached" in message
+    assert kept(root, f"quit_{case}") is None and not entry_path(root, f"quit_{case}").exists()
+
+
+def test_modules_do_not_share_state(mini):
+    (mini / "figures_src" / "_shared.py").write_text("SEEN = []\n")
+    module(mini, "first", """
+        import matplotlib
+        from . import _shared
+        matplotlib.rcParams["font.size"] = 99.0
+        _shared.SEEN.append("first")
+
+        @values
+        def one():
+            return {"seen": len(_shared.SEEN)}
+        """)
+    module(mini, "second", """
+        import sys
+        import matplotlib
+        from . import _shared
+
+        @values
+        def two():
+            return {"font_size": float(matplotlib.rcParams["font.size"]), "seen": len(_shared.SEEN),
+                    "sees_first": int("figures_src.first" in sys.modules)}
+        """)
+    found, _ = runner.compute(["first", "second"], root=mini, jobs=1)
+    assert found["first"].values["seen"] == 1
+    assert found["second"].values["font_size"] != 99.0
+    assert found["second"].values["seen"] == 0 and found["second"].values["sees_first"] == 0
