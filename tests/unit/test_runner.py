@@ -2,8 +2,9 @@
 figures_src module can fail stops with its name, nothing is kept for a failed run, and a kept
 result is used only when its store entry is whole and what its run read is unchanged.
 
-Most tests run a small module in a project of their own (fast); each failure class is also
-exercised against a copy of the real project (tests/helpers.py copy_project).
+Each test runs small modules in a project of its own; the real project's runs are in the site
+tier (tests/site/test_runner.py). The process failures (hangs, signals, exits) are in
+test_runner_exits.py.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import pytest
 
 from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
-from helpers import copy_project, mkdocs_build
 
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
 
