@@ -9,6 +9,7 @@ postprocessor stops the build on anything of the language left in the HTML.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import html as htmlmod
 import posixpath
@@ -19,7 +20,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
-from jinja2.exceptions import TemplateSyntaxError
 from markdown import Extension, Markdown, util
 from markdown.blockprocessors import BlockProcessor
 from markdown.postprocessors import Postprocessor
@@ -48,7 +48,6 @@ class FrontMatter:
 
 def front_matter(raw: str, where: str) -> FrontMatter:
     """Parse and check a page's YAML front matter; TemplateError naming `where:line` if it is wrong."""
-    raw = raw.lstrip("\ufeff")
     m = FRONT_MATTER.match(raw)
     if not m:
         if re.match(r"-{3}[ \t]*\n[A-Za-z_][\w-]*[ \t]*:", raw):
@@ -60,11 +59,11 @@ def front_matter(raw: str, where: str) -> FrontMatter:
         line = 2 + getattr(getattr(exc, "problem_mark", None), "line", 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise TemplateError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
-    meta = {} if meta is None else meta
+    meta = meta or {}
     if not isinstance(meta, dict):
         raise TemplateError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
-    rest = raw[m.end():]  # MkDocs also drops the blank lines after the front matter
-    first_line = raw[: m.end()].count("\n") + len(rest) - len(rest.lstrip("\n")) + 1
+    # MkDocs also drops the blank lines after the front matter
+    first_line = raw.count("\n", 0, len(raw) - len(raw[m.end():].lstrip("\n"))) + 1
     computed = meta.get("computed") or []
     computed = [computed] if isinstance(computed, str) else computed
     line = 2 + next((i for i, text in enumerate(m.group(1).splitlines()) if text.startswith("computed")), 0)
@@ -79,19 +78,17 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
     for module, result in results.items():
         source = f"{runner.PACKAGE}/{module}.py"
         for key, value in result.values.items():
-            meta = result.meta.get(key, {})
+            meta = result.meta.get(key, {})  # function, what, cite, axes
             placeholders.check_value_name(key, source, meta.get("function"))
-            axes = None if meta.get("axes") is None else tuple(tuple(a) for a in meta["axes"])
-            scope[f"{module}.{key}"] = Entry(value, source, meta.get("function"), meta.get("what"),
-                                             meta.get("cite"), axes)
+            scope[f"{module}.{key}"] = Entry(value, source, **meta)
         for key in result.figures:
             scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
     for module in fm.computed:
         if module not in results:
             near = difflib.get_close_matches(module, list(results), n=1)
             hint = f"did you mean '{near[0]}'? " if near else ""
-            message = M.text("fm_unknown_module", module=module, hint=hint)
-            raise TemplateError(f"{where}:{fm.computed_line}: {message}")
+            raise TemplateError(f"{where}:{fm.computed_line}: " + M.text("fm_unknown_module", module=module,
+                                                                         hint=hint))
         for key, entry in list(scope.items()):
             if key.startswith(module + "."):
                 bare = key[len(module) + 1:]
@@ -109,7 +106,6 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
     base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page_uri) or ".")
     alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
     table = runner.decode_values({"t": entry["table"]})["t"]
-    placeholders.check_table(table, f"{qualified} (the data of the figure)")
     return "\n".join([
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
@@ -155,7 +151,7 @@ class _Record:
     scope: dict[str, Entry]
     results: Mapping[str, runner.ModuleResult]  # for its figures
     tokenized: str
-    live: bool = False  # front matter `live: true`: claims and numbers carry their compiled expressions
+    live: bool  # front matter `live: true`: claims and numbers carry their compiled expressions
 
 
 _records: dict[int, _Record] = {}
@@ -179,7 +175,7 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
     record_id = _ids.setdefault(page.where, len(_ids) + 1)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
     _records[record_id] = _Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized,
-                                  live=fm.meta.get("live") is True)
+                                  fm.meta.get("live") is True)
     return tokenized
 
 
@@ -209,49 +205,44 @@ class FigureBlockProcessor(BlockProcessor):
     (after code blocks and math have taken theirs, so a token in code is never expanded)."""
 
     def test(self, parent, block) -> bool:
-        for i, line in enumerate(block.split("\n") if "\ue000" in block else []):
+        for i, line in enumerate(block.split("\n")):
             m = TOKEN.fullmatch(line.strip())
             record, tag = _tag(m) if m else (None, None)
             if tag is None or tag.expr is None:
                 continue
-            try:
+            with contextlib.suppress(TemplateError):  # reported where the token is filled
                 value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
-            except TemplateError:
-                continue  # reported where the token is filled (a table with a filter too)
-            if isinstance(value, (FigureRef, Table)):
-                self.found = i, record, tag, value, expr, used  # BlockParser calls run() right after
-                return True
+                if isinstance(value, (FigureRef, Table)):
+                    self.found = i, record, tag, value, expr, used  # BlockParser calls run() right after
+                    return True
         return False
 
     def run(self, parent, blocks) -> None:
-        block = blocks.pop(0)
         i, record, tag, value, expr, used = self.found
-        lines = block.split("\n")
+        lines = blocks.pop(0).split("\n")
         before, after = "\n".join(lines[:i]), "\n".join(lines[i + 1:])
         if after.strip():
             blocks.insert(0, after)
         if before.strip():
             self.parser.parseBlocks(parent, [before])
-        if isinstance(value, FigureRef):
-            text = figure_markdown(record.results, value.name, page_uri=record.page.uri)
-        else:
+        start = len(parent)
+        if isinstance(value, Table):
             try:
                 text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
             except TemplateError as exc:
                 raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
-        start = len(parent)
-        self.parser.parseChunk(parent, text.strip("\n"))
-        if isinstance(value, FigureRef):  # the data box's summary is short; its accessible name says whose
-            module, name = value.name.split(".", 1)
-            for box in (box for el in parent[start:] for box in el.iter("details")):
-                box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
+            self.parser.parseChunk(parent, text.strip("\n"))
+            return
+        self.parser.parseChunk(parent, figure_markdown(record.results, value.name, page_uri=record.page.uri))
+        module, name = value.name.split(".", 1)  # the data box's accessible name says whose data it holds
+        for box in (box for el in parent[start:] for box in el.iter("details")):
+            box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
 
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}
 BLOCK_TAGS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption"}
 # Braces a placeholder's value shows ({{ "{{" }}) travel as these until the output check is done.
 BRACES = str.maketrans("{}", "\ue002\ue003")
-UNBRACES = str.maketrans("\ue002\ue003", "{}")
 # A token in highlighted code, perhaps split by Pygments' markup; and raw HTML's code, scripts, tags.
 _CODE_TOKEN = re.compile(r"\ue000(?:<[^>]*>|[pt0-9])*\ue001")
 _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
@@ -259,15 +250,28 @@ _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
                         re.DOTALL | re.IGNORECASE)
 
 
-class _Resolver:
-    """Fills the tokens of one conversion and records on each tag where it stood and what it showed."""
+class PlaceholderTreeprocessor(Treeprocessor):
+    """Fills the tokens of one conversion by where each stands, then checks the claims and the shown
+    sums. Runs after the inline patterns (20), attribute lists (8) and abbreviations (7), before the
+    table of contents (5): headings carry their numbers into the TOC and search."""
 
-    def __init__(self, md: Markdown):
-        self.md = md
+    def run(self, root: etree.Element) -> None:
         self.seen: dict[int, _Record] = {}  # the pages whose tokens it filled
         self.groups: list[list[Tag]] = []  # the tags of each block of text, for the shown sums
         self.stash_context: dict[int, str] = {}  # raw HTML set aside -> where its placeholder stands
         self.unwrapped: set[tuple[int, int]] = set()  # live claims marked on an element instead
+        self.mark_claims(root)
+        self.tree(root)
+        stash = self.md.htmlStash.rawHtmlBlocks
+        for i, block in enumerate(stash):
+            if not isinstance(block, str):
+                self.tree(block)
+            elif "\ue000" in block:
+                stash[i] = self.raw(block, self.stash_context.get(i, "prose"))
+        for record in sorted(self.seen.values(), key=lambda r: r.id):
+            placeholders.check_claims(record.tags, record.text, record.scope)
+        for group in self.groups:
+            placeholders.check_shown_sums(group)
 
     def mark_claims(self, root: etree.Element) -> None:
         """On a live page, a claim whose start and end stand in different elements (it begins
@@ -289,31 +293,24 @@ class _Resolver:
                 ancestors.append(parents[ancestors[-1]])
             while last not in ancestors:
                 last = parents[last]
-            try:
-                expr = placeholders.compiled(claim.cond)
-            except (TemplateError, TemplateSyntaxError):
-                continue  # check_claims names the error at the claim's line
             last.set("data-claim", "true")
-            last.set("data-claim-expr", expr)
+            last.set("data-claim-expr", placeholders.claim_expression(claim))
             self.unwrapped |= {start, end}
 
-    def shown_for(self, m: re.Match, context: str, group: list | None = None) -> placeholders.Shown:
+    def text(self, m: re.Match, context: str, group: list | None, raw: bool = False) -> str:
+        """A token's text in `context` ('tag' and 'script': raw HTML's), recording where it stood and
+        what it showed; a number's span goes into the tree set aside as raw HTML, as a span a page
+        writes by hand would (so the TOC and search read its text)."""
         record, tag = _tag(m)
         self.seen[record.id] = record
-        tag.contexts.append(context)
+        plain = "plain" if context in ("tag", "script") else context
+        tag.contexts.append(plain)
         live = record.live and (record.id, tag.index) not in self.unwrapped
-        shown = fill(tag, record.scope, context=context, live=live)
-        if context == "prose" and tag.expr is not None:
+        shown = fill(tag, record.scope, context=plain, live=live)
+        if plain == "prose" and tag.expr is not None:
             tag.shown = tag.shown or shown
             if group is not None:
                 group.append(tag)
-        return shown
-
-    def text(self, m: re.Match, context: str, group: list | None, raw: bool = False) -> str:
-        """A token's text in `context` ('tag' and 'script': raw HTML's); a number's span goes into
-        the tree set aside as raw HTML, as a span a page writes by hand would (so the TOC and
-        search read its text)."""
-        shown = self.shown_for(m, "plain" if context in ("tag", "script") else context, group)
         if context in ("code", "math"):
             return htmlmod.escape(shown.text, quote=False) if raw and context == "code" else shown.text
         if context == "tag":
@@ -368,56 +365,37 @@ class _Resolver:
         return self.text(t, "code", None, raw=True) if t else m.group(0)
 
 
-class PlaceholderTreeprocessor(Treeprocessor):
-    """Runs after the inline patterns (20), attribute lists (8) and abbreviations (7), before the
-    table of contents (5): headings carry their numbers into the TOC and search."""
-
-    def run(self, root: etree.Element) -> None:
-        resolver = _Resolver(self.md)
-        if self.md.anatomia_record:
-            resolver.seen[self.md.anatomia_record.id] = self.md.anatomia_record
-        resolver.mark_claims(root)
-        resolver.tree(root)
-        stash = self.md.htmlStash.rawHtmlBlocks
-        for i, block in enumerate(stash):
-            if not isinstance(block, str):
-                resolver.tree(block)
-            elif "\ue000" in block:
-                stash[i] = resolver.raw(block, resolver.stash_context.get(i, "prose"))
-        for record in sorted(resolver.seen.values(), key=lambda r: r.id):
-            placeholders.check_claims(record.tags, record.text, record.scope)
-        for group in resolver.groups:
-            placeholders.check_shown_sums(group)
-
-
 _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
                      r"|<(span|div) class=\"arithmatex\">.*?</\2>", re.DOTALL)
 _MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 
 
-def check_html(text: str, record: _Record | None) -> None:
-    """Stop on anything of the placeholder language in `text` (HTML) outside code and math: a
-    token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text."""
-    m = _CODE_TOKEN.search(text)
-    t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0))) if m else None
-    if t:
-        tag = _tag(t)[1]
-        place = " ".join(re.sub(r"<[^>]*>", " ", text[max(0, m.start() - 40):m.start()]).split())
-        source = (tag.expr or tag.source).strip()
-        raise tag.error(M.text("unresolved", source=source, place=f"after '{place[-30:]}'"))
-    visible = _HIDDEN.sub(lambda h: " " * len(h.group(0)), text)
-    for m in (ENGINE_MARKUP.search(visible), _MARKS.search(visible)):
-        if not m:
-            continue
-        snippet = htmlmod.unescape(re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120])).split("\n")[0]
-        if m.re is ENGINE_MARKUP:
-            message = M.text("escaped_markup", snippet=snippet[:60])
-        else:
-            closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[m[0]]
-            message = M.text("stray", mark=m[0], closing=closing, snippet=snippet[:60].strip())
-        mark = 'class="num' if m.re is ENGINE_MARKUP else m[0]
-        raise TemplateError(f"{record.page.where if record else 'the page'}:{_line(record, mark)}: {message}")
+class OutputCheckPostprocessor(Postprocessor):
+    """The safety net: nothing of the placeholder language reaches a reader outside code and math:
+    a token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text."""
+
+    def run(self, text: str) -> str:
+        record = self.md.anatomia_record
+        plain = re.sub(r"<[^>]*>", "", text) if "\ue000" in text else ""
+        t = TOKEN.search(plain)
+        if t:
+            tag, place = _tag(t)[1], " ".join(plain[max(0, t.start() - 40):t.start()].split())
+            raise tag.error(M.text("unresolved", source=(tag.expr or tag.source).strip(),
+                                   place=f"after '{place[-30:]}'"))
+        visible = _HIDDEN.sub(" ", text)
+        m = ENGINE_MARKUP.search(visible) or _MARKS.search(visible)
+        if m:
+            snippet = re.sub(r"<[^>]*>", "", visible[m.start():m.start() + 120])
+            snippet = htmlmod.unescape(snippet).split("\n")[0][:60]
+            if m.re is ENGINE_MARKUP:
+                message, mark = M.text("escaped_markup", snippet=snippet), 'class="num'
+            else:
+                closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[m[0]]
+                message, mark = M.text("stray", mark=m[0], closing=closing, snippet=snippet.strip()), m[0]
+            where = record.page.where if record else "the page"
+            raise TemplateError(f"{where}:{_line(record, mark)}: {message}")
+        return text.translate(str.maketrans("\ue002\ue003", "{}"))
 
 
 def _line(record: _Record | None, mark: str) -> int:
@@ -430,22 +408,6 @@ def _line(record: _Record | None, mark: str) -> int:
         if not any(a <= m.start() < b for a, b in taken):
             return record.first_line + record.text.count("\n", 0, m.start())
     return record.first_line
-
-
-def _unguard_toc(tokens: list) -> None:
-    """The table of contents MkDocs builds from `md.toc_tokens` shows the braces as written."""
-    for token in tokens:
-        token["name"] = token["name"].translate(UNBRACES)
-        _unguard_toc(token["children"])
-
-
-class OutputCheckPostprocessor(Postprocessor):
-    """The safety net: nothing of the placeholder language may reach a reader outside code."""
-
-    def run(self, text: str) -> str:
-        check_html(text, self.md.anatomia_record)
-        _unguard_toc(getattr(self.md, "toc_tokens", []))
-        return text.translate(UNBRACES)
 
 
 class PlaceholderExtension(Extension):

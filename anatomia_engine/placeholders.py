@@ -133,15 +133,12 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
         raise
     except SecurityError as exc:
         raise TemplateError(M.text("not_allowed", source=source, problem=exc)) from None
-    except _Missing as exc:
-        raise TemplateError(M.text("undefined", source=source, problem=exc)) from None
+    except LookupError as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+        raise TemplateError(M.text("undefined", source=source, problem=problem)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
         problem = f"{type(exc).__name__}: {exc}"
         raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
-
-
-class _Missing(Exception):
-    """An index out of range or a key that is not there."""
 
 
 def _lookup(name: str, scope: Mapping[str, Entry]):
@@ -181,11 +178,7 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Frac
             raise SecurityError(f"access to attribute {node.attr!r} is unsafe.")
         return _lookup(f"{node.node.name}.{node.attr}", scope)
     if isinstance(node, nodes.Getitem):
-        obj, key = ev(node.node), ev(node.arg)
-        try:
-            return obj[key]
-        except (TypeError, LookupError) as exc:
-            raise _Missing(f"{type(obj).__name__} has no element {key!r} ({exc})") from None
+        return ev(node.node)[ev(node.arg)]
     if isinstance(node, nodes.Slice):
         return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
     if isinstance(node, (nodes.Tuple, nodes.List)):
@@ -421,11 +414,16 @@ def _claim_markup(tag: Tag, live: bool) -> Shown:
         return Shown("")
     if tag.block == "endclaim":
         return Shown("", markup="</span>")
+    expr = html.escape(claim_expression(tag))
+    return Shown("", markup=f'<span class="claim" data-claim="true" data-claim-expr="{expr}">')
+
+
+def claim_expression(claim: Tag) -> str:
+    """The compiled condition of a claim on a live page (the browser recomputes it)."""
     try:
-        expr = compiled(tag.cond)
-    except (TemplateError, TemplateSyntaxError):
-        return Shown("")  # check_claims names the error at the claim's line
-    return Shown("", markup=f'<span class="claim" data-claim="true" data-claim-expr="{html.escape(expr)}">')
+        return compiled(claim.cond)
+    except (TemplateError, TemplateSyntaxError) as exc:
+        raise claim.error(M.text("claim_error", cond=claim.cond, problem=exc)) from None
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
@@ -446,19 +444,9 @@ def span_html(shown: Shown) -> str:
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
 
 
-def check_table(table: Table, name: str) -> None:
-    """Refuse a table with NaN or infinity in any cell, naming the row and the column."""
-    for r, row in enumerate(table.rows, start=1):
-        for header, cell in zip(table.header, row, strict=True):
-            if _is_number(cell) and not _math.isfinite(float(cell)):
-                raise TemplateError(M.text("table_nan", name=name, row=r, label=row[0], column=header,
-                                           value=float(cell)))
-
-
 def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
     """A Table as Markdown; every formatted cell carries the number span (what: column and row),
     and on a `live` page the cell's expression `name[r][j]` and its filter."""
-    check_table(table, name)
     specs = table.column_specs()
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
@@ -538,11 +526,6 @@ def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope) -> None:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
         raise claim.error(M.text("claim_error", cond=cond, problem=exc)) from None
-    values = {n: np.asarray(scope[n].value) for n in used if _is_number(scope[n].value)
-              or isinstance(scope[n].value, np.ndarray)}
-    nan = [n for n, v in values.items() if v.dtype.kind in "fc" and np.isnan(v).any()]
-    if nan:
-        raise claim.error(M.text("claim_nan", cond=cond, names=", ".join(nan)))
     if isinstance(ok, np.ndarray):
         raise claim.error(M.text("claim_arrays", cond=cond))
     if not ok:

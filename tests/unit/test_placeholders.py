@@ -359,19 +359,12 @@ def test_any_failure_while_evaluating_or_formatting_names_the_line(text, message
     ("a\n\n{% claimm p > 0 %}tekst{% endclaim %}", 6, "unknown tag '{% claimm p > 0 %}'; did you mean "
                                                       "'{% claim … %}'?"),
     ("x\n{% claim p > 0 %}a\n\n{% claim p > 0 %}b{% endclaim %}", 5, "is never closed"),
-    ("x\n{% claim bad > 0 %}NaN jest dodatnie.{% endclaim %}", 5, "uses bad, which is NaN"),
     ("{% endclaim %}", 4, "without {% claim"),
 ])
 def test_misspelt_unbalanced_and_unclosed_tags_are_errors(text, line, message):
     got = error(text)
     assert got.startswith(f"docs/x.md:{line}: "), got
     assert message in got
-
-
-def test_nan_in_a_table_names_the_table_row_and_column():
-    values = dict(VALUES, t=Table(["token", "p"], [["cat", 0.5], ["dog", float("nan")]]))
-    got = error("Tabela\n\n{{ t }}\n", values=values)
-    assert got.startswith("docs/x.md:6: {{ t }}: table 't', row 2 (dog), column 'p': the value is nan")
 
 
 @pytest.mark.parametrize("name", ["sum", "max", "dec", "true"])
