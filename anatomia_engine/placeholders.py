@@ -7,6 +7,7 @@ expression syntax evaluated by `_eval`, with one numfmt filter; failures name `f
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import html
@@ -275,17 +276,6 @@ def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None
     return None
 
 
-def describe(entry: Entry, index: tuple[int, ...] = ()) -> str | None:
-    """The entry's `what`, with {i}, {j}, … filled from `axes` for an indexed element."""
-    if not entry.what:
-        return None
-    try:
-        labels = {letter: axis[i] for letter, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
-        return entry.what.format(**labels)
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None  # an array shown whole, or a template that needs more indices
-
-
 # --- tags, tokens and their text ----------------------------------------------------
 
 def _is_number(v) -> bool:
@@ -388,9 +378,12 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
         shown = Shown(text, None, value, expr, name, args)
         if context == "prose" and used and nf.FILTERS[name].number and (
                 _is_number(value) or isinstance(value, np.ndarray)):
-            ref = _chain(_parse(expr), tuples=True)
-            what = describe(scope[ref[0]], ref[1]) if ref and ref[0] in scope else None
-            shown = replace(shown, span=number_attrs(value, scope[used[0]], what))
+            entry, ref, what = scope[used[0]], _chain(_parse(expr), tuples=True), None
+            # `what`, its {i}, {j} filled from `axes`; none for an expression, or an array shown whole
+            with contextlib.suppress(AttributeError, LookupError, TypeError, ValueError):
+                labels = {k: axis[i] for k, i, axis in zip("ijklmn", ref[1], entry.axes or (), strict=False)}
+                what = entry.what.format(**labels)
+            shown = replace(shown, span=number_attrs(value, entry, what))
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
