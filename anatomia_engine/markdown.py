@@ -347,22 +347,22 @@ class PlaceholderTreeprocessor(Treeprocessor):
     def raw(self, text: str, context: str) -> str:
         """Tokens in raw HTML the parser set aside: code keeps the tag as written, tags, comments
         and scripts get plain text, and the text between them a number's span."""
-        if context == "code":  # the content of a code span, already escaped
-            return _CODE_TOKEN.sub(self._code, text)
         group: list = []
         self.groups.append(group)
 
+        def code(m: re.Match) -> str:  # a token perhaps split by Pygments' markup
+            t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
+            return self.text(t, "code", None, raw=True) if t else m.group(0)
+
         def part(p: re.Match) -> str:
             if p["code"]:
-                return _CODE_TOKEN.sub(self._code, p[0])
+                return _CODE_TOKEN.sub(code, p[0])
             kind = "tag" if p["tag"] else "script" if p["script"] else "prose"
             return TOKEN.sub(lambda m: self.text(m, kind, group, raw=True), p[0])
 
+        if context == "code":  # the content of a code span, already escaped
+            return _CODE_TOKEN.sub(code, text)
         return _RAW_PARTS.sub(part, text)
-
-    def _code(self, m: re.Match) -> str:
-        t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
-        return self.text(t, "code", None, raw=True) if t else m.group(0)
 
 
 _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
@@ -376,7 +376,6 @@ class OutputCheckPostprocessor(Postprocessor):
     a token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text."""
 
     def run(self, text: str) -> str:
-        record = self.md.anatomia_record
         plain = re.sub(r"<[^>]*>", "", text) if "\ue000" in text else ""
         t = TOKEN.search(plain)
         if t:
@@ -393,21 +392,20 @@ class OutputCheckPostprocessor(Postprocessor):
             else:
                 closing = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}[m[0]]
                 message, mark = M.text("stray", mark=m[0], closing=closing, snippet=snippet.strip()), m[0]
-            where = record.page.where if record else "the page"
-            raise TemplateError(f"{where}:{_line(record, mark)}: {message}")
+            raise TemplateError(f"{self.where(mark)}: {message}")
         return text.translate(str.maketrans("\ue002\ue003", "{}"))
 
-
-def _line(record: _Record | None, mark: str) -> int:
-    """The line of the first `mark` in the page's text that belongs to no tag and no code span."""
-    if record is None:
-        return 1
-    taken = [(t.start, t.start + len(t.source)) for t in record.tags]
-    taken += [(c.start(), c.end()) for c in re.finditer(r"(`+).+?\1", record.text, re.DOTALL)]
-    for m in re.finditer(re.escape(mark), record.text):
-        if not any(a <= m.start() < b for a, b in taken):
-            return record.first_line + record.text.count("\n", 0, m.start())
-    return record.first_line
+    def where(self, mark: str) -> str:
+        """file:line of the first `mark` in the page's text that belongs to no tag and no code span."""
+        record = self.md.anatomia_record
+        if record is None:
+            return "the page:1"
+        taken = [(t.start, t.start + len(t.source)) for t in record.tags]
+        taken += [(c.start(), c.end()) for c in re.finditer(r"(`+).+?\1", record.text, re.DOTALL)]
+        found = (m.start() for m in re.finditer(re.escape(mark), record.text)
+                 if not any(a <= m.start() < b for a, b in taken))
+        line = record.first_line + record.text.count("\n", 0, next(found, 0))
+        return f"{record.page.where}:{line}"
 
 
 class PlaceholderExtension(Extension):

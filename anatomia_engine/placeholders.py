@@ -142,12 +142,6 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
         raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
 
 
-def _lookup(name: str, scope: Mapping[str, Entry]):
-    if name not in scope:
-        raise TemplateError(_unknown(name, scope))
-    return scope[name].value
-
-
 def _call(node: nodes.Node) -> str | None:
     """The name of the function (of FUNCTIONS, or `figure`) a call with positional arguments calls."""
     if not isinstance(node, nodes.Call) or not isinstance(node.node, nodes.Name) or node.kwargs:
@@ -172,12 +166,13 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Frac
     ev = functools.partial(_eval, scope=scope, shown=shown)
     if isinstance(node, nodes.Const):
         return node.value
-    if isinstance(node, nodes.Name):
-        return _lookup(node.name, scope)
-    if isinstance(node, nodes.Getattr):
-        if not isinstance(node.node, nodes.Name) or node.node.name in scope:
-            raise SecurityError(f"access to attribute {node.attr!r} is unsafe.")
-        return _lookup(f"{node.node.name}.{node.attr}", scope)
+    if isinstance(node, nodes.Getattr) and (not isinstance(node.node, nodes.Name) or node.node.name in scope):
+        raise SecurityError(f"access to attribute {node.attr!r} is unsafe.")
+    if isinstance(node, (nodes.Name, nodes.Getattr)):
+        name = node.name if isinstance(node, nodes.Name) else f"{node.node.name}.{node.attr}"
+        if name not in scope:
+            raise TemplateError(_unknown(name, scope))
+        return scope[name].value
     if isinstance(node, nodes.Getitem):
         return ev(node.node)[ev(node.arg)]
     if isinstance(node, nodes.Slice):
@@ -208,9 +203,10 @@ def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Frac
     if name == "figure":  # a reference to a figure of the scope
         if len(args) != 1 or not isinstance(args[0], str):
             raise TemplateError(M.text("figure_by_name"))
-        if not isinstance(_lookup(args[0], scope), FigureRef):
+        figure = ev(nodes.Name(args[0], "load"))  # the value named by the string
+        if not isinstance(figure, FigureRef):
             raise TemplateError(M.text("not_a_figure", name=args[0]))
-        return scope[args[0]].value
+        return figure
     if name:
         return FUNCTIONS[name](*args)
     raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
@@ -477,22 +473,12 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> 
         elif tag.block == "endclaim":
             if not claim:
                 raise tag.error(M.text("endclaim_alone"))
-            _check_claim(claim, inside, _sentence(text, claim, tag, inside), scope)
+            _check_claim(claim, tag, inside, text, scope)
             claim = None
         elif claim:
             inside.append(tag)
     if claim:
         raise claim.error(M.text("claim_never_closed"))
-
-
-def _sentence(text: str, start: Tag, end: Tag, inside: list[Tag]) -> str:
-    """The claim's sentence as a reader sees it: the tags inside as shown, markup dropped."""
-    out, pos = [], start.start + len(start.source)
-    for tag in inside:
-        out += [text[pos:tag.start], tag.shown.text if tag.shown else tag.source]
-        pos = tag.start + len(tag.source)
-    out.append(text[pos:end.start])
-    return " ".join(re.sub(r"<[^>]+>", "", "".join(out)).split())
 
 
 def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
@@ -511,7 +497,13 @@ def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
     return next((n for n in range(most + 1, nf.MAX_DECIMALS + 1) if works(n)), None)
 
 
-def _check_claim(claim: Tag, inside: list[Tag], sentence: str, scope) -> None:
+def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> None:
+    """Check one claim; its sentence is quoted as a reader sees it (tags as shown, no markup)."""
+    out, pos = [], claim.start + len(claim.source)
+    for tag in inside:
+        out += [text[pos:tag.start], tag.shown.text if tag.shown else tag.source]
+        pos = tag.start + len(tag.source)
+    sentence = " ".join(re.sub(r"<[^>]+>", "", "".join(out) + text[pos:end.start]).split())
     cond = claim.cond
     if not cond:
         raise claim.error(M.text("claim_needs_condition"))
