@@ -120,7 +120,6 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
         textwrap.indent(table.to_markdown(), "    "),
         "",
         f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
-        "",
     ])
 
 
