@@ -65,3 +65,12 @@ def test_a_claim_across_elements_marks_the_element_holding_it():
     para = re.fullmatch(r'<p data-claim="true" data-claim-expr="([^"]*)"><em>ab</em> cd ef</p>', out)
     assert para, out      # well nested: no span opened inside <em> and closed after it
     assert json.loads(html.unescape(para.group(1))) == ph.compile_expression(ph._parse("n > 1"))
+
+
+def test_a_live_claim_the_browser_cannot_recompute_stops_the_build_at_its_line():
+    import pytest
+
+    body = "Wstęp.\n\n{% claim sum(w[1][0:2]) > 0.9 %}Wiersz sumuje się do jedności.{% endclaim %}\n"
+    assert "data-claim" not in render(body, live=False)
+    with pytest.raises(ph.TemplateError, match=r"^docs/liveTrue\.md:7: claim 'sum\(w\[1\]\[0:2\]\) > 0\.9'"):
+        render(body, live=True)
