@@ -1,12 +1,11 @@
 """The site's one number formatter: every number a reader sees goes through here.
 
-Values are rounded only for display, half-up, from the shortest decimal representation of the
-float (``repr``: 2.675 -> 2,68, as a reader rounding by hand expects). Decimal comma (``0{,}35`` in
-LaTeX), U+2212 minus in prose, no sign on a value rounded to zero; five or more whole digits grouped
-by a narrow no-break space (``\\,`` in LaTeX); bytes in IEC units. NaN is never shown; infinity
-only inside vectors and matrices (masked scores). ``FILTERS`` is the one table of filters: a page's
-``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and a value's default format all go through
-``apply``. Babel's Polish format is not used: it groups with U+00A0 and has no LaTeX form.
+Rounded only for display, half-up, from the float's shortest decimal representation (``repr``: 2.675
+-> 2,68, as a reader rounding by hand expects). Decimal comma (``0{,}35`` in LaTeX), U+2212 minus in
+prose, no sign on a value rounded to zero; five or more whole digits grouped by a narrow no-break space
+(``\\,`` in LaTeX); bytes in IEC units. NaN is never shown, infinity only in vectors and matrices.
+``FILTERS`` is the one table of filters: a page's ``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and
+a value's default format all go through ``apply``. Babel's Polish format groups with U+00A0, no LaTeX.
 """
 
 from __future__ import annotations
@@ -153,19 +152,18 @@ _FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech
           "osiemnaście osiemnastu osiemnastu osiemnastoma",
           "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
           "dwadzieścia dwudziestu dwudziestu dwudziestoma"]
-_WORDS = {n: (nom, gen, dat, nom, ins, gen)
-          for n, (nom, gen, dat, ins) in enumerate(map(str.split, _FORMS), start=2)}
 CASES = ("mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik")
+_CASE_FORM = (0, 1, 2, 0, 3, 1)   # the accusative is written as the nominative, the locative as the genitive
 
 
 def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
     """A whole number from 2 to 20 in Polish words, in a case: words("narzędnik") of 4 -> 'czterema'."""
     x = _check(x)
-    if x != int(x) or int(x) not in _WORDS:
+    if x != int(x) or not 2 <= x <= 20:
         raise ValueError(M.text("words_range", value=repr(x)))
     if case not in CASES:
         raise ValueError(M.text("unknown_case", case=repr(case), known=", ".join(CASES)))
-    word = _WORDS[int(x)][CASES.index(case)]
+    word = _FORMS[int(x) - 2].split()[_CASE_FORM[CASES.index(case)]]
     return rf"\text{{{word}}}" if math else word
 
 
@@ -231,10 +229,8 @@ def default_filter(value, *, math: bool) -> str:
     """The filter used when a placeholder names none: int, dec(2), vec(2)/bmatrix(2), text."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(M.text("boolean_shown"))
-    if isinstance(value, (int, np.integer)):
-        return "int"
     if _is_real(value):
-        return "dec"
+        return "int" if isinstance(value, (int, np.integer)) else "dec"
     if isinstance(value, str):
         return "text"
     if isinstance(value, np.ndarray):

@@ -186,10 +186,8 @@ def bar_chart(ax, labels, heights, *, style: Style, decimals: int = 2, percent: 
     heights = np.asarray(heights, dtype=float)
     colours = [style.accent2 if i == highlight else style.accent for i in range(len(heights))]
     bars = ax.bar(range(len(heights)), heights, color=colours)
-    for rect, h in zip(bars, heights, strict=True):
-        text = fmt_dec(h * 100, decimals) + "%" if percent else fmt_dec(h, decimals)
-        ax.annotate(text, (rect.get_x() + rect.get_width() / 2, h), xytext=(0, 3),
-                    textcoords="offset points", ha="center", va="bottom", color=style.fg)
+    ax.bar_label(bars, fmt=lambda h: fmt_dec(h * 100, decimals) + "%" if percent else fmt_dec(h, decimals),
+                 padding=3, color=style.fg)
     ax.set_xticks(range(len(labels)), labels=list(labels))
     ax.set_ylabel(ylabel)
     ax.spines[["top", "right"]].set_visible(False)
