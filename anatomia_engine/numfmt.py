@@ -257,7 +257,7 @@ def known() -> str:
     return ", ".join(FILTERS)
 
 
-def apply(value, name: str | None, args: tuple = (), *, math: bool = False, column: bool = False) -> str:
+def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> str:
     """Show `value` with the filter `name` (None: the default for its type) in prose or math;
     ValueError, saying how to fix it, for a filter that cannot show it here."""
     if name is None:
@@ -267,8 +267,6 @@ def apply(value, name: str | None, args: tuple = (), *, math: bool = False, colu
         near = difflib.get_close_matches(name, FILTERS, n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=known()))
-    if column and "column" not in f.where:
-        raise ValueError(M.text("not_a_column", name=name, known=", ".join(COLUMNS)))
     if math and "math" not in f.where:
         raise ValueError(M.text("not_in_math", name=name))
     if not math and "prose" not in f.where:
@@ -294,4 +292,4 @@ def fmt_spec(x, spec: str | None, *, math: bool = False) -> str:
     if name not in COLUMNS:
         raise ValueError(M.text("unknown_spec", spec=repr(spec), known=", ".join(
             f"{n}:N" if FILTERS[n].max_args else n for n in COLUMNS)))
-    return apply(x, name, args, math=math, column=True)
+    return apply(x, name, args, math=math)
