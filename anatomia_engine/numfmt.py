@@ -25,7 +25,7 @@ from anatomia_engine import messages as M
 
 MINUS = "\u2212"
 NARROW_NBSP = "\u202f"
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _check(x: float, *, allow_inf: bool = False) -> float:
@@ -107,7 +107,7 @@ def _number(name: str, x: float, places: int | None = None, *, math: bool = Fals
     if name == "pct":
         return text + (r"\%" if math else "%")
     if name == "sci" and unit:
-        return rf"{text} \cdot 10^{{{unit}}}" if math else f"{text}·10{unit.translate(_SUPERSCRIPT)}"
+        return rf"{text} \cdot 10^{{{unit}}}" if math else f"{text}·10{unit.translate(SUPERSCRIPT)}"
     if name == "bytes":
         return rf"{text}\ \text{{{unit}}}" if math else f"{text}\u00a0{unit}"
     return text
@@ -188,7 +188,7 @@ def fmt_exact(x) -> str:
     if x == int(x) and abs(x) < 1e15:
         return _decimal_text(Decimal(int(x)), False)
     mantissa, _, exponent = f"{x:.7g}".partition("e")
-    power = "·10" + str(int(exponent)).translate(_SUPERSCRIPT) if exponent else ""
+    power = "·10" + str(int(exponent)).translate(SUPERSCRIPT) if exponent else ""
     return _decimal_text(Decimal(mantissa), False) + power
 
 
@@ -221,7 +221,8 @@ FILTERS: dict[str, Filter] = {
 COLUMNS = [name for name, f in FILTERS.items() if "column" in f.where]
 
 
-def _is_real(v) -> bool:
+def is_number(v) -> bool:
+    """A real number, not a boolean (True is an int in Python, but no number on a page)."""
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
@@ -229,7 +230,7 @@ def default_filter(value, *, math: bool) -> str:
     """The filter used when a placeholder names none: int, dec(2), vec(2)/bmatrix(2), text."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(M.text("boolean_shown"))
-    if _is_real(value):
+    if is_number(value):
         return "int" if isinstance(value, (int, np.integer)) else "dec"
     if isinstance(value, str):
         return "text"
@@ -242,7 +243,7 @@ def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
     """The number a reader sees when `value` is shown with the filter `name` (None: the default),
     in the value's own units: dec(2) of 0.3501 -> 0.35, pct(1) of 0.3543 -> 0.354. None when the
     filter shows no single number (arrays, text)."""
-    if not _is_real(value) or not _math.isfinite(value):
+    if not is_number(value) or not _math.isfinite(value):
         return None
     name = name or default_filter(value, math=False)
     if name == "words":

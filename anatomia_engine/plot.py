@@ -18,7 +18,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
 from anatomia_engine import messages as M
-from anatomia_engine.numfmt import fmt_dec
+from anatomia_engine.numfmt import SUPERSCRIPT, fmt_dec
 
 matplotlib.use("Agg")
 
@@ -68,7 +68,6 @@ def new_figure(style: Style, size: tuple[float, float] = (5.0, 3.5), ncols: int 
 
 _NUMERIC_FORMATTERS = (ticker.ScalarFormatter, ticker.FormatStrFormatter, ticker.StrMethodFormatter,
                        ticker.PercentFormatter, ticker.LogFormatter)
-_SUPERSCRIPT = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
 
 
 def plain_number(text: str) -> str:
@@ -76,8 +75,8 @@ def plain_number(text: str) -> str:
     '$\\mathdefault{2\\times10^{4}}$' -> '2×10⁴' (drawn without the mathtext parser, reads the same)."""
     mathtext = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", text)
     if mathtext:
-        power = mathtext.group(1).replace("\\times", "×").replace("-", "−")
-        text = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(_SUPERSCRIPT), power)
+        power = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(SUPERSCRIPT), mathtext.group(1))
+        text = power.replace("\\times", "×").replace("-", "−")
     return text.replace(".", ",")
 
 
