@@ -18,7 +18,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
 from anatomia_engine import messages as M
-from anatomia_engine.numfmt import SUPERSCRIPT, fmt_dec
+from anatomia_engine.numfmt import SUPERSCRIPT, fmt_dec, fmt_pct
 
 matplotlib.use("Agg")
 
@@ -185,8 +185,8 @@ def bar_chart(ax, labels, heights, *, style: Style, decimals: int = 2, percent: 
     heights = np.asarray(heights, dtype=float)
     colours = [style.accent2 if i == highlight else style.accent for i in range(len(heights))]
     bars = ax.bar(range(len(heights)), heights, color=colours)
-    ax.bar_label(bars, fmt=lambda h: fmt_dec(h * 100, decimals) + "%" if percent else fmt_dec(h, decimals),
-                 padding=3, color=style.fg)
+    shown = fmt_pct if percent else fmt_dec    # a bar's label reads as the text's pct(n) or dec(n)
+    ax.bar_label(bars, fmt=lambda h: shown(h, decimals), padding=3, color=style.fg)
     ax.set_xticks(range(len(labels)), labels=list(labels))
     ax.set_ylabel(ylabel)
     ax.spines[["top", "right"]].set_visible(False)
