@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from anatomia_engine import messages as M
-from anatomia_engine.numfmt import fmt_spec
+from anatomia_engine.numfmt import fmt_spec, is_number
 
 KIND = "__computed_kind__"
 
@@ -66,7 +65,7 @@ class Table:
         if self.formats is not None:
             return list(self.formats)
         first = self.rows[0] if self.rows else [None] * len(self.header)
-        return ["dec:2" if _is_number(v) else None for v in first]
+        return ["dec:2" if is_number(v) else None for v in first]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
@@ -82,7 +81,7 @@ class Table:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(self.header)
-        writer.writerows([repr(float(v)) if _is_number(v) else v for v in row] for row in self.rows)
+        writer.writerows([repr(float(v)) if is_number(v) else v for v in row] for row in self.rows)
         return out.getvalue()
 
 
@@ -98,10 +97,6 @@ class Plot:
     def __post_init__(self) -> None:
         if not self.alt.strip():
             raise ValueError(M.text("plot_alt"))
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
 def _escape(text: str) -> str:

@@ -1,12 +1,11 @@
 """The site's one number formatter: every number a reader sees goes through here.
 
-Values are rounded only for display, half-up, from the shortest decimal representation of the
-float (``repr``: 2.675 -> 2,68, as a reader rounding by hand expects). Decimal comma (``0{,}35`` in
-LaTeX), U+2212 minus in prose, no sign on a value rounded to zero; five or more whole digits grouped
-by a narrow no-break space (``\\,`` in LaTeX); bytes in IEC units. NaN is never shown; infinity
-only inside vectors and matrices (masked scores). ``FILTERS`` is the one table of filters: a page's
-``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and a value's default format all go through
-``apply``. Babel's Polish format is not used: it groups with U+00A0 and has no LaTeX form.
+Rounded only for display, half-up, from the float's shortest decimal representation (``repr``: 2.675
+-> 2,68, as a reader rounding by hand expects). Decimal comma (``0{,}35`` in LaTeX), U+2212 minus in
+prose, no sign on a value rounded to zero; five or more whole digits grouped by a narrow no-break space
+(``\\,`` in LaTeX); bytes in IEC units. NaN is never shown, infinity only in vectors and matrices.
+``FILTERS`` is the one table of filters: a page's ``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and
+a value's default format all go through ``apply``. Babel's Polish format groups with U+00A0, no LaTeX.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import math as _math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, getcontext
+from functools import partial
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from anatomia_engine import messages as M
 
 MINUS = "\u2212"
 NARROW_NBSP = "\u202f"
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _check(x: float, *, allow_inf: bool = False) -> float:
@@ -44,11 +44,8 @@ def _check(x: float, *, allow_inf: bool = False) -> float:
     return x
 
 
-def _inf(x: float, math: bool) -> str:
-    return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
-
-
 MAX_DECIMALS = 12
+PLACES = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}   # the filters with decimal places, and their default
 
 
 def round_half_up(x: float, decimals: int) -> Decimal:
@@ -72,61 +69,55 @@ def _decimal_text(d: Decimal, math: bool) -> str:
     return sign + whole + (("{,}" if math else ",") + frac if frac else "")
 
 
-def fmt_dec(x: float, decimals: int = 2, *, math: bool = False, allow_inf: bool = False) -> str:
-    """A number with `decimals` places: 0.3543 -> '0,35' (prose) or '0{,}35' (math)."""
+_IEC = [("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)]
+
+
+def _written(name: str, x: float, places: int) -> tuple[Decimal, Decimal, str]:
+    """What the number filter `name` writes for `x`: the rounded number, the size of its unit (the
+    number times the size is the value a reader reads back) and the unit: pct(1) of 0.3543 ->
+    (35.4, 0.01, '%'), sci(1) of 2.2e-16 -> (2.2, 1e-16, '-16'), bytes(0) of 2**26 -> (64, 2**20, 'MiB')."""
+    if name == "int":
+        if x != int(x):
+            raise ValueError(M.text("not_whole", value=repr(x)))
+        return Decimal(int(x)), Decimal(1), ""
+    if name == "pct":
+        return round_half_up(Decimal(repr(x)) * 100, places), Decimal("0.01"), "%"
+    if name == "bytes":
+        unit, size = next(((unit, size) for unit, size in _IEC if abs(x) >= size), ("B", 1))
+        return round_half_up(x / size, places), Decimal(size), unit
+    if name == "sci" and x:
+        exponent = Decimal(repr(abs(x))).adjusted()
+        mantissa = round_half_up(Decimal(repr(x)).scaleb(-exponent), places)
+        if abs(mantissa) >= 10:  # 9.96 rounded up to 10.0
+            exponent += 1
+            mantissa = round_half_up(mantissa / 10, places)
+        return mantissa, Decimal(1).scaleb(exponent), str(exponent)
+    return round_half_up(x, places), Decimal(1), ""
+
+
+def _number(name: str, x: float, places: int | None = None, *, math: bool = False,
+            allow_inf: bool = False) -> str:
+    """`x` shown by the number filter `name` with `places` decimals (None: the filter's default), in
+    prose or math; infinity only if `allow_inf`."""
     x = _check(x, allow_inf=allow_inf)
     if _math.isinf(x):
-        return _inf(x, math)
-    return _decimal_text(round_half_up(x, decimals), math)
+        return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
+    number, _, unit = _written(name, x, PLACES.get(name, 0) if places is None else places)
+    text = _decimal_text(number, math)
+    if name == "pct":
+        return text + (r"\%" if math else "%")
+    if name == "sci" and unit:
+        return rf"{text} \cdot 10^{{{unit}}}" if math else f"{text}·10{unit.translate(SUPERSCRIPT)}"
+    if name == "bytes":
+        return rf"{text}\ \text{{{unit}}}" if math else f"{text}\u00a0{unit}"
+    return text
 
 
-def fmt_int(x: float, *, math: bool = False) -> str:
-    """A whole number, grouped by thousands from five digits on: 131072 -> '131 072'."""
-    x = _check(x)
-    if x != int(x):
-        raise ValueError(M.text("not_whole", value=repr(x)))
-    return _decimal_text(Decimal(int(x)), math)
-
-
-def fmt_pct(x: float, decimals: int = 1, *, math: bool = False) -> str:
-    """A fraction as percent: 0.3543 -> '35,4%' (prose) or '35{,}4\\%' (math)."""
-    x = _check(x)
-    return fmt_dec(Decimal(repr(x)) * 100, decimals, math=math) + (r"\%" if math else "%")
-
-
-def _sci(x: float, decimals: int) -> tuple[Decimal, int]:
-    """The rounded mantissa and the exponent of `x` (not zero) in scientific notation."""
-    exponent = Decimal(repr(abs(x))).adjusted()
-    mantissa = round_half_up(float(Decimal(repr(x)).scaleb(-exponent)), decimals)
-    if abs(mantissa) >= 10:  # 9.96 rounded up to 10.0
-        exponent += 1
-        mantissa = round_half_up(float(mantissa / 10), decimals)
-    return mantissa, exponent
-
-
-def fmt_sci(x: float, decimals: int = 1, *, math: bool = False) -> str:
-    """Scientific notation: 2.22e-16 -> '2,2·10⁻¹⁶' (prose) or '2{,}2 \\cdot 10^{-16}' (math)."""
-    x = _check(x)
-    if x == 0:
-        return fmt_dec(0.0, decimals, math=math)
-    mantissa, exponent = _sci(x, decimals)
-    head = _decimal_text(mantissa, math)
-    return rf"{head} \cdot 10^{{{exponent}}}" if math else f"{head}·10{str(exponent).translate(_SUPERSCRIPT)}"
-
-
-_IEC = [("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40)]
-
-
-def _unit(x: float) -> tuple[str, int]:
-    return next((u, s) for u, s in reversed(_IEC) if abs(x) >= s or s == 1)
-
-
-def fmt_bytes(x: float, decimals: int = 1, *, math: bool = False) -> str:
-    """A byte count in the largest IEC unit it reaches: 67108864 -> '64,0 MiB' (bytes(0): '64 MiB')."""
-    x = _check(x)
-    unit, size = _unit(x)
-    number = fmt_dec(x / size, decimals, math=math)
-    return rf"{number}\ \text{{{unit}}}" if math else f"{number}\u00a0{unit}"
+fmt_dec = partial(_number, "dec")      # 0.3543 -> '0,35' (prose) or '0{,}35' (math); dec(0) of 7.0 -> '7'
+fmt_int = partial(_number, "int")      # 131072 -> '131 072' (five digits or more grouped), 4096 -> '4096'
+fmt_pct = partial(_number, "pct")      # 0.3543 -> '35,4%' (prose) or '35{,}4\%' (math)
+fmt_sci = partial(_number, "sci")      # 2.22e-16 -> '2,2·10⁻¹⁶' (prose) or '2{,}2 \cdot 10^{-16}' (math)
+fmt_bytes = partial(_number, "bytes")  # in the largest IEC unit reached: 2**26 -> '64,0 MiB'
 
 
 def fmt_vec(x, decimals: int = 2, *, math: bool = False) -> str:
@@ -161,19 +152,18 @@ _FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech
           "osiemnaście osiemnastu osiemnastu osiemnastoma",
           "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
           "dwadzieścia dwudziestu dwudziestu dwudziestoma"]
-_WORDS = {n: (nom, gen, dat, nom, ins, gen)
-          for n, (nom, gen, dat, ins) in enumerate(map(str.split, _FORMS), start=2)}
 CASES = ("mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik")
+_CASE_FORM = (0, 1, 2, 0, 3, 1)   # the accusative is written as the nominative, the locative as the genitive
 
 
 def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
     """A whole number from 2 to 20 in Polish words, in a case: words("narzędnik") of 4 -> 'czterema'."""
     x = _check(x)
-    if x != int(x) or int(x) not in _WORDS:
+    if x != int(x) or not 2 <= x <= 20:
         raise ValueError(M.text("words_range", value=repr(x)))
     if case not in CASES:
         raise ValueError(M.text("unknown_case", case=repr(case), known=", ".join(CASES)))
-    word = _WORDS[int(x)][CASES.index(case)]
+    word = _FORMS[int(x) - 2].split()[_CASE_FORM[CASES.index(case)]]
     return rf"\text{{{word}}}" if math else word
 
 
@@ -194,46 +184,45 @@ def fmt_exact(x) -> str:
         return "[" + "; ".join(fmt_exact(v) for v in np.asarray(x, dtype=float)) + "]"
     x = _check(x, allow_inf=True)
     if _math.isinf(x):
-        return _inf(x, False)
+        return fmt_dec(x, allow_inf=True)
     if x == int(x) and abs(x) < 1e15:
         return _decimal_text(Decimal(int(x)), False)
     mantissa, _, exponent = f"{x:.7g}".partition("e")
-    power = "·10" + str(int(exponent)).translate(_SUPERSCRIPT) if exponent else ""
+    power = "·10" + str(int(exponent)).translate(SUPERSCRIPT) if exponent else ""
     return _decimal_text(Decimal(mantissa), False) + power
 
 
 @dataclass(frozen=True)
 class Filter:
-    """One way to show a value: `fn(value, *args, math=...)` -> text."""
+    """One way to show a value: `fn(value, *args, math=...)` -> text, with at most `max_args`
+    arguments; `number`: the text is a number (prose wraps it in a span with its provenance);
+    `where`: may stand in running text and tables (prose), inside math, as a table column's format."""
 
-    name: str
     fn: Callable[..., str]
     max_args: int
     usage: str
-    number: bool = True  # the text is a number (prose wraps it in a span with its provenance)
-    prose: bool = True  # may be used in running text and tables
-    math: bool = True  # may be used inside math
-    column: bool = True  # may be a table column's format
+    number: bool = True
+    where: tuple[str, ...] = ("prose", "math", "column")
 
 
-FILTERS: dict[str, Filter] = {f.name: f for f in [
-    Filter("dec", fmt_dec, 1, "dec(n): n places after the comma, e.g. dec(2) -> 0,35"),
-    Filter("pct", fmt_pct, 1, "pct(n): a fraction in percent, e.g. pct(1) -> 35,4%"),
-    Filter("sci", fmt_sci, 1, "sci(n): scientific notation, e.g. sci(1) -> 2,2·10⁻¹⁶"),
-    Filter("int", fmt_int, 0, "int: a whole number, grouped by thousands from five digits"),
-    Filter("bytes", fmt_bytes, 1, "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB"),
-    Filter("words", fmt_words, 1,
-           'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
-    Filter("vec", fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", column=False),
-    Filter("bmatrix", fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
-           prose=False, column=False),
-    Filter("json", fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, math=False,
-           column=False),
-    Filter("text", fmt_text, 0, "text: the value as plain text", number=False, column=False),
-]}
+FILTERS: dict[str, Filter] = {
+    "dec": Filter(fmt_dec, 1, "dec(n): n places after the comma, e.g. dec(2) -> 0,35"),
+    "pct": Filter(fmt_pct, 1, "pct(n): a fraction in percent, e.g. pct(1) -> 35,4%"),
+    "sci": Filter(fmt_sci, 1, "sci(n): scientific notation, e.g. sci(1) -> 2,2·10⁻¹⁶"),
+    "int": Filter(fmt_int, 0, "int: a whole number, grouped by thousands from five digits"),
+    "bytes": Filter(fmt_bytes, 1, "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB"),
+    "words": Filter(fmt_words, 1, 'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
+    "vec": Filter(fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", where=("prose", "math")),
+    "bmatrix": Filter(fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
+                      where=("math",)),
+    "json": Filter(fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, where=("prose",)),
+    "text": Filter(fmt_text, 0, "text: the value as plain text", number=False, where=("prose", "math")),
+}
+COLUMNS = [name for name, f in FILTERS.items() if "column" in f.where]
 
 
-def _is_real(v) -> bool:
+def is_number(v) -> bool:
+    """A real number, not a boolean (True is an int in Python, but no number on a page)."""
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
@@ -241,10 +230,8 @@ def default_filter(value, *, math: bool) -> str:
     """The filter used when a placeholder names none: int, dec(2), vec(2)/bmatrix(2), text."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(M.text("boolean_shown"))
-    if isinstance(value, (int, np.integer)):
-        return "int"
-    if _is_real(value):
-        return "dec"
+    if is_number(value):
+        return "int" if isinstance(value, (int, np.integer)) else "dec"
     if isinstance(value, str):
         return "text"
     if isinstance(value, np.ndarray):
@@ -256,27 +243,22 @@ def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
     """The number a reader sees when `value` is shown with the filter `name` (None: the default),
     in the value's own units: dec(2) of 0.3501 -> 0.35, pct(1) of 0.3543 -> 0.354. None when the
     filter shows no single number (arrays, text)."""
-    if not _is_real(value) or not _math.isfinite(value):
+    if not is_number(value) or not _math.isfinite(value):
         return None
     name = name or default_filter(value, math=False)
-    x = float(value)
-    n = args[0] if args else (2 if name == "dec" else 1)
-    if name == "dec":
-        return round_half_up(x, n)
-    if name == "pct":
-        return round_half_up(float(Decimal(repr(x)) * 100), n) / 100
-    if name == "sci":
-        return _sci(x, n)[0].scaleb(_sci(x, n)[1]) if x else Decimal(0)
-    if name == "bytes":
-        return round_half_up(x / _unit(x)[1], n) * _unit(x)[1]
-    return Decimal(repr(x)) if name in ("int", "words") else None
+    if name == "words":
+        return Decimal(repr(float(value)))
+    if name not in PLACES and name != "int":
+        return None
+    number, size, _ = _written(name, float(value), args[0] if args else PLACES.get(name, 0))
+    return number * size
 
 
 def known() -> str:
     return ", ".join(FILTERS)
 
 
-def apply(value, name: str | None, args: tuple = (), *, math: bool = False, column: bool = False) -> str:
+def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> str:
     """Show `value` with the filter `name` (None: the default for its type) in prose or math;
     ValueError, saying how to fix it, for a filter that cannot show it here."""
     if name is None:
@@ -286,12 +268,9 @@ def apply(value, name: str | None, args: tuple = (), *, math: bool = False, colu
         near = difflib.get_close_matches(name, FILTERS, n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=known()))
-    if column and not f.column:
-        raise ValueError(M.text("not_a_column", name=name,
-                                known=", ".join(n for n, g in FILTERS.items() if g.column)))
-    if math and not f.math:
+    if math and "math" not in f.where:
         raise ValueError(M.text("not_in_math", name=name))
-    if not math and not f.prose:
+    if not math and "prose" not in f.where:
         raise ValueError(M.text("math_only", name=name))
     if len(args) > f.max_args:
         raise ValueError(M.text("too_many_args", name=name, most=f.max_args, got=len(args), usage=f.usage))
@@ -311,7 +290,7 @@ def fmt_spec(x, spec: str | None, *, math: bool = False) -> str:
     if spec is None:
         return str(x)
     name, args = parse_spec(spec)
-    if name not in FILTERS or not FILTERS[name].column:
+    if name not in COLUMNS:
         raise ValueError(M.text("unknown_spec", spec=repr(spec), known=", ".join(
-            f"{n}:N" if g.max_args else n for n, g in FILTERS.items() if g.column)))
-    return apply(x, name, args, math=math, column=True)
+            f"{n}:N" if FILTERS[n].max_args else n for n in COLUMNS)))
+    return apply(x, name, args, math=math)

@@ -18,7 +18,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
 from anatomia_engine import messages as M
-from anatomia_engine.numfmt import fmt_dec
+from anatomia_engine.numfmt import SUPERSCRIPT, fmt_dec, fmt_pct
 
 matplotlib.use("Agg")
 
@@ -68,30 +68,23 @@ def new_figure(style: Style, size: tuple[float, float] = (5.0, 3.5), ncols: int 
 
 _NUMERIC_FORMATTERS = (ticker.ScalarFormatter, ticker.FormatStrFormatter, ticker.StrMethodFormatter,
                        ticker.PercentFormatter, ticker.LogFormatter)
-_SUPERSCRIPT = str.maketrans("0123456789-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
 
 
-def _comma(text: str) -> str:
-    return text.replace(".", "{,}") if text.startswith("$") else text.replace(".", ",")
-
-
-def plain_power(text: str) -> str:
-    """A log-axis label of matplotlib's mathtext formatters as plain text, decimal comma kept:
+def plain_number(text: str) -> str:
+    """A tick label with the decimal comma, a log axis's mathtext label as plain text:
     '$\\mathdefault{2\\times10^{4}}$' -> '2×10⁴' (drawn without the mathtext parser, reads the same)."""
-    if not text:
-        return text
-    if not (text.startswith("$\\mathdefault{") and text.endswith("}$")):
-        raise ValueError(f"unexpected log-axis tick label {text!r}")
-    body = text[len("$\\mathdefault{"):-2].replace("\\times", "×")
-    body = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(_SUPERSCRIPT), body)
-    return body.replace("-", "−").replace(".", ",")
+    mathtext = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", text)
+    if mathtext:
+        power = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(SUPERSCRIPT), mathtext.group(1))
+        text = power.replace("\\times", "×").replace("-", "−")
+    return text.replace(".", ",")
 
 
 class _Relabel(ticker.Formatter):
-    """Another tick formatter's labels, rewritten by `fix` (the decimal comma, plain powers)."""
+    """Another tick formatter's labels and offset, with `plain_number`."""
 
-    def __init__(self, inner: ticker.Formatter, fix) -> None:
-        self.inner, self.fix = inner, fix
+    def __init__(self, inner: ticker.Formatter) -> None:
+        self.inner = inner
 
     def set_axis(self, axis) -> None:
         super().set_axis(axis)
@@ -101,10 +94,10 @@ class _Relabel(ticker.Formatter):
         self.inner.set_locs(locs)
 
     def __call__(self, x, pos=None) -> str:
-        return self.fix(self.inner(x, pos))
+        return plain_number(self.inner(x, pos))
 
     def get_offset(self) -> str:
-        return self.fix(self.inner.get_offset())
+        return plain_number(self.inner.get_offset())
 
 
 def use_decimal_comma(fig) -> None:
@@ -112,12 +105,10 @@ def use_decimal_comma(fig) -> None:
     runner before each figure is saved. Text tick labels (token names) are left alone."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            for fmt, put in ((axis.get_major_formatter(), axis.set_major_formatter),
-                             (axis.get_minor_formatter(), axis.set_minor_formatter)):
-                if isinstance(fmt, ticker.LogFormatterMathtext):
-                    put(_Relabel(fmt, plain_power))
-                elif isinstance(fmt, _NUMERIC_FORMATTERS):   # a _Relabel is none of them
-                    put(_Relabel(fmt, _comma))
+            if isinstance(axis.get_major_formatter(), _NUMERIC_FORMATTERS):   # a _Relabel is none of them
+                axis.set_major_formatter(_Relabel(axis.get_major_formatter()))
+            if isinstance(axis.get_minor_formatter(), _NUMERIC_FORMATTERS):
+                axis.set_minor_formatter(_Relabel(axis.get_minor_formatter()))
 
 
 def _text_colour(rgba) -> str:
@@ -194,10 +185,8 @@ def bar_chart(ax, labels, heights, *, style: Style, decimals: int = 2, percent: 
     heights = np.asarray(heights, dtype=float)
     colours = [style.accent2 if i == highlight else style.accent for i in range(len(heights))]
     bars = ax.bar(range(len(heights)), heights, color=colours)
-    for rect, h in zip(bars, heights, strict=True):
-        text = fmt_dec(h * 100, decimals) + "%" if percent else fmt_dec(h, decimals)
-        ax.annotate(text, (rect.get_x() + rect.get_width() / 2, h), xytext=(0, 3),
-                    textcoords="offset points", ha="center", va="bottom", color=style.fg)
+    shown = fmt_pct if percent else fmt_dec    # a bar's label reads as the text's pct(n) or dec(n)
+    ax.bar_label(bars, fmt=lambda h: shown(h, decimals), padding=3, color=style.fg)
     ax.set_xticks(range(len(labels)), labels=list(labels))
     ax.set_ylabel(ylabel)
     ax.spines[["top", "right"]].set_visible(False)

@@ -287,19 +287,14 @@ def test_value_names_unique_across_the_blog_modules():
     (r"$\mathdefault{2\times10^{4}}$", "2×10⁴"),
     (r"$\mathdefault{-10^{0}}$", "−10⁰"),
     (r"$\mathdefault{0.5}$", "0,5"),
+    ("0.25", "0,25"),
+    ("1e−3", "1e−3"),
     ("", ""),
 ])
-def test_log_tick_labels_become_plain_text(text, plain):
-    from anatomia_engine.plot import plain_power
+def test_tick_labels_get_the_comma_and_log_labels_become_plain_text(text, plain):
+    from anatomia_engine.plot import plain_number
 
-    assert plain_power(text) == plain
-
-
-def test_unexpected_log_tick_label_is_an_error():
-    from anatomia_engine.plot import plain_power
-
-    with pytest.raises(ValueError, match="unexpected log-axis tick label"):
-        plain_power("10^3")
+    assert plain_number(text) == plain
 
 
 def test_log_axis_ticks_are_plain_text_after_use_decimal_comma():
@@ -315,3 +310,17 @@ def test_log_axis_ticks_are_plain_text_after_use_decimal_comma():
     shown = [t for t in labels if t]
     assert shown and all(t.startswith("10") and "$" not in t for t in shown), labels
     assert any(set(t) & set("⁻⁰¹²³⁴⁵⁶⁷⁸⁹") for t in shown), labels
+
+
+def test_a_percent_bar_label_reads_as_the_text_shows_the_same_value():
+    """0.285 is 28.5% exactly; 0.285 * 100 in floats is 28.4999…, which dec(0) showed as 28%."""
+    from anatomia_engine.numfmt import fmt_pct
+    from anatomia_engine.plot import bar_chart, new_figure
+
+    style = STYLES[0]
+    with matplotlib.rc_context(style.rc()):
+        fig, ax = new_figure(style)
+        bar_chart(ax, ["a", "b"], [0.285, 0.715], style=style, decimals=0, percent=True)
+        labels = [t.get_text() for t in ax.texts]
+    plt.close(fig)
+    assert labels == [fmt_pct(0.285, 0), fmt_pct(0.715, 0)] == ["29%", "72%"]
