@@ -274,10 +274,6 @@ def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None
 
 # --- tags, tokens and their text ----------------------------------------------------
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-
-
 @dataclass
 class Tag:
     """One `{{ … }}` or `{% … %}` of a page, as written, and what became of its token."""
@@ -311,9 +307,9 @@ class Shown:
 
     def number(self, decimals: int | None = None) -> Fraction | None:
         """The number a reader reads, or reads with `decimals` places if the filter has places."""
-        if not _is_number(self.value):
+        if not nf.is_number(self.value):
             return None
-        args = self.args if decimals is None or self.filter not in DECIMALS else (decimals,)
+        args = self.args if decimals is None or self.filter not in nf.PLACES else (decimals,)
         number = nf.shown_value(self.value, self.filter, args)
         return None if number is None else Fraction(number)
 
@@ -373,7 +369,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
             raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
         shown = Shown(text, None, value, expr, name, args)
         if context == "prose" and used and nf.FILTERS[name].number and (
-                _is_number(value) or isinstance(value, np.ndarray)):
+                nf.is_number(value) or isinstance(value, np.ndarray)):
             entry, ref, what = scope[used[0]], _chain(_parse(expr), tuples=True), None
             # `what`, its {i}, {j} filled from `axes`; none for an expression, or an array shown whole
             with contextlib.suppress(AttributeError, LookupError, TypeError, ValueError):
@@ -446,7 +442,7 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
         except Exception as exc:  # noqa: BLE001
             raise TemplateError(M.text("table_cell", name=name, row=row[0], column=table.header[j],
                                        value=repr(value), spec=spec, problem=exc)) from None
-        if not _is_number(value):
+        if not nf.is_number(value):
             return text
         attrs = number_attrs(value, entry, table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}")
         if live:
@@ -492,7 +488,7 @@ def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
 
 def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
     """The fewest decimal places, more than any of `shown` shows, for which `works`."""
-    most = max((s.args[0] if s.args else DECIMALS[s.filter] for s in shown if s.filter in DECIMALS),
+    most = max((s.args[0] if s.args else nf.PLACES[s.filter] for s in shown if s.filter in nf.PLACES),
                default=0)
     return next((n for n in range(most + 1, nf.MAX_DECIMALS + 1) if works(n)), None)
 
@@ -532,14 +528,11 @@ def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> N
     n = _places(numbers.values(), holds)
     fix = "reword the sentence: the numbers agree to 12 decimal places"
     if n is not None:
-        more = dict.fromkeys(nf.apply(s.value, s.filter, (n,)) if s.filter in DECIMALS else s.text
+        more = dict.fromkeys(nf.apply(s.value, s.filter, (n,)) if s.filter in nf.PLACES else s.text
                              for s in read)
         fix = f"show the numbers with {n} decimal places ({', '.join(more)}), or reword the sentence"
     texts = ", ".join(dict.fromkeys(s.text for s in read))
     raise claim.error(M.text("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix))
-
-
-DECIMALS = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}  # the filters with decimal places, and their default
 
 
 def check_shown_sums(group: list[Tag]) -> None:
