@@ -148,18 +148,25 @@ class _Environ(collections.abc.MutableMapping):
         return dict(self)
 
 
-def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
-    """Record from now on what this process imports (with `reads` also what it opens, lists and
-    reads from the environment) under the project at `root`; folders in `skip` are no inputs."""
+def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
+    """Record from now on what this process imports, opens, lists and reads from the environment
+    under the project at `root`; folders in `skip` are no inputs."""
     if not _root[0]:
         _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
         sys.path_importer_cache.clear()
     importlib.invalidate_caches()
     _skip.extend(os.path.realpath(p) for p in skip)
-    if reads and not isinstance(os.environ, _Environ):
+    if not isinstance(os.environ, _Environ):
         sys.addaudithook(_audit)
         os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
+
+
+def use_environment(env: collections.abc.Mapping[str, str]) -> None:
+    """Replace this process's environment by `env`, as if it had started with it (a forked run)."""
+    real = os.environ._real if isinstance(os.environ, _Environ) else os.environ
+    real.clear()
+    real.update(env)
 
 
 def note(path: Path) -> None:

@@ -107,14 +107,21 @@ def _tail(path: Path, limit: int = 3000) -> str:
     return ""
 
 
+def _worker_key(root: Path, jobs: int, env: dict[str, str]) -> tuple:
+    """What a kept worker must have been started with: Python reads its PYTHON* variables at start,
+    before any code can record them; each module run gets the whole environment of its request."""
+    return root, jobs, {k: v for k, v in env.items() if k.startswith("PYTHON")}
+
+
 class _Worker:
     """The worker process (worker.py); it ends when its input is closed."""
 
     def __init__(self, root: Path, jobs: int):
-        self.key = (root, jobs, worker_environment(root))
+        env = worker_environment(root)
+        self.key = _worker_key(root, jobs, env)
         self.log = tempfile.TemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=self.key[2],
+            [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True, bufsize=0)
         self.preloaded = self._reply(300)   # its first line: the record of the files it imported
 
@@ -148,9 +155,10 @@ class _Worker:
         return statuses
 
     def usable(self, root: Path, jobs: int) -> bool:
-        """Still running, for this project and environment, and every file it imported unchanged."""
-        return (self.key == (root, jobs, worker_environment(root)) and self.proc.poll() is None
-                and deps.problem(self.preloaded, root, self.key[2]) is None)
+        """Still running, for this project, and what it read while starting (files, variables) unchanged."""
+        env = worker_environment(root)
+        return (self.key == _worker_key(root, jobs, env) and self.proc.poll() is None
+                and deps.problem(self.preloaded, root, env) is None)
 
     def end(self) -> None:
         """Close its input (it ends once idle); kill it if it does not."""
@@ -242,7 +250,7 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
     order = sorted(names, key=lambda n: -len(_source(n, root)))
     with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
         requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
-                     "docs": str(root / "docs")} for n in order]
+                     "docs": str(root / "docs"), "env": worker_environment(root)} for n in order]
         try:
             if _kept and not (keep_worker and _kept[0].usable(root, jobs)):
                 stop_worker()

@@ -2,7 +2,7 @@
 per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
 
 Started as `python -c BOOT ROOT JOBS`, it prints the record of the files it imported (deps.py), then
-reads JSON lists of {"id", "module", "out", "docs", "limit"} and prints {"id", "status"} as each
+reads JSON lists of {"id", "module", "out", "docs", "limit", "env"} and prints {"id", "status"} as each
 child ends. A child records what its module reads, refuses what the record cannot hold (a global
 random generator, a write into docs/) and writes its store entry into `out` (ENTRY); CURRENT says
 what it is doing, so a crash or a time-out can say where.
@@ -31,7 +31,7 @@ sys.path[0] = sys.argv[1]
 sys.dont_write_bytecode, sys.pycache_prefix = True, "/dev/null/no-pycache"
 from anatomia_engine import deps
 sys.dont_write_bytecode, sys.pycache_prefix = False, None
-deps.start(sys.argv[1], reads=False)
+deps.start(sys.argv[1])
 from anatomia_engine import worker
 sys.exit(worker.serve(sys.argv[1], int(sys.argv[2])))
 """
@@ -173,6 +173,7 @@ def _child(request: dict, root: str) -> None:
             os.dup2(output.fileno(), 1)
             os.dup2(output.fileno(), 2)
         sys.stdin = open(os.devnull)  # noqa: SIM115
+        deps.use_environment(request["env"])
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
         run_module(request["module"], out, Path(root), Path(request["docs"]))
         code = 0
