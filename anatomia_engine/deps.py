@@ -1,10 +1,9 @@
 """What a computation read, recorded by its own process (a depfile), and whether that still holds:
-every project file it imports (compiled from the very bytes hashed, never from a `.pyc` that an
-edit within one second leaves looking current), every place an import looked in vain, every file
-it opens for reading, every folder it lists, every environment variable it reads. The Python
-installation, /dev, /proc, /sys, the temporary folder and hidden or cache folders are not inputs.
-`start(root)` turns recording on (in a module's forked child, a notebook's kernel), `snapshot(root)`
-returns the record, `problem` says whether it still holds, `inputs` what to watch.
+every project file it imports (compiled from the bytes hashed, never from a `.pyc`), every place an
+import looked in vain, every file it opens for reading, every folder it lists, every environment
+variable it reads. The Python installation, /dev, /proc, /sys, the temporary folder and hidden or
+cache folders are not inputs. `start` turns recording on, `snapshot` returns the record, `problem`
+says whether it still holds, `inputs` what to watch.
 """
 
 from __future__ import annotations
@@ -58,12 +57,11 @@ def _file_digest(path: str) -> str:
 
 
 def _note_file(path: str, data: bytes | None = None) -> None:
-    if path in _files or not _is_input(path, _root[0]) or not os.path.isfile(path):
-        return
-    _busy.on = True
-    with contextlib.suppress(OSError):
-        _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
-    _busy.on = False
+    if path not in _files and _is_input(path, _root[0]) and os.path.isfile(path):
+        _busy.on = True
+        with contextlib.suppress(OSError):
+            _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
+        _busy.on = False
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -109,7 +107,7 @@ class _Finder(importlib.machinery.FileFinder):
 
 
 def _path_hook(entry: str):
-    folder = os.path.realpath(entry or os.getcwd())
+    folder = os.path.realpath(entry or ".")
     if not _root[0] or not _is_input(folder, _root[0]) or not os.path.isdir(folder):
         raise ImportError("not a project folder")
     return _Finder(folder, (_Loader, importlib.machinery.SOURCE_SUFFIXES))
