@@ -201,14 +201,9 @@ def entry_name(name: str, root: Path) -> str:
     return store.key("figures_src module", str(codec.FORMAT), name, _source(name, root))
 
 
-_decoded: dict[str, codec.ModuleOutput] = {}   # encoded -> decoded: a rebuild decodes only what changed
-
-
 def _result(body: dict, root: Path) -> ModuleResult:
     """The result in a store entry's `body`; CodecError if it does not decode."""
-    if body["result"] not in _decoded:
-        _decoded[body["result"]] = codec.decode(body["result"])
-    out = _decoded[body["result"]]
+    out = codec.decode(body["result"])
     figures = {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
                    "table": codec.encode_value(f.table, f"figure {n!r}")} for n, f in out.figures.items()}
     return ModuleResult(out, body["files"], deps.inputs(body["deps"], root),

@@ -441,24 +441,6 @@ def test_a_kept_result_comes_back_whole_in_a_new_process(mini):
     assert names == [] and files == ["chart-dark.svg", "chart-light.svg", "chart.csv"] and values == {"n": 3}
 
 
-def test_a_rebuild_in_the_same_process_decodes_only_changed_results(mini, monkeypatch):
-    """`mkdocs serve` rebuilds in one process: a result that did not change is not decoded again."""
-    module(mini, "a", "@values\ndef v():\n    return {'x': 1.5}\n")
-    module(mini, "b", "@values\ndef v():\n    return {'y': 2}\n")
-    first, _ = compute(mini, ["a", "b"])
-    assert first["a"].values == {"x": 1.5} and first["b"].values == {"y": 2}
-    decoded = []
-    real = codec.decode
-    monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
-    again, names = compute(mini, ["a", "b"])
-    assert names == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
-    assert decoded == []
-    module(mini, "a", "@values\ndef v():\n    return {'x': 2.5}\n")
-    edited, names = compute(mini, ["a", "b"])
-    assert names == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
-    assert decoded == [1]
-
-
 def test_a_whole_entry_that_cannot_be_decoded_is_reported_with_its_path_and_run_again(mini, caplog):
     module(mini, "num", """
         @values
