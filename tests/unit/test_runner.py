@@ -492,3 +492,20 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
 
 # --- the worker kept between builds (mkdocs serve) ------------------------------------------------
 
+
+def test_a_kept_worker_is_restarted_only_when_a_variable_it_read_while_starting_changes(mini, monkeypatch):
+    """Each run gets the environment of its request; the worker itself read some variables while
+    it imported matplotlib (MATPLOTLIBRC among them): a change of one of those starts a new one."""
+    probe = module(mini, "probe", "import os\n\n@values\ndef worker():\n    return {'pid': os.getppid()}\n")
+
+    def worker_pid(edit: str) -> int:
+        probe.write_text(probe.read_text() + f"# {edit}\n")      # so that the module runs again
+        found, names = compute(mini, ["probe"])
+        assert names == ["probe"]
+        return found["probe"].values["pid"]
+
+    first = worker_pid("first")
+    monkeypatch.setenv("ANATOMIA_TEST_UNREAD", "1")
+    assert worker_pid("unread variable") == first
+    monkeypatch.setenv("MATPLOTLIBRC", str(mini / "no-such-matplotlibrc"))
+    assert worker_pid("variable the worker read") != first
