@@ -270,7 +270,7 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
             jobs: int | None = None, keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
     """Results for `names` (default: every module, then the store drops what no module used), kept
     ones where their record of inputs still holds; also the names that ran. `keep_worker` (for
-    `mkdocs serve`): keep the worker between calls, restarted when a file it imported changed."""
+    `mkdocs serve`): keep the worker between calls, restarted when what it read while starting changed."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
     every = names is None
