@@ -195,28 +195,24 @@ def snapshot(root: Path) -> dict:
             "env": dict(sorted(_env.items()))}
 
 
-def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str],
-            hashes: dict | None = None) -> str | None:
+def _now(read, path: str) -> str | None:
+    with contextlib.suppress(OSError):
+        return read(path)
+    return None
+
+
+def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]) -> str | None:
     """None if `record` still describes the project at `root` and the environment `environ` the
-    computation would run in, else what changed; `hashes` memoizes digests (within one build)."""
-    hashes = {} if hashes is None else hashes
+    computation would run in, else what changed."""
     base = str(root)
-
-    def now(read, path: str) -> str | None:
-        if (read, path) not in hashes:
-            hashes[read, path] = None
-            with contextlib.suppress(OSError):
-                hashes[read, path] = read(path)
-        return hashes[read, path]
-
     try:
         if record["python"] != sys.version:
             return "the Python version changed"
         for name, sha in record["files"].items():
-            if now(_file_digest, os.path.join(base, name)) != sha:
+            if _now(_file_digest, os.path.join(base, name)) != sha:
                 return f"{name} changed" if os.path.isfile(os.path.join(base, name)) else f"{name} is gone"
         for name, sha in record["folders"].items():
-            if now(_listing, os.path.join(base, name)) != sha:
+            if _now(_listing, os.path.join(base, name)) != sha:
                 return f"the listing of {name} changed"
         for name in record["absent"]:
             if os.path.exists(os.path.join(base, name)):

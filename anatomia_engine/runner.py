@@ -211,7 +211,7 @@ def _result(body: dict, root: Path) -> ModuleResult:
                         {n: r.meta() for n, r in out.values.items()}, figures)
 
 
-def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None) -> ModuleResult | None:
+def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     """The kept result of module `name` if its record of inputs still holds, else None."""
     key = entry_name(name, root)
     where = f"{PACKAGE}/{name}.py"
@@ -220,7 +220,7 @@ def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None)
         return None
     try:
         body = json.loads(data)
-        changed = deps.problem(body["deps"], root, worker_environment(root), hashes)
+        changed = deps.problem(body["deps"], root, worker_environment(root))
         result = None if changed else _result(body, root)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:   # CodecError is a ValueError
         log.warning(M.text("result_unreadable", where=where, path=kept.path(key), problem=exc))
@@ -275,8 +275,7 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
     every = names is None
     names = list(module_names(root) if every else names)
-    hashes: dict = {}
-    results = {n: found for n in names if (found := lookup(n, root, kept, hashes)) is not None}
+    results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
         results.update(_run(stale, root, kept, jobs or os.cpu_count() or 2, keep_worker))
