@@ -1,10 +1,9 @@
 """What a computation read, recorded by its own process (a depfile), and whether that still holds:
-every project file it imports (compiled from the very bytes hashed, never from a `.pyc` that an
-edit within one second leaves looking current), every place an import looked in vain, every file
-it opens for reading, every folder it lists, every environment variable it reads. The Python
-installation, /dev, /proc, /sys, the temporary folder and hidden or cache folders are not inputs.
-`start(root)` turns recording on (in a module's forked child, a notebook's kernel), `snapshot(root)`
-returns the record, `problem` says whether it still holds, `inputs` what to watch.
+every project file it imports (compiled from the bytes hashed, never from a `.pyc`), every place an
+import looked in vain, every file it opens for reading, every folder it lists, every environment
+variable it reads. The Python installation, /dev, /proc, /sys, the temporary folder and hidden or
+cache folders are not inputs. `start` turns recording on, `snapshot` returns the record, `problem`
+says whether it still holds, `inputs` what to watch.
 """
 
 from __future__ import annotations
@@ -58,12 +57,11 @@ def _file_digest(path: str) -> str:
 
 
 def _note_file(path: str, data: bytes | None = None) -> None:
-    if path in _files or not _is_input(path, _root[0]) or not os.path.isfile(path):
-        return
-    _busy.on = True
-    with contextlib.suppress(OSError):
-        _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
-    _busy.on = False
+    if path not in _files and _is_input(path, _root[0]) and os.path.isfile(path):
+        _busy.on = True
+        with contextlib.suppress(OSError):
+            _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
+        _busy.on = False
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -109,7 +107,7 @@ class _Finder(importlib.machinery.FileFinder):
 
 
 def _path_hook(entry: str):
-    folder = os.path.realpath(entry or os.getcwd())
+    folder = os.path.realpath(entry or ".")
     if not _root[0] or not _is_input(folder, _root[0]) or not os.path.isdir(folder):
         raise ImportError("not a project folder")
     return _Finder(folder, (_Loader, importlib.machinery.SOURCE_SUFFIXES))
@@ -148,18 +146,25 @@ class _Environ(collections.abc.MutableMapping):
         return dict(self)
 
 
-def start(root: Path, skip: tuple[Path, ...] = (), reads: bool = True) -> None:
-    """Record from now on what this process imports (with `reads` also what it opens, lists and
-    reads from the environment) under the project at `root`; folders in `skip` are no inputs."""
+def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
+    """Record from now on what this process imports, opens, lists and reads from the environment
+    under the project at `root`; folders in `skip` are no inputs."""
     if not _root[0]:
         _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
         sys.path_importer_cache.clear()
     importlib.invalidate_caches()
     _skip.extend(os.path.realpath(p) for p in skip)
-    if reads and not isinstance(os.environ, _Environ):
+    if not isinstance(os.environ, _Environ):
         sys.addaudithook(_audit)
         os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
+
+
+def use_environment(env: collections.abc.Mapping[str, str]) -> None:
+    """Replace this process's environment by `env`, as if it had started with it (a forked run)."""
+    real = os.environ._real if isinstance(os.environ, _Environ) else os.environ
+    real.clear()
+    real.update(env)
 
 
 def note(path: Path) -> None:
@@ -190,28 +195,24 @@ def snapshot(root: Path) -> dict:
             "env": dict(sorted(_env.items()))}
 
 
-def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str],
-            hashes: dict | None = None) -> str | None:
+def _now(read, path: str) -> str | None:
+    with contextlib.suppress(OSError):
+        return read(path)
+    return None
+
+
+def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]) -> str | None:
     """None if `record` still describes the project at `root` and the environment `environ` the
-    computation would run in, else what changed; `hashes` memoizes digests (within one build)."""
-    hashes = {} if hashes is None else hashes
+    computation would run in, else what changed."""
     base = str(root)
-
-    def now(read, path: str) -> str | None:
-        if (read, path) not in hashes:
-            hashes[read, path] = None
-            with contextlib.suppress(OSError):
-                hashes[read, path] = read(path)
-        return hashes[read, path]
-
     try:
         if record["python"] != sys.version:
             return "the Python version changed"
         for name, sha in record["files"].items():
-            if now(_file_digest, os.path.join(base, name)) != sha:
+            if _now(_file_digest, os.path.join(base, name)) != sha:
                 return f"{name} changed" if os.path.isfile(os.path.join(base, name)) else f"{name} is gone"
         for name, sha in record["folders"].items():
-            if now(_listing, os.path.join(base, name)) != sha:
+            if _now(_listing, os.path.join(base, name)) != sha:
                 return f"the listing of {name} changed"
         for name in record["absent"]:
             if os.path.exists(os.path.join(base, name)):

@@ -1,12 +1,9 @@
 """Run the figures_src modules whose inputs changed, each in a fresh process, within a time limit.
 
-A module's store entry (`.cache/anatomia/computed/`: what its run read (deps.py), its result
-(codec.py), its figure files) is used while what it read is unchanged; the others run in the worker
-(worker.py). A module that raises, returns NaN or ±inf, uses a global random generator, writes
-into docs/, exits early, is killed or runs past its time limit (its `TIME_LIMIT = <s>`, else
-$ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the build with its name, and nothing is kept for it.
-Under `mkdocs serve` (`keep_worker`) the worker stays up until a file it imported changes.
-Run one module by hand (prints its values, writes its figures to a temporary folder):
+A module's store entry (what its run read (deps.py), its result (codec.py), its figure files) is
+used while what it read is unchanged; the others run in the worker (worker.py). A run that fails
+or passes its time limit (`TIME_LIMIT = <s>`, else $ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the
+build with the module's name, and nothing is kept for it. Run one module by hand:
 
     .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
@@ -30,7 +27,7 @@ from pathlib import Path
 
 from anatomia_engine import codec, deps, store, worker
 from anatomia_engine import messages as M
-from anatomia_engine.worker import CURRENT, ENTRY, ERROR, LOCK_FILES, OUTPUT  # noqa: F401 (notebooks.py)
+from anatomia_engine.worker import CURRENT, ENTRY, ERROR, LOCK_FILES, OUTPUT  # noqa: F401 (LOCK_FILES: notebooks.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
@@ -52,8 +49,7 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """One module's decoded result, its figure files (`contents`, published under
-    figures/<module>/) and every file and folder its run read (`inputs`), with the views pages read."""
+    """One module's result, its figure files (published under figures/<module>/), what its run read."""
 
     output: codec.ModuleOutput
     contents: dict[str, str]
@@ -74,9 +70,8 @@ def module_names(root: Path = ROOT) -> list[str]:
 
 
 def _source(name: str, root: Path) -> bytes:
-    with contextlib.suppress(OSError):
-        return (root / PACKAGE / f"{name}.py").read_bytes()
-    return b""
+    path = root / PACKAGE / f"{name}.py"
+    return path.read_bytes() if path.is_file() else b""
 
 
 def time_limit(name: str, root: Path = ROOT) -> float:
@@ -107,14 +102,21 @@ def _tail(path: Path, limit: int = 3000) -> str:
     return ""
 
 
+def _worker_key(root: Path, jobs: int, env: dict[str, str]) -> tuple:
+    """What a kept worker must have been started with: Python reads its PYTHON* variables at start,
+    before any code can record them; each module run gets the whole environment of its request."""
+    return root, jobs, {k: v for k, v in env.items() if k.startswith("PYTHON")}
+
+
 class _Worker:
     """The worker process (worker.py); it ends when its input is closed."""
 
     def __init__(self, root: Path, jobs: int):
-        self.key = (root, jobs, worker_environment(root))
-        self.log = tempfile.TemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
+        env = worker_environment(root)
+        self.key = _worker_key(root, jobs, env)
+        self.log = tempfile.NamedTemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=self.key[2],
+            [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True, bufsize=0)
         self.preloaded = self._reply(300)   # its first line: the record of the files it imported
 
@@ -127,8 +129,7 @@ class _Worker:
             raise ComputeError(M.text("worker_silent", seconds=patience, doing=doing))
         line = self.proc.stdout.readline()
         if not line:
-            self.log.seek(0)
-            said = self.log.read()[-3000:].decode(errors="replace").rstrip()
+            said = _tail(Path(self.log.name))
             self.end()
             status = self.proc.returncode
             ended = (M.text("worker_ended", status=status, modules=waiting) if waiting
@@ -148,9 +149,10 @@ class _Worker:
         return statuses
 
     def usable(self, root: Path, jobs: int) -> bool:
-        """Still running, for this project and environment, and every file it imported unchanged."""
-        return (self.key == (root, jobs, worker_environment(root)) and self.proc.poll() is None
-                and deps.problem(self.preloaded, root, self.key[2]) is None)
+        """Still running, for this project, and what it read while starting (files, variables) unchanged."""
+        env = worker_environment(root)
+        return (self.key == _worker_key(root, jobs, env) and self.proc.poll() is None
+                and deps.problem(self.preloaded, root, env) is None)
 
     def end(self) -> None:
         """Close its input (it ends once idle); kill it if it does not."""
@@ -167,13 +169,11 @@ class _Worker:
 _kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
 
 
+@atexit.register
 def stop_worker() -> None:
     """End the worker kept between builds, if any."""
     while _kept:
         _kept.pop().end()
-
-
-atexit.register(stop_worker)
 
 
 def _failure(name: str, work: Path, status: int, limit: float) -> str:
@@ -201,14 +201,9 @@ def entry_name(name: str, root: Path) -> str:
     return store.key("figures_src module", str(codec.FORMAT), name, _source(name, root))
 
 
-_decoded: dict[str, codec.ModuleOutput] = {}   # encoded -> decoded: a rebuild decodes only what changed
-
-
 def _result(body: dict, root: Path) -> ModuleResult:
     """The result in a store entry's `body`; CodecError if it does not decode."""
-    if body["result"] not in _decoded:
-        _decoded[body["result"]] = codec.decode(body["result"])
-    out = _decoded[body["result"]]
+    out = codec.decode(body["result"])
     figures = {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
                    "table": codec.encode_value(f.table, f"figure {n!r}")} for n, f in out.figures.items()}
     return ModuleResult(out, body["files"], deps.inputs(body["deps"], root),
@@ -216,7 +211,7 @@ def _result(body: dict, root: Path) -> ModuleResult:
                         {n: r.meta() for n, r in out.values.items()}, figures)
 
 
-def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None) -> ModuleResult | None:
+def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     """The kept result of module `name` if its record of inputs still holds, else None."""
     key = entry_name(name, root)
     where = f"{PACKAGE}/{name}.py"
@@ -225,7 +220,7 @@ def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None)
         return None
     try:
         body = json.loads(data)
-        changed = deps.problem(body["deps"], root, worker_environment(root), hashes)
+        changed = deps.problem(body["deps"], root, worker_environment(root))
         result = None if changed else _result(body, root)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:   # CodecError is a ValueError
         log.warning(M.text("result_unreadable", where=where, path=kept.path(key), problem=exc))
@@ -238,11 +233,10 @@ def lookup(name: str, root: Path, kept: store.Store, hashes: dict | None = None)
 def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker: bool) -> dict:
     """Run `names` in the worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
-    # the largest sources, a rough guess of the longest runs, start first
-    order = sorted(names, key=lambda n: -len(_source(n, root)))
+    order = sorted(names, key=lambda n: -len(_source(n, root)))   # the largest (longest?) first
     with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
         requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
-                     "docs": str(root / "docs")} for n in order]
+                     "env": worker_environment(root)} for n in order]
         try:
             if _kept and not (keep_worker and _kept[0].usable(root, jobs)):
                 stop_worker()
@@ -254,8 +248,7 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
             raise
         if not keep_worker:
             stop_worker()
-        results: dict[str, ModuleResult] = {}
-        errors: list[str] = []
+        results, errors = {}, []
         for n in names:
             key, work = entry_name(n, root), Path(tmp, n)
             if statuses[n] != 0 or not (work / ENTRY).exists():
@@ -277,13 +270,12 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
             jobs: int | None = None, keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
     """Results for `names` (default: every module, then the store drops what no module used), kept
     ones where their record of inputs still holds; also the names that ran. `keep_worker` (for
-    `mkdocs serve`): keep the worker between calls, restarted when a file it imported changed."""
+    `mkdocs serve`): keep the worker between calls, restarted when what it read while starting changed."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
     every = names is None
     names = list(module_names(root) if every else names)
-    hashes: dict = {}
-    results = {n: found for n in names if (found := lookup(n, root, kept, hashes)) is not None}
+    results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
         results.update(_run(stale, root, kept, jobs or os.cpu_count() or 2, keep_worker))
@@ -292,26 +284,23 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     return {n: results[n] for n in names}, stale
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run one module, print its values, write its figures into a new temporary folder."""
     if len(argv) != 1 or argv[0].startswith("-"):
-        print(__doc__, file=sys.stderr)
-        return 2
+        sys.exit(__doc__)
     name = argv[0].removeprefix(PACKAGE + ".")
     root = Path.cwd() if (Path.cwd() / PACKAGE).is_dir() else ROOT
     with tempfile.TemporaryDirectory() as tmp:
         try:
             result = compute([name], root=root, cache=Path(tmp))[0][name]
         except ComputeError as exc:
-            print(exc, file=sys.stderr)
-            return 1
-    for key, value in sorted(result.values.items()):
-        print(f"{key} = {value!r}")
+            sys.exit(str(exc))
     out = Path(tempfile.mkdtemp(prefix=f"{name}-figures-"))
     for filename, text in result.contents.items():
         (out / filename).write_text(text, encoding="utf-8")
+    print(*(f"{key} = {value!r}" for key, value in sorted(result.values.items())), sep="\n")
     print(f"figures: {', '.join(sorted(result.figures))} -> {out}")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

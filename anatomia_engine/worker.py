@@ -1,11 +1,10 @@
 """The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
 per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
 
-Started as `python -c BOOT ROOT JOBS`, it prints the record of the files it imported (deps.py), then
-reads JSON lists of {"id", "module", "out", "docs", "limit"} and prints {"id", "status"} as each
-child ends. A child records what its module reads, refuses what the record cannot hold (a global
-random generator, a write into docs/) and writes its store entry into `out` (ENTRY); CURRENT says
-what it is doing, so a crash or a time-out can say where.
+`python -c BOOT ROOT JOBS` prints the record of what it read (deps.py), then reads JSON lists of
+requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each child
+ends. A child records what its module reads, refuses a global random generator and writes into
+docs/, and writes its store entry into `out`; CURRENT says what it is doing, for the error message.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ sys.path[0] = sys.argv[1]
 sys.dont_write_bytecode, sys.pycache_prefix = True, "/dev/null/no-pycache"
 from anatomia_engine import deps
 sys.dont_write_bytecode, sys.pycache_prefix = False, None
-deps.start(sys.argv[1], reads=False)
+deps.start(sys.argv[1])
 from anatomia_engine import worker
 sys.exit(worker.serve(sys.argv[1], int(sys.argv[2])))
 """
@@ -100,7 +99,7 @@ def _refuse_writes(docs: Path, where: str) -> None:
     sys.addaudithook(hook)
 
 
-def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
+def run_module(module_name: str, out: Path, root: Path) -> None:
     """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
     import matplotlib
     import matplotlib.pyplot as plt
@@ -118,7 +117,7 @@ def run_module(module_name: str, out: Path, root: Path, docs: Path) -> None:
     for lock in LOCK_FILES:
         deps.note(root / lock)
     _refuse_global_random(where)
-    _refuse_writes(docs, where)
+    _refuse_writes(root / "docs", where)
     module = importlib.import_module(module_name)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
     output = codec.ModuleOutput(module_name)
@@ -173,8 +172,9 @@ def _child(request: dict, root: str) -> None:
             os.dup2(output.fileno(), 1)
             os.dup2(output.fileno(), 2)
         sys.stdin = open(os.devnull)  # noqa: SIM115
+        deps.use_environment(request["env"])
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
-        run_module(request["module"], out, Path(root), Path(request["docs"]))
+        run_module(request["module"], out, Path(root))
         code = 0
     except BaseException as exc:
         current = (out / CURRENT).read_text(encoding="utf-8")

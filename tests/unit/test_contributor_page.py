@@ -211,13 +211,13 @@ def test_a_valid_catalogue_loads(tmp_path):
 
 
 def test_the_catalogue_is_an_input_of_every_module_run(tmp_path):
-    """The warm worker imports the engine without recording reads; the catalogue must still be in
-    its record, so an edited message restarts it and runs again the modules that show messages."""
+    """The catalogue is in the record of a process that imports the engine as the warm worker does,
+    so an edited message restarts it and runs again the modules that show messages."""
     import subprocess
     import sys
 
     script = ("import json, sys; from pathlib import Path; from anatomia_engine import deps; "
-              "deps.start(Path(sys.argv[1]), reads=False); import anatomia_engine.messages; "
+              "deps.start(Path(sys.argv[1])); import anatomia_engine.messages; "
               "print(json.dumps(deps.snapshot(Path(sys.argv[1]))['files']))")
     out = subprocess.run([sys.executable, "-c", script, str(ROOT)], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout

@@ -14,25 +14,10 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import runner
-from tests.unit.test_runner import entry_path, failures
+from tests.unit.test_runner import failures, fresh, mini, project
 
+__all__ = ["mini", "project"]   # fixtures, used by name
 HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\n"
-
-
-def make_mini(root: Path) -> Path:
-    """A project with an empty figures_src package and a docs folder."""
-    (root / "figures_src").mkdir(parents=True)
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "docs").mkdir()
-    (root / "requirements.lock").write_text("numpy\n")
-    return root
-
-
-@pytest.fixture
-def mini(tmp_path):
-    """A mini project whose worker is kept between the test's runs."""
-    yield make_mini(tmp_path / "mini")
-    runner.stop_worker()
 
 
 def module(root: Path, name: str, body: str) -> Path:
@@ -107,8 +92,8 @@ ENV_READS = {"get": "os.environ.get('ANATOMIA_TEST_LABEL', 'brak')",
 
 
 def test_an_environment_variable_the_module_reads_is_an_input(mini, monkeypatch):
-    """One module per way of reading it, run together: a changed environment starts a new worker
-    (its imports of NumPy and matplotlib, ~1 s CPU), once per step instead of once per module."""
+    """One module per way of reading it, run together in the kept worker: each run sees the
+    environment of its request."""
     names = sorted(f"env_{how}" for how in ENV_READS)
     for how, read in ENV_READS.items():
         module(mini, f"env_{how}", f"""
@@ -152,7 +137,8 @@ def test_a_source_saved_twice_within_one_second_is_run_from_its_new_bytes(mini, 
         py_compile.compile(str(source), doraise=True)        # bytecode as any import would write it
     stat = edited.stat()
     text = edited.read_text()
-    edited.write_text(text.replace("X = 1", "X = 2") if target == "helper" else text.replace("Y = 1", "Y = 2"))
+    old, new = ("X = 1", "X = 2") if target == "helper" else ("Y = 1", "Y = 2")
+    edited.write_text(text.replace(old, new))
     os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert edited.stat().st_size == stat.st_size and edited.stat().st_mtime_ns == stat.st_mtime_ns
     expected = {"x": 2, "y": 1} if target == "helper" else {"x": 1, "y": 2}
@@ -164,9 +150,10 @@ GLOBAL_RANDOM = ["np.random.rand(3)", "np.random.seed(0)", "np.random.normal()",
 
 
 @pytest.fixture(scope="module")
-def dice(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """One module per call of GLOBAL_RANDOM, run in one compute: the project, each message."""
-    root = make_mini(tmp_path_factory.mktemp("dice") / "mini")
+def dice(project) -> dict[str, tuple[str, bool]]:
+    """One module per call of GLOBAL_RANDOM, run in one compute: each message, whether anything
+    was kept."""
+    root = fresh(project)
     for i, call in enumerate(GLOBAL_RANDOM):
         module(root, f"dice_{i}", f"""
             @values
@@ -177,16 +164,15 @@ def dice(tmp_path_factory) -> tuple[Path, dict[str, str]]:
                     pass             # swallowing the refusal does not help
                 return {{"n": 1}}
             """)
-    return root, failures(root, [f"dice_{i}" for i in range(len(GLOBAL_RANDOM))])
+    return failures(root, [f"dice_{i}" for i in range(len(GLOBAL_RANDOM))])
 
 
 @pytest.mark.parametrize("case", range(len(GLOBAL_RANDOM)))
 def test_a_global_random_generator_stops_the_run_naming_a_seeded_one(dice, case):
-    root, messages = dice
-    message = messages[f"dice_{case}"]
+    message, stored = dice[f"dice_{case}"]
     assert "np.random.default_rng(SEED)" in message
     assert f"figures_src/dice_{case}.py:" in message.split("(at ", 1)[1]        # the line that called it
-    assert not entry_path(root, f"dice_{case}").exists()
+    assert not stored
 
 
 def test_a_seeded_generator_is_allowed(mini):
@@ -211,9 +197,10 @@ DOCS_WRITES = [
 
 
 @pytest.fixture(scope="module")
-def writers(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """One module per case of DOCS_WRITES (each with files of its own), run in one compute."""
-    root = make_mini(tmp_path_factory.mktemp("writers") / "mini")
+def writers(project) -> tuple[dict[str, tuple[str, bool]], dict[str, str]]:
+    """One module per case of DOCS_WRITES (each with files of its own), run in one compute: each
+    message and whether anything was kept; the text of each docs file after the run."""
+    root = fresh(project)
     for i, write in enumerate(DOCS_WRITES):
         (root / f"scratch_{i}.txt").write_text("x")
         (root / "docs" / f"dane_{i}.csv").write_text("stary")
@@ -226,11 +213,13 @@ def writers(tmp_path_factory) -> tuple[Path, dict[str, str]]:
                 {write.replace("dane.csv", f"dane_{i}.csv").replace("scratch.txt", f"scratch_{i}.txt")}
                 return {{"n": 1}}
             """)
-    return root, failures(root, [f"writer_{i}" for i in range(len(DOCS_WRITES))])
+    found = failures(root, [f"writer_{i}" for i in range(len(DOCS_WRITES))])
+    return found, {p.name: p.read_text() for p in (root / "docs").iterdir()}
 
 
 @pytest.mark.parametrize("case", range(len(DOCS_WRITES)))
 def test_a_module_changing_docs_is_refused_naming_it(writers, case):
-    root, messages = writers
-    assert f"figures_src/writer_{case}.py writes docs/dane_{case}.csv" in messages[f"writer_{case}"]
-    assert (root / "docs" / f"dane_{case}.csv").read_text() == "stary"
+    found, docs = writers
+    message, stored = found[f"writer_{case}"]
+    assert f"figures_src/writer_{case}.py writes docs/dane_{case}.csv" in message and not stored
+    assert docs[f"dane_{case}.csv"] == "stary"

@@ -29,30 +29,56 @@ HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value
 
 
 def make_mini(root: Path) -> Path:
-    """A project with an empty figures_src package and a one-line attn_core."""
+    """A project with an empty figures_src package, a one-line attn_core and a docs folder."""
     (root / "figures_src").mkdir(parents=True)
     (root / "figures_src" / "__init__.py").write_text("")
     (root / "attn_core").mkdir()
     (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
+    (root / "docs").mkdir()
     (root / "requirements.lock").write_text("numpy\n")
     return root
 
 
-@pytest.fixture
-def mini(tmp_path) -> Path:
-    yield make_mini(tmp_path / "mini")
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """The folder of a test file's mini projects: one worker serves all its tests, kept between
+    runs as under `mkdocs serve` (each new worker imports NumPy and matplotlib, ~1 s CPU)."""
+    root = tmp_path_factory.mktemp("runner") / "mini"
+    root.mkdir()
+    yield root
     runner.stop_worker()
 
 
-def failures(root: Path, names: list[str]) -> dict[str, str]:
+def fresh(root: Path) -> Path:
+    """`root` emptied and made a mini project again (the folder stays: the kept worker runs in it)."""
+    for path in root.iterdir():
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return make_mini(root)
+
+
+@pytest.fixture
+def mini(project) -> Path:
+    return fresh(project)
+
+
+def compute(root: Path, names: list[str]):
+    """runner.compute with the worker kept between runs (as under `mkdocs serve`)."""
+    return runner.compute(names, root=root, keep_worker=True)
+
+
+def failures(root: Path, names: list[str]) -> dict[str, tuple[str, bool]]:
     """Run the modules `names` together (one worker, one child each), all expected to fail: each
-    one's part of the error message."""
+    one's part of the error message, and whether anything was kept for it."""
     with pytest.raises(runner.ComputeError) as info:
-        runner.compute(names, root=root)
+        compute(root, names)
     message = str(info.value)
     starts = sorted((message.index(f"figures_src/{n}.py"), n) for n in names)
     ends = [start for start, _ in starts[1:]] + [len(message)]
-    return {n: message[start:end] for (start, n), end in zip(starts, ends, strict=True)}
+    return {n: (message[start:end], kept(root, n) is not None or entry_path(root, n).exists())
+            for (start, n), end in zip(starts, ends, strict=True)}
 
 
 def module(root: Path, name: str, body: str) -> Path:
@@ -97,7 +123,7 @@ def test_results_cross_the_boundary_as_typed_records(mini):
             return {"w": Value(np.array([[0.25, 0.75]]), what="waga {i} {j}", axes=(["a"], ["b", "c"])),
                     "n": 3, "q": Value(2.0, cite="Dao (2023)"), "t": Table(["x", "p"], [["a", 0.5]])}
         """)
-    results, ran = runner.compute(["demo"], root=mini)
+    results, ran = compute(mini, ["demo"])
     assert ran == ["demo"]
     out = results["demo"].output
     assert isinstance(out, codec.ModuleOutput)
@@ -130,25 +156,25 @@ NOT_FINITE = [
 
 
 @pytest.fixture(scope="module")
-def not_finite(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """One run of a module per case of NOT_FINITE, all in one compute: the project, each message."""
-    root = make_mini(tmp_path_factory.mktemp("nan") / "mini")
+def not_finite(project) -> dict[str, tuple[str, bool]]:
+    """One run of a module per case of NOT_FINITE, all in one compute: each message, and whether
+    anything was kept."""
+    root = fresh(project)
     for i, (value, _) in enumerate(NOT_FINITE):
         module(root, f"bad_{i}", f"""
             @values
             def produce():
                 return {{"fine": 1.0, "broken": {value}}}
             """)
-    return root, failures(root, [f"bad_{i}" for i in range(len(NOT_FINITE))])
+    return failures(root, [f"bad_{i}" for i in range(len(NOT_FINITE))])
 
 
 @pytest.mark.parametrize("case", range(len(NOT_FINITE)))
 def test_nan_or_inf_is_refused_naming_module_function_and_value(not_finite, case):
-    root, messages = not_finite
-    message = messages[f"bad_{case}"]
+    message, stored = not_finite[f"bad_{case}"]
     assert "produce()" in message and "'broken'" in message
     assert NOT_FINITE[case][1] in message
-    assert kept(root, f"bad_{case}") is None and not entry_path(root, f"bad_{case}").exists()
+    assert not stored
 
 
 def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
@@ -157,7 +183,7 @@ def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
         def scores():
             return {"masked": Value(np.array([[0.5, -np.inf], [0.1, 0.2]]), masked=True)}
         """)
-    results, _ = runner.compute(["masked"], root=mini)
+    results, _ = compute(mini, ["masked"])
     value = results["masked"].values["masked"]
     assert value[0, 1] == -math.inf and value[1, 1] == 0.2
     module(mini, "masked", """
@@ -166,7 +192,7 @@ def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
             return {"masked": Value(np.array([[np.nan, -np.inf]]), masked=True)}
         """)
     with pytest.raises(runner.ComputeError, match=r"'masked' with NaN at index \[0, 0\]"):
-        runner.compute(["masked"], root=mini)
+        compute(mini, ["masked"])
 
 
 def test_nan_in_a_figure_table_is_refused(mini):
@@ -178,15 +204,10 @@ def test_nan_in_a_figure_table_is_refused(mini):
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", float("nan")]]))
         """)
     with pytest.raises(runner.ComputeError, match=r"chart\(style\) returned a Plot whose data table"):
-        runner.compute(["fig"], root=mini)
+        compute(mini, ["fig"])
 
 
 # --- never stale: the depfile -------------------------------------------------------------------
-
-def compute(root: Path, names: list[str]):
-    """runner.compute with the worker kept between the test's runs (as under `mkdocs serve`)."""
-    return runner.compute(names, root=root, keep_worker=True)
-
 
 def ran(root: Path, *names: str) -> list[str]:
     return compute(root, list(names))[1]
@@ -320,8 +341,9 @@ def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
     module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
     found, _ = compute(mini, ["demo"])
     inputs = set(found["demo"].inputs)
-    for path in (mini / "attn_core" / "__init__.py", mini / "requirements.lock",
-                 mini / "figures_src" / "demo.py", Path(worker.__file__), Path(codec.__file__), Path(kit.__file__)):
+    engine = [Path(m.__file__) for m in (worker, codec, kit)]
+    own = [mini / "attn_core" / "__init__.py", mini / "requirements.lock", mini / "figures_src" / "demo.py"]
+    for path in (*own, *engine):
         assert path.resolve() in inputs, path
     assert ran(mini, "demo") == []
     for path, text in [("attn_core/__init__.py", "SCALE = 3\n"), ("requirements.lock", "numpy==2\n")]:
@@ -419,24 +441,6 @@ def test_a_kept_result_comes_back_whole_in_a_new_process(mini):
     assert names == [] and files == ["chart-dark.svg", "chart-light.svg", "chart.csv"] and values == {"n": 3}
 
 
-def test_a_rebuild_in_the_same_process_decodes_only_changed_results(mini, monkeypatch):
-    """`mkdocs serve` rebuilds in one process: a result that did not change is not decoded again."""
-    module(mini, "a", "@values\ndef v():\n    return {'x': 1.5}\n")
-    module(mini, "b", "@values\ndef v():\n    return {'y': 2}\n")
-    first, _ = compute(mini, ["a", "b"])
-    assert first["a"].values == {"x": 1.5} and first["b"].values == {"y": 2}
-    decoded = []
-    real = codec.decode
-    monkeypatch.setattr(codec, "decode", lambda text: decoded.append(1) or real(text))
-    again, names = compute(mini, ["a", "b"])
-    assert names == [] and again["a"].values == {"x": 1.5} and again["b"].values == {"y": 2}
-    assert decoded == []
-    module(mini, "a", "@values\ndef v():\n    return {'x': 2.5}\n")
-    edited, names = compute(mini, ["a", "b"])
-    assert names == ["a"] and edited["a"].values == {"x": 2.5} and edited["b"].values == {"y": 2}
-    assert decoded == [1]
-
-
 def test_a_whole_entry_that_cannot_be_decoded_is_reported_with_its_path_and_run_again(mini, caplog):
     module(mini, "num", """
         @values
@@ -488,3 +492,20 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
 
 # --- the worker kept between builds (mkdocs serve) ------------------------------------------------
 
+
+def test_a_kept_worker_is_restarted_only_when_a_variable_it_read_while_starting_changes(mini, monkeypatch):
+    """Each run gets the environment of its request; the worker itself read some variables while
+    it imported matplotlib (MATPLOTLIBRC among them): a change of one of those starts a new one."""
+    probe = module(mini, "probe", "import os\n\n@values\ndef worker():\n    return {'pid': os.getppid()}\n")
+
+    def worker_pid(edit: str) -> int:
+        probe.write_text(probe.read_text() + f"# {edit}\n")      # so that the module runs again
+        found, names = compute(mini, ["probe"])
+        assert names == ["probe"]
+        return found["probe"].values["pid"]
+
+    first = worker_pid("first")
+    monkeypatch.setenv("ANATOMIA_TEST_UNREAD", "1")
+    assert worker_pid("unread variable") == first
+    monkeypatch.setenv("MATPLOTLIBRC", str(mini / "no-such-matplotlibrc"))
+    assert worker_pid("variable the worker read") != first

@@ -5,24 +5,13 @@ files' forked runs go to different test workers)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from anatomia_engine import runner
-from tests.unit.test_runner import (
-    HEADER,
-    compute_in_child,
-    entries,
-    entry_path,
-    failures,
-    kept,
-    make_mini,
-    mini,
-    module,
-)
+from tests.unit.test_runner import HEADER, compute, entries, failures, fresh, mini, module, project
 
-__all__ = ["mini"]   # a fixture, used by name
+__all__ = ["mini", "project"]   # fixtures, used by name
 
 
 @pytest.mark.parametrize("alarm", ["", "signal.signal(signal.SIGALRM, signal.SIG_IGN)"],
@@ -39,10 +28,10 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
             time.sleep(600)
             return {{}}
         """)
-    proc = compute_in_child(mini, ["slow"])
-    assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "figures_src/slow.py did not finish within its time limit of 1 s" in proc.stderr
-    assert "figures_src.slow.wait()" in proc.stderr and "ANATOMIA_MODULE_TIMEOUT" in proc.stderr
+    with pytest.raises(runner.ComputeError) as info:   # a worker that fails to stop it gives up later
+        compute(mini, ["slow"])
+    assert "figures_src/slow.py did not finish within its time limit of 1 s" in str(info.value)
+    assert "figures_src.slow.wait()" in str(info.value) and "ANATOMIA_MODULE_TIMEOUT" in str(info.value)
     assert entries(mini / ".cache" / "anatomia" / "computed", "slow") == []
 
 
@@ -72,20 +61,20 @@ DEATHS = [
 
 
 @pytest.fixture(scope="module")
-def deaths(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """One run of a module per case of DEATHS, all in one compute: the project, each message."""
-    root = make_mini(tmp_path_factory.mktemp("deaths") / "mini")
+def deaths(project) -> dict[str, tuple[str, bool]]:
+    """One run of a module per case of DEATHS, all in one compute: each message, and whether
+    anything was kept."""
+    root = fresh(project)
     for i, (body, _) in enumerate(DEATHS):
         (root / "figures_src" / f"quit_{i}.py").write_text(HEADER + body)
-    return root, failures(root, [f"quit_{i}" for i in range(len(DEATHS))])
+    return failures(root, [f"quit_{i}" for i in range(len(DEATHS))])
 
 
 @pytest.mark.parametrize("case", range(len(DEATHS)))
 def test_death_by_signal_or_early_exit_is_reported_and_nothing_is_cached(deaths, case):
-    root, messages = deaths
-    message = messages[f"quit_{case}"]
+    message, stored = deaths[f"quit_{case}"]
     assert re.search(DEATHS[case][1], message) and "Nothing was cached" in message
-    assert kept(root, f"quit_{case}") is None and not entry_path(root, f"quit_{case}").exists()
+    assert not stored
 
 
 def test_modules_do_not_share_state(mini):
@@ -110,7 +99,8 @@ def test_modules_do_not_share_state(mini):
             return {"font_size": float(matplotlib.rcParams["font.size"]), "seen": len(_shared.SEEN),
                     "sees_first": int("figures_src.first" in sys.modules)}
         """)
-    found, _ = runner.compute(["first", "second"], root=mini, jobs=1)
-    assert found["first"].values["seen"] == 1
-    assert found["second"].values["font_size"] != 99.0
-    assert found["second"].values["seen"] == 0 and found["second"].values["sees_first"] == 0
+    first, _ = compute(mini, ["first"])          # one after the other, in the same worker
+    second, _ = compute(mini, ["second"])
+    assert first["first"].values["seen"] == 1
+    assert second["second"].values["font_size"] != 99.0
+    assert second["second"].values["seen"] == 0 and second["second"].values["sees_first"] == 0
