@@ -86,17 +86,24 @@ def test_a_figures_light_and_dark_pictures_differ_in_colours_only(built_site):
 
 def test_a_colour_scheme_sets_colours_only(built_site):
     """The browser tests measure layout in the light scheme only (tests/browser/test_phone.py): every
-    CSS rule of the build that names a scheme sets colours (or variables holding colours), apart
-    from hiding the other scheme's pictures (which have the same size: the test above)."""
+    CSS rule of the build that names a scheme, or is inside a prefers-color-scheme query, sets
+    colours (or variables holding colours), apart from hiding the other scheme's pictures (which
+    have the same size: the test above)."""
     colours = {"color", "background-color", "border-color", "color-scheme"}
     colour_value = re.compile(r"#|rgb|hsl|var\(|color-mix|\d+deg\b|transparent|currentcolor", re.I)
     picture = re.compile(r'\[data-md-color-scheme="?\w+"?\] img\[src\$="#[\w-]+"\]')
+    rule = re.compile(r"([^{}]+)\{([^{}]*)\}")
     rules = 0
     for css in sorted(built_site.rglob("*.css")):
         text = re.sub(r"/\*.*?\*/", "", css.read_text(encoding="utf-8"), flags=re.S)
-        for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", text):
-            if "data-md-color-scheme" not in selector:
-                continue
+        found = [(sel, body) for sel, body in rule.findall(text) if "data-md-color-scheme" in sel]
+        for media in re.finditer(r"@media[^{]*prefers-color-scheme[^{]*\{", text):   # every rule inside
+            depth, end = 1, media.end()
+            while depth:
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            found += rule.findall(text[media.end():end - 1])
+        for selector, body in found:
             rules += 1
             for name, value in re.findall(r"([-\w]+)\s*:\s*([^;]+)", body):
                 ok = (name in colours or (name.startswith("--") and colour_value.search(value))
