@@ -15,9 +15,8 @@ from helpers import site_pages
 # `server` and `browser` come from conftest.py (the browser fixture skips without chromium).
 
 
-def open_page(browser, url: str, scheme: str):
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
+def watch(page) -> tuple[list[str], list[str]]:
+    """Requests of `page` to another host (aborted) and failed requests, as they come."""
     outside: list[str] = []
     failed: list[str] = []
 
@@ -32,52 +31,62 @@ def open_page(browser, url: str, scheme: str):
     page.route("**/*", route)
     page.on("requestfailed", lambda req: failed.append(req.url))
     page.on("response", lambda res: failed.append(res.url) if res.status >= 400 else None)
+    return outside, failed
+
+
+def open_page(browser, url: str, scheme: str):
+    """`url` loaded in a tab of its own: (context, page, requests to another host, failed ones)."""
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    outside, failed = watch(page)
     page.goto(url, wait_until="networkidle")
     return context, page, outside, failed
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, built_site, scheme):
-    for path in site_pages(built_site):
-        check_page(browser, server, path, scheme)
-
-
-def check_page(browser, server: str, path: str, scheme: str):
-    context, page, outside, failed = open_page(browser, server + path, scheme)
+    # One tab for every page, each navigated to afresh (as a reader goes from page to page).
+    context = browser.new_context(color_scheme=scheme)
     try:
-        assert outside == [], f"{path}: requests left 127.0.0.1: {outside}"
-        assert failed == [], f"{path}: failed requests: {failed}"
-        raw = page.evaluate("""() => [...document.querySelectorAll('.arithmatex')]
-            .filter(el => !el.querySelector('math')).map(el => el.textContent.slice(0, 80))""")
-        assert raw == [], f"{path}: math left untypeset: {raw}"
-        assert page.evaluate("document.querySelectorAll('merror').length") == 0
-        want = "only-dark" if scheme == "dark" else "only-light"
-        images = page.evaluate("""async (want) => {
-            const imgs = [...document.querySelectorAll('article img')].filter(i => i.src.includes('#' + want));
-            imgs.forEach(img => { img.loading = 'eager'; });
-            await Promise.all(imgs.map(img => img.complete ? null :
-                new Promise(done => { img.addEventListener('load', done); img.addEventListener('error', done); })));
-            return imgs.map(img => img.src);
-        }""", want)
-        broken = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
-            .filter(img => img.src.includes('#' + want) && img.offsetParent !== null)
-            .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)""", want)
-        assert broken == [], f"{path}: images that did not load: {broken}"
-        hidden = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
-            .filter(img => img.src.includes('#' + want) && img.offsetParent === null).length""", want)
-        assert hidden == 0, f"{path}: {hidden} {want} images are hidden in the {scheme} scheme"
-        if images:
-            other = "only-light" if scheme == "dark" else "only-dark"
-            shown_other = page.evaluate("""(o) => [...document.querySelectorAll('article img')]
-                .filter(img => img.src.includes('#' + o) && img.offsetParent !== null).length""", other)
-            assert shown_other == 0, f"{path}: {other} images are visible in the {scheme} scheme"
+        page = context.new_page()
+        outside, failed = watch(page)
+        formulas = 0
+        for path in site_pages(built_site):
+            outside.clear()
+            failed.clear()
+            page.goto(server + path, wait_until="networkidle")
+            formulas += check_page(page, path, scheme, outside, failed)
     finally:
         context.close()
+    assert formulas > 10, f"only {formulas} typeset formulas on the whole site"
 
 
-def test_math_pages_really_have_math(browser, server):
-    context, page, _, _ = open_page(browser, server + "/krok-po-kroku/", "light")
-    try:
-        assert page.evaluate("document.querySelectorAll('.arithmatex > math').length") > 10
-    finally:
-        context.close()
+def check_page(page, path: str, scheme: str, outside: list[str], failed: list[str]) -> int:
+    """The checks of one loaded page; the number of its typeset formulas."""
+    assert outside == [], f"{path}: requests left 127.0.0.1: {outside}"
+    assert failed == [], f"{path}: failed requests: {failed}"
+    raw = page.evaluate("""() => [...document.querySelectorAll('.arithmatex')]
+        .filter(el => !el.querySelector('math')).map(el => el.textContent.slice(0, 80))""")
+    assert raw == [], f"{path}: math left untypeset: {raw}"
+    assert page.evaluate("document.querySelectorAll('merror').length") == 0
+    want = "only-dark" if scheme == "dark" else "only-light"
+    images = page.evaluate("""async (want) => {
+        const imgs = [...document.querySelectorAll('article img')].filter(i => i.src.includes('#' + want));
+        imgs.forEach(img => { img.loading = 'eager'; });
+        await Promise.all(imgs.map(img => img.complete ? null : new Promise(done => {
+            img.addEventListener('load', done); img.addEventListener('error', done); })));
+        return imgs.map(img => img.src);
+    }""", want)
+    broken = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
+        .filter(img => img.src.includes('#' + want) && img.offsetParent !== null)
+        .filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)""", want)
+    assert broken == [], f"{path}: images that did not load: {broken}"
+    hidden = page.evaluate("""(want) => [...document.querySelectorAll('article img')]
+        .filter(img => img.src.includes('#' + want) && img.offsetParent === null).length""", want)
+    assert hidden == 0, f"{path}: {hidden} {want} images are hidden in the {scheme} scheme"
+    if images:
+        other = "only-light" if scheme == "dark" else "only-dark"
+        shown_other = page.evaluate("""(o) => [...document.querySelectorAll('article img')]
+            .filter(img => img.src.includes('#' + o) && img.offsetParent !== null).length""", other)
+        assert shown_other == 0, f"{path}: {other} images are visible in the {scheme} scheme"
+    return page.evaluate("document.querySelectorAll('.arithmatex > math').length")

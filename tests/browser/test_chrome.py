@@ -1,46 +1,13 @@
-"""The site's chrome: Polish everywhere, one title per page, own favicon, canonical URLs and
-sitemap, a working Polish 404 page, emoji as bundled icons, print, contrast of the chrome.
-
-Static checks read a fresh build; browser checks drive Debian's Chromium (conftest.py).
-"""
+"""The site's chrome in the browser: a working Polish 404 page at any depth, print, contrast of
+the chrome, links in text underlined (the static checks are in tests/site/test_chrome.py)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from pathlib import Path
-from urllib.parse import urljoin, urlparse
+from urllib.parse import urlparse
 
 import pytest
-import yaml
-from bs4 import BeautifulSoup
 
-from helpers import REPO
-
-SITE_NAME = "Anatomia LLM"
-
-
-def site_url() -> str:
-    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    return re.search(r"^site_url:\s*(\S+)", text, re.M).group(1)
-
-
-def pages(site: Path) -> list[Path]:
-    """Every page of the site."""
-    return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts)
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
-# --- static checks of the build -----------------------------------------------------------------
-
-
-EMOJI = re.compile("[\u231a-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
-
-
-# --- in the browser -----------------------------------------------------------------------------
 
 def test_404_page_works_at_any_depth(browser, server):
     """A server answers a missing address with 404.html: its styles, scripts and links must work."""
@@ -120,23 +87,27 @@ CONTRAST = """(sel) => {
 }"""
 
 
+# The chrome's texts of each page (selectors) that must keep a contrast of 4.5 in both schemes.
+CHROME_TEXT = {
+    "/": [".md-tabs__link", ".md-copyright"],
+    "/laby/lab-3/": [".md-typeset .md-button"],                      # "Pobierz notatnik"
+    "/llm/anatomia/": [".attn-x .md-button:not(:disabled)",           # "Przywróć ustawienia przykładu"
+                       'table.attn-x__matrix tr.attn-x__chosen th[scope="row"]'],   # the orange label
+}
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path, selector", [
-    ("/", ".md-tabs__link"),
-    ("/laby/lab-3/", ".md-typeset .md-button"),                      # "Pobierz notatnik"
-    ("/llm/anatomia/", ".attn-x .md-button:not(:disabled)"),         # "Przywróć ustawienia przykładu"
-    ("/llm/anatomia/", 'table.attn-x__matrix tr.attn-x__chosen th[scope="row"]'),   # the orange label
-    ("/", ".md-copyright"),
-])
-def test_chrome_text_has_contrast_of_4_5(browser, server, scheme, path, selector):
+@pytest.mark.parametrize("path", CHROME_TEXT)
+def test_chrome_text_has_contrast_of_4_5(browser, server, scheme, path):
     context = browser.new_context(color_scheme=scheme)
     page = context.new_page()
     try:
         page.goto(server + path, wait_until="networkidle")
-        ratios = page.evaluate(CONTRAST, selector)
-        assert ratios, f"nothing matches {selector}"
-        low = [(text, round(r, 2)) for text, r in ratios if r < 4.5]
-        assert low == [], f"{scheme} {path} {selector}: {low}"
+        for selector in CHROME_TEXT[path]:
+            ratios = page.evaluate(CONTRAST, selector)
+            assert ratios, f"nothing matches {selector}"
+            low = [(text, round(r, 2)) for text, r in ratios if r < 4.5]
+            assert low == [], f"{scheme} {path} {selector}: {low}"
     finally:
         context.close()
 
@@ -144,9 +115,9 @@ def test_chrome_text_has_contrast_of_4_5(browser, server, scheme, path, selector
 LINKS = "article p a[href]:not(.footnote-backref):not(.footnote-ref)"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_links_in_text_are_underlined(browser, server, scheme):
-    context = browser.new_context(color_scheme=scheme)
+def test_links_in_text_are_underlined(browser, server):
+    # In the light scheme: the schemes set colours only (tests/site/test_site.py checks the stylesheets).
+    context = browser.new_context(color_scheme="light")
     page = context.new_page()
     try:
         page.goto(server + "/posty/llm-mechanizm-uwagi/", wait_until="networkidle")

@@ -21,20 +21,35 @@ def phone(browser):
     context.close()
 
 
-@pytest.mark.parametrize(("scheme", "javascript"), [("light", True), ("dark", True), ("light", False)])
-def test_no_page_is_wider_than_the_screen(browser, server, built_site, scheme, javascript):
-    context = browser.new_context(color_scheme=scheme, java_script_enabled=javascript, **PHONE)
+# The elements that stick out of the screen, outside any box that scrolls or clips them.
+CULPRITS = """() => [...document.querySelectorAll('body *')]
+    .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+    .filter(e => ![...document.querySelectorAll('body *')].some(p => p !== e && p.contains(e)
+            && getComputedStyle(p).overflowX !== 'visible'))
+    .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className)"""
+
+
+# A table wider than its box scrolls in Material's wrapper (made by its script, with a cue); any
+# other table must fit: the explorer's weights stuck out of their frame by 24 px.
+TABLES_OUT = """() => [...document.querySelectorAll('article table')]
+    .filter(t => !t.closest('.md-typeset__scrollwrap, details:not([open])') && t.offsetParent)
+    .filter(t => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1)
+    .map(t => t.className + ' ' + (t.caption ? t.caption.textContent : ''))"""
+
+
+# In the light scheme: the schemes set colours only (tests/site/test_site.py checks the stylesheets).
+@pytest.mark.parametrize("javascript", [True, False])
+def test_no_page_nor_table_is_wider_than_the_screen(browser, server, built_site, javascript):
+    context = browser.new_context(color_scheme="light", java_script_enabled=javascript, **PHONE)
     page = context.new_page()
     try:
         for path in site_pages(built_site):
             page.goto(server + path, wait_until="networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
-            culprits = page.evaluate("""() => [...document.querySelectorAll('body *')]
-                .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
-                .filter(e => ![...document.querySelectorAll('body *')].some(p => p !== e && p.contains(e)
-                        && getComputedStyle(p).overflowX !== 'visible'))
-                .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className)""")
-            assert width <= 375, f"{path} is {width} px wide at 375 px: {culprits}"
+            if width > 375:
+                pytest.fail(f"{path} is {width} px wide at 375 px: {page.evaluate(CULPRITS)}")
+            if javascript:
+                assert page.evaluate(TABLES_OUT) == [], f"tables stick out of their box on {path}"
     finally:
         context.close()
 
@@ -83,7 +98,6 @@ def test_display_formulas_fit_the_column(browser, server, path, width):
     phone = context.new_page()
     phone.goto(server + path, wait_until="networkidle")
     phone.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true; })")
-    phone.wait_for_function("() => !document.querySelector('article details > p.lazy-details')")
     wide = phone.evaluate("""() => [...document.querySelectorAll('article div.arithmatex')]
         .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
         .map(b => [b.scrollWidth - b.clientWidth,

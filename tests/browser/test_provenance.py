@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from helpers import REPO, serving
+from helpers import REPO, serving, site_pages
 
 NUMS = [
     # (id, text, attributes) — what the engine emits for a computed and for a quoted number
@@ -155,27 +155,23 @@ def test_tap_opens_stays_open_and_tap_elsewhere_closes(browser, fixture_site):
         context.close()
 
 
-SITE_PAGES = ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/", "/laby/lab-3/", "/llm/anatomia/"]
-
-
-@pytest.mark.parametrize("path", SITE_PAGES)
-def test_every_number_on_the_site_is_focusable_and_opens(browser, server, path):
+def test_every_number_on_the_site_is_focusable_and_opens(browser, server, built_site):
     context = browser.new_context()
     page = context.new_page()
     try:
-        page.goto(server + path, wait_until="load")
-        nums = page.evaluate("""() => [...document.querySelectorAll('article .num')].map(n => ({
-            tab: n.tabIndex, title: n.getAttribute('title'), exact: n.dataset.exact || null}))""")
-        if not nums:
-            pytest.skip(f"{path} has no numbers in prose")
-        assert all(n["tab"] == 0 for n in nums), "a number is not in the tab order"
-        assert all(n["title"] is None for n in nums), "a number still has a title attribute"
-        count = len(nums)
-        for i in sorted({0, count // 2, count - 1}):
-            page.evaluate("(i) => document.querySelectorAll('article .num')[i].focus()", i)
-            state = tip_state(page)
-            assert state["shown"], f"number {i} on {path} did not open its popover"
-            if nums[i]["exact"]:
-                assert nums[i]["exact"] in state["text"]
+        for path in site_pages(built_site, containing='class="num"'):
+            page.goto(server + path, wait_until="load")
+            nums = page.evaluate("""() => [...document.querySelectorAll('article .num')].map(n => ({
+                tab: n.tabIndex, title: n.getAttribute('title'), exact: n.dataset.exact || null}))""")
+            assert nums, f"{path} has no numbers in its article"
+            assert all(n["tab"] == 0 for n in nums), f"a number on {path} is not in the tab order"
+            assert all(n["title"] is None for n in nums), f"a number on {path} still has a title attribute"
+            count = len(nums)
+            for i in sorted({0, count // 2, count - 1}):
+                page.evaluate("(i) => document.querySelectorAll('article .num')[i].focus()", i)
+                state = tip_state(page)
+                assert state["shown"], f"number {i} on {path} did not open its popover"
+                if nums[i]["exact"]:
+                    assert nums[i]["exact"] in state["text"]
     finally:
         context.close()

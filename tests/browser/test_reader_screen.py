@@ -18,9 +18,18 @@ def phone(browser):
     context.close()
 
 
-def test_a_number_on_a_touch_screen_is_inline_with_a_24_px_target(phone, server):
-    phone.goto(server + "/krok-po-kroku/", wait_until="networkidle")
-    nums = phone.evaluate("""() => [...document.querySelectorAll('article p .num')].slice(0, 40)
+@pytest.fixture(scope="module")
+def step_by_step(browser, server):
+    """/krok-po-kroku/ loaded once on a phone for the tests that only read it."""
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.goto(server + "/krok-po-kroku/", wait_until="networkidle")
+    yield page
+    context.close()
+
+
+def test_a_number_on_a_touch_screen_is_inline_with_a_24_px_target(step_by_step):
+    nums = step_by_step.evaluate("""() => [...document.querySelectorAll('article p .num')].slice(0, 40)
         .map(n => [getComputedStyle(n).display, n.getBoundingClientRect().height])""")
     assert len(nums) >= 10
     # inline: the comma after a number stays on its line, the lines keep one height
@@ -28,9 +37,8 @@ def test_a_number_on_a_touch_screen_is_inline_with_a_24_px_target(phone, server)
     assert all(height >= 24 for _, height in nums), nums
 
 
-def test_footnote_way_back_is_visible_and_numbered_when_cited_twice(phone, server):
-    phone.goto(server + "/krok-po-kroku/", wait_until="networkidle")
-    backs = phone.evaluate("""() => [...document.querySelectorAll('.footnote li')].map(li =>
+def test_footnote_way_back_is_visible_and_numbered_when_cited_twice(step_by_step):
+    backs = step_by_step.evaluate("""() => [...document.querySelectorAll('.footnote li')].map(li =>
         [...li.querySelectorAll('.footnote-backref')].map(a => {
             const box = a.getBoundingClientRect(), after = getComputedStyle(a, '::after');
             return [getComputedStyle(a).opacity, after.content, parseFloat(after.fontSize),
@@ -131,15 +139,3 @@ def test_printed_pages_fit_the_paper(browser, server, built_site):
             page.emulate_media(media="screen")
     finally:
         context.close()
-
-
-def test_no_table_sticks_out_of_its_box_on_a_phone(phone, server, built_site):
-    """At 375 px a table wider than its box scrolls in Material's wrapper (with a cue); any other
-    table must fit: the explorer's weights stuck out of their frame by 24 px."""
-    for path in site_pages(built_site):
-        phone.goto(server + path, wait_until="networkidle")
-        out = phone.evaluate("""() => [...document.querySelectorAll('article table')]
-            .filter(t => !t.closest('.md-typeset__scrollwrap, details:not([open])') && t.offsetParent)
-            .filter(t => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1)
-            .map(t => t.className + ' ' + (t.caption ? t.caption.textContent : ''))""")
-        assert out == [], path

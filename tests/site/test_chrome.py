@@ -1,17 +1,17 @@
 """The site's chrome: Polish everywhere, one title per page, own favicon, canonical URLs and
-sitemap, a working Polish 404 page, emoji as bundled icons, print, contrast of the chrome.
+sitemap, a working Polish 404 page, emoji as bundled icons.
 
-Static checks read a fresh build; browser checks drive Debian's Chromium (conftest.py).
+Static checks of the session build; the browser checks are in tests/browser/test_chrome.py.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
-import pytest
 import yaml
 from bs4 import BeautifulSoup
 
@@ -30,7 +30,9 @@ def pages(site: Path) -> list[Path]:
     return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts)
 
 
+@functools.cache
 def soup(path: Path) -> BeautifulSoup:
+    """A built page parsed once for all the tests of this file (they only read it)."""
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
@@ -123,32 +125,3 @@ def test_404_page_is_polish_and_links_to_the_articles(built_site):
         assert href.startswith("/"), href
         target = built_site / href.lstrip("/")
         assert (target / "index.html").exists() or target.is_file(), href
-
-
-# --- in the browser -----------------------------------------------------------------------------
-
-
-CONTRAST = """(sel) => {
-    const parse = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m[3] ?? 1]; };
-    const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    const lum = ([r, g, b]) => { const f = lin;
-        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-    const over = (fg, bg) => fg.slice(0, 3).map((v, i) => v * fg[3] + bg[i] * (1 - fg[3]));
-    return [...document.querySelectorAll(sel)].filter(e => e.getClientRects().length).map(el => {
-        let bg = null, opacity = 1;
-        for (let e = el; e; e = e.parentElement) {
-            opacity *= Number(getComputedStyle(e).opacity);
-            const c = parse(getComputedStyle(e).backgroundColor);
-            if (!bg && c[3] > 0) bg = c;
-        }
-        bg = bg || [255, 255, 255, 1];
-        const fg = parse(getComputedStyle(el).color); fg[3] *= opacity;
-        const a = lum(over(fg, bg)), b = lum(bg);
-        return [el.textContent.trim().slice(0, 30), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
-    });
-}"""
-
-
-LINKS = "article p a[href]:not(.footnote-backref):not(.footnote-ref)"
-
-

@@ -122,17 +122,13 @@ def test_values_figures_and_tables_reach_the_page(first_build):
     assert not list((root / "docs").rglob("*.svg")), "generated files must not land in docs/"
 
 
-def test_svgs_are_deterministic_and_keep_text(first_build, project, tmp_path):
-    shutil.rmtree(project / ".cache")
-    build_ok(project, tmp_path / "b")
+def test_svgs_keep_text_and_no_date(first_build):
+    """Byte-identical SVGs from a cold build: tests/site/test_reproducible_build.py (the real site)."""
     for name in ("bars-light.svg", "bars-dark.svg"):
         a = (first_build[1] / "figures" / "demo" / name).read_bytes()
-        b = (tmp_path / "b" / "figures" / "demo" / name).read_bytes()
-        assert a == b, name
         assert b"<text" in a and b"chases" in a and b"<dc:date>" not in a
         ticks = re.findall(r">\s*([0-9\u2212.,]+)\s*</text>", a.decode())
         assert "0,2" in ticks and not any("." in t for t in ticks), ticks
-    assert (first_build[1] / "index.html").read_bytes() == (tmp_path / "b" / "index.html").read_bytes()
 
 
 def test_editing_a_module_reruns_only_that_module(project, tmp_path):

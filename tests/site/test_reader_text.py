@@ -10,25 +10,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 from bs4 import BeautifulSoup, NavigableString
+
+from helpers import site_pages as sitemap_pages
 
 CODE = "code, pre, kbd, samp, math, script, style, .jp-InputArea, .jp-OutputArea, .arithmatex"
 # x_j, d_k, W_Q, d_{model}, h_t — a letter name, an underscore, an index
 UNDERSCORE = re.compile(r"(?<![\w/.:-])[A-Za-z]{1,8}_(?:\{|[A-Za-z0-9])")
 TEX = re.compile(r"\\(?:sqrt|frac|text|mathrm|top|cdot|times|infty|left|right|[a-z]+\{)|\^\{|_\{")
 BUILD = re.compile(r"figures_src|attn_core|anatomia_engine|\b\w+\.py\b|\b[A-Z]+(?:_[A-Z0-9]+)+\b")
-
-
-def pages(site: Path) -> list[Path]:
-    xml = (site / "sitemap.xml").read_text(encoding="utf-8")
-    found = []
-    for loc in re.findall(r"<loc>([^<]+)</loc>", xml):
-        path = urlparse(loc).path.strip("/")
-        found.append(site / path / "index.html" if not path.endswith(".html") else site / path)
-    return found
 
 
 def prose(soup: BeautifulSoup) -> list[str]:
@@ -58,32 +50,33 @@ def contributor_pages(site: Path) -> set[Path]:
 
 @pytest.fixture(scope="module")
 def site_pages(built_site):
-    found = pages(built_site)
+    """(page, its soup without code and math, its prose, whether it is a contributor page)."""
+    found = [built_site / path.lstrip("/") / "index.html" for path in sitemap_pages(built_site)]
     assert len(found) >= 6, found
     authors = contributor_pages(built_site)
     assert authors <= set(found), (authors, found)
-    return [(p, BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser"), p in authors)
-            for p in found]
+    soups = [BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser") for p in found]
+    return [(p, soup, prose(soup), p in authors) for p, soup in zip(found, soups, strict=True)]
 
 
 def test_no_tex_in_prose(site_pages):
-    bad = [(p.parent.name, t) for p, soup, _ in site_pages for t in prose(soup) if TEX.search(t)]
+    bad = [(p.parent.name, t) for p, _, texts, _ in site_pages for t in texts if TEX.search(t)]
     assert not bad, "TeX in reader text: " + "\n".join(f"{p}: {t[:120]}" for p, t in bad)
 
 
 @pytest.mark.parametrize("name, pattern", [("underscore notation", UNDERSCORE),
                                            ("build names", BUILD)])
 def test_no_source_notation_or_build_names_in_reader_prose(site_pages, name, pattern):
-    bad = [(p.parent.name, t) for p, soup, authors in site_pages if not authors
-           for t in prose(soup) if pattern.search(t)]
+    bad = [(p.parent.name, t) for p, _, texts, authors in site_pages if not authors
+           for t in texts if pattern.search(t)]
     assert not bad, f"{name} in reader text: " + "\n".join(f"{p}: {t[:120]}" for p, t in bad)
 
 
 def test_the_scan_sees_figures_and_the_toc(site_pages):
     """The scan reads alt text and the table of contents (so a check above can fail)."""
-    texts = [t for _, soup, _ in site_pages for t in prose(soup)]
+    texts = [t for _, _, page_texts, _ in site_pages for t in page_texts]
     assert any("uwag" in t for t in texts)
-    alts = [" ".join(img["alt"].split()) for _, soup, _ in site_pages
+    alts = [" ".join(img["alt"].split()) for _, soup, _, _ in site_pages
             for img in soup.select("article img[alt]")]
     assert len(alts) > 20 and all(a in texts for a in alts[:5])
     assert any(UNDERSCORE.search(t) for t in ["waga a_j", "d_{model}"])

@@ -63,13 +63,51 @@ def test_contributor_page_shows_the_formatter_at_work(built_site):
     assert "<code>2{,}68</code>" in page
 
 
-def test_a_figures_light_and_dark_pictures_show_the_same_text_in_the_same_places(built_site):
-    """The schemes differ in colours only: tests/unit/test_figure_lines.py checks the light text."""
-    texts = re.compile(r"<text\b[^>]*>.*?</text>", re.S)
+def test_a_figures_light_and_dark_pictures_differ_in_colours_only(built_site):
+    """The browser tests measure figure text in the light scheme only (tests/browser/
+    test_figure_text.py; tests/unit/test_figure_lines.py checks the light text): each dark picture
+    has the light one's size, texts, places and font sizes, and is shown by the same <img> tag."""
+    colour = re.compile(r"\s*;?\s*\b(?:fill|stroke)(?:-opacity)?:\s*[^;\"]+")
+    texts = re.compile(r"<svg\b[^>]*>|<text\b[^>]*>.*?</text>", re.S)
     pictures = sorted((built_site / "figures").rglob("*-light.svg"))
     for light in pictures:
         dark = light.with_name(light.name.replace("-light.svg", "-dark.svg"))
-        shown = [[re.sub(r'style="[^"]*"', "", t) for t in texts.findall(picture.read_text())]
-                 for picture in (light, dark)]
+        shown = [[colour.sub("", t) for t in texts.findall(picture.read_text())] for picture in (light, dark)]
         assert shown[0] == shown[1], light.relative_to(built_site)
     assert len(pictures) > 20
+    pair = re.compile(r'(<img\b[^>]*-light\.svg#only-light"[^>]*>)\s*(<img\b[^>]*>)')
+    pairs = 0
+    for page in built_site.rglob("*.html"):
+        for light, dark in pair.findall(page.read_text(encoding="utf-8")):
+            assert dark == light.replace("-light.svg#only-light", "-dark.svg#only-dark"), (page, dark)
+            pairs += 1
+    assert pairs >= len(pictures), pairs
+
+
+def test_a_colour_scheme_sets_colours_only(built_site):
+    """The browser tests measure layout in the light scheme only (tests/browser/test_phone.py): every
+    CSS rule of the build that names a scheme, or is inside a prefers-color-scheme query, sets
+    colours (or variables holding colours), apart from hiding the other scheme's pictures (which
+    have the same size: the test above)."""
+    colours = {"color", "background-color", "border-color", "color-scheme"}
+    colour_value = re.compile(r"#|rgb|hsl|var\(|color-mix|\d+deg\b|transparent|currentcolor", re.I)
+    picture = re.compile(r'\[data-md-color-scheme="?\w+"?\] img\[src\$="#[\w-]+"\]')
+    rule = re.compile(r"([^{}]+)\{([^{}]*)\}")
+    rules = 0
+    for css in sorted(built_site.rglob("*.css")):
+        text = re.sub(r"/\*.*?\*/", "", css.read_text(encoding="utf-8"), flags=re.S)
+        found = [(sel, body) for sel, body in rule.findall(text) if "data-md-color-scheme" in sel]
+        for media in re.finditer(r"@media[^{]*prefers-color-scheme[^{]*\{", text):   # every rule inside
+            depth, end = 1, media.end()
+            while depth:
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            found += rule.findall(text[media.end():end - 1])
+        for selector, body in found:
+            rules += 1
+            for name, value in re.findall(r"([-\w]+)\s*:\s*([^;]+)", body):
+                ok = (name in colours or (name.startswith("--") and colour_value.search(value))
+                      or (name == "display" and value.strip() == "none"
+                          and all(picture.fullmatch(part.strip()) for part in selector.split(","))))
+                assert ok, f"{css.relative_to(built_site)}: {selector.strip()[:80]} sets {name}: {value}"
+    assert rules > 10, rules
