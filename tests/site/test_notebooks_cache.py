@@ -53,7 +53,7 @@ def build(root: Path, cache: Path) -> notebooks.Built:
 
 
 def printed(built: notebooks.Built) -> str:
-    page = nbformat.read(built.page, as_version=4)
+    page = nbformat.reads(built.page, as_version=4)
     return "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
 
 
