@@ -114,9 +114,12 @@ def _place(page: Page, link: Link) -> str:
         line = locate(lines, link.url)
         return f"{page.where}:{line}" if line else page.where
     starts = cell_starts(lines) + [len(lines) + 2]
+    cell = f"notebook cell {link.cell + 1}" + (" (its output)" if link.in_output else "")
+    if link.cell >= len(starts) - 1:   # a first cell without `# %%`: no line to name
+        return f"{page.where}: {cell}"
     first = starts[link.cell]
     line = first if link.in_output else locate(lines, link.url, first, starts[link.cell + 1] - 1) or first
-    return f"{page.where}:{line}: notebook cell {link.cell + 1}" + (" (its output)" if link.in_output else "")
+    return f"{page.where}:{line}: {cell}"
 
 
 def _hint(url: str, link: Link) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+from bs4 import BeautifulSoup
 
 from anatomia_engine import deps, links, placeholders, runner, store
 from anatomia_engine import messages as M
@@ -220,10 +221,7 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
           download_href: str | None = None, download_name: str | None = None) -> Built:
     """The page and download copies of the notebook at `source`: from its store entry (one per
     notebook and download link) while the kernel's record still holds, else executed and stored."""
-    try:                                  # its Markdown cells are rendered by nbconvert, not by us
-        placeholders.refuse_in_notebook(source, where)
-    except placeholders.TemplateError as exc:
-        raise NotebookError(str(exc)) from None
+    placeholders.refuse_in_notebook(source, where)   # its Markdown cells are rendered by nbconvert, not by us
     entries = store.Store(cache_dir, ".json")
     name = store.key("notebook", os.path.relpath(source.resolve(), root.resolve()),
                      download_href or "", download_name or "")
@@ -261,8 +259,6 @@ def material_html(html_text: str) -> str:
     costs in each style pass Material's script forces on load. Code becomes a Material code block
     (`div.highlight > pre > code`) without Pygments' name and whitespace spans (Material colours names
     as plain code), permalinks take the theme's class, math is written as arithmatex writes it."""
-    from bs4 import BeautifulSoup
-
     start = html_text.find('<div class="jupyter-wrapper">')
     if start < 0:
         raise NotebookError(M.text("no_wrapper"))

@@ -58,7 +58,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_pre_build(self, *, config):
         self.sections: dict[str, list[dict]] = {}
         self.search_meta: dict[str, dict] = {}
-        self.notebook_inputs: list[dict] = []
+        self.notebook_inputs: list[Path] = []   # what the notebooks' kernels read
         self.executed: dict[str, str] = {}   # notebook page -> its executed copy
         pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
@@ -88,7 +88,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for file, run in notebooks_run.items():
             try:
                 built = run.result()
-            except notebooks.NotebookError as exc:
+            except (notebooks.NotebookError, markdown.TemplateError) as exc:
                 raise PluginError(str(exc)) from None
             log.info("%s/%s: %s (key %s)", self.docs_name, file.src_uri, "outputs from the cache"
                      if built.seconds is None else f"executed in {built.seconds:.1f} s", built.key[:12])
@@ -101,7 +101,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             folder = file.src_uri[:-3] if config.use_directory_urls else posixpath.dirname(file.src_uri)
             for name, data in built.figures.items():
                 files.append(File.generated(config, f"{folder}/{name}", content=data))
-            self.notebook_inputs.append(built.deps)
+            self.notebook_inputs += deps.inputs(built.deps, self.root)
         return files
 
     def _is_notebook(self, src_uri: str) -> bool:
@@ -189,8 +189,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         paths = {self.root / "figures_src", self.root / "attn_core"}
         for result in getattr(self, "results", {}).values():
             paths.update(Path(p) for p in result.inputs)
-        for record in getattr(self, "notebook_inputs", []):     # and what the notebook's kernel read
-            paths.update(deps.inputs(record, self.root))
+        paths.update(getattr(self, "notebook_inputs", []))
         for path in sorted(paths - self.watched):
             if path.exists() and not path.is_relative_to(Path(__file__).parent):
                 self.server.watch(str(path))
