@@ -151,7 +151,7 @@ def figure_html(data: dict, alt: str, figures: dict[str, bytes]) -> str:
             ' loading="lazy" decoding="async">')
 
 
-def page_notebook(executed, where: str, download_href: str | None, download_name: str | None):
+def page_notebook(executed, where: str, download_href: str, download_name: str):
     """The executed notebook as the page shows it and its figures ({file name: bytes}): `remove_cell`
     cells left out, each run of solution cells inside <details>, images as files with their alt text,
     the download button under the `# title`, tags dropped (mkdocs-jupyter would show them)."""
@@ -184,15 +184,12 @@ def page_notebook(executed, where: str, download_href: str | None, download_name
         cells.append(cell)
     if current is not None:
         raw_html("</details>", "end")
-    if download_href is not None:
-        title = next((c for c in cells if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)),
-                     None)
-        if title is None:
-            raise NotebookError(M.text("no_title", where=where))
-        button = (f'<p class="lab-download"><a class="md-button" href="{html.escape(download_href)}" '
-                  f'download="{html.escape(download_name)}">Pobierz notatnik (.ipynb)</a></p>')
-        title.source = re.sub(r"^(# .*)$", lambda m: f"{m[1]}\n\n{button}\n", title.source, count=1,
-                              flags=re.M)
+    title = next((c for c in cells if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)), None)
+    if title is None:
+        raise NotebookError(M.text("no_title", where=where))
+    button = (f'<p class="lab-download"><a class="md-button" href="{html.escape(download_href)}" '
+              f'download="{html.escape(download_name)}">Pobierz notatnik (.ipynb)</a></p>')
+    title.source = re.sub(r"^(# .*)$", lambda m: f"{m[1]}\n\n{button}\n", title.source, count=1, flags=re.M)
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
     return nb, figures
@@ -217,14 +214,14 @@ def download_notebook(executed, where: str):
     return nb
 
 
-def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
-          download_href: str | None = None, download_name: str | None = None) -> Built:
+def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: str,
+          download_name: str) -> Built:
     """The page and download copies of the notebook at `source`: from its store entry (one per
     notebook and download link) while the kernel's record still holds, else executed and stored."""
     placeholders.refuse_in_notebook(source, where)   # its Markdown cells are rendered by nbconvert, not by us
     entries = store.Store(cache_dir, ".json")
-    name = store.key("notebook", os.path.relpath(source.resolve(), root.resolve()),
-                     download_href or "", download_name or "")
+    relative = os.path.relpath(source.resolve(), root.resolve())
+    name = store.key("notebook", relative, download_href, download_name)
     body, seconds = entries.get(name, where), None
     try:
         entry = json.loads(body) if body is not None else None

@@ -148,6 +148,6 @@ def run_hook(root: Path, cache: Path):
     from anatomia_engine import notebooks
 
     source = root / "docs" / "laby" / "mini.py"
-    return notebooks.build(source, "docs/laby/mini.py", cache_dir=cache, root=root)
+    return notebooks.build(source, "docs/laby/mini.py", cache, root, "../mini.ipynb", "mini.ipynb")
 
 
