@@ -48,6 +48,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.root = Path(config.config_file_path).resolve().parent
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
         self.search = store.Store(store.folder(self.root, "search"), ".json")
+        self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
         katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
         # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
@@ -142,8 +143,13 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
         try:
-            if self._is_notebook(page.file.src_uri):
-                html = notebooks.material_html(html)
+            if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
+                name = store.key(html, store.source_of(notebooks))
+                kept = self.notebook_html.get(name, where)
+                if kept is None:
+                    kept = notebooks.material_html(html).encode("utf-8")
+                    self.notebook_html.put(name, kept)
+                html = kept.decode("utf-8")
             return katex.render_html(html, where)
         except notebooks.NotebookError as exc:
             raise PluginError(f"{where}: {exc}") from None
@@ -169,7 +175,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if self.uses_search:
             search_pl.write_index(site, self.sections, self.search)
         problems = self.links.check(site)
-        for kept in (self.search, self.links.store, katex.renderer().store):
+        for kept in (self.search, self.notebook_html, self.links.store, katex.renderer().store):
             kept.prune()
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
