@@ -85,7 +85,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for name, result in self.results.items():
             for filename, text in result.contents.items():
                 files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}", content=text))
-        self.copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-")
+        # gone with the next build or the process (a killed process leaves it to the system to clean)
+        self.copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-") if notebooks_run else None
         for file, run in notebooks_run.items():
             try:
                 built = run.result()
