@@ -16,9 +16,10 @@ import posixpath
 import re
 import sys
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from bs4 import BeautifulSoup
 
 from anatomia_engine import messages as M
 from anatomia_engine.store import Store, source_of
@@ -45,44 +46,23 @@ class Parsed:
     links: list[Link] = field(default_factory=list)
 
 
-class _Collector(HTMLParser):
-    """Ids and links, each link with the notebook cell it is in (`div.jp-Cell#cell-id=cell-N`)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.result = Parsed()
-        self.open: list[tuple[str, int | None, bool]] = []   # (tag, cell, in its output)
-
-    def handle_starttag(self, tag, attrs):
-        values = dict(attrs)
-        classes = set((values.get("class") or "").split())
-        cell, in_output = self.open[-1][1:] if self.open else (None, False)
-        if "jp-Cell" in classes:
-            number = re.fullmatch(r"cell-id=cell-(\d+)", values.get("id") or "")
-            cell, in_output = (int(number[1]) if number else None), False
-        elif cell is not None and classes & {"jp-OutputArea", "jp-Cell-outputWrapper"}:
-            in_output = True
-        names = ("id", "name") if tag == "a" else ("id",)
-        self.result.ids.update(values[k] for k in names if values.get(k))
-        for attr in URL_ATTRS.get(tag, ()):
-            value = (values.get(attr) or "").strip()
-            urls = [p.split()[0] for p in value.split(",") if p.strip()] if attr == "srcset" else [value]
-            self.result.links += [Link(tag, attr, url, cell, in_output) for url in urls if url]
-        self.open.append((tag, cell, in_output))   # a void element is dropped with its parent
-
-    def handle_endtag(self, tag):
-        for depth in range(len(self.open) - 1, -1, -1):
-            if self.open[depth][0] == tag:
-                del self.open[depth:]
-                return
-
-
 def parse(text: str) -> Parsed:
-    """The ids and the outgoing links of one HTML document."""
-    collector = _Collector()
-    collector.feed(text)
-    collector.close()
-    return collector.result
+    """The ids and the outgoing links of one HTML document, each link with the notebook cell it is in
+    (`div.jp-Cell#cell-id=cell-N`) and whether it is in that cell's output."""
+    soup = BeautifulSoup(text, "html.parser")
+    names = {a["name"] for a in soup.find_all("a", attrs={"name": True})}
+    parsed = Parsed({tag["id"] for tag in soup.find_all(id=True)} | names)
+    for tag in soup.find_all(list(URL_ATTRS)):
+        cell = tag.find_parent(class_="jp-Cell")
+        number = cell and re.fullmatch(r"cell-id=cell-(\d+)", cell.get("id", ""))
+        output = tag.find_parent(class_=["jp-OutputArea", "jp-Cell-outputWrapper"])
+        in_output = bool(number) and output is not None
+        for attr in URL_ATTRS[tag.name]:
+            value = tag.get(attr, "").strip()
+            urls = [p.split()[0] for p in value.split(",") if p.strip()] if attr == "srcset" else [value]
+            parsed.links += [Link(tag.name, attr, url, int(number[1]) if number else None, in_output)
+                             for url in urls if url]
+    return parsed
 
 
 @dataclass
@@ -91,7 +71,6 @@ class Page:
     html: str
     where: str                 # what errors call it, e.g. "docs/krok-po-kroku.md"
     source: Path | None = None  # the file the author edits (for line numbers)
-    notebook: bool = False     # a jupytext percent notebook (cells start at `# %%`)
 
 
 def resolve(base_dest: str, url: str, files: set[str]) -> tuple[str | None, str, str]:
@@ -129,21 +108,24 @@ def locate(lines: list[str], url: str, first: int = 1, last: int | None = None) 
 
 
 def _place(page: Page, link: Link) -> str:
+    """`file:line`, and on a notebook page the cell: where the link is written, or the cell that prints it."""
     lines = page.source.read_text(encoding="utf-8").splitlines() if page.source else []
-    if not (page.notebook and link.cell is not None):
+    if link.cell is None:
         line = locate(lines, link.url)
         return f"{page.where}:{line}" if line else page.where
     starts = cell_starts(lines) + [len(lines) + 2]
-    first = starts[link.cell] if link.cell < len(starts) - 1 else None
-    line = first and (None if link.in_output else locate(lines, link.url, first, starts[link.cell + 1] - 1))
     cell = f"notebook cell {link.cell + 1}" + (" (its output)" if link.in_output else "")
-    return f"{page.where}:{line or first}: {cell}" if first else f"{page.where}: {cell}"
+    if link.cell >= len(starts) - 1:   # a first cell without `# %%`: no line to name
+        return f"{page.where}: {cell}"
+    first = starts[link.cell]
+    line = first if link.in_output else locate(lines, link.url, first, starts[link.cell + 1] - 1) or first
+    return f"{page.where}:{line}: {cell}"
 
 
-def _hint(url: str, link: Link, notebook: bool) -> str:
+def _hint(url: str, link: Link) -> str:
     if link.in_output:
         return " — the cell's code prints this link; fix it there"
-    if notebook:
+    if link.cell is not None:
         return (" — links in a notebook are not rewritten: write the address of the built page "
                 "or file relative to this page's address (e.g. '../../strona/' for docs/strona.md)")
     if urlsplit(url).path.endswith(".md"):
@@ -152,13 +134,31 @@ def _hint(url: str, link: Link, notebook: bool) -> str:
     return " — check the path: it is relative to the built page's address, not to the source file"
 
 
-class Checker:
-    """Collects the pages of one build, then checks every link against the built files."""
+_MKDOCS_LINK = re.compile(r"^Doc file '(?P<file>[^']+)' contains (?:a link|an absolute link|an "
+                          r"unrecognized relative link|a link to) '(?P<link>[^']+)'")
 
-    def __init__(self, store: Store | None = None) -> None:
+
+class Checker(logging.Filter):
+    """Collects the pages of one build, then checks every link against the built files. As a filter
+    of MkDocs's page logger, it puts `docs/x.md:LINE: ` in front of MkDocs's own warnings about a
+    page's links, and does not report those links again."""
+
+    def __init__(self, store: Store | None = None, docs_dir: Path = Path("docs"), prefix: str = "docs/"):
+        super().__init__()
         self.pages: list[Page] = []
         self.reported: set[tuple[str, str]] = set()   # (where, link) MkDocs warned about already
         self.store = store                            # the parses of earlier builds, by HTML
+        self.docs_dir, self.prefix = docs_dir, prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        match = _MKDOCS_LINK.match(str(record.msg))
+        if match:
+            where, link = f"{self.prefix}{match['file']}", match["link"]
+            # MkDocs reports 'x.md#a'; the built page has '../x/#a'
+            self.reported.update({(where, link), (where, "#" + urlsplit(link).fragment)})
+            line = locate((self.docs_dir / match["file"]).read_text(encoding="utf-8").splitlines(), link)
+            record.msg, record.args = f"{where}{f':{line}' if line else ''}: {match.string}", ()
+        return True
 
     def parse(self, page: Page) -> Parsed:
         """`parse(page.html)`, taken from the store when this code has parsed that HTML before."""
@@ -197,7 +197,7 @@ class Checker:
             return M.text("link_absolute", hint=" — write it relative to the page")
         target, looked_up, fragment = resolve(page.dest, link.url, files)
         if target is None:
-            return M.text("link_not_built", target=looked_up, hint=_hint(link.url, link, page.notebook))
+            return M.text("link_not_built", target=looked_up, hint=_hint(link.url, link))
         if not fragment or (page.where, "#" + fragment) in self.reported:
             return ""
         if target not in parsed:
@@ -212,30 +212,3 @@ class Checker:
         return M.text("link_no_id", target=target, fragment=fragment, hint=hint)
 
 
-_MKDOCS_LINK = re.compile(r"^Doc file '(?P<file>[^']+)' contains (?:a link|an absolute link|an "
-                          r"unrecognized relative link|a link to) '(?P<link>[^']+)'")
-
-
-class LineFilter(logging.Filter):
-    """Puts `docs/x.md:LINE: ` in front of MkDocs's warnings about a page's links, and tells
-    the checker not to report them again."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        match = _MKDOCS_LINK.match(str(record.msg))
-        if not match:
-            return True
-        where, link = f"{self.prefix}{match['file']}", match["link"]
-        # MkDocs reports 'x.md#a'; the built page has '../x/#a'
-        self.checker.reported.update({(where, link), (where, "#" + urlsplit(link).fragment)})
-        line = locate((self.docs_dir / match["file"]).read_text(encoding="utf-8").splitlines(), link)
-        record.msg, record.args = f"{where}{f':{line}' if line else ''}: {match.string}", ()
-        return True
-
-
-_LINE_FILTER = LineFilter()
-
-
-def install_line_filter(docs_dir: Path, prefix: str, checker: Checker) -> None:
-    """Let MkDocs's page logger carry the LineFilter, set for this build (a logger keeps a filter once)."""
-    _LINE_FILTER.docs_dir, _LINE_FILTER.prefix, _LINE_FILTER.checker = docs_dir, prefix, checker
-    logging.getLogger("mkdocs.structure.pages").addFilter(_LINE_FILTER)

@@ -2,8 +2,8 @@
 
 `build` executes it with nbclient (kernel `python3`, cwd the project root) unless its store entry
 still holds (deps.py: the kernel records what it reads as a module run does), and returns the page
-copy mkdocs-jupyter renders and the download copy (no outputs). A failing cell stops the build with
-file:line, the cell's numbered source and the traceback. Cell tags (on the `# %%` line):
+copy mkdocs-jupyter renders, its figures and the download copy (no outputs). A failing cell stops the
+build with file:line, the cell's numbered source and the traceback. Cell tags (on the `# %%` line):
 `remove_cell` runs but is left out of the page; `solution` cells with the same `exercise=N` form one
 collapsible "Rozwiązanie ćwiczenia N"; `repo-only` needs the repository, a note in the download.
 An image output needs alt text: `display(fig, metadata={"alt": "..."})`.
@@ -11,9 +11,7 @@ An image output needs alt text: `display(fig, metadata={"alt": "..."})`.
 
 from __future__ import annotations
 
-import atexit
 import base64
-import contextlib
 import copy
 import hashlib
 import html
@@ -21,17 +19,16 @@ import json
 import logging
 import os
 import re
-import shutil
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
 import nbformat
+from bs4 import BeautifulSoup
 
 from anatomia_engine import deps, links, placeholders, runner, store
 from anatomia_engine import messages as M
@@ -39,7 +36,7 @@ from anatomia_engine import messages as M
 log = logging.getLogger("anatomia_engine.notebooks")
 
 KERNEL = "python3"
-PAGE, DOWNLOAD = "page.ipynb", "download.ipynb"
+PAGE = "page.ipynb"   # the name mkdocs-jupyter is told to render (mkdocs.yml)
 REPO_ONLY_NOTE = (
     "*Na stronie w tym miejscu jest komórka, która porównuje wyniki notatnika z biblioteką "
     "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
@@ -58,11 +55,12 @@ class NotebookError(Exception):
 
 @dataclass(frozen=True)
 class Built:
-    key: str
-    page: Path             # the executed page copy (.ipynb) for mkdocs-jupyter
-    download: Path         # the copy readers download
-    seconds: float | None  # time spent executing; None when it came from the store
-    deps: dict             # what the kernel read (deps.py's record)
+    key: str                    # names the entry and its record: it changes when the outputs may
+    page: str                   # the executed page copy (.ipynb) for mkdocs-jupyter
+    download: str               # the copy readers download
+    figures: dict[str, bytes]   # the page's figures, files beside it
+    seconds: float | None       # time spent executing; None when it came from the store
+    deps: dict                  # what the kernel read (deps.py's record)
 
 
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
@@ -132,55 +130,33 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     return dict(records[0])
 
 
-def figure_html(data: dict, alt: str) -> str:
-    """An <img> with alt text for an image output (nbconvert's own has none)."""
+def figure_html(data: dict, alt: str, figures: dict[str, bytes]) -> str:
+    """An <img> with alt text for an image output (nbconvert's own has none). Its image goes into
+    `figures`, a file named by its content, sized in CSS px and loaded lazily: a figure below the fold
+    costs nothing until scrolled to, and the size keeps the layout still."""
     if "image/svg+xml" in data:
         svg = re.sub(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*", "",
                      data["image/svg+xml"], flags=re.DOTALL)
         svg = re.sub(r"font-family: ('[^']+')(?:, [^;\"]+)?", r"font-family: \1, sans-serif", svg)
-        src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        image, kind = svg.encode("utf-8"), "svg"
+        size = re.search(r'<svg[^>]*?\swidth="([\d.]+)pt"[^>]*?\sheight="([\d.]+)pt"', svg)   # 1 pt = 4/3 px
+        size = size and (round(float(size[1]) * 4 / 3), round(float(size[2]) * 4 / 3))
     else:
-        src = "data:image/png;base64," + "".join(data["image/png"].split())
-    return f'<img class="lab-figure" alt="{html.escape(alt)}" src="{src}">'
+        image, kind = base64.b64decode(data["image/png"]), "png"
+        size = (int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big"))   # its IHDR
+    name = f"rysunek-{hashlib.sha256(image).hexdigest()[:12]}.{kind}"
+    figures[name] = image
+    dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+    return (f'<img alt="{html.escape(alt)}" class="lab-figure" src="{name}"{dims}'
+            ' loading="lazy" decoding="async">')
 
 
-def _pixel_size(kind: str, data: bytes) -> tuple[int, int] | None:
-    """(width, height) in CSS px of a matplotlib SVG (sized in pt) or a PNG (its IHDR)."""
-    if kind == "png":
-        png = data[:8] == b"\x89PNG\r\n\x1a\n"
-        return (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) if png else None
-    size = re.search(rb'<svg[^>]*?\swidth="([\d.]+)pt"[^>]*?\sheight="([\d.]+)pt"', data[:2000])
-    return (round(float(size[1]) * 4 / 3), round(float(size[2]) * 4 / 3)) if size else None
-
-
-def figures_as_files(page_html: str) -> tuple[str, dict[str, bytes]]:
-    """The page's inline figures (`img.lab-figure`) moved into files named by their content, sized
-    in CSS px and loaded lazily (a figure below the fold costs nothing until scrolled to; the size
-    keeps the layout still). Returns the page and {file name: bytes} to write beside it."""
-    files: dict[str, bytes] = {}
-
-    def moved(m: re.Match) -> str:
-        tag = m.group(0)
-        inline = re.search(r'\ssrc="data:image/(svg\+xml|png);base64,([^"]+)"', tag)
-        if 'class="lab-figure"' not in tag or inline is None:
-            return tag
-        kind, data = inline[1], base64.b64decode(inline[2])
-        name = f"rysunek-{hashlib.sha256(data).hexdigest()[:12]}.{'png' if kind == 'png' else 'svg'}"
-        files[name] = data
-        size = _pixel_size(kind, data)
-        dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
-        moved_src = f' src="{name}"{dims} loading="lazy" decoding="async"'
-        return tag[:inline.start()] + moved_src + tag[inline.end():]
-
-    return re.sub(r"<img\s[^>]*>", moved, page_html), files
-
-
-def page_notebook(executed, where: str, download_href: str | None = None, download_name: str = ""):
-    """The executed notebook as the page shows it: `remove_cell` cells left out, each run of
-    solution cells inside <details>, images with their alt text, the download button under the
-    `# title`, tags dropped (mkdocs-jupyter would show them)."""
+def page_notebook(executed, where: str, download_href: str, download_name: str):
+    """The executed notebook as the page shows it and its figures ({file name: bytes}): `remove_cell`
+    cells left out, each run of solution cells inside <details>, images as files with their alt text,
+    the download button under the `# title`, tags dropped (mkdocs-jupyter would show them)."""
     nb = copy.deepcopy(executed)
-    cells, current = [], None
+    cells, current, figures = [], None, {}
 
     def raw_html(text: str, cell_id: str):
         cells.append(nbformat.v4.new_raw_cell(text, metadata={"raw_mimetype": "text/html"}, id=cell_id))
@@ -194,7 +170,8 @@ def page_notebook(executed, where: str, download_href: str | None = None, downlo
                 alt = str(output.get("metadata", {}).get("alt", "")).strip()
                 if not alt:
                     raise NotebookError(M.text("cell_no_alt", where=where, cell=index + 1))
-                output["data"], output["metadata"] = {"text/html": figure_html(output["data"], alt)}, {}
+                output["data"] = {"text/html": figure_html(output["data"], alt, figures)}
+                output["metadata"] = {}
         exercise = cell.metadata.get("exercise")
         summary = None if "solution" not in tags else f"Rozwiązanie ćwiczenia {exercise}" if exercise \
             else "Rozwiązanie"
@@ -207,18 +184,15 @@ def page_notebook(executed, where: str, download_href: str | None = None, downlo
         cells.append(cell)
     if current is not None:
         raw_html("</details>", "end")
-    if download_href is not None:
-        title = next((c for c in cells if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)),
-                     None)
-        if title is None:
-            raise NotebookError(M.text("no_title", where=where))
-        button = (f'<p class="lab-download"><a class="md-button" href="{html.escape(download_href)}" '
-                  f'download="{html.escape(download_name)}">Pobierz notatnik (.ipynb)</a></p>')
-        title.source = re.sub(r"^(# .*)$", lambda m: f"{m[1]}\n\n{button}\n", title.source, count=1,
-                              flags=re.M)
+    title = next((c for c in cells if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)), None)
+    if title is None:
+        raise NotebookError(M.text("no_title", where=where))
+    button = (f'<p class="lab-download"><a class="md-button" href="{html.escape(download_href)}" '
+              f'download="{html.escape(download_name)}">Pobierz notatnik (.ipynb)</a></p>')
+    title.source = re.sub(r"^(# .*)$", lambda m: f"{m[1]}\n\n{button}\n", title.source, count=1, flags=re.M)
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
-    return nb
+    return nb, figures
 
 
 def download_notebook(executed, where: str):
@@ -240,17 +214,14 @@ def download_notebook(executed, where: str):
     return nb
 
 
-def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
-          download_href: str | None = None, download_name: str | None = None) -> Built:
+def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: str,
+          download_name: str) -> Built:
     """The page and download copies of the notebook at `source`: from its store entry (one per
     notebook and download link) while the kernel's record still holds, else executed and stored."""
-    try:                                  # its Markdown cells are rendered by nbconvert, not by us
-        placeholders.refuse_in_notebook(source, where)
-    except placeholders.TemplateError as exc:
-        raise NotebookError(str(exc)) from None
+    placeholders.refuse_in_notebook(source, where)   # its Markdown cells are rendered by nbconvert, not by us
     entries = store.Store(cache_dir, ".json")
-    name = store.key("notebook", os.path.relpath(source.resolve(), root.resolve()),
-                     download_href or "", download_name or "")
+    relative = os.path.relpath(source.resolve(), root.resolve())
+    name = store.key("notebook", relative, download_href, download_name)
     body, seconds = entries.get(name, where), None
     try:
         entry = json.loads(body) if body is not None else None
@@ -266,59 +237,15 @@ def build(source: Path, where: str, cache_dir: Path, root: Path = runner.ROOT,
             cell["id"] = f"cell-{index}"   # ids that do not change per build
         record = execute(nb, source, where, root)
         seconds = time.perf_counter() - started
+        page, figures = page_notebook(nb, where, download_href, download_name)
         entry = {"deps": record,   # the copies end with a newline, as nbformat.write writes them
-                 "page": nbformat.writes(page_notebook(nb, where, download_href, download_name or "")) + "\n",
-                 "download": nbformat.writes(download_notebook(nb, where)) + "\n"}
+                 "page": nbformat.writes(page) + "\n",
+                 "download": nbformat.writes(download_notebook(nb, where)) + "\n",
+                 "figures": {file: base64.b64encode(data).decode("ascii") for file, data in figures.items()}}
         entries.put(name, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
-    # the copies as files, in a folder named by the entry and its record (a concurrent build
-    # writes the same bytes there)
+    figures = {file: base64.b64decode(data) for file, data in entry["figures"].items()}
     key = store.key(name, json.dumps(entry["deps"], sort_keys=True))
-    folder = cache_dir / key
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:   # an unwritable cache: a folder of this process, removed when it ends
-        folder = Path(tempfile.mkdtemp(prefix="anatomia-notebook-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    for copy_name, field in ((PAGE, "page"), (DOWNLOAD, "download")):
-        tmp = folder / f".{copy_name}.{os.getpid()}.tmp"
-        tmp.write_text(entry[field], encoding="utf-8")
-        os.replace(tmp, folder / copy_name)
-    return Built(key, folder / PAGE, folder / DOWNLOAD, seconds, entry["deps"])
-
-
-def prune(cache_dir: Path, keep: set[str], older_than: float = 3600.0) -> None:
-    """Drop the copies' folders other than `keep` once they are an hour old (a concurrent build
-    may still be reading a newer one)."""
-    for path in cache_dir.iterdir() if cache_dir.is_dir() else ():
-        with contextlib.suppress(OSError):
-            if path.is_dir() and path.name not in keep and time.time() - path.stat().st_mtime > older_than:
-                shutil.rmtree(path, ignore_errors=True)
-
-
-class Job(threading.Thread):
-    """One notebook built in the background while the modules run; `result()` joins it and
-    raises a NotebookError (file:line) if the notebook failed."""
-
-    def __init__(self, source: Path, where: str, cache_dir: Path, root: Path, href: str, name: str):
-        super().__init__(name=f"notebook {where}", daemon=True)
-        self.args, self.where = (source, where, cache_dir, root, href, name), where
-        self.built, self.error = None, None
-        self.start()
-
-    def run(self) -> None:
-        try:
-            self.built = build(*self.args)
-        except NotebookError as exc:
-            self.error = exc
-        except Exception as exc:  # noqa: BLE001 - reported when the page is read
-            self.error = NotebookError(f"{self.where}: {type(exc).__name__}: {exc}")
-            self.error.__cause__ = exc
-
-    def result(self) -> Built:
-        self.join()
-        if self.error is not None:
-            raise self.error
-        return self.built
+    return Built(key, entry["page"], entry["download"], figures, seconds, entry["deps"])
 
 
 def material_html(html_text: str) -> str:
@@ -329,8 +256,6 @@ def material_html(html_text: str) -> str:
     costs in each style pass Material's script forces on load. Code becomes a Material code block
     (`div.highlight > pre > code`) without Pygments' name and whitespace spans (Material colours names
     as plain code), permalinks take the theme's class, math is written as arithmatex writes it."""
-    from bs4 import BeautifulSoup
-
     start = html_text.find('<div class="jupyter-wrapper">')
     if start < 0:
         raise NotebookError(M.text("no_wrapper"))

@@ -1,9 +1,9 @@
 """The MkDocs plugin `anatomia` (mkdocs.yml, `plugins:`): the site's build pipeline, in the order it runs.
 
-on_files          start executing the lab notebooks (in the background), run the figures_src
-                  modules and add their figure files to the build
-on_page_markdown  fill placeholders and claims on each page
+on_files          run the figures_src modules and execute the lab notebooks (side by side), add
+                  their figures and the notebooks' downloads
 on_pre_page       hand mkdocs-jupyter the executed notebook
+on_page_markdown  fill placeholders and claims on each page
 on_page_content   the notebook's HTML as Material's, its math typeset (the Markdown pages' math
                   is typeset by the `anatomia_engine.katex` Markdown extension)
 on_post_page      each page's final HTML read for the link check and the Polish search index
@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -55,46 +57,70 @@ class AnatomiaPlugin(BasePlugin[Config]):
         return config
 
     def on_pre_build(self, *, config):
-        self.jobs: dict[str, notebooks.Job] = {}
         self.sections: dict[str, list[dict]] = {}
         self.search_meta: dict[str, dict] = {}
-        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"))
-        links.install_line_filter(Path(config.docs_dir), self.docs_name + "/", self.links)
+        self.notebook_inputs: list[Path] = []   # what the notebooks' kernels read
+        self.executed: dict[str, str] = {}   # notebook page -> its executed copy
+        pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
+        for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
+            pages_log.removeFilter(earlier)                       # an earlier build's, in this process
+        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"),
+                                   Path(config.docs_dir), self.docs_name + "/")
+        pages_log.addFilter(self.links)
 
     # --- run the modules and the notebooks ------------------------------------------------
 
     def on_files(self, files, *, config):
-        for file in [f for f in files if self._is_notebook(f.src_uri)]:
-            self.jobs[file.src_uri] = self._start_notebook(file, files, config)
         started = time.perf_counter()
-        try:
-            self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
-        except runner.ComputeError as exc:
-            raise PluginError(str(exc)) from None
+        with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
+            notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
+                             if self._is_notebook(file.src_uri)}
+            try:
+                self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
+            except runner.ComputeError as exc:
+                raise PluginError(str(exc)) from None
         if ran:
             log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                      time.perf_counter() - started, len(self.results) - len(ran))
         for name, result in self.results.items():
             for filename, text in result.contents.items():
                 files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}", content=text))
+        # gone with the next build or the process (a killed process leaves it to the system to clean)
+        self.copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-") if notebooks_run else None
+        for file, run in notebooks_run.items():
+            try:
+                built = run.result()
+            except (notebooks.NotebookError, markdown.TemplateError) as exc:
+                raise PluginError(str(exc)) from None
+            log.info("%s/%s: %s (key %s)", self.docs_name, file.src_uri, "outputs from the cache"
+                     if built.seconds is None else f"executed in {built.seconds:.1f} s", built.key[:12])
+            # mkdocs-jupyter renders files named page.ipynb: the executed copy; the download beside the page
+            page = Path(self.copies.name, file.src_uri, notebooks.PAGE)
+            page.parent.mkdir(parents=True)
+            page.write_text(built.page, encoding="utf-8")
+            file.abs_src_path = self.executed[file.src_uri] = str(page)
+            files.append(File.generated(config, file.src_uri[:-3] + ".ipynb", content=built.download))
+            folder = file.src_uri[:-3] if config.use_directory_urls else posixpath.dirname(file.src_uri)
+            for name, data in built.figures.items():
+                files.append(File.generated(config, f"{folder}/{name}", content=data))
+            self.notebook_inputs += deps.inputs(built.deps, self.root)
         return files
 
     def _is_notebook(self, src_uri: str) -> bool:
         return src_uri.startswith(self.config.notebooks) and src_uri.endswith(".py")
 
-    def _start_notebook(self, file, files, config) -> notebooks.Job:
-        """Execute the notebook in the background; its page renders the executed copy, its
-        download copy is published beside it (both set in on_pre_page)."""
-        download_uri = file.src_uri[:-3] + ".ipynb"
-        name = posixpath.basename(download_uri)
+    def _build_notebook(self, file, config) -> notebooks.Built:
+        name = posixpath.basename(file.src_uri[:-3] + ".ipynb")
         href = f"../{name}" if config.use_directory_urls else name   # from laby/x/ (or laby/x.html)
-        job = notebooks.Job(Path(file.abs_src_path), f"{self.docs_name}/{file.src_uri}",
-                            store.folder(self.root, "notebooks"), self.root, href, name)
-        job.download = File.generated(config, download_uri, content=b"")   # not page.ipynb: no page
-        files.append(job.download)
-        # mkdocs-jupyter renders files named page.ipynb; until the notebook ran, a pending one
-        file.abs_src_path = str(store.folder(self.root, "notebooks") / ".pending" / notebooks.PAGE)
-        return job
+        return notebooks.build(Path(file.abs_src_path), f"{self.docs_name}/{file.src_uri}",
+                               store.folder(self.root, "notebooks"), self.root, href, name)
+
+    def on_pre_page(self, page, *, config, files):
+        """mkdocs-jupyter wraps a notebook's File in a NotebookFile that works its path out from
+        docs_dir again: point that one at the executed copy too."""
+        if self._is_notebook(page.file.src_uri):
+            page.file.abs_src_path = self.executed[page.file.src_uri]
+        return page
 
     # --- fill the pages -------------------------------------------------------------------
 
@@ -113,49 +139,23 @@ class AnatomiaPlugin(BasePlugin[Config]):
         katex.set_current_page(where, page.file.content_string)
         return rendered
 
-    def on_pre_page(self, page, *, config, files):
-        job = self.jobs.get(page.file.src_uri)
-        if job is not None:
-            try:
-                built = job.result()
-            except notebooks.NotebookError as exc:
-                raise PluginError(str(exc)) from None
-            # mkdocs-jupyter wraps the File in a NotebookFile whose abs_src_path is recomputed
-            # from docs_dir; both it and the download point at the executed copies.
-            page.file.abs_src_path = str(built.page)
-            job.download.content_bytes = built.download.read_bytes()
-            log.info("%s: %s (key %s)", job.where, "outputs from the cache" if built.seconds is None
-                     else f"executed in {built.seconds:.1f} s", built.key[:12])
-        return page
-
-    # --- typeset math, the notebook's HTML ------------------------------------------------
+    # --- the notebook's HTML, typeset math ------------------------------------------------
 
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
-        if page.file.src_uri in self.jobs:
-            html = self._notebook_html(html, page, config, where)
         try:
+            if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
+                name = store.key(html, store.source_of(notebooks))
+                kept = self.notebook_html.get(name, where)
+                if kept is None:
+                    kept = notebooks.material_html(html).encode("utf-8")
+                    self.notebook_html.put(name, kept)
+                html = kept.decode("utf-8")
             return katex.render_html(html, where)
+        except notebooks.NotebookError as exc:
+            raise PluginError(f"{where}: {exc}") from None
         finally:
             katex.set_current_page(None)
-
-    def _notebook_html(self, html: str, page, config, where: str) -> str:
-        name = store.key(html, store.source_of(notebooks))
-        kept = self.notebook_html.get(name, where)
-        if kept is not None:
-            html = kept.decode("utf-8")
-        else:
-            try:
-                html = notebooks.material_html(html)
-            except notebooks.NotebookError as exc:
-                raise PluginError(f"{where}: {exc}") from None
-            self.notebook_html.put(name, html.encode("utf-8"))
-        html, figures = notebooks.figures_as_files(html)
-        folder = Path(config.site_dir) / posixpath.dirname(page.file.dest_uri)
-        folder.mkdir(parents=True, exist_ok=True)
-        for filename, data in figures.items():      # beside the page, named by content
-            (folder / filename).write_bytes(data)
-        return html
 
     # --- read the final pages: links and search -------------------------------------------
 
@@ -164,8 +164,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         source = Path(config.docs_dir) / page.file.src_uri
         self.links.add(links.Page(
             dest=page.file.dest_uri, html=output, source=source if source.is_file() else None,
-            where=f"{self.docs_name}/{page.file.src_uri}" if source.is_file() else page.file.dest_uri,
-            notebook=self._is_notebook(page.file.src_uri)))
+            where=f"{self.docs_name}/{page.file.src_uri}" if source.is_file() else page.file.dest_uri))
         if self.uses_search:
             self.sections[page.url] = search_pl.docs_of_page(
                 page.url, page.title, output, self.search_meta.get(page.url, {}), self.search,
@@ -179,18 +178,10 @@ class AnatomiaPlugin(BasePlugin[Config]):
         problems = self.links.check(site)
         for kept in (self.search, self.notebook_html, self.links.store, katex.renderer().store):
             kept.prune()
-        notebooks.prune(store.folder(self.root, "notebooks"),
-                        {job.result().key for job in self.jobs.values()})
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
         if self.server is not None:
             self._watch_inputs()
-
-    def on_build_error(self, *, error):
-        """A build that stops early still waits for the notebooks it started: a Jupyter client
-        left running while the interpreter exits can hang that exit inside ZeroMQ."""
-        for job in getattr(self, "jobs", {}).values():
-            job.join()
 
     # --- mkdocs serve ---------------------------------------------------------------------
 
@@ -205,13 +196,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         paths = {self.root / "figures_src", self.root / "attn_core"}
         for result in getattr(self, "results", {}).values():
             paths.update(Path(p) for p in result.inputs)
-        for job in getattr(self, "jobs", {}).values():     # and what the notebook's kernel read
-            try:
-                record = job.result().deps
-            except notebooks.NotebookError:
-                continue
-            if record:
-                paths.update(deps.inputs(record, self.root))
+        paths.update(getattr(self, "notebook_inputs", []))
         for path in sorted(paths - self.watched):
             if path.exists() and not path.is_relative_to(Path(__file__).parent):
                 self.server.watch(str(path))

@@ -116,27 +116,26 @@ def _stop_on_signal(signum, frame):
     raise Stopped(128 + signum)
 
 
-def publish(root: Path, site_name: str, mkdocs_args: list[str], say=print, err=None) -> int:
-    err = err or (lambda text: print(text, file=sys.stderr))
-    with build_lock(root, say):
-        remove_stale(root, say)
+def publish(root: Path, site_name: str, mkdocs_args: list[str]) -> int:
+    with build_lock(root):
+        remove_stale(root)
         tmp = root / f"{TMP_PREFIX}{os.getpid()}"   # unique: the lock is held, leftovers are gone
         tmp.mkdir()   # with the umask's mode, as site/ should have (mkdtemp would make it private)
         try:
             status = run_mkdocs(["--site-dir", str(tmp), *mkdocs_args])
             if status != 0:
-                err(f"build failed; {site_name}/ was left as it was")
+                print(f"build failed; {site_name}/ was left as it was", file=sys.stderr)
                 return status
             swap_in(tmp, root / site_name)
         except PublishError as exc:
-            err(str(exc))
+            print(exc, file=sys.stderr)
             return 1
         except BaseException:
-            err(f"build stopped; {site_name}/ was left as it was")
+            print(f"build stopped; {site_name}/ was left as it was", file=sys.stderr)
             raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    say(f"site built: {site_name}/index.html")
+    print(f"site built: {site_name}/index.html")
     return 0
 
 
@@ -145,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--site-dir", default="site", help="the published folder (default: site)")
     options, mkdocs_args = parser.parse_known_args(argv)   # the rest goes to `mkdocs build`
-    if Path(options.site_dir).name != options.site_dir:
-        parser.error("--site-dir is a folder name in the project root, e.g. site")
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
     try:

@@ -26,8 +26,10 @@ as served here (uncompressed) and as a gzip-compressing web server would send it
 
 from __future__ import annotations
 
+import base64
 import gzip
 import importlib.util
+import json
 import os
 import re
 import resource
@@ -110,11 +112,16 @@ def make_plain(project: Path, site: Path) -> str:
     plain = project / "docs_plain"
     shutil.copytree(project / "docs", plain)
     shutil.copytree(site / "figures", plain / "figures")
-    # The lab as the executed notebook the plugin hands to mkdocs-jupyter (newest copy).
-    executed = max((project / ".cache" / "anatomia" / "notebooks").glob("*/page.ipynb"),
-                   key=lambda p: p.stat().st_mtime)
+    # The lab as the executed notebook the plugin hands to mkdocs-jupyter (newest entry), its figures
+    # beside the page.
+    entries = (project / ".cache" / "anatomia" / "notebooks").glob("*.json")
+    entry = max(entries, key=lambda p: p.stat().st_mtime)
+    executed = json.loads(entry.read_bytes().partition(b"\n")[2])
     (plain / "laby" / "lab-3.py").unlink()
-    shutil.copy(executed, plain / "laby" / "lab-3.ipynb")
+    (plain / "laby" / "lab-3.ipynb").write_text(executed["page"], encoding="utf-8")
+    (plain / "laby" / "lab-3").mkdir()
+    for name, data in executed["figures"].items():
+        (plain / "laby" / "lab-3" / name).write_bytes(base64.b64decode(data))
     for md in plain.rglob("*.md"):
         md.write_text(md.read_text().replace("lab-3.py", "lab-3.ipynb"))
     # Placeholders expanded by the engine's own rendering function (what the plugin calls),

@@ -1,10 +1,10 @@
-"""A build that stops on an error while the lab notebook is still executing ends with that error.
+"""A build that stops on an error while the lab notebook could still be executing ends with that error.
 
-The notebook runs in a thread beside the figures modules (the plugin's notebooks.Job). When another page
-stops the build first (here a false claim on the fixture project's page), the Jupyter client used to be
-left running while the interpreter exited; ZeroMQ then aborted that exit ("Assertion failed:
-pfd.revents & POLLIN") and, about one build in five, the build hung instead of failing. The plugin
-now waits for the notebook on a build error.
+The notebook executes beside the figures modules. A Jupyter client left running while the
+interpreter exits (another page stopped the build first, here a false claim on the fixture project's
+page) made ZeroMQ abort that exit ("Assertion failed: pfd.revents & POLLIN") and, about one build in
+five, the build hung instead of failing. The plugin's on_files now waits for the notebook before any
+page is read.
 """
 
 from __future__ import annotations

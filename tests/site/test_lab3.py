@@ -7,7 +7,6 @@ venv's mkdocs (tests/helpers.py).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import os
 import re
@@ -290,27 +289,27 @@ def mini_project(tmp_path) -> Path:
 
 def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini_project, tmp_path):
     cache = tmp_path / "cache"
-    first, elapsed = run_hook(mini_project, cache)
-    assert elapsed is not None
-    again, elapsed = run_hook(mini_project, cache)
-    assert again == first and elapsed is None                       # cached: not executed
+    first = run_hook(mini_project, cache)
+    assert first.seconds is not None
+    again = run_hook(mini_project, cache)
+    assert again.key == first.key and again.seconds is None         # cached: not executed
     (mini_project / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
-    changed, elapsed = run_hook(mini_project, cache)
-    assert changed != first and elapsed is not None
-    page = nbformat.read(cache / changed / "page.ipynb", as_version=4)
+    changed = run_hook(mini_project, cache)
+    assert changed.key != first.key and changed.seconds is not None
+    page = nbformat.reads(changed.page, as_version=4)
     printed = "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
     assert "[[3. 6.]]" in printed                                    # the new attn_core ran
 
 
 def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
     cache = tmp_path / "cache"
-    key, _ = run_hook(mini_project, cache)
-    page = nbformat.read(cache / key / "page.ipynb", as_version=4)
+    built = run_hook(mini_project, cache)
+    page = nbformat.reads(built.page, as_version=4)
     kinds = [(c.cell_type, c.source) for c in page.cells]
     assert kinds[2] == ("raw", '<details class="success">\n<summary>Rozwiązanie ćwiczenia 1</summary>')
     assert kinds[4] == ("raw", "</details>")
     assert "Y = 1" not in [c.source for c in page.cells]                # remove_cell: not on the page
-    download = nbformat.read(cache / key / "download.ipynb", as_version=4)
+    download = nbformat.reads(built.download, as_version=4)
     nbformat.validate(download)
     assert download.cells[2].source == "Y = 1"                             # but downloaded
     assert download.cells[3].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
@@ -325,9 +324,12 @@ def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_proje
     svg = 'SVG("<svg xmlns=\\"http://www.w3.org/2000/svg\\"/>")'
     source.write_text(source.read_text() + f'\n# %%\nfrom IPython.display import SVG, display\n'
                       f'display({svg}, metadata={{"alt": "Pusty rysunek"}})\n')
-    key, _ = run_hook(mini_project, tmp_path / "cache")
-    page = nbformat.read(tmp_path / "cache" / key / "page.ipynb", as_version=4)
-    assert '<img class="lab-figure" alt="Pusty rysunek"' in page.cells[-1].outputs[0].data["text/html"]
+    built = run_hook(mini_project, tmp_path / "cache")
+    page = nbformat.reads(built.page, as_version=4)
+    (name,) = built.figures
+    assert built.figures[name] == b'<svg xmlns="http://www.w3.org/2000/svg"/>'
+    assert page.cells[-1].outputs[0].data["text/html"] == (
+        f'<img alt="Pusty rysunek" class="lab-figure" src="{name}" loading="lazy" decoding="async">')
     source.write_text(source.read_text() + f"\n# %%\n{svg}\n")
     with pytest.raises(NotebookError, match=r"notebook cell 7 draws a figure but has no alt text"):
         run_hook(mini_project, tmp_path / "cache")
@@ -337,9 +339,7 @@ def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_proje
 def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_project, tmp_path,
                                                                           caplog, damage):
     cache = tmp_path / "cache"
-    key, elapsed = run_hook(mini_project, cache)
-    page = cache / key / "page.ipynb"
-    good = page.read_bytes()
+    good = run_hook(mini_project, cache)
     (entry,) = cache.glob("*.json")
     kept = entry.read_bytes()
     if damage == "truncate":
@@ -349,32 +349,12 @@ def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_p
         assert entry.read_bytes() != kept
     else:
         entry.unlink()
-    page.write_bytes(good.replace(b"[[2. 4.]]", b"[[9. 9.]]"))         # the copy is no cache: rewritten
     caplog.clear()
-    again, elapsed = run_hook(mini_project, cache)
-    assert again == key and elapsed is not None                    # executed, not read back
+    again = run_hook(mini_project, cache)
+    assert again.key == good.key and again.seconds is not None     # executed, not read back
     assert (f"{entry} is damaged" in caplog.text) == (damage != "remove")
-    assert page.read_bytes() == good and (cache / key / "download.ipynb").is_file()
-    page.write_bytes(b"")
-    assert run_hook(mini_project, cache) == (key, None) and page.read_bytes() == good
-
-
-def test_figures_move_into_files_named_by_content_with_their_size():
-    from anatomia_engine.notebooks import figures_as_files
-
-    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="300pt" height="150.6pt" viewBox="0 0 300 150.6"/>'
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big")
-    html = (f'<p><img alt="a &quot;b&quot;" class="lab-figure" src="data:image/svg+xml;base64,'
-            f'{base64.b64encode(svg).decode()}"/></p><img class="lab-figure" src="data:image/png;base64,'
-            f'{base64.b64encode(png).decode()}"><img class="other" src="data:image/png;base64,AAAA">')
-    page, files = figures_as_files(html)
-    svg_name = f"rysunek-{hashlib.sha256(svg).hexdigest()[:12]}.svg"
-    png_name = f"rysunek-{hashlib.sha256(png).hexdigest()[:12]}.png"
-    assert files == {svg_name: svg, png_name: png}
-    assert (f'<img alt="a &quot;b&quot;" class="lab-figure" src="{svg_name}" width="400" height="201" '
-            'loading="lazy" decoding="async"/>') in page
-    assert f'src="{png_name}" width="640" height="480" loading="lazy"' in page
-    assert '<img class="other" src="data:image/png;base64,AAAA">' in page      # not a notebook figure
+    assert (again.page, again.download) == (good.page, good.download)
+    assert run_hook(mini_project, cache).seconds is None           # and stored again
 
 
 def test_the_kernel_report_survives_long_printed_output_and_a_broken_display_is_named(mini_project, tmp_path):
@@ -383,8 +363,7 @@ def test_the_kernel_report_survives_long_printed_output_and_a_broken_display_is_
     source = mini_project / "docs" / "laby" / "mini.py"
     original = source.read_text()
     source.write_text(original + "\n# %%\nprint('x' * 2000)\n")      # printed output is left alone
-    key, _ = run_hook(mini_project, tmp_path / "cache")
-    page = nbformat.read(tmp_path / "cache" / key / "page.ipynb", as_version=4)
+    page = nbformat.reads(run_hook(mini_project, tmp_path / "cache").page, as_version=4)
     assert page.cells[-1].outputs[0].text == "x" * 2000 + "\n"
     source.write_text(original + "\n# %%\nimport IPython.display\n"
                       "IPython.display.display = lambda *a, **k: None\n")

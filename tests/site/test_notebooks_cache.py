@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from anatomia_engine import deps, notebooks
+from helpers import fixture_project, http_get, mkdocs_serve, wait_for
 
 LAZY_INIT = """\
 import importlib
@@ -48,12 +49,12 @@ def project(tmp_path) -> Path:
 
 
 def build(root: Path, cache: Path) -> notebooks.Built:
-    return notebooks.build(root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache_dir=cache,
-                           root=root)
+    return notebooks.build(root / "docs" / "laby" / "mini.py", "docs/laby/mini.py", cache, root,
+                           "../mini.ipynb", "mini.ipynb")
 
 
 def printed(built: notebooks.Built) -> str:
-    page = nbformat.read(built.page, as_version=4)
+    page = nbformat.reads(built.page, as_version=4)
     return "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
 
 
@@ -160,3 +161,21 @@ def test_what_a_cell_reads_is_an_input_of_the_cache_key(project, tmp_path, monke
     again = build(project, cache)
     assert again.seconds is not None and expected in printed(again)
     assert build(project, cache).seconds is None
+
+
+def test_serve_executes_the_notebook_again_when_a_file_it_read_changes(tmp_path):
+    """`mkdocs serve` watches what the notebook's kernel read, here a data file outside docs/ and the code."""
+    project = fixture_project(tmp_path / "proj", lab=True)
+    (project / "dane").mkdir()
+    data = project / "dane" / "waga.txt"
+    data.write_text("0.5\n")
+    lab = project / "docs" / "laby" / "lab.py"
+    lab.write_text(lab.read_text() + '\n# %%\nfrom pathlib import Path\n\n'
+                   'print("waga:", Path("dane/waga.txt").read_text().strip())\n')
+    with mkdocs_serve(project) as (server, url, output):
+        page = url + "laby/lab/"
+        assert wait_for(lambda: "waga: 0.5" in http_get(page), timeout=300), "".join(output)[-3000:]
+        draft = tmp_path / "waga.draft"   # saved in one step, as editors save
+        draft.write_text("0.75\n")
+        draft.replace(data)
+        assert wait_for(lambda: "waga: 0.75" in http_get(page), timeout=300), "".join(output)[-3000:]

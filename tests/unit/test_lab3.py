@@ -9,23 +9,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import jupytext
-import nbformat
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
 
-from attn_core import future_mask, scaled_dot_product_attention
+from attn_core import scaled_dot_product_attention
 from figures_src import lab3
-from helpers import REPO, copy_project, mkdocs_build, whole_page
+from helpers import REPO, whole_page
 
 PAGE = "laby/lab-3/index.html"
 SOURCE = REPO / "docs" / "laby" / "lab-3.py"
@@ -93,7 +88,6 @@ def test_lab3_values_publish_the_inputs():
 # --- the notebook source ------------------------------------------------------------------
 
 def test_notebook_source_is_canonical_percent_format_and_runs_no_torch():
-    import jupytext
 
     text = SOURCE.read_text(encoding="utf-8")
     assert "format_name: percent" in text
@@ -108,7 +102,23 @@ def test_notebook_source_is_canonical_percent_format_and_runs_no_torch():
     assert "outputs" not in text and "execution_count" not in text   # no stored outputs
 
 
-# --- the built page -----------------------------------------------------------------------
+# --- the page copy -----------------------------------------------------------------------
+
+
+def test_figures_move_into_files_named_by_content_with_their_size():
+    from anatomia_engine.notebooks import figure_html
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="300pt" height="150.6pt" viewBox="0 0 300 150.6"/>'
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big")
+    figures = {}
+    svg_tag = figure_html({"image/svg+xml": '<?xml version="1.0"?>\n' + svg}, 'a "b"', figures)
+    png_tag = figure_html({"image/png": base64.b64encode(png).decode()}, "p", figures)
+    svg_name = f"rysunek-{hashlib.sha256(svg.encode()).hexdigest()[:12]}.svg"
+    png_name = f"rysunek-{hashlib.sha256(png).hexdigest()[:12]}.png"
+    assert figures == {svg_name: svg.encode(), png_name: png}
+    assert svg_tag == (f'<img alt="a &quot;b&quot;" class="lab-figure" src="{svg_name}" width="400" '
+                       'height="201" loading="lazy" decoding="async">')
+    assert f'src="{png_name}" width="640" height="480" loading="lazy"' in png_tag
 
 
 # --- the plugin ---------------------------------------------------------------------------
@@ -134,11 +144,10 @@ def mini_project(tmp_path) -> Path:
     return root
 
 
-def run_hook(root: Path, cache: Path) -> tuple[str, float | None]:
+def run_hook(root: Path, cache: Path):
     from anatomia_engine import notebooks
 
     source = root / "docs" / "laby" / "mini.py"
-    built = notebooks.build(source, "docs/laby/mini.py", cache_dir=cache, root=root)
-    return built.key, built.seconds
+    return notebooks.build(source, "docs/laby/mini.py", cache, root, "../mini.ipynb", "mini.ipynb")
 
 

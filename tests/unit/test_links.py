@@ -96,7 +96,7 @@ def test_checker_names_the_notebook_cell_and_its_line(tmp_path):
             '<a href="../wydruk/">w</a></div></div>')
     site = _site(tmp_path, {"lab/index.html": page})
     checker = links.Checker()
-    checker.add(links.Page("lab/index.html", page, "docs/lab.py", source, notebook=True))
+    checker.add(links.Page("lab/index.html", page, "docs/lab.py", source))
     problems = checker.check(site)
     assert len(problems) == 2
     assert problems[0].startswith("docs/lab.py:9: notebook cell 2: <a href=\"brak.md\">")
