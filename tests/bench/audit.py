@@ -7,14 +7,12 @@ new connection and every byte uncompressed: 1–2 s more on each page than reade
 runs node_modules/.bin/lighthouse with Debian's Chromium (CHROME_PATH, default /usr/bin/chromium)
 on each page, mobile form factor with Lighthouse's default simulated throttling.
 
-A single run's performance score varies by several points from run to run on the same page (on
-this project's longest pages, from the high 80s to 99 within minutes); Lighthouse's own advice
-(docs/variability.md: "the median Lighthouse score of 5 runs is twice as stable as 1 run") is to
-run it several times and take the median. So each page is audited `--runs` times (default 3,
-the environment variable AUDIT_RUNS in the Makefile) and one line per page gives the median
-performance score with the lowest and highest, the lowest accessibility score, and LCP and TBT
-of the run with the median score, CLS the highest of all runs. Exits 1 when a page's median
-performance is below 95 or any run's accessibility below 100, naming the failing audits.
+A single run varies from run to run on the same page (Lighthouse's docs/variability.md: take the
+median of several runs), and LCP is bimodal on the long pages (the first paragraph's frame is shown
+before or after Material's bundle runs). So each page is audited `--runs` times (default 3, AUDIT_RUNS
+in the Makefile) and one line per page gives the median performance score (lowest-highest), the lowest
+accessibility score, the median LCP and TBT, the highest CLS. Exits 1 when a page misses issue 21's
+goal: median LCP at most 2,5 s, CLS 0 and accessibility 100 in every run, naming the failing audits.
 
     .venv/bin/python tests/bench/audit.py [site_dir] [--runs N]
 """
@@ -75,7 +73,7 @@ class _StaticHostHandler(http.server.SimpleHTTPRequestHandler):
 
 
 LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
-GOAL = {"performance": 95, "accessibility": 100}
+GOAL = {"lcp": 2.5, "cls": 0, "accessibility": 100}
 
 
 def node_bin_dir() -> str:
@@ -129,23 +127,23 @@ def main() -> int:
     below = []
     with serving(site, handler=_StaticHostHandler) as base, tempfile.TemporaryDirectory() as tmp:
         print(f"Lighthouse, mobile (simulated throttling), served with gzip and keep-alive, {runs} "
-              f"run(s) a page; goal: median performance ≥ {GOAL['performance']}, accessibility "
+              f"run(s) a page; goal: median LCP ≤ {GOAL['lcp']} s, CLS {GOAL['cls']}, accessibility "
               f"{GOAL['accessibility']} in every run")
         print(f"{'page':34} {'perf':>5} {'(min-max)':>10} {'a11y':>5} {'LCP s':>6} {'TBT ms':>7} "
               f"{'CLS':>6}  failing a11y audits")
         for i, path in enumerate(pages(site)):
             found = [measure(audit(base + path, Path(tmp) / f"{i}-{k}.json")) for k in range(runs)]
             perfs = [m["perf"] for m in found]
-            median = statistics.median_low(perfs)
-            typical = found[perfs.index(median)]
+            lcp = statistics.median(m["lcp"] for m in found)
+            tbt = statistics.median(m["tbt"] for m in found)
             a11y = min(m["a11y"] for m in found)
             cls = max(m["cls"] for m in found)
             failing = sorted({f for m in found for f in m["failing"]})
-            if median < GOAL["performance"] or a11y < GOAL["accessibility"]:
+            if lcp > GOAL["lcp"] or cls > GOAL["cls"] or a11y < GOAL["accessibility"]:
                 below.append(path)
             spread = f"({min(perfs)}-{max(perfs)})"
-            print(f"{path:34} {median:>5} {spread:>10} {a11y:>5} {typical['lcp']:>6.1f} "
-                  f"{typical['tbt']:>7.0f} {cls:>6.3f}  {', '.join(failing)}")
+            print(f"{path:34} {statistics.median_low(perfs):>5} {spread:>10} {a11y:>5} {lcp:>6.1f} "
+                  f"{tbt:>7.0f} {cls:>6.3f}  {', '.join(failing)}", flush=True)
     if below:
         print(f"below the goal: {', '.join(below)}")
         return 1
