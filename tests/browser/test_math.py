@@ -8,11 +8,6 @@ The built site in Chromium: math readable with JavaScript off (no `\\(`…`\\)` 
 
 from __future__ import annotations
 
-import re
-from io import BytesIO
-
-from PIL import Image
-
 from helpers import site_pages
 
 # Every formula is MathML the browser lays out as math: its box has a size, and a fraction's
@@ -84,57 +79,3 @@ def test_no_layout_shift(browser, server, built_site):
                 assert cls == 0, f"CLS {cls} on {path} at {width} px: {page.evaluate('window.__shifts')}"
             finally:
                 context.close()
-
-
-# The focusable element of a lazily laid-out block (content-visibility: auto, extra.css) that sits
-# nearest the block's left edge: its focus outline reaches outside the block, where paint
-# containment would clip it without the block's overflow-clip-margin.
-NEAREST_EDGE = """() => {
-    let best = null;
-    for (const el of document.querySelectorAll('article .num, article a[href], article [tabindex]')) {
-        let block = el.parentElement;
-        while (block && getComputedStyle(block).contentVisibility !== 'auto') block = block.parentElement;
-        if (!block) continue;
-        const left = Math.min(...[...el.getClientRects()].map(r => r.left));
-        const gap = left - block.getBoundingClientRect().left;
-        if (left >= 8 && (!best || gap < best.gap)) best = {el, gap};     // room for a ring on screen
-    }
-    if (!best) return null;
-    best.el.id = best.el.id || 'edge-probe';
-    return {id: best.el.id, gap: best.gap};
-}"""
-
-
-def test_a_focus_outline_is_not_clipped_by_a_lazily_laid_out_block(browser, server, built_site):
-    context = browser.new_context(viewport={"width": 375, "height": 812})
-    page = context.new_page()
-    checked = 0
-    try:
-        for path in site_pages(built_site):
-            page.goto(server + path, wait_until="load")
-            probe = page.evaluate(NEAREST_EDGE)
-            if probe is None or probe["gap"] > 2:
-                continue
-            element = page.locator(f"[id='{probe['id']}']")
-            element.scroll_into_view_if_needed()
-            page.keyboard.press("Tab")            # keyboard modality: :focus-visible applies
-            element.focus()
-            ring = page.evaluate("""id => { const el = document.getElementById(id);
-                const s = getComputedStyle(el);
-                const r = [...el.getClientRects()].sort((a, b) => a.left - b.left)[0];
-                return {color: s.outlineColor, width: parseFloat(s.outlineWidth),
-                        reach: parseFloat(s.outlineWidth) + parseFloat(s.outlineOffset),
-                        x: r.left, y: r.top, h: r.height}; }""", probe["id"])
-            assert ring["width"] > 0, f"no focus outline on {path} #{probe['id']}"
-            # the strip left of the element where the outline is drawn
-            shot = page.screenshot(clip={"x": ring["x"] - ring["reach"], "y": ring["y"],
-                                         "width": ring["width"], "height": max(ring["h"], 1)})
-            raw = Image.open(BytesIO(shot)).convert("RGB").tobytes()
-            pixels = [tuple(raw[i:i + 3]) for i in range(0, len(raw), 3)]
-            want = [int(c) for c in re.findall(r"\d+", ring["color"])[:3]]
-            near = [p for p in pixels if sum(abs(a - b) for a, b in zip(p, want, strict=True)) < 60]
-            assert near, f"focus outline clipped on {path} #{probe['id']}: {ring}"
-            checked += 1
-    finally:
-        context.close()
-    assert checked, "no focusable element at the edge of a lazily laid-out block: the check checks nothing"
