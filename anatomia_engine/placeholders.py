@@ -335,7 +335,7 @@ def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], s
     if not bar:
         expr, m = tag.expr, None
     elif not m:
-        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=nf.known()))
+        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=", ".join(nf.FILTERS)))
     value, used = evaluate(expr, scope)
     args = tuple(evaluate(f"({m.group(2)},)", scope)[0]) if m and m.group(2) and m.group(2).strip() else ()
     if isinstance(value, Table) and m:
@@ -362,7 +362,7 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
             raise TemplateError(M.text("no_value"))
         try:
             name = filt or nf.default_filter(value, math=math)
-            text = str(value) if name == "text" and not math else nf.apply(value, filt, args, math=math)
+            text = nf.apply(value, filt, args, math=math)
         except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
             shown_with = filt or "the default format"
             raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
