@@ -188,6 +188,9 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
             raise TemplateError(M.text("not_allowed", source=source, problem=problem))
         if name not in scope:
             raise TemplateError(_unknown(name, scope))
+    for part in _walk(form):
+        if isinstance(part, list) and part[0] == "figure" and not isinstance(scope[part[1]].value, FigureRef):
+            raise TemplateError(M.text("not_a_figure", name=part[1]))
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(form, scope), names_used(form)
@@ -213,12 +216,6 @@ def _compare(ev, left, comparisons):
     return result
 
 
-def _figure(ev, name):
-    if not isinstance(ev(name), FigureRef):
-        raise TemplateError(M.text("not_a_figure", name=name))
-    return ev(name)
-
-
 # How `_eval` computes each operation of the compiled form, from its evaluator and its operands.
 _OPS: dict[str, Callable] = {
     **{op: functools.partial(lambda fn, ev, *args: fn(*map(ev, args)), fn) for op, fn in OPERATORS.items()},
@@ -231,7 +228,7 @@ _OPS: dict[str, Callable] = {
     "if": lambda ev, test, yes, no: ev(yes) if ev(test) else ev(no),
     "f": lambda ev, name, args: FUNCTIONS[name](*map(ev, args)),
     "cmp": _compare,
-    "figure": _figure,
+    "figure": lambda ev, name: ev(name),
 }
 
 
