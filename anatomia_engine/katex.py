@@ -119,14 +119,6 @@ def renderer() -> KatexRenderer:
     return KatexRenderer()
 
 
-# The page being rendered and its Markdown, set by the MkDocs plugin (errors then say docs/x.md:LINE).
-_current: dict[str, str | None] = {"where": None, "source": None}
-
-
-def set_current_page(where: str | None, source: str | None = None) -> None:
-    _current["where"], _current["source"] = where, source
-
-
 def render_html(html: str, where: str | None = None, source: str | None = None) -> str:
     """The TeX of every arithmatex span/div of `html` as MathML; raise KatexError naming `where`."""
     jobs = [(*template(htmlmod.unescape(m.group("display") or m.group("inline") or "")),
@@ -155,7 +147,9 @@ def render_html(html: str, where: str | None = None, source: str | None = None) 
 
 class KatexPostprocessor(Postprocessor):
     def run(self, text: str) -> str:
-        return render_html(text, _current["where"], _current["source"])
+        """Errors name docs/x.md:LINE of the page anatomia_engine.markdown found being converted."""
+        page = getattr(getattr(self.md, "anatomia_record", None), "page", None)
+        return render_html(text, page and page.where, page and page.raw)
 
 
 class KatexExtension(Extension):

@@ -11,7 +11,6 @@ a value's default format all go through ``apply``. Babel's Polish format groups 
 from __future__ import annotations
 
 import difflib
-import html
 import json
 import math as _math
 from collections.abc import Callable
@@ -70,6 +69,8 @@ def _decimal_text(d: Decimal, math: bool) -> str:
 
 
 _IEC = [("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)]
+# How a unit `_written` gives is written after the number, in math and in prose.
+_UNITS = {"pct": (r"\%", "%"), "sci": (r" \cdot 10^{{{}}}", "·10{}"), "bytes": (r"\ \text{{{}}}", "\u00a0{}")}
 
 
 def _written(name: str, x: float, places: int) -> tuple[Decimal, Decimal, str]:
@@ -103,14 +104,9 @@ def _number(name: str, x: float, places: int | None = None, *, math: bool = Fals
     if _math.isinf(x):
         return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
     number, _, unit = _written(name, x, PLACES.get(name, 0) if places is None else places)
-    text = _decimal_text(number, math)
-    if name == "pct":
-        return text + (r"\%" if math else "%")
-    if name == "sci" and unit:
-        return rf"{text} \cdot 10^{{{unit}}}" if math else f"{text}·10{unit.translate(SUPERSCRIPT)}"
-    if name == "bytes":
-        return rf"{text}\ \text{{{unit}}}" if math else f"{text}\u00a0{unit}"
-    return text
+    math_unit, prose_unit = _UNITS[name] if unit else ("", "")
+    suffix = math_unit.format(unit) if math else prose_unit.format(unit.translate(SUPERSCRIPT))
+    return _decimal_text(number, math) + suffix
 
 
 fmt_dec = partial(_number, "dec")      # 0.3543 -> '0,35' (prose) or '0{,}35' (math); dec(0) of 7.0 -> '7'
@@ -173,11 +169,6 @@ def fmt_json(x, *, math: bool = False) -> str:
     return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
 
 
-def fmt_text(x, *, math: bool = False) -> str:
-    """Any value as plain text (HTML-escaped in prose)."""
-    return str(x) if math else html.escape(str(x))
-
-
 def fmt_exact(x) -> str:
     """The value a reader is shown on request (`data-exact`): up to 7 significant digits, prose."""
     if isinstance(x, (np.ndarray, list, tuple)) and np.ndim(x) > 0:
@@ -216,7 +207,8 @@ FILTERS: dict[str, Filter] = {
     "bmatrix": Filter(fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
                       where=("math",)),
     "json": Filter(fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, where=("prose",)),
-    "text": Filter(fmt_text, 0, "text: the value as plain text", number=False, where=("prose", "math")),
+    "text": Filter(lambda x, *, math=False: str(x), 0, "text: the value as plain text", number=False,
+                   where=("prose", "math")),
 }
 COLUMNS = [name for name, f in FILTERS.items() if "column" in f.where]
 
@@ -254,10 +246,6 @@ def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
     return number * size
 
 
-def known() -> str:
-    return ", ".join(FILTERS)
-
-
 def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> str:
     """Show `value` with the filter `name` (None: the default for its type) in prose or math;
     ValueError, saying how to fix it, for a filter that cannot show it here."""
@@ -267,7 +255,7 @@ def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> s
     if f is None:
         near = difflib.get_close_matches(name, FILTERS, n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
-        raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=known()))
+        raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=", ".join(FILTERS)))
     if math and "math" not in f.where:
         raise ValueError(M.text("not_in_math", name=name))
     if not math and "prose" not in f.where:

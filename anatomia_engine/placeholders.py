@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from jinja2 import Environment, nodes
-from jinja2.exceptions import SecurityError, TemplateSyntaxError
+from jinja2.exceptions import TemplateSyntaxError
 from jinja2.parser import Parser
 from mkdocs.exceptions import BuildError
 
@@ -71,10 +71,10 @@ FUNCTIONS: dict[str, Callable] = {
 }
 RESERVED = set(FUNCTIONS) | {"figure"}
 _ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
-# Jinja's operator symbols; the live page's compiled form (explorer.js) names operations by them too.
-_BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-           "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
-_UNARY = {"neg": operator.neg, "pos": operator.pos, "not": operator.not_}
+# Jinja's operator names; docs/javascripts/explorer.js names the operations of the compiled form by them too.
+OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+             "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
+             "neg": operator.neg, "pos": operator.pos, "not": operator.not_}
 _COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge,
                "lt": operator.lt, "lteq": operator.le, "in": lambda a, b: a in b,
                "notin": lambda a, b: a not in b}
@@ -90,50 +90,112 @@ def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse(source: str) -> nodes.Expr:
-    parser = Parser(_ENV, source, state="variable")
-    expr = parser.parse_expression()
-    if parser.stream.current.type != "eof":
-        raise TemplateSyntaxError(f"unexpected '{parser.stream.current.value}'", parser.stream.current.lineno)
-    return expr
+def compile_expression(source: str):
+    """The expression `source` (Jinja2's expression syntax) in the one compact form the build evaluates
+    (`_eval`) and docs/javascripts/explorer.js evaluates on a live page: a value read by name with
+    constant indices is one string ("weights 2 1" for weights[2][1] or weights[2, 1]); a number,
+    boolean or None is itself; a string is ["s", text]; an operation is a list, its name first:
+    ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], … Never mutate it."""
+    source = source.strip()
+    try:
+        parser = Parser(_ENV, source, state="variable")
+        tree = parser.parse_expression()
+        rest = parser.stream.current
+        if rest.type != "eof":
+            raise TemplateSyntaxError(f"unexpected '{rest.value}'", rest.lineno)
+    except TemplateSyntaxError as exc:
+        raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
+                                   functions=", ".join(sorted(RESERVED)))) from None
+    return _compile(tree, source)
 
 
-def _walk(tree: nodes.Node, kind):
-    if isinstance(tree, kind):
-        yield tree
-    yield from tree.find_all(kind)
+def _compile(node: nodes.Node, source: str):
+    c = functools.partial(_compile, source=source)
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
+        return f"{node.node.name}.{node.attr}"
+    if isinstance(node, nodes.Getitem):
+        obj, key = c(node.node), c(node.arg)
+        keys = key[1] if isinstance(node.arg, nodes.Tuple) else [key]
+        if isinstance(obj, str) and all(type(k) is int for k in keys):
+            return " ".join([obj, *map(str, keys)])
+        if isinstance(node.arg, nodes.Tuple):
+            problem = "name[i, j] takes constant indices; write name[i][j]"
+            raise TemplateError(M.text("not_allowed", source=source, problem=problem))
+        return ["i", obj, key]
+    if isinstance(node, nodes.Const):
+        return ["s", node.value] if isinstance(node.value, str) else node.value
+    if isinstance(node, nodes.Slice):
+        return ["slice", *(None if n is None else c(n) for n in (node.start, node.stop, node.step))]
+    if isinstance(node, (nodes.Tuple, nodes.List)):
+        return ["list", [c(i) for i in node.items]]
+    if isinstance(node, nodes.BinExpr):  # arithmetic, `and`, `or`
+        return [node.operator, c(node.left), c(node.right)]
+    if isinstance(node, nodes.UnaryExpr):
+        return [type(node).__name__.lower(), c(node.node)]
+    if isinstance(node, nodes.Compare):
+        return ["cmp", c(node.expr), [[o.op, c(o.expr)] for o in node.ops]]
+    if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
+        return ["if", c(node.test), c(node.expr1), c(node.expr2)]
+    if isinstance(node, nodes.Filter):
+        raise TemplateError(M.text("one_filter", name=node.name))
+    if isinstance(node, nodes.Test):
+        raise TemplateError(M.text("no_tests", name=node.name))
+    function = node.node.name if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) else None
+    if function and not (node.kwargs or node.dyn_args or node.dyn_kwargs):
+        if function not in RESERVED:
+            raise TemplateError(M.text("unknown_value", name=function))
+        if function != "figure":
+            return ["f", function, [c(a) for a in node.args]]
+        name = node.args[0] if len(node.args) == 1 else None
+        if not isinstance(name, nodes.Const) or not isinstance(name.value, str):
+            raise TemplateError(M.text("figure_by_name"))
+        return ["figure", name.value]
+    problem = f"{type(node).__name__} is not part of the placeholder language"
+    raise TemplateError(M.text("not_allowed", source=source, problem=problem))
 
 
-def names_used(tree: nodes.Node, scope: Mapping[str, Entry]) -> list[str]:
-    """Scope names an expression reads, in order: `w`, `demo.p` (for `demo.p`)."""
-    names = (f"{n.node.name}.{n.attr}" if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name)
-             else getattr(n, "name", None) for n in _walk(tree, (nodes.Name, nodes.Getattr)))
-    return list(dict.fromkeys(n for n in names if n in scope))
+def _parts(form) -> list:
+    """The sub-expressions of a compiled expression: none for a name or a constant."""
+    if not isinstance(form, list) or form[0] == "s":
+        return []
+    if form[0] in ("f", "list"):
+        return form[-1]
+    if form[0] == "cmp":
+        return [form[1], *(right for _, right in form[2])]
+    return form[1:]
+
+
+def _walk(form):
+    yield form
+    for part in _parts(form):
+        yield from _walk(part)
+
+
+def names_used(form) -> list[str]:
+    """The names a compiled expression reads, in order: `w`, `demo.p` (for `demo.p[0]`)."""
+    return list(dict.fromkeys(part.split(" ")[0] for part in _walk(form) if isinstance(part, str)))
 
 
 def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]]:
     """Value of the expression `source` and the scope names it used; TemplateError on any failure."""
-    source = source.strip()
-    try:
-        tree = _parse(source)
-    except TemplateSyntaxError as exc:
-        raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
-                                   functions=", ".join(sorted(RESERVED)))) from None
-    modules = {k.split(".", 1)[0] for k in scope if "." in k}
-    for node in _walk(tree, nodes.Name):
-        if node.name not in scope and node.name not in modules and node.name not in RESERVED:
-            raise TemplateError(_unknown(node.name, scope))
-    for node in _walk(tree, nodes.Filter):
-        raise TemplateError(M.text("one_filter", name=node.name))
-    for node in _walk(tree, nodes.Test):
-        raise TemplateError(M.text("no_tests", name=node.name))
+    form, source = compile_expression(source), source.strip()
+    for name in names_used(form):  # every name, also those of a branch not taken
+        head, _, attr = name.partition(".")
+        if name not in scope and attr and head in scope:
+            problem = f"'{attr}' is an attribute of the value '{head}'"
+            raise TemplateError(M.text("not_allowed", source=source, problem=problem))
+        if name not in scope:
+            raise TemplateError(_unknown(name, scope))
+    for part in _walk(form):
+        if isinstance(part, list) and part[0] == "figure" and not isinstance(scope[part[1]].value, FigureRef):
+            raise TemplateError(M.text("not_a_figure", name=part[1]))
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
-            return _eval(tree, scope), names_used(tree, scope)
+            return _eval(form, scope), names_used(form)
     except TemplateError:
         raise
-    except SecurityError as exc:
-        raise TemplateError(M.text("not_allowed", source=source, problem=exc)) from None
     except LookupError as exc:
         problem = f"{type(exc).__name__}: {exc}"
         raise TemplateError(M.text("undefined", source=source, problem=problem)) from None
@@ -142,134 +204,68 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
         raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
 
 
-def _call(node: nodes.Node) -> str | None:
-    """The name of the function (of FUNCTIONS, or `figure`) a call with positional arguments calls."""
-    if not isinstance(node, nodes.Call) or not isinstance(node.node, nodes.Name) or node.kwargs:
-        return None
-    if node.dyn_args is not None or node.dyn_kwargs is not None or node.node.name not in RESERVED:
-        return None
-    return node.node.name
+def _compare(ev, left, comparisons):
+    """A chained comparison (a < b < c), stopping at the first false one; arrays compare elementwise."""
+    left = ev(left)
+    for name, right in comparisons:
+        right = ev(right)
+        result = _COMPARISON[name](left, right)
+        if isinstance(result, np.ndarray) or not result:
+            return result
+        left = right
+    return result
 
 
-def _eval(node: nodes.Node, scope: Mapping[str, Entry], shown: Mapping[str, Fraction] | None = None):
-    """Evaluate with Python's semantics: names, `module.name`, indexing, operators, FUNCTIONS. With
-    `shown` (repr of a shown operand -> the number a reader reads), each comparison a reader can redo
-    from the sentence uses those numbers, in exact decimal arithmetic (0,35 − 0,34 is 0,01)."""
+# How `_eval` computes each operation of the compiled form, from its evaluator and its operands.
+_OPS: dict[str, Callable] = {
+    **{op: functools.partial(lambda fn, ev, *args: fn(*map(ev, args)), fn) for op, fn in OPERATORS.items()},
+    "s": lambda ev, text: text,
+    "i": lambda ev, obj, key: ev(obj)[ev(key)],
+    "slice": lambda ev, *bounds: slice(*map(ev, bounds)),
+    "list": lambda ev, items: [ev(item) for item in items],
+    "and": lambda ev, left, right: ev(left) and ev(right),
+    "or": lambda ev, left, right: ev(left) or ev(right),
+    "if": lambda ev, test, yes, no: ev(yes) if ev(test) else ev(no),
+    "f": lambda ev, name, args: FUNCTIONS[name](*map(ev, args)),
+    "cmp": _compare,
+    "figure": lambda ev, name: ev(name),
+}
+
+
+def _eval(form, scope: Mapping[str, Entry], shown: Mapping[str, Fraction] | None = None):
+    """Evaluate a compiled expression with Python's semantics. With `shown` (repr of a shown operand
+    -> the number a reader reads), each comparison a reader can redo from the sentence uses those
+    numbers, in exact decimal arithmetic (0,35 − 0,34 is 0,01)."""
     if shown is not None:
-        if repr(node) in shown:
-            return shown[repr(node)]
-        if isinstance(node, nodes.Const) and isinstance(node.value, float):
-            return Fraction(repr(node.value))
-        operands = [node.expr, *(o.expr for o in node.ops)] if isinstance(node, nodes.Compare) else []
-        if not all(_covered(o, shown) for o in operands):
+        if repr(form) in shown:
+            return shown[repr(form)]
+        if isinstance(form, float):
+            return Fraction(repr(form))
+        if isinstance(form, list) and form[0] == "cmp" and not all(_covered(p, shown) for p in _parts(form)):
             shown = None  # the reader cannot redo this comparison: it holds for the exact values
-    ev = functools.partial(_eval, scope=scope, shown=shown)
-    if isinstance(node, nodes.Const):
-        return node.value
-    if isinstance(node, nodes.Getattr) and (not isinstance(node.node, nodes.Name) or node.node.name in scope):
-        raise SecurityError(f"access to attribute {node.attr!r} is unsafe.")
-    if isinstance(node, (nodes.Name, nodes.Getattr)):
-        name = node.name if isinstance(node, nodes.Name) else f"{node.node.name}.{node.attr}"
-        if name not in scope:
-            raise TemplateError(_unknown(name, scope))
-        return scope[name].value
-    if isinstance(node, nodes.Getitem):
-        return ev(node.node)[ev(node.arg)]
-    if isinstance(node, nodes.Slice):
-        return slice(*(None if n is None else ev(n) for n in (node.start, node.stop, node.step)))
-    if isinstance(node, (nodes.Tuple, nodes.List)):
-        return (tuple if isinstance(node, nodes.Tuple) else list)(ev(i) for i in node.items)
-    if isinstance(node, nodes.And):
-        return ev(node.left) and ev(node.right)
-    if isinstance(node, nodes.Or):
-        return ev(node.left) or ev(node.right)
-    if isinstance(node, nodes.BinExpr):
-        return _BINARY[node.operator](ev(node.left), ev(node.right))
-    if isinstance(node, nodes.UnaryExpr):
-        return _UNARY[type(node).__name__.lower()](ev(node.node))
-    if isinstance(node, nodes.Compare):
-        left = ev(node.expr)
-        for operand in node.ops:
-            right = ev(operand.expr)
-            result = _COMPARISON[operand.op](left, right)
-            if isinstance(result, np.ndarray) or not result:
-                return result
-            left = right
-        return result
-    if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
-        return ev(node.expr1) if ev(node.test) else ev(node.expr2)
-    name = _call(node)
-    args = [ev(a) for a in node.args] if name else []
-    if name == "figure":  # a reference to a figure of the scope
-        if len(args) != 1 or not isinstance(args[0], str):
-            raise TemplateError(M.text("figure_by_name"))
-        figure = ev(nodes.Name(args[0], "load"))  # the value named by the string
-        if not isinstance(figure, FigureRef):
-            raise TemplateError(M.text("not_a_figure", name=args[0]))
-        return figure
-    if name:
-        return FUNCTIONS[name](*args)
-    raise SecurityError(f"{type(node).__name__} is not part of the placeholder language")
+    if isinstance(form, str):  # "w 1 0": w[1][0]
+        name, *index = form.split(" ")
+        return functools.reduce(lambda value, i: value[int(i)], index, scope[name].value)
+    if not isinstance(form, list):
+        return form
+    return _OPS[form[0]](functools.partial(_eval, scope=scope, shown=shown), *form[1:])
 
 
-def _covered(node: nodes.Node, shown: Mapping[str, Fraction]) -> bool:
-    """Is every value `node` reads shown in the sentence (so a reader can redo it)?"""
-    if repr(node) in shown:
+def _covered(form, shown: Mapping[str, Fraction]) -> bool:
+    """Is every value `form` reads shown in the sentence (so a reader can redo it)?"""
+    if repr(form) in shown:
         return True
-    if isinstance(node, (nodes.Name, nodes.Getattr, nodes.Getitem)):
-        return False
-    children = node.args if isinstance(node, nodes.Call) else node.iter_child_nodes()
-    return all(_covered(child, shown) for child in children)  # a function reads only its arguments
-
-
-def compile_expression(node: nodes.Node):
-    """A checked expression tree in the compact form docs/javascripts/explorer.js evaluates: a
-    value read by name with constant indices is one string ("weights 2 1" for weights[2][1]); a
-    number, boolean or None is itself; a string is ["s", text]; an operation is a list, its name
-    first: ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], …"""
-    c = compile_expression
-    chain = _chain(node, tuples=False)
-    if chain is not None:
-        return " ".join([chain[0], *map(str, chain[1])])
-    if isinstance(node, nodes.Const):
-        return ["s", node.value] if isinstance(node.value, str) else node.value
-    if isinstance(node, nodes.Getitem):
-        return ["i", c(node.node), c(node.arg)]
-    if isinstance(node, (nodes.Tuple, nodes.List)):
-        return ["list", [c(i) for i in node.items]]
-    if isinstance(node, nodes.BinExpr):
-        return [node.operator, c(node.left), c(node.right)]
-    if isinstance(node, nodes.UnaryExpr):
-        return [type(node).__name__.lower(), c(node.node)]
-    if isinstance(node, nodes.Compare):
-        return ["cmp", c(node.expr), [[o.op, c(o.expr)] for o in node.ops]]
-    if isinstance(node, nodes.CondExpr) and node.expr2 is not None:
-        return ["if", c(node.test), c(node.expr1), c(node.expr2)]
-    if _call(node) in FUNCTIONS:
-        return ["f", node.node.name, [c(a) for a in node.args]]
-    raise TemplateError(M.text("not_allowed", source=type(node).__name__,
-                               problem="a live page recomputes it in the browser, which does not know it"))
+    return not isinstance(form, str) and all(_covered(part, shown) for part in _parts(form))
 
 
 def compiled(source: str) -> str:
-    """`compile_expression` of the expression `source`, as compact JSON (an attribute's value)."""
-    return json.dumps(compile_expression(_parse(source.strip())), ensure_ascii=False, separators=(",", ":"))
-
-
-def _chain(node: nodes.Node, tuples: bool) -> tuple[str, tuple[int, ...]] | None:
-    """`name[i][j]`, `module.name[i]` (`name[i, j]` if `tuples`) with constant indices -> (name, (i, j))."""
-    index: list[int] = []
-    while isinstance(node, nodes.Getitem):
-        items = node.arg.items if tuples and isinstance(node.arg, nodes.Tuple) else [node.arg]
-        if not all(isinstance(a, nodes.Const) and type(a.value) is int for a in items):
-            return None
-        index[:0] = [a.value for a in items]
-        node = node.node
-    if isinstance(node, nodes.Name):
-        return node.name, tuple(index)
-    if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name):
-        return f"{node.node.name}.{node.attr}", tuple(index)
-    return None
+    """The compiled expression `source` as compact JSON (an attribute's value), for a live page."""
+    form = compile_expression(source)
+    unknown = next((p[0] for p in _walk(form) if isinstance(p, list) and p[0] in ("slice", "figure")), None)
+    if unknown:
+        raise TemplateError(M.text("not_allowed", source=source.strip(), problem=f"{unknown}: a live page "
+                                   "recomputes it in the browser, which does not know it"))
+    return json.dumps(form, ensure_ascii=False, separators=(",", ":"))
 
 
 # --- tags, tokens and their text ----------------------------------------------------
@@ -336,9 +332,9 @@ def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], s
     if not bar:
         expr, m = tag.expr, None
     elif not m:
-        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=nf.known()))
+        raise TemplateError(M.text("bad_filter", filter=filt.strip(), known=", ".join(nf.FILTERS)))
     value, used = evaluate(expr, scope)
-    args = evaluate(f"({m.group(2)},)", scope)[0] if m and m.group(2) and m.group(2).strip() else ()
+    args = tuple(evaluate(f"({m.group(2)},)", scope)[0]) if m and m.group(2) and m.group(2).strip() else ()
     if isinstance(value, Table) and m:
         raise TemplateError(M.text("table_no_filter", filter=m.group(1)))
     return value, used, expr.strip(), m and m.group(1), args
@@ -363,17 +359,18 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
             raise TemplateError(M.text("no_value"))
         try:
             name = filt or nf.default_filter(value, math=math)
-            text = str(value) if name == "text" and not math else nf.apply(value, filt, args, math=math)
+            text = nf.apply(value, filt, args, math=math)
         except Exception as exc:  # noqa: BLE001 - any formatter failure is the page's error
             shown_with = filt or "the default format"
             raise TemplateError(M.text("cannot_show", filter=shown_with, problem=exc)) from None
         shown = Shown(text, None, value, expr, name, args)
         if context == "prose" and used and nf.FILTERS[name].number and (
                 nf.is_number(value) or isinstance(value, np.ndarray)):
-            entry, ref, what = scope[used[0]], _chain(_parse(expr), tuples=True), None
+            entry, form, what = scope[used[0]], compile_expression(expr), None
             # `what`, its {i}, {j} filled from `axes`; none for an expression, or an array shown whole
-            with contextlib.suppress(AttributeError, LookupError, TypeError, ValueError):
-                labels = {k: axis[i] for k, i, axis in zip("ijklmn", ref[1], entry.axes or (), strict=False)}
+            with contextlib.suppress(AttributeError, LookupError):
+                index = [int(i) for i in form.split(" ")[1:]]  # AttributeError for an expression
+                labels = {k: axis[i] for k, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
                 what = entry.what.format(**labels)
             shown = replace(shown, span=number_attrs(value, entry, what))
         if not live or (shown.span is None and not math):
@@ -407,7 +404,7 @@ def claim_expression(claim: Tag) -> str:
     """The compiled condition of a claim on a live page (the browser recomputes it)."""
     try:
         return compiled(claim.cond)
-    except (TemplateError, TemplateSyntaxError) as exc:
+    except TemplateError as exc:
         raise claim.error(M.text("claim_error", cond=claim.cond, problem=exc)) from None
 
 
@@ -482,7 +479,7 @@ def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
     numbers: dict[str, Shown] = {}
     for tag in tags:
         if tag.shown is not None and tag.shown.number() is not None:
-            numbers.setdefault(repr(_parse(tag.shown.expr)), tag.shown)
+            numbers.setdefault(repr(compile_expression(tag.shown.expr)), tag.shown)
     return numbers
 
 
@@ -513,7 +510,7 @@ def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> N
         shown = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
                           if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
         raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
-    tree, numbers = _parse(cond), _numbers_shown(inside)
+    tree, numbers = compile_expression(cond), _numbers_shown(inside)
 
     def holds(decimals: int | None) -> bool:
         try:
@@ -524,7 +521,7 @@ def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> N
 
     if not numbers or holds(None):
         return
-    read = [s for key, s in numbers.items() if key in {repr(n) for n in _walk(tree, nodes.Expr)}]
+    read = [s for key, s in numbers.items() if key in {repr(n) for n in _walk(tree)}]
     n = _places(numbers.values(), holds)
     fix = "reword the sentence: the numbers agree to 12 decimal places"
     if n is not None:
@@ -540,9 +537,9 @@ def check_shown_sums(group: list[Tag]) -> None:
     must equal what a reader gets from the terms as shown: 0,57 − 0,11 next to 0,45 stops the build."""
     numbers = _numbers_shown(group)
     for tag in group:  # every tag of a group showed text in prose
-        total, tree = tag.shown, _parse(tag.shown.expr)
+        total, tree = tag.shown, compile_expression(tag.shown.expr)
         others = {k: s for k, s in numbers.items() if k != repr(tree)}
-        summed = isinstance(tree, (nodes.Add, nodes.Sub)) and total.number() is not None
+        summed = isinstance(tree, list) and tree[0] in ("+", "-") and total.number() is not None
         terms = _terms(tree, others) if summed else None
         if terms is None:
             continue
@@ -563,13 +560,13 @@ def check_shown_sums(group: list[Tag]) -> None:
             digits="more decimal places" if n is None else f"{n} decimal places"))
 
 
-def _terms(tree: nodes.Node, shown: dict[str, Shown], sign: int = 1) -> list[tuple[int, Shown]] | None:
+def _terms(tree, shown: dict[str, Shown], sign: int = 1) -> list[tuple[int, Shown]] | None:
     """The shown expressions `tree` adds up (with their signs), or None if a term is not shown."""
     if repr(tree) in shown:
         return [(sign, shown[repr(tree)])]
-    if isinstance(tree, (nodes.Add, nodes.Sub)):
-        left = _terms(tree.left, shown, sign)
-        right = _terms(tree.right, shown, sign if isinstance(tree, nodes.Add) else -sign)
+    if isinstance(tree, list) and tree[0] in ("+", "-"):
+        left = _terms(tree[1], shown, sign)
+        right = _terms(tree[2], shown, sign if tree[0] == "+" else -sign)
         if left is not None and right is not None:
             return left + right
     return None

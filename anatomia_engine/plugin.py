@@ -130,13 +130,11 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.search_meta[page.url] = search_pl.own_search_meta(page.meta)
         if not page.file.src_uri.endswith(".md"):    # notebooks are rendered by mkdocs-jupyter
             return None
-        where = f"{self.docs_name}/{page.file.src_uri}"
         try:
             rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
                                                                 self.docs_name), self.results, meta=page.meta)
         except markdown.TemplateError as exc:
             raise PluginError(str(exc)) from None
-        katex.set_current_page(where, page.file.content_string)
         return rendered
 
     # --- the notebook's HTML, typeset math ------------------------------------------------
@@ -154,8 +152,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
             return katex.render_html(html, where)
         except notebooks.NotebookError as exc:
             raise PluginError(f"{where}: {exc}") from None
-        finally:
-            katex.set_current_page(None)
 
     # --- read the final pages: links and search -------------------------------------------
 

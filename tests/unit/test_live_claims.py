@@ -41,11 +41,10 @@ def test_claims_hold_alike_in_python_and_in_the_browser(monkeypatch):
         js_scope = example["ok"]
         py = _python_values(monkeypatch, *case)
         for cond in claims:
-            tree = ph._parse(cond)
-            names = ph.names_used(tree, {k: None for k in py})
-            if not set(names) <= set(js_scope):
+            form = ph.compile_expression(cond)
+            if not set(ph.names_used(form)) <= set(js_scope):
                 continue        # reads values the inputs do not change (the soft lookup)
-            calls.append(("evaluate", [ph.compile_expression(tree), js_scope]))
+            calls.append(("evaluate", [form, js_scope]))
             expected.append((cond, _python_truth(cond, py)))
     got = call_many(calls)
     for (cond, want), result in zip(expected, got):
@@ -63,8 +62,9 @@ def test_a_claim_on_the_page_own_numbers_holds():
     from anatomia_engine.kit import Value
 
     values = {k: (v.value if isinstance(v, Value) else v) for k, v in we.worked_example().items()}
-    claims = [c for c in _claims() if set(ph.names_used(ph._parse(c), values)) <= set(values)]
-    got = call_many([("evaluate", [ph.compile_expression(ph._parse(c)), _jsonable(values)]) for c in claims])
+    claims = [ph.compile_expression(c) for c in _claims()]
+    claims = [c for c in claims if set(ph.names_used(c)) <= set(values)]
+    got = call_many([("evaluate", [c, _jsonable(values)]) for c in claims])
     assert all(r.get("ok") is True for r in got), [(c, r) for c, r in zip(claims, got) if r.get("ok") is not True]
 
 
@@ -82,7 +82,7 @@ def _jsonable(values: dict) -> dict:
 @pytest.mark.parametrize("source, error", [("x[0:2]", "not allowed")])
 def test_what_the_browser_cannot_evaluate_stops_the_build(source, error):
     with pytest.raises(ph.TemplateError, match=error):
-        ph.compile_expression(ph._parse(source))
+        ph.compiled(source)
 
 
 def _numbers() -> list:
@@ -115,7 +115,7 @@ def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monke
             except ValueError:
                 want = None
             spec = f"{name}:{args[0]}" if args else name
-            calls.append(("show", [ph.compile_expression(ph._parse(expr)), example["ok"], spec]))
+            calls.append(("show", [ph.compile_expression(expr), example["ok"], spec]))
             expected.append((expr, want))
     got = call_many(calls)
     assert len(expected) >= 60

@@ -121,6 +121,14 @@ def test_markdown_extension_after_arithmatex():
     assert "\\(" not in out and "\\[" not in out
 
 
+def test_bad_tex_on_a_page_names_its_file_and_line():
+    """The page being converted is the one anatomia_engine.markdown registered, even with no placeholder."""
+    from tests.unit.test_placeholders import page
+
+    with pytest.raises(katex.KatexError, match=r"^docs/x\.md:6: Temml cannot typeset \\\(\\frac\{1\}\\\)"):
+        page("Wzór:\n\n\\(\\frac{1}\\)\n")
+
+
 # --- the built site ---------------------------------------------------------------------------
 
 

@@ -327,6 +327,9 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
     ("![{{ tab }}](x.png)", "must stand alone on its own line"),
     ("{{ p | dec(1) | int }}", "only one filter, at the end"),
     ("{{ p is number }}", "'is number' tests are not part of the placeholder language"),
+    ('{{ figure("p") }}', "'p' is a value, not a figure"),
+    ("{{ figure(p) }}", 'write a figure as figure("name")'),
+    ("{{ w[n - 4095, 0] }}", "name[i, j] takes constant indices; write name[i][j]"),
 ])
 def test_errors_name_file_line_and_cause(text, message):
     got = error(text)
