@@ -49,9 +49,9 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """One module's result, its figure files (published under figures/<module>/), what its run read."""
+    """One module's result (codec.decode), its figure files (published under figures/<module>/),
+    what its run read."""
 
-    output: codec.ModuleOutput
     contents: dict[str, str]
     inputs: list[Path]
     values: dict        # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
@@ -203,12 +203,7 @@ def entry_name(name: str, root: Path) -> str:
 
 def _result(body: dict, root: Path) -> ModuleResult:
     """The result in a store entry's `body`; CodecError if it does not decode."""
-    out = codec.decode(body["result"])
-    figures = {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
-                   "table": codec.encode_value(f.table, f"figure {n!r}")} for n, f in out.figures.items()}
-    return ModuleResult(out, body["files"], deps.inputs(body["deps"], root),
-                        {n: r.value for n, r in out.values.items()},
-                        {n: r.meta() for n, r in out.values.items()}, figures)
+    return ModuleResult(body["files"], deps.inputs(body["deps"], root), *codec.decode(body["result"]))
 
 
 def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:

@@ -120,20 +120,19 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
     _refuse_writes(root / "docs", where)
     module = importlib.import_module(module_name)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
-    output = codec.ModuleOutput(module_name)
+    values, figures, contents = {}, {}, {}
     for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
         now_running(f"{module_name}.{fn.__name__}()")
         produced = fn()
         if not isinstance(produced, dict):
             raise TypeError(M.text("values_not_dict", type=type(produced).__name__))
         for key, value in produced.items():
-            if key in output.values:
+            if key in values:
                 raise ValueError(M.text("value_twice", name=key, module=module_name))
-            output.values[key] = codec.value_record(module_name, fn.__name__, key, value)
-    contents: dict[str, str] = {}
+            values[key] = codec.value_entry(module_name, fn.__name__, key, value)
     for fn in (f for f in declared if getattr(f, KIND, None) == "figure"):
         name = fn.__name__
-        if name in output.values:
+        if name in values:
             raise ValueError(M.text("value_and_figure", name=name, module=module_name))
         files = {"csv": f"{name}.csv"}
         for style in STYLES:
@@ -150,11 +149,12 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
             files[style.name] = f"{name}-{style.name}.svg"
             contents[files[style.name]] = svg.getvalue()
         contents[files["csv"]] = plot.table.to_csv()
-        output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
+        table = codec.encode_value(plot.table, codec.table_where(module_name, name))
+        figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
     if _refused:
         raise Refused(_refused[0])
     now_running(f"{module_name} (writing the result)")
-    result = codec.encode(output)
+    result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
     deps.note_modules()
     entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
     (out / ENTRY).write_text(entry, encoding="utf-8")
