@@ -39,7 +39,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         """Defined, so `mkdocs serve` keeps this instance (and the modules' warm worker) between rebuilds."""
         self.serving = command == "serve"
         self.server = None
-        self.watched: set[Path] = set()
 
     def on_shutdown(self):
         runner.stop_worker()
@@ -197,7 +196,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for result in getattr(self, "results", {}).values():
             paths.update(Path(p) for p in result.inputs)
         paths.update(getattr(self, "notebook_inputs", []))
-        for path in sorted(paths - self.watched):
+        for path in sorted(paths):   # MkDocs counts a path watched twice once
             if path.exists() and not path.is_relative_to(Path(__file__).parent):
                 self.server.watch(str(path))
-                self.watched.add(path)
