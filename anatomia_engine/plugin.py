@@ -6,7 +6,7 @@ on_pre_page       hand mkdocs-jupyter the executed notebook
 on_page_markdown  fill placeholders and claims on each page
 on_page_content   the notebook's HTML as Material's, its math typeset (the Markdown pages' math
                   is typeset by the `anatomia_engine.katex` Markdown extension)
-on_post_page      each page's final HTML read for the link check and the Polish search index
+on_post_page      each page's final HTML read (kept by it) for the link check and the Polish search index
 on_post_build     write the search index, check every link, drop what no build will use
 
 What a step worked out is kept in the checked store (store.py). Listed in mkdocs.yml after
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import posixpath
 import tempfile
 import time
@@ -46,6 +47,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
+        self.pages = store.Store(store.folder(self.root, "pages"), ".pickle")   # what on_post_page reads
         self.search = store.Store(store.folder(self.root, "search"), ".json")
         self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
         katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
@@ -63,8 +65,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
             pages_log.removeFilter(earlier)                       # an earlier build's, in this process
-        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"),
-                                   Path(config.docs_dir), self.docs_name + "/")
+        self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
         pages_log.addFilter(self.links)
 
     # --- run the modules and the notebooks ------------------------------------------------
@@ -161,13 +162,19 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_post_page(self, output, *, page, config):
         output = live.publish(output, page, config)
         source = Path(config.docs_dir) / page.file.src_uri
-        self.links.add(links.Page(
-            dest=page.file.dest_uri, html=output, source=source if source.is_file() else None,
-            where=f"{self.docs_name}/{page.file.src_uri}" if source.is_file() else page.file.dest_uri))
+        source = source if source.is_file() else None
+        where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
+        title = page.title or ""
+        # its links and search documents, kept by its HTML and the code that reads them
+        name = store.key(store.source_of(links), store.source_of(search_pl), page.url, title, output)
+        kept = self.pages.get(name, where)
+        if kept is None:
+            kept = pickle.dumps((links.parse(output), search_pl.page_docs(page.url, title, output)))
+            self.pages.put(name, kept)
+        parsed, docs = pickle.loads(kept)
+        self.links.add(links.Page(page.file.dest_uri, output, where, source, parsed))
         if self.uses_search:
-            self.sections[page.url] = search_pl.docs_of_page(
-                page.url, page.title, output, self.search_meta.get(page.url, {}), self.search,
-                page.file.src_uri)
+            self.sections[page.url] = search_pl.own_docs(docs, self.search_meta.get(page.url, {}))
         return output
 
     def on_post_build(self, *, config):
@@ -175,7 +182,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if self.uses_search:
             search_pl.write_index(site, self.sections, self.search)
         problems = self.links.check(site)
-        for kept in (self.search, self.notebook_html, self.links.store, katex.renderer().store):
+        for kept in (self.pages, self.search, self.notebook_html, katex.renderer().store):
             kept.prune()
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
