@@ -156,9 +156,6 @@ class Checker(logging.Filter):
             record.msg, record.args = f"{where}{f':{line}' if line else ''}: {match.string}", ()
         return True
 
-    def add(self, page: Page) -> None:
-        self.pages.append(page)
-
     def check(self, site_dir: Path) -> list[str]:
         files = {p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.is_file()}
         parsed = {page.dest: page.parsed or parse(page.html) for page in self.pages}

@@ -47,10 +47,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
-        self.pages = store.Store(store.folder(self.root, "pages"), ".pickle")   # what on_post_page reads
+        # what each page's math, notebook HTML and final HTML gave, by input and code
+        self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))
         self.search = store.Store(store.folder(self.root, "search"), ".json")
-        self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
-        katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
         # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
             config.markdown_extensions.insert(0, "anatomia_engine.markdown")
@@ -146,10 +145,10 @@ class AnatomiaPlugin(BasePlugin[Config]):
         try:
             if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
                 name = store.key(html, store.source_of(notebooks))
-                kept = self.notebook_html.get(name, where)
+                kept = self.pages.get(name, where)
                 if kept is None:
                     kept = notebooks.material_html(html).encode("utf-8")
-                    self.notebook_html.put(name, kept)
+                    self.pages.put(name, kept)
                 html = kept.decode("utf-8")
             return katex.render_html(html, where)
         except notebooks.NotebookError as exc:
@@ -172,7 +171,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             kept = pickle.dumps((links.parse(output), search_pl.page_docs(page.url, title, output)))
             self.pages.put(name, kept)
         parsed, docs = pickle.loads(kept)
-        self.links.add(links.Page(page.file.dest_uri, output, where, source, parsed))
+        self.links.pages.append(links.Page(page.file.dest_uri, output, where, source, parsed))
         if self.uses_search:
             self.sections[page.url] = search_pl.own_docs(docs, self.search_meta.get(page.url, {}))
         return output
@@ -182,7 +181,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if self.uses_search:
             search_pl.write_index(site, self.sections, self.search)
         problems = self.links.check(site)
-        for kept in (self.pages, self.search, self.notebook_html, katex.renderer().store):
+        for kept in (self.pages, self.search):
             kept.prune()
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
