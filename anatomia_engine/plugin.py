@@ -67,8 +67,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
         pages_log.addFilter(self.links)
 
-    # --- run the modules and the notebooks ------------------------------------------------
-
     def on_files(self, files, *, config):
         started = time.perf_counter()
         with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
@@ -121,8 +119,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
 
-    # --- fill the pages -------------------------------------------------------------------
-
     def on_page_markdown(self, text, *, page, config, files):
         # Material's search indexer skips every page (our index replaces its own); each page's
         # own `search:` front matter (boost, exclude) is kept for ours.
@@ -137,8 +133,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
             raise PluginError(str(exc)) from None
         katex.set_current_page(where, page.file.content_string)
         return rendered
-
-    # --- the notebook's HTML, typeset math ------------------------------------------------
 
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
@@ -155,8 +149,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
             raise PluginError(f"{where}: {exc}") from None
         finally:
             katex.set_current_page(None)
-
-    # --- read the final pages: links and search -------------------------------------------
 
     def on_post_page(self, output, *, page, config):
         output = live.publish(output, page, config)
@@ -187,8 +179,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
         if self.server is not None:
             self._watch_inputs()
-
-    # --- mkdocs serve ---------------------------------------------------------------------
 
     def on_serve(self, server, *, config, builder):
         """Watch figures_src, attn_core and every file a module run or the notebook read (an engine
