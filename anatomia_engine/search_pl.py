@@ -278,6 +278,8 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
         forms = _json(encode_table(build_table(words, memo))).encode("utf-8")
         cache.put(memo_key, _json(memo).encode("utf-8"))
         cache.put(table_key, forms)
+    for old in search.glob("pl-*.json"):   # an earlier --dirty build's
+        old.unlink()
     for kind, text in (("pl-index", _json({"docs": docs})), ("pl-forms", forms.decode("utf-8"))):
         name = f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"
         config[kind.replace("-", "_")] = name
