@@ -1,17 +1,16 @@
-"""What a figures_src module's run produces, as typed records, and the one codec for them.
+"""What a figures_src module's run produces, and the one codec for it.
 
-A module's result crosses the process boundary (worker.py) and is kept in the store as the text
-`encode` writes and `decode` reads. Both sides check every number: NaN and ±inf are refused with
-the module, the function and the value's name; only an array returned as `Value(x, masked=True)`
-(masked attention scores, shown as −∞) may hold −inf.
+A module's result crosses the process boundary (worker.py) and is kept in the store as the JSON
+`value_entry` and `encode_value` write and `decode` reads: each value with its type and what the
+page may say about it, each figure with its files, alt text, caption and data table. Both sides
+check every number: NaN and ±inf are refused with the module, the function and the value's name;
+only an array returned as `Value(x, masked=True)` (masked attention scores, shown as −∞) may hold −inf.
 """
 
 from __future__ import annotations
 
-import json
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,49 +18,12 @@ import numpy as np
 from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, Value
 
-FORMAT = 1   # bumped when the layout of the encoded result changes
+FORMAT = 2   # bumped when the layout of the encoded result changes
+META = ("function", "what", "cite", "axes")   # what a page may say about a value
 
 
 class CodecError(ValueError):
     """A value cannot be published (not finite, unknown type) or a stored result is malformed."""
-
-
-@dataclass(frozen=True)
-class ValueRecord:
-    """One named value and what the page may say about it."""
-
-    name: str
-    kind: str                  # "bool" | "int" | "float" | "str" | "array" | "json" | "table"
-    value: Any                 # decoded: numbers, str, np.ndarray, lists/dicts, Table
-    function: str              # the @values function that returned it
-    what: str | None = None
-    cite: str | None = None
-    axes: tuple[tuple[str, ...], ...] | None = None
-    masked: bool = False       # an array of masked scores: −inf allowed
-
-    def meta(self) -> dict:
-        return {"function": self.function, "what": self.what, "cite": self.cite,
-                "axes": None if self.axes is None else [list(a) for a in self.axes]}
-
-
-@dataclass(frozen=True)
-class FigureRecord:
-    """One figure: its file names (per style, plus 'csv'), alt text, caption and data."""
-
-    name: str
-    files: Mapping[str, str]
-    alt: str
-    caption: str
-    table: Table
-
-
-@dataclass(frozen=True)
-class ModuleOutput:
-    """Everything one module produced."""
-
-    module: str                # "figures_src.worked_example"
-    values: dict[str, ValueRecord] = field(default_factory=dict)
-    figures: dict[str, FigureRecord] = field(default_factory=dict)
 
 
 def _where(module: str, function: str, name: str) -> str:
@@ -131,51 +93,37 @@ def decode_value(item: Mapping) -> Any:
     raise CodecError(M.text("unknown_kind", kind=kind))
 
 
-def value_record(module: str, function: str, name: str, produced: Any) -> ValueRecord:
-    """The record for what `function` returned under `name` (a bare value or a kit.Value);
+def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
+    """The stored form of what `function` returned under `name` (a bare value or a kit.Value);
     CodecError for a value that cannot be published."""
     where = _where(module, function, name)
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
         raise CodecError(M.text("value_in_value", where=where))
-    encoded = encode_value(meta.value, where, masked=meta.masked)
-    axes = None if meta.axes is None else tuple(tuple(str(x) for x in a) for a in meta.axes)
-    return ValueRecord(name, encoded["type"], decode_value(encoded), function, meta.what, meta.cite,
-                       axes, meta.masked)
+    axes = None if meta.axes is None else [[str(x) for x in a] for a in meta.axes]
+    return {"encoded": encode_value(meta.value, where, masked=meta.masked), "function": function,
+            "what": meta.what, "cite": meta.cite, "axes": axes, "masked": meta.masked}
 
 
-def encode(output: ModuleOutput) -> str:
-    """The text kept for `output` (stable: sorted keys)."""
-    values = {name: {"encoded": encode_value(rec.value, _where(output.module, rec.function, name),
-                                             masked=rec.masked), **rec.meta(), "masked": rec.masked}
-              for name, rec in output.values.items()}
-    figures = {name: {"files": dict(fig.files), "alt": fig.alt, "caption": fig.caption,
-                      "table": encode_value(fig.table, table_where(output.module, name))}
-               for name, fig in output.figures.items()}
-    doc = {"format": FORMAT, "module": output.module, "values": values, "figures": figures}
-    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)
-
-
-def decode(text: str) -> ModuleOutput:
-    """The records in `text`; CodecError if it is malformed or holds a bad number (each value is
-    checked as when it was written)."""
+def decode(doc: Mapping) -> tuple[dict, dict, dict]:
+    """The values, what the page may say about each ({name: {function, what, cite, axes}}) and the
+    figures ({name: {files, alt, caption, table (encoded)}}) of a stored result; CodecError if it is
+    malformed or holds a bad number (each value is checked as when it was written)."""
     try:
-        doc = json.loads(text)
         if doc.get("format") != FORMAT:
             raise CodecError(M.text("result_format", got=doc.get("format"), expected=FORMAT))
-        module = doc["module"]
-        values = {}
+        module, values, meta = doc["module"], {}, {}
         for name, item in doc["values"].items():
             value = decode_value(item["encoded"])
-            meta = Value(value, item["what"], item["cite"], item["axes"], item["masked"])
-            values[name] = value_record(module, item["function"], name, meta)
-        figures = {}
-        for name, item in doc["figures"].items():
-            table = decode_value(item["table"])
-            encode_value(table, table_where(module, name))
-            figures[name] = FigureRecord(name, dict(item["files"]), item["alt"], item["caption"], table)
+            meta_value = Value(value, item["what"], item["cite"], item["axes"], item["masked"])
+            entry = value_entry(module, item["function"], name, meta_value)
+            values[name] = decode_value(entry["encoded"])
+            meta[name] = {key: entry[key] for key in META}
+        figures = {name: dict(item) for name, item in doc["figures"].items()}
+        for name, item in figures.items():
+            encode_value(decode_value(item["table"]), table_where(module, name))
     except CodecError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CodecError(M.text("malformed_result", problem=f"{type(exc).__name__}: {exc}")) from None
-    return ModuleOutput(module, values, figures)
+    return values, meta, figures

@@ -148,7 +148,7 @@ class _Environ(collections.abc.MutableMapping):
 
 def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
     """Record from now on what this process imports, opens, lists and reads from the environment
-    under the project at `root`; folders in `skip` are no inputs."""
+    under the project at `root` (and its lock file: what is installed); folders in `skip` are no inputs."""
     if not _root[0]:
         _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
@@ -158,6 +158,7 @@ def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
     if not isinstance(os.environ, _Environ):
         sys.addaudithook(_audit)
         os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
+    note(Path(root, "requirements.lock"))
 
 
 def use_environment(env: collections.abc.Mapping[str, str]) -> None:
@@ -168,15 +169,8 @@ def use_environment(env: collections.abc.Mapping[str, str]) -> None:
 
 
 def note(path: Path) -> None:
-    """Record `path` as read (a file every computation depends on, e.g. the lock file)."""
+    """Record `path` as read (a file every computation depends on)."""
     _note_file(os.path.realpath(path))
-
-
-def note_modules() -> None:
-    """Record the source of every module loaded so far (also those another finder loaded)."""
-    for module in list(sys.modules.values()):
-        if isinstance(getattr(module, "__file__", None), str):
-            note(Path(module.__file__))
 
 
 def _name(path: str, root: str) -> str:
@@ -185,7 +179,11 @@ def _name(path: str, root: str) -> str:
 
 
 def snapshot(root: Path) -> dict:
-    """What this process has read so far (JSON-ready; paths relative to `root` where inside)."""
+    """What this process has read so far, the source of every module loaded included (also those
+    another finder loaded); JSON-ready, paths relative to `root` where inside."""
+    for module in list(sys.modules.values()):
+        if isinstance(getattr(module, "__file__", None), str):
+            note(Path(module.__file__))
     base = os.path.realpath(root)
     return {"python": sys.version,
             "files": {_name(p, base): d for p, d in sorted(_files.items())},

@@ -11,10 +11,8 @@ from __future__ import annotations
 import difflib
 import html
 import logging
-import pickle
 import posixpath
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,8 +20,6 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup
 
 from anatomia_engine import messages as M
-from anatomia_engine.store import Store, source_of
-from anatomia_engine.store import key as store_key
 
 URL_ATTRS: dict[str, tuple[str, ...]] = {
     "a": ("href",), "area": ("href",), "link": ("href",), "img": ("src", "srcset"),
@@ -71,6 +67,7 @@ class Page:
     html: str
     where: str                 # what errors call it, e.g. "docs/krok-po-kroku.md"
     source: Path | None = None  # the file the author edits (for line numbers)
+    parsed: Parsed | None = None   # `parse(html)`, if the build has it already
 
 
 def resolve(base_dest: str, url: str, files: set[str]) -> tuple[str | None, str, str]:
@@ -143,11 +140,10 @@ class Checker(logging.Filter):
     of MkDocs's page logger, it puts `docs/x.md:LINE: ` in front of MkDocs's own warnings about a
     page's links, and does not report those links again."""
 
-    def __init__(self, store: Store | None = None, docs_dir: Path = Path("docs"), prefix: str = "docs/"):
+    def __init__(self, docs_dir: Path = Path("docs"), prefix: str = "docs/"):
         super().__init__()
         self.pages: list[Page] = []
         self.reported: set[tuple[str, str]] = set()   # (where, link) MkDocs warned about already
-        self.store = store                            # the parses of earlier builds, by HTML
         self.docs_dir, self.prefix = docs_dir, prefix
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -160,24 +156,9 @@ class Checker(logging.Filter):
             record.msg, record.args = f"{where}{f':{line}' if line else ''}: {match.string}", ()
         return True
 
-    def parse(self, page: Page) -> Parsed:
-        """`parse(page.html)`, taken from the store when this code has parsed that HTML before."""
-        if self.store is None:
-            return parse(page.html)
-        name = store_key(source_of(sys.modules[__name__]), page.html)
-        stored = self.store.get(name, page.where)
-        if stored is not None:
-            return pickle.loads(stored)
-        parsed = parse(page.html)
-        self.store.put(name, pickle.dumps(parsed, protocol=5))
-        return parsed
-
-    def add(self, page: Page) -> None:
-        self.pages.append(page)
-
     def check(self, site_dir: Path) -> list[str]:
         files = {p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.is_file()}
-        parsed = {page.dest: self.parse(page) for page in self.pages}
+        parsed = {page.dest: page.parsed or parse(page.html) for page in self.pages}
         problems: list[str] = []
         for page in self.pages:
             seen: set[str] = set()

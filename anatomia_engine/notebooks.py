@@ -95,7 +95,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, DeadKernelError
 
-    noted = [str(p) for p in (source, __file__, deps.__file__, *(root / f for f in runner.LOCK_FILES))]
+    noted = [str(source), __file__]
     nb.cells.insert(0, nbformat.v4.new_code_cell(_START.format(root=str(root), noted=noted), id="start"))
     report = nbformat.v4.new_code_cell(_REPORT.format(root=str(root)), id="report")
     nb.cells.append(report)

@@ -6,7 +6,7 @@ on_pre_page       hand mkdocs-jupyter the executed notebook
 on_page_markdown  fill placeholders and claims on each page
 on_page_content   the notebook's HTML as Material's, its math typeset (the Markdown pages' math
                   is typeset by the `anatomia_engine.katex` Markdown extension)
-on_post_page      each page's final HTML read for the link check and the Polish search index
+on_post_page      each page's final HTML read (kept by it) for the link check and the Polish search index
 on_post_build     write the search index, check every link, drop what no build will use
 
 What a step worked out is kept in the checked store (store.py). Listed in mkdocs.yml after
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import posixpath
 import tempfile
 import time
@@ -39,7 +40,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         """Defined, so `mkdocs serve` keeps this instance (and the modules' warm worker) between rebuilds."""
         self.serving = command == "serve"
         self.server = None
-        self.watched: set[Path] = set()
 
     def on_shutdown(self):
         runner.stop_worker()
@@ -47,9 +47,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
+        # what each page's math, notebook HTML and final HTML gave, by input and code
+        self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))
         self.search = store.Store(store.folder(self.root, "search"), ".json")
-        self.notebook_html = store.Store(store.folder(self.root, "notebooks"), ".html")
-        katex.renderer().store = store.Store(store.folder(self.root, "katex"), ".json")
         # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
             config.markdown_extensions.insert(0, "anatomia_engine.markdown")
@@ -64,11 +64,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
             pages_log.removeFilter(earlier)                       # an earlier build's, in this process
-        self.links = links.Checker(store.Store(store.folder(self.root, "links"), ".pickle"),
-                                   Path(config.docs_dir), self.docs_name + "/")
+        self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
         pages_log.addFilter(self.links)
-
-    # --- run the modules and the notebooks ------------------------------------------------
 
     def on_files(self, files, *, config):
         started = time.perf_counter()
@@ -122,8 +119,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
 
-    # --- fill the pages -------------------------------------------------------------------
-
     def on_page_markdown(self, text, *, page, config, files):
         # Material's search indexer skips every page (our index replaces its own); each page's
         # own `search:` front matter (boost, exclude) is kept for ours.
@@ -137,34 +132,36 @@ class AnatomiaPlugin(BasePlugin[Config]):
             raise PluginError(str(exc)) from None
         return rendered
 
-    # --- the notebook's HTML, typeset math ------------------------------------------------
-
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
         try:
             if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
                 name = store.key(html, store.source_of(notebooks))
-                kept = self.notebook_html.get(name, where)
+                kept = self.pages.get(name, where)
                 if kept is None:
                     kept = notebooks.material_html(html).encode("utf-8")
-                    self.notebook_html.put(name, kept)
+                    self.pages.put(name, kept)
                 html = kept.decode("utf-8")
             return katex.render_html(html, where)
         except notebooks.NotebookError as exc:
             raise PluginError(f"{where}: {exc}") from None
 
-    # --- read the final pages: links and search -------------------------------------------
-
     def on_post_page(self, output, *, page, config):
         output = live.publish(output, page, config)
         source = Path(config.docs_dir) / page.file.src_uri
-        self.links.add(links.Page(
-            dest=page.file.dest_uri, html=output, source=source if source.is_file() else None,
-            where=f"{self.docs_name}/{page.file.src_uri}" if source.is_file() else page.file.dest_uri))
+        source = source if source.is_file() else None
+        where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
+        title = page.title or ""
+        # its links and search documents, kept by its HTML and the code that reads them
+        name = store.key(store.source_of(links), store.source_of(search_pl), page.url, title, output)
+        kept = self.pages.get(name, where)
+        if kept is None:
+            kept = pickle.dumps((links.parse(output), search_pl.page_docs(page.url, title, output)))
+            self.pages.put(name, kept)
+        parsed, docs = pickle.loads(kept)
+        self.links.pages.append(links.Page(page.file.dest_uri, output, where, source, parsed))
         if self.uses_search:
-            self.sections[page.url] = search_pl.docs_of_page(
-                page.url, page.title, output, self.search_meta.get(page.url, {}), self.search,
-                page.file.src_uri)
+            self.sections[page.url] = search_pl.own_docs(docs, self.search_meta.get(page.url, {}))
         return output
 
     def on_post_build(self, *, config):
@@ -172,14 +169,12 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if self.uses_search:
             search_pl.write_index(site, self.sections, self.search)
         problems = self.links.check(site)
-        for kept in (self.search, self.notebook_html, self.links.store, katex.renderer().store):
+        for kept in (self.pages, self.search):
             kept.prune()
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
         if self.server is not None:
             self._watch_inputs()
-
-    # --- mkdocs serve ---------------------------------------------------------------------
 
     def on_serve(self, server, *, config, builder):
         """Watch figures_src, attn_core and every file a module run or the notebook read (an engine
@@ -193,7 +188,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for result in getattr(self, "results", {}).values():
             paths.update(Path(p) for p in result.inputs)
         paths.update(getattr(self, "notebook_inputs", []))
-        for path in sorted(paths - self.watched):
+        for path in sorted(paths):   # MkDocs counts a path watched twice once
             if path.exists() and not path.is_relative_to(Path(__file__).parent):
                 self.server.watch(str(path))
-                self.watched.add(path)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from anatomia_engine import codec, deps, store, worker
 from anatomia_engine import messages as M
-from anatomia_engine.worker import CURRENT, ENTRY, ERROR, LOCK_FILES, OUTPUT  # noqa: F401 (LOCK_FILES: notebooks.py)
+from anatomia_engine.worker import CURRENT, ENTRY, ERROR, OUTPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
@@ -49,9 +49,9 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """One module's result, its figure files (published under figures/<module>/), what its run read."""
+    """One module's result (codec.decode), its figure files (published under figures/<module>/),
+    what its run read."""
 
-    output: codec.ModuleOutput
     contents: dict[str, str]
     inputs: list[Path]
     values: dict        # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
@@ -102,21 +102,20 @@ def _tail(path: Path, limit: int = 3000) -> str:
     return ""
 
 
-def _worker_key(root: Path, jobs: int, env: dict[str, str]) -> tuple:
+def _started_with(root: Path) -> tuple:
     """What a kept worker must have been started with: Python reads its PYTHON* variables at start,
     before any code can record them; each module run gets the whole environment of its request."""
-    return root, jobs, {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    return root, {k: v for k, v in worker_environment(root).items() if k.startswith("PYTHON")}
 
 
 class _Worker:
     """The worker process (worker.py); it ends when its input is closed."""
 
-    def __init__(self, root: Path, jobs: int):
-        env = worker_environment(root)
-        self.key = _worker_key(root, jobs, env)
+    def __init__(self, root: Path):
+        self.key = _started_with(root)
         self.log = tempfile.NamedTemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", worker.BOOT, str(root), str(jobs)], cwd=root, env=env,
+            [sys.executable, "-c", worker.BOOT, str(root)], cwd=root, env=worker_environment(root),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True, bufsize=0)
         self.preloaded = self._reply(300)   # its first line: the record of the files it imported
 
@@ -148,11 +147,10 @@ class _Worker:
             statuses[reply["id"]] = reply["status"]
         return statuses
 
-    def usable(self, root: Path, jobs: int) -> bool:
+    def usable(self, root: Path) -> bool:
         """Still running, for this project, and what it read while starting (files, variables) unchanged."""
-        env = worker_environment(root)
-        return (self.key == _worker_key(root, jobs, env) and self.proc.poll() is None
-                and deps.problem(self.preloaded, root, env) is None)
+        return (self.key == _started_with(root) and self.proc.poll() is None
+                and deps.problem(self.preloaded, root, worker_environment(root)) is None)
 
     def end(self) -> None:
         """Close its input (it ends once idle); kill it if it does not."""
@@ -203,12 +201,7 @@ def entry_name(name: str, root: Path) -> str:
 
 def _result(body: dict, root: Path) -> ModuleResult:
     """The result in a store entry's `body`; CodecError if it does not decode."""
-    out = codec.decode(body["result"])
-    figures = {n: {"files": dict(f.files), "alt": f.alt, "caption": f.caption,
-                   "table": codec.encode_value(f.table, f"figure {n!r}")} for n, f in out.figures.items()}
-    return ModuleResult(out, body["files"], deps.inputs(body["deps"], root),
-                        {n: r.value for n, r in out.values.items()},
-                        {n: r.meta() for n, r in out.values.items()}, figures)
+    return ModuleResult(body["files"], deps.inputs(body["deps"], root), *codec.decode(body["result"]))
 
 
 def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
@@ -230,7 +223,7 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     return result
 
 
-def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker: bool) -> dict:
+def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> dict:
     """Run `names` in the worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
     order = sorted(names, key=lambda n: -len(_source(n, root)))   # the largest (longest?) first
@@ -238,10 +231,10 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
         requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
                      "env": worker_environment(root)} for n in order]
         try:
-            if _kept and not (keep_worker and _kept[0].usable(root, jobs)):
+            if _kept and not (keep_worker and _kept[0].usable(root)):
                 stop_worker()
             if not _kept:
-                _kept.append(_Worker(root, jobs))
+                _kept.append(_Worker(root))
             statuses = _kept[0].run(requests, max(limits.values()) + 120)
         except BaseException:
             stop_worker()
@@ -267,7 +260,7 @@ def _run(names: list[str], root: Path, kept: store.Store, jobs: int, keep_worker
 
 
 def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
-            jobs: int | None = None, keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
+            keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
     """Results for `names` (default: every module, then the store drops what no module used), kept
     ones where their record of inputs still holds; also the names that ran. `keep_worker` (for
     `mkdocs serve`): keep the worker between calls, restarted when what it read while starting changed."""
@@ -278,7 +271,7 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
-        results.update(_run(stale, root, kept, jobs or os.cpu_count() or 2, keep_worker))
+        results.update(_run(stale, root, kept, keep_worker))
     if every:
         kept.prune()
     return {n: results[n] for n in names}, stale

@@ -212,7 +212,7 @@ def page_docs(url: str, title: str, html: str) -> list[dict]:
     """Search documents of one rendered page (or HTML fragment), as prose with formulas as text and
     without figure data tables: the page (its `h1`, else `title`, and its text before the first
     heading) and one per heading with an id below it."""
-    m = CONTENT_RE.search(html)
+    title, m = re.sub(r"<[^>]+>", "", title), CONTENT_RE.search(html)
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
         el.decompose()
@@ -252,22 +252,11 @@ def own_search_meta(meta: dict) -> dict:
     return own
 
 
-def docs_of_page(url: str, title: str, html: str, own: dict, cache: store.Store,
-                 where: str = "") -> list[dict]:
-    """The search documents of one built page (`own`: its `search:` front matter, Material's
-    `exclude` and `boost`), kept in `cache` by the page's HTML."""
+def own_docs(docs: list[dict], own: dict) -> list[dict]:
+    """A page's documents under its own `search:` front matter (Material's `exclude` and `boost`)."""
     if own.get("exclude"):
         return []
-    title = re.sub(r"<[^>]+>", "", title or "")
-    name = store.key(store.source_of(sys.modules[__name__]), url, title, html)
-    stored = cache.get(name, where)
-    docs = json.loads(stored) if stored is not None else page_docs(url, title, html)
-    if stored is None:
-        cache.put(name, _json(docs).encode("utf-8"))
-    if "boost" in own:
-        for doc in docs:
-            doc["boost"] = float(own["boost"])
-    return docs
+    return [dict(doc, boost=float(own["boost"])) for doc in docs] if "boost" in own else docs
 
 
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
@@ -289,7 +278,7 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
         forms = _json(encode_table(build_table(words, memo))).encode("utf-8")
         cache.put(memo_key, _json(memo).encode("utf-8"))
         cache.put(table_key, forms)
-    for old in search.glob("pl-*.json"):
+    for old in search.glob("pl-*.json"):   # an earlier --dirty build's
         old.unlink()
     for kind, text in (("pl-index", _json({"docs": docs})), ("pl-forms", forms.decode("utf-8"))):
         name = f"{kind}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:10]}.json"

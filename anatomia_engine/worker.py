@@ -1,7 +1,7 @@
 """The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
-per figures_src module, at most `jobs` at a time, so nothing leaks from one module to the next.
+per figures_src module, one per core at a time, so nothing leaks from one module to the next.
 
-`python -c BOOT ROOT JOBS` prints the record of what it read (deps.py), then reads JSON lists of
+`python -c BOOT ROOT` prints the record of what it read (deps.py), then reads JSON lists of
 requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each child
 ends. A child records what its module reads, refuses a global random generator and writes into
 docs/, and writes its store entry into `out`; CURRENT says what it is doing, for the error message.
@@ -32,10 +32,9 @@ from anatomia_engine import deps
 sys.dont_write_bytecode, sys.pycache_prefix = False, None
 deps.start(sys.argv[1])
 from anatomia_engine import worker
-sys.exit(worker.serve(sys.argv[1], int(sys.argv[2])))
+sys.exit(worker.serve(sys.argv[1]))
 """
 ENTRY, ERROR, OUTPUT, CURRENT = "entry.json", "error.txt", "output.txt", "current.txt"
-LOCK_FILES = ("requirements.lock",)
 _refused: list[str] = []   # kept even if the module catches the exception
 
 
@@ -114,26 +113,23 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
         (out / CURRENT).write_text(what, encoding="utf-8")
 
     deps.start(root, skip=(out,))
-    for lock in LOCK_FILES:
-        deps.note(root / lock)
     _refuse_global_random(where)
     _refuse_writes(root / "docs", where)
     module = importlib.import_module(module_name)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
-    output = codec.ModuleOutput(module_name)
+    values, figures, contents = {}, {}, {}
     for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
         now_running(f"{module_name}.{fn.__name__}()")
         produced = fn()
         if not isinstance(produced, dict):
             raise TypeError(M.text("values_not_dict", type=type(produced).__name__))
         for key, value in produced.items():
-            if key in output.values:
+            if key in values:
                 raise ValueError(M.text("value_twice", name=key, module=module_name))
-            output.values[key] = codec.value_record(module_name, fn.__name__, key, value)
-    contents: dict[str, str] = {}
+            values[key] = codec.value_entry(module_name, fn.__name__, key, value)
     for fn in (f for f in declared if getattr(f, KIND, None) == "figure"):
         name = fn.__name__
-        if name in output.values:
+        if name in values:
             raise ValueError(M.text("value_and_figure", name=name, module=module_name))
         files = {"csv": f"{name}.csv"}
         for style in STYLES:
@@ -150,12 +146,12 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
             files[style.name] = f"{name}-{style.name}.svg"
             contents[files[style.name]] = svg.getvalue()
         contents[files["csv"]] = plot.table.to_csv()
-        output.figures[name] = codec.FigureRecord(name, files, plot.alt, plot.caption, plot.table)
+        table = codec.encode_value(plot.table, codec.table_where(module_name, name))
+        figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
     if _refused:
         raise Refused(_refused[0])
     now_running(f"{module_name} (writing the result)")
-    result = codec.encode(output)
-    deps.note_modules()
+    result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
     entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
     (out / ENTRY).write_text(entry, encoding="utf-8")
 
@@ -193,7 +189,7 @@ def _child(request: dict, root: str) -> None:
             os._exit(code)
 
 
-def serve(root: str, jobs: int) -> int:
+def serve(root: str) -> int:
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
     # what every module needs, imported once before forking ($MPLBACKEND is Agg)
@@ -206,12 +202,11 @@ def serve(root: str, jobs: int) -> int:
     fig.text(0.5, 0.5, "0,5")                   # load the fonts once
     fig.savefig(os.devnull, format="svg")
     plt.close(fig)
-    deps.note_modules()
     replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
     for line in sys.stdin.buffer:
         waiting, running = json.loads(line), {}
         while waiting or running:
-            while waiting and len(running) < jobs:
+            while waiting and len(running) < (os.cpu_count() or 2):
                 request = waiting.pop(0)
                 pid = os.fork()
                 if pid == 0:

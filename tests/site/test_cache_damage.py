@@ -97,7 +97,7 @@ def test_a_damaged_cache_is_worked_out_again_with_the_same_site(first_build, pro
         path.write_bytes(data[: len(data) // 2] if damage == "truncate" else b"\x00garbage{" + data[::-1])
     log = build(project, tmp_path / "b")
     assert pages(tmp_path / "b") == first
-    for kind in ("computed", "katex", "links", "search", "notebooks"):
+    for kind in ("computed", "pages", "search", "notebooks"):
         assert f".cache/anatomia/{kind}/" in log, f"no damaged {kind} entry was reported:\n{log[-3000:]}"
 
 
@@ -108,4 +108,4 @@ def test_an_unwritable_cache_is_said_once_per_kind_and_the_build_goes_on(first_b
     log = build(project, tmp_path / "b")
     assert pages(tmp_path / "b") == first
     assert log.count("cannot write the cache") >= 3, log[-3000:]
-    assert log.count(".cache/anatomia/katex (") == 1, log[-3000:]
+    assert log.count(".cache/anatomia/pages (") == 1, log[-3000:]

@@ -69,8 +69,8 @@ def test_checker_reports_missing_files_and_ids_and_accepts_the_rest(tmp_path):
     source = tmp_path / "a.md"
     source.write_text("tekst\n" + good + "\n" + bad.replace("><", ">\n<") + "\n", encoding="utf-8")
     checker = links.Checker()
-    checker.add(links.Page("a/index.html", good + bad, "docs/a.md", source))
-    checker.add(links.Page("b/index.html", '<p id="druga">x</p>', "docs/b.md"))
+    checker.pages.append(links.Page("a/index.html", good + bad, "docs/a.md", source))
+    checker.pages.append(links.Page("b/index.html", '<p id="druga">x</p>', "docs/b.md"))
     problems = checker.check(site)
     assert problems == [
         "docs/a.md:3: <a href=\"../c/\">: 'c/index.html' is not in the built site — check the path: "
@@ -96,7 +96,7 @@ def test_checker_names_the_notebook_cell_and_its_line(tmp_path):
             '<a href="../wydruk/">w</a></div></div>')
     site = _site(tmp_path, {"lab/index.html": page})
     checker = links.Checker()
-    checker.add(links.Page("lab/index.html", page, "docs/lab.py", source))
+    checker.pages.append(links.Page("lab/index.html", page, "docs/lab.py", source))
     problems = checker.check(site)
     assert len(problems) == 2
     assert problems[0].startswith("docs/lab.py:9: notebook cell 2: <a href=\"brak.md\">")

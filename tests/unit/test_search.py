@@ -61,6 +61,7 @@ def _plugin(tmp_path):
     plugin.on_startup(command="serve", dirty=False)
     plugin.root, plugin.uses_search = tmp_path, True
     plugin.search, plugin.links = store.Store(tmp_path / "search", ".json"), links.Checker()
+    plugin.pages = store.Store(tmp_path / "pages", ".pickle")
     plugin.sections, plugin.search_meta = {}, {}
     return plugin
 

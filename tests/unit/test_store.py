@@ -1,5 +1,5 @@
-"""anatomia_engine/store.py: checksummed entries, used again only when intact; and the two
-per-page results kept in it besides the rendered pages (links, search sections)."""
+"""anatomia_engine/store.py: checksummed entries, used again only when intact; and the per-page
+results kept in it (a page's links and search sections, typeset formulas)."""
 
 from __future__ import annotations
 
@@ -49,37 +49,40 @@ def test_prune_keeps_what_was_used_and_drops_old_temporary_files(tmp_path):
     assert (tmp_path / "b.bin").exists()
 
 
-def _page(html: str) -> links.Page:
-    return links.Page(dest="index.html", html=html, where="docs/index.md")
+def _read_page(tmp_path, html: str) -> list[str]:
+    """A build's plugin reading one final page (its store in tmp_path/cache): the link check's problems."""
+    import types
+
+    from anatomia_engine.plugin import AnatomiaPlugin
+
+    plugin = AnatomiaPlugin()
+    plugin.docs_name, plugin.uses_search = "docs", False
+    plugin.pages, plugin.links = store.Store(tmp_path / "cache", ".pickle"), links.Checker()
+    page = types.SimpleNamespace(url="", title="Start", meta={}, file=types.SimpleNamespace(
+        src_uri="index.md", dest_uri="index.html"))
+    plugin.on_post_page(html, page=page, config=types.SimpleNamespace(docs_dir=str(tmp_path)))
+    return plugin.links.check(tmp_path / "site")
 
 
-def test_links_are_parsed_once_per_html_and_a_damaged_parse_is_not_used(tmp_path):
+def test_a_page_is_read_once_per_html_and_a_damaged_entry_is_not_used(tmp_path):
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text("<p id='a'>x</p>")
     html = "<h2 id='a'>A</h2><a href='#a'>to a</a><a href='#b'>to b</a>"
-    checker = links.Checker(store.Store(tmp_path / "cache", ".pickle"))
-    checker.add(_page(html))
-    first = checker.check(tmp_path / "site")
+    first = _read_page(tmp_path, html)
     assert len(first) == 1 and "#b" in first[0]
     [entry] = (tmp_path / "cache").glob("*.pickle")
-    # The stored parse is what the next check uses: a consistent forgery shows ...
+    # The stored parse is what the next build uses: a consistent forgery shows ...
     head, _, body = entry.read_bytes().partition(b"\n")
-    parsed = pickle.loads(body)
+    parsed, docs = pickle.loads(body)
     parsed.ids.add("b")
-    forged = pickle.dumps(parsed)
+    forged = pickle.dumps((parsed, docs))
     entry.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
-    checker = links.Checker(store.Store(tmp_path / "cache", ".pickle"))
-    checker.add(_page(html))
-    assert checker.check(tmp_path / "site") == []
-    # ... a damaged one is parsed again, so the broken link is reported as before.
+    assert _read_page(tmp_path, html) == []
+    # ... a damaged one is read again, so the broken link is reported as before.
     entry.write_bytes(entry.read_bytes()[:-3])
-    checker = links.Checker(store.Store(tmp_path / "cache", ".pickle"))
-    checker.add(_page(html))
-    assert checker.check(tmp_path / "site") == first
+    assert _read_page(tmp_path, html) == first
     # Other HTML is another entry: the stored parse of the old page is not used for it.
-    checker.pages.clear()
-    checker.add(_page(html.replace("#b", "#a")))
-    assert checker.check(tmp_path / "site") == []
+    assert _read_page(tmp_path, html.replace("#a", "#c")) != []
 
 
 def test_formulas_come_from_the_store_without_node_and_a_damaged_entry_is_typeset_again(tmp_path):
