@@ -76,12 +76,21 @@ def test_each_seen_word_carries_its_weight_on_the_plane(phone, server):
     assert len(used) >= 3, labels
 
 
+def print_page(page) -> None:
+    """The page as the browser prints it: print media and the `beforeprint` event, on which
+    Material opens every <details> (whether its script started before or after: it reads the
+    media when it starts); returns once the boxes are open."""
+    page.emulate_media(media="print")
+    page.evaluate("dispatchEvent(new Event('beforeprint'))")
+    page.wait_for_function("[...document.querySelectorAll('article details')].every(d => d.open)")
+
+
 @pytest.fixture
 def printed(browser, server):
     context = browser.new_context(viewport={"width": 800, "height": 1100})
     page = context.new_page()
     page.goto(server + POST, wait_until="networkidle")
-    page.emulate_media(media="print")
+    print_page(page)
     yield page
     context.close()
 
@@ -120,7 +129,7 @@ def test_printed_pages_fit_the_paper(browser, server, built_site):
     try:
         for path in site_pages(built_site):
             page.goto(server + path, wait_until="networkidle")
-            page.emulate_media(media="print")
+            print_page(page)
             # a lazy picture has no height until it loads (the page gives none): load them all
             tall = page.evaluate("""async () => {
                 const imgs = [...document.querySelectorAll('article figure img')];
@@ -131,11 +140,11 @@ def test_printed_pages_fit_the_paper(browser, server, built_site):
             }""")
             assert tall == [], path
             past = page.evaluate("""() => [...document.querySelectorAll('article *')]
-                .filter(e => !e.closest('details:not([open]) > :not(summary)'))
                 .filter(e => getComputedStyle(e).display !== 'inline')
                 .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
                 .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className)""")
             assert past == [], path
+            page.evaluate("dispatchEvent(new Event('afterprint'))")
             page.emulate_media(media="screen")
     finally:
         context.close()
