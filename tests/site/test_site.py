@@ -85,7 +85,8 @@ def test_a_figures_light_and_dark_pictures_differ_in_colours_only(built_site):
 
 
 def test_a_colour_scheme_sets_colours_only(built_site):
-    """The browser tests measure layout in the light scheme only (tests/browser/test_phone.py): every
+    """The browser tests measure layout and run axe's other rules than colour in the light scheme
+    only (tests/browser/test_phone.py, test_a11y.py): every
     CSS rule of the build that names a scheme, or is inside a prefers-color-scheme query, sets
     colours (or variables holding colours), apart from hiding the other scheme's pictures (which
     have the same size: the test above)."""
