@@ -1,6 +1,7 @@
-"""Accessibility: axe-core (npm devDependency, served from node_modules into the page) over every
-page of the built site, light and dark, at desktop and phone width: no serious or critical
-violation. A failure lists each rule with the selectors of the elements that break it.
+"""Accessibility and layout shift: axe-core (npm devDependency, served from node_modules into the
+page) over every page of the built site, light and dark, at desktop and phone width: no serious or
+critical violation (a failure lists each rule with the selectors of the elements that break it);
+and no layout shift (CLS 0) while a page loads in the light scheme, in the same visits.
 
 axe's colour rules run in both schemes at desktop width, where every page shows the most text; at
 phone width they run too on any page whose text there has colours, backgrounds or a text size (what
@@ -63,6 +64,19 @@ CONTRAST_INPUTS = """() => {
 }"""
 
 
+CLS_OBSERVER = """
+window.__cls = 0;
+window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.hadRecentInput) continue;
+    window.__cls += entry.value;
+    window.__shifts.push(entry.sources.map((s) => s.node ? (s.node.className || s.node.nodeName) : "?"));
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+
 def load(page, url: str) -> None:
     """`url` loaded fresh in `page` as a reader's browser would show it, with axe added."""
     page.goto(url, wait_until="networkidle")
@@ -94,14 +108,58 @@ def unseen_contrast(narrow: dict, wide: dict) -> list[str]:
     return [place for place, inputs in narrow.items() if wide.get(place) != inputs]
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_violation(browser, server, built_site, scheme):
+def blocking(page, chosen: dict | None) -> list[dict]:
+    """axe's serious and critical violations on `page` with the options `chosen` (None: no run)."""
+    violations = page.evaluate(RUN_AXE, chosen) if chosen is not None else []
+    return [v for v in violations if v["impact"] in BLOCKING]
+
+
+@pytest.fixture(scope="module")
+def light(browser, server, built_site) -> dict[tuple[str, int], dict]:
+    """Every page in the light scheme at both widths, each in a fresh tab (a reader's first visit):
+    (path, width) → its layout shift while it loaded, and axe's blocking violations."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
+    found = {}
+    for path in [*site_pages(built_site), "/404.html"]:
+        inputs = {}
+        for width in (WIDE, NARROW):
+            context = browser.new_context(color_scheme="light", viewport={"width": width, "height": 812})
+            try:
+                page = context.new_page()
+                page.add_init_script(CLS_OBSERVER)
+                load(page, server + path)
+                page.wait_for_timeout(300)
+                cls, shifts = page.evaluate("[window.__cls, window.__shifts]")
+                inputs[width] = page.evaluate(CONTRAST_INPUTS)
+                colour = width == WIDE or bool(unseen_contrast(inputs[NARROW], inputs[WIDE]))
+                violations = blocking(page, options(colour, True))
+                found[path, width] = {"cls": cls, "shifts": shifts, "axe": violations}
+            finally:
+                context.close()
+    return found
+
+
+def test_axe_finds_no_serious_violation_in_the_light_scheme(light):
+    failures = [f"{path} (light, {width} px):\n{report(seen['axe'])}"
+                for (path, width), seen in light.items() if seen["axe"]]
+    assert not failures, "\n".join(failures)
+
+
+def test_no_layout_shift(light):
+    """CLS 0 on every page at phone and desktop width (measured with a PerformanceObserver of
+    `layout-shift` from before the page's first byte until it is idle)."""
+    for (path, width), seen in light.items():
+        cls = seen["cls"]
+        assert cls == 0, f"CLS {cls} on {path} at {width} px: {seen['shifts']}"
+
+
+def test_axe_finds_no_serious_violation_in_the_dark_scheme(browser, server, built_site):
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
     failures = []
-    other = scheme == "light"
     # One tab for every page at each width, each navigated to afresh (as a reader goes from page to page).
-    contexts = [browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+    contexts = [browser.new_context(color_scheme="dark", viewport={"width": width, "height": 812})
                 for width in (WIDE, NARROW)]
     try:
         wide, narrow = (context.new_page() for context in contexts)
@@ -109,12 +167,11 @@ def test_axe_finds_no_serious_violation(browser, server, built_site, scheme):
             load(wide, server + path)
             load(narrow, server + path)
             colour = bool(unseen_contrast(narrow.evaluate(CONTRAST_INPUTS), wide.evaluate(CONTRAST_INPUTS)))
-            for page, width, chosen in ((wide, WIDE, options(True, other)),
-                                        (narrow, NARROW, options(colour, other))):
-                violations = page.evaluate(RUN_AXE, chosen) if chosen is not None else []
-                blocking = [v for v in violations if v["impact"] in BLOCKING]
-                if blocking:
-                    failures.append(f"{path} ({scheme}, {width} px):\n{report(blocking)}")
+            for page, width, chosen in ((wide, WIDE, options(True, False)),
+                                        (narrow, NARROW, options(colour, False))):
+                found = blocking(page, chosen)
+                if found:
+                    failures.append(f"{path} (dark, {width} px):\n{report(found)}")
     finally:
         for context in contexts:
             context.close()
