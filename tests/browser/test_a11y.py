@@ -1,7 +1,8 @@
 """Accessibility and layout shift: axe-core (npm devDependency, served from node_modules into the
 page) over every page of the built site, light and dark, at desktop and phone width: no serious or
 critical violation (a failure lists each rule with the selectors of the elements that break it);
-and no layout shift (CLS 0) while a page loads in the light scheme, in the same visits.
+and no layout shift (CLS 0) while a page loads in the light scheme, in the same visits. The dark
+scheme: test_a11y_dark.py (a file of its own, so that another worker runs it beside this one).
 
 axe's colour rules run in both schemes at desktop width, where every page shows the most text; at
 phone width they run too on any page whose text there has colours, backgrounds or a text size (what
@@ -152,30 +153,6 @@ def test_no_layout_shift(light):
     for (path, width), seen in light.items():
         cls = seen["cls"]
         assert cls == 0, f"CLS {cls} on {path} at {width} px: {seen['shifts']}"
-
-
-def test_axe_finds_no_serious_violation_in_the_dark_scheme(browser, server, built_site):
-    if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
-    failures = []
-    # One tab for every page at each width, each navigated to afresh (as a reader goes from page to page).
-    contexts = [browser.new_context(color_scheme="dark", viewport={"width": width, "height": 812})
-                for width in (WIDE, NARROW)]
-    try:
-        wide, narrow = (context.new_page() for context in contexts)
-        for path in [*site_pages(built_site), "/404.html"]:
-            load(wide, server + path)
-            load(narrow, server + path)
-            colour = bool(unseen_contrast(narrow.evaluate(CONTRAST_INPUTS), wide.evaluate(CONTRAST_INPUTS)))
-            for page, width, chosen in ((wide, WIDE, options(True, False)),
-                                        (narrow, NARROW, options(colour, False))):
-                found = blocking(page, chosen)
-                if found:
-                    failures.append(f"{path} (dark, {width} px):\n{report(found)}")
-    finally:
-        for context in contexts:
-            context.close()
-    assert not failures, "\n".join(failures)
 
 
 def test_a_colour_shown_only_on_a_phone_is_seen(browser):
