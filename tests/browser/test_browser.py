@@ -1,4 +1,5 @@
-"""Browser smoke test in headless Chromium: math typeset, figures load in both themes, offline.
+"""Browser smoke test in headless Chromium: math typeset, figures load in both themes, offline,
+and no display formula wider than the column at 1280 px (on a phone: test_phone.py).
 
 Serves a fresh build on 127.0.0.1 and fails on any request to another host. Needs Debian's
 chromium (.ci/run installs it); without it the tests are skipped with that reason.
@@ -11,6 +12,7 @@ from urllib.parse import urlparse
 import pytest
 
 from helpers import site_pages
+from tests.browser.test_phone import WIDE_FORMULAS
 
 # `server` and `browser` come from conftest.py (the browser fixture skips without chromium).
 
@@ -89,4 +91,8 @@ def check_page(page, path: str, scheme: str, outside: list[str], failed: list[st
         shown_other = page.evaluate("""(o) => [...document.querySelectorAll('article img')]
             .filter(img => img.src.includes('#' + o) && img.offsetParent !== null).length""", other)
         assert shown_other == 0, f"{path}: {other} images are visible in the {scheme} scheme"
+    if scheme == "light":   # the schemes set colours only (tests/site/test_site.py)
+        page.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true; })")
+        wide = page.evaluate(WIDE_FORMULAS)
+        assert not wide, f"{path}: formulas wider than the column at 1280 px: {wide}"
     return page.evaluate("document.querySelectorAll('.arithmatex > math').length")

@@ -1,6 +1,8 @@
-"""Phones (375×812): no page is wider than the screen, wide formulas scroll inside their own box
-with a cue, and every figure is legible — its smallest text at least 9 CSS px as shown, or at
-least 9 CSS px once opened full size with a tap (phone.js)."""
+"""Phones (375×812): no page is wider than the screen, no display formula scrolls sideways (where
+one must, on a narrower screen, it scrolls inside its own box with a cue), every figure's text is
+at least 8 CSS px on the page, and the figures of the long pages are legible: their smallest text
+at least 9 CSS px as shown, or once opened full size with a tap (phone.js). Pages come from
+sitemap.xml; each is loaded once for the checks that only read it."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from helpers import site_pages
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
 MIN_TEXT_PX = 9
+MIN_PAGE_TEXT_PX = 8   # on the page itself, before opening it full size
 
 
 @pytest.fixture
@@ -37,10 +40,63 @@ TABLES_OUT = """() => [...document.querySelectorAll('article table')]
     .map(t => t.className + ' ' + (t.caption ? t.caption.textContent : ''))"""
 
 
-# In the light scheme: the schemes set colours only (tests/site/test_site.py checks the stylesheets).
-@pytest.mark.parametrize("javascript", [True, False])
-def test_no_page_nor_table_is_wider_than_the_screen(browser, server, built_site, javascript):
-    context = browser.new_context(color_scheme="light", java_script_enabled=javascript, **PHONE)
+# Every display formula shown that scrolls sideways: [how far, its TeX].
+WIDE_FORMULAS = """() => [...document.querySelectorAll('article div.arithmatex')]
+    .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
+    .map(b => [b.scrollWidth - b.clientWidth,
+               (b.querySelector('annotation') || b).textContent.trim().slice(0, 60)])"""
+
+# Each picture (SVG) shown in the article, boxes opened, the light scheme's copy: its smallest
+# text and viewBox width, and its width as shown (the text is font-size × shown / viewBox CSS px).
+MEASURE_FIGURES = """async () => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  const out = [];
+  for (const img of document.querySelectorAll('article img')) {
+    img.loading = 'eager';
+    if (getComputedStyle(img).display === 'none') continue;     // the other scheme's copy
+    const src = img.currentSrc || img.src;
+    if (!/\\.svg(#|$)/.test(src) && !src.startsWith('data:image/svg')) continue;
+    await (img.complete && img.naturalWidth ? null : new Promise(r => img.addEventListener('load', r)));
+    const svg = await (await fetch(src)).text();
+    const box = svg.match(/viewBox="([-\\d.]+) ([-\\d.]+) ([\\d.]+) ([\\d.]+)"/);
+    const sizes = [...svg.matchAll(/font(?:-size)?:\\s*(?:[a-z]+\\s+)*([\\d.]+)px/g)]
+      .map(m => parseFloat(m[1]));
+    if (!box || !sizes.length) continue;
+    out.push({src: src.split('/').pop(), minFont: Math.min(...sizes),
+              viewWidth: parseFloat(box[3]), shown: img.getBoundingClientRect().width});
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def on_a_phone(browser, server, built_site) -> dict[str, dict]:
+    """Every page loaded once on a phone in the light scheme (the schemes set colours only:
+    tests/site/test_site.py checks the stylesheets): its width and what sticks out as loaded,
+    then, every box opened, its figures' text and the display formulas that scroll."""
+    found = {}
+    context = browser.new_context(color_scheme="light", **PHONE)
+    page = context.new_page()
+    try:
+        for path in site_pages(built_site):
+            page.goto(server + path, wait_until="networkidle")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            found[path] = {"width": width, "culprits": page.evaluate(CULPRITS) if width > 375 else [],
+                           "tables": page.evaluate(TABLES_OUT), "figures": page.evaluate(MEASURE_FIGURES),
+                           "formulas": page.evaluate(WIDE_FORMULAS)}
+    finally:
+        context.close()
+    return found
+
+
+def test_no_page_nor_table_is_wider_than_the_screen(on_a_phone):
+    for path, seen in on_a_phone.items():
+        assert seen["width"] <= 375, f"{path} is {seen['width']} px wide at 375 px: {seen['culprits']}"
+        assert seen["tables"] == [], f"tables stick out of their box on {path}"
+
+
+def test_no_page_is_wider_than_the_screen_without_javascript(browser, server, built_site):
+    context = browser.new_context(color_scheme="light", java_script_enabled=False, **PHONE)
     page = context.new_page()
     try:
         for path in site_pages(built_site):
@@ -48,10 +104,30 @@ def test_no_page_nor_table_is_wider_than_the_screen(browser, server, built_site,
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 375:
                 pytest.fail(f"{path} is {width} px wide at 375 px: {page.evaluate(CULPRITS)}")
-            if javascript:
-                assert page.evaluate(TABLES_OUT) == [], f"tables stick out of their box on {path}"
     finally:
         context.close()
+
+
+def test_display_formulas_fit_the_column(on_a_phone):
+    """Long equations are broken at their relations: none scrolls sideways on a phone (on a
+    laptop: tests/browser/test_browser.py)."""
+    wide = {path: seen["formulas"] for path, seen in on_a_phone.items() if seen["formulas"]}
+    assert not wide, f"formulas wider than the column at 375 px: {wide}"
+
+
+def test_every_figure_text_is_at_least_8_css_px_at_375(on_a_phone):
+    small = [f"{path} {f['src']}: {f['minFont'] * f['shown'] / f['viewWidth']:.1f} px"
+             for path, seen in on_a_phone.items() for f in seen["figures"]
+             if f["minFont"] * f["shown"] / f["viewWidth"] < MIN_PAGE_TEXT_PX]
+    assert not small, "figure text below 8 CSS px on a phone:\n" + "\n".join(small)
+
+
+def test_the_measurement_saw_every_figure(on_a_phone, built_site):
+    """Every light picture the build made was measured on some page (the test can fail); the dark
+    copies have the same sizes and <img> tags (tests/site/test_site.py checks that)."""
+    seen = {f["src"].split("#")[0] for page in on_a_phone.values() for f in page["figures"]}
+    made = {picture.name for picture in (built_site / "figures").rglob("*-light.svg")}
+    assert made <= seen and len(made) > 20, sorted(made - seen)
 
 
 @pytest.mark.parametrize("path", ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/"])
@@ -86,24 +162,6 @@ def test_wide_formulas_scroll_in_their_box_with_a_cue(browser, server, path):
         assert "local" in box["attach"] and "scroll" in box["attach"], box
         assert box["tab"] == 0, f"a scrolling formula is not reachable by keyboard: {box}"
     context.close()
-
-
-@pytest.mark.parametrize("width", [375, 1280])
-@pytest.mark.parametrize("path", ["/krok-po-kroku/", "/posty/llm-mechanizm-uwagi/",
-                                  "/posty/glowy-indukcyjne/", "/llm/anatomia/"])
-def test_display_formulas_fit_the_column(browser, server, path, width):
-    """Long equations are broken at their relations: none scrolls sideways on a phone or a laptop."""
-    context = browser.new_context(**{**PHONE, "viewport": {"width": width, "height": 812},
-                                     "is_mobile": width < 500, "has_touch": width < 500})
-    phone = context.new_page()
-    phone.goto(server + path, wait_until="networkidle")
-    phone.evaluate("document.querySelectorAll('article details').forEach(d => { d.open = true; })")
-    wide = phone.evaluate("""() => [...document.querySelectorAll('article div.arithmatex')]
-        .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
-        .map(b => [b.scrollWidth - b.clientWidth,
-                   (b.querySelector('annotation') || b).textContent.trim().slice(0, 60)])""")
-    context.close()
-    assert not wide, f"formulas wider than the column on {path} at {width} px: {wide}"
 
 
 FIGURE_TEXT = """async (img) => {

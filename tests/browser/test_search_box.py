@@ -21,8 +21,14 @@ def search(page, query: str) -> list[dict]:
         box.focus()
     else:
         box.click()
+    # Material searches on each keyup that changes the box's value. The box is emptied (its note
+    # "Zacznij pisać" stands for the results), then the query is put in and a key is let go: the
+    # worker answers the whole query once, and nothing older is left shown.
     box.fill("")
-    box.type(query, delay=20)
+    box.press("End")
+    page.wait_for_function("/Zacznij/.test(document.querySelector('.md-search-result__meta').textContent)")
+    box.fill(query)
+    box.press("End")
     page.wait_for_function("""(q) => {
         const meta = document.querySelector('.md-search-result__meta');
         return document.querySelector('.md-search__input').value === q && meta &&

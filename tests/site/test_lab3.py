@@ -266,10 +266,8 @@ def test_a_failing_cell_fails_the_build_naming_file_line_cell_and_error(tmp_path
     assert not (tmp_path / "site" / "laby").exists()
 
 
-@pytest.fixture
-def mini_project(tmp_path) -> Path:
-    """A project with a three-cell notebook, its own attn_core and figures_src."""
-    root = tmp_path / "mini"
+def make_mini_project(root: Path) -> Path:
+    """A project with a three-cell notebook, its own attn_core and figures_src, at `root`."""
     (root / "docs" / "laby").mkdir(parents=True)
     (root / "attn_core").mkdir()
     (root / "figures_src").mkdir()
@@ -287,23 +285,44 @@ def mini_project(tmp_path) -> Path:
     return root
 
 
-def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini_project, tmp_path):
-    cache = tmp_path / "cache"
-    first = run_hook(mini_project, cache)
+@pytest.fixture
+def mini_project(tmp_path) -> Path:
+    """A mini project of the test's own, to edit."""
+    return make_mini_project(tmp_path / "mini")
+
+
+@pytest.fixture(scope="module")
+def mini_built(tmp_path_factory):
+    """The mini project executed once, with its store: (project, store folder, first build). Tests
+    that only read the notebook's copies or damage its store entry share it (a copy of the store)."""
+    folder = tmp_path_factory.mktemp("mini")
+    root = make_mini_project(folder / "mini")
+    return root, folder / "cache", run_hook(root, folder / "cache")
+
+
+@pytest.fixture
+def mini_cache(mini_built, tmp_path) -> Path:
+    """A copy of the shared mini project's store, holding its one executed entry."""
+    return shutil.copytree(mini_built[1], tmp_path / "cache")
+
+
+def test_outputs_are_recomputed_when_attn_core_changes_and_reused_otherwise(mini_built, mini_cache,
+                                                                             tmp_path):
+    project, _, first = mini_built
+    project = shutil.copytree(project, tmp_path / "mini")
     assert first.seconds is not None
-    again = run_hook(mini_project, cache)
+    again = run_hook(project, mini_cache)
     assert again.key == first.key and again.seconds is None         # cached: not executed
-    (mini_project / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
-    changed = run_hook(mini_project, cache)
+    (project / "attn_core" / "__init__.py").write_text("SCALE = 3\n")
+    changed = run_hook(project, mini_cache)
     assert changed.key != first.key and changed.seconds is not None
     page = nbformat.reads(changed.page, as_version=4)
     printed = "".join(o.get("text", "") for c in page.cells for o in c.get("outputs", []))
     assert "[[3. 6.]]" in printed                                    # the new attn_core ran
 
 
-def test_page_and_download_copies_of_the_mini_notebook(mini_project, tmp_path):
-    cache = tmp_path / "cache"
-    built = run_hook(mini_project, cache)
+def test_page_and_download_copies_of_the_mini_notebook(mini_built):
+    built = mini_built[2]
     page = nbformat.reads(built.page, as_version=4)
     kinds = [(c.cell_type, c.source) for c in page.cells]
     assert kinds[2] == ("raw", '<details class="success">\n<summary>Rozwiązanie ćwiczenia 1</summary>')
@@ -336,10 +355,10 @@ def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_proje
 
 
 @pytest.mark.parametrize("damage", ["truncate", "edit", "remove"])
-def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_project, tmp_path,
+def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_built, mini_cache,
                                                                           caplog, damage):
-    cache = tmp_path / "cache"
-    good = run_hook(mini_project, cache)
+    mini_project, _, good = mini_built
+    cache = mini_cache
     (entry,) = cache.glob("*.json")
     kept = entry.read_bytes()
     if damage == "truncate":

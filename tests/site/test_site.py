@@ -65,7 +65,7 @@ def test_contributor_page_shows_the_formatter_at_work(built_site):
 
 def test_a_figures_light_and_dark_pictures_differ_in_colours_only(built_site):
     """The browser tests measure figure text in the light scheme only (tests/browser/
-    test_figure_text.py; tests/unit/test_figure_lines.py checks the light text): each dark picture
+    test_phone.py; tests/unit/test_figure_lines.py checks the light text): each dark picture
     has the light one's size, texts, places and font sizes, and is shown by the same <img> tag."""
     colour = re.compile(r"\s*;?\s*\b(?:fill|stroke)(?:-opacity)?:\s*[^;\"]+")
     texts = re.compile(r"<svg\b[^>]*>|<text\b[^>]*>.*?</text>", re.S)
@@ -85,7 +85,8 @@ def test_a_figures_light_and_dark_pictures_differ_in_colours_only(built_site):
 
 
 def test_a_colour_scheme_sets_colours_only(built_site):
-    """The browser tests measure layout in the light scheme only (tests/browser/test_phone.py): every
+    """The browser tests measure layout and run axe's other rules than colour in the light scheme
+    only (tests/browser/test_phone.py, test_a11y.py): every
     CSS rule of the build that names a scheme, or is inside a prefers-color-scheme query, sets
     colours (or variables holding colours), apart from hiding the other scheme's pictures (which
     have the same size: the test above)."""
