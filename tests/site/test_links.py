@@ -40,7 +40,7 @@ def _failed_build(project: Path, tmp_path: Path) -> str:
     return proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("snippet, message", [
+RAW_HTML = [   # each broken in its own way; one build reports them all, each at its line
     ('Zobacz <a href="../nie-ma-takiej-strony/">tę stronę</a>.',
      "<a href=\"../nie-ma-takiej-strony/\">: 'nie-ma-takiej-strony/index.html' is not in the built site"),
     ('<img src="../figures/demo/nie-ma.svg" alt="Rysunek, którego nie ma">',
@@ -51,28 +51,30 @@ def _failed_build(project: Path, tmp_path: Path) -> str:
     ('Zobacz <a href="index.md">stronę główną</a>.',
      "<a href=\"index.md\">: 'inne/index.md' is not in the built site — in HTML write the "
      "address of the built page"),
-], ids=["raw-html-link", "raw-html-image", "raw-html-anchor", "raw-html-md-link"])
-def test_broken_raw_html_stops_the_build_with_file_and_line(project, tmp_path, snippet, message):
-    (line,) = _append(project, PAGE, [snippet])
-    output = _failed_build(project, tmp_path)
-    assert f"docs/{PAGE}:{line}: {message}" in output, output[-3000:]
+]
 
-
-@pytest.mark.parametrize("snippet, message", [
+MARKDOWN = [
     ("Zobacz [tę stronę](nie-ma.md).",
      "Doc file 'inne.md' contains a link 'nie-ma.md', but the target is not found"),
-    ("Wróć do [kroku 99](#krok-99).",
-     "Doc file 'inne.md' contains a link '#krok-99', but there is no such anchor on this page"),
+    ("Wróć do [kroku 98](#krok-98).",
+     "Doc file 'inne.md' contains a link '#krok-98', but there is no such anchor on this page"),
     ("Zobacz [wstęp](index.md#nie-ma-takiej-sekcji).",
      "Doc file 'inne.md' contains a link 'index.md#nie-ma-takiej-sekcji', but the doc "
      "'index.md' does not contain an anchor '#nie-ma-takiej-sekcji'"),
-], ids=["markdown-link", "markdown-anchor", "markdown-anchor-other-page"])
-def test_mkdocs_link_warnings_name_the_line(project, tmp_path, snippet, message):
-    (line,) = _append(project, PAGE, [snippet])
+]
+
+
+def test_broken_links_stop_the_build_each_named_once_at_its_line(project, tmp_path):
+    """Raw HTML links are found by the check of the final HTML; Markdown links by MkDocs,
+    whose warnings get the line, and which the final-HTML check does not report again."""
+    cases = RAW_HTML + MARKDOWN
+    lines = _append(project, PAGE, [snippet for snippet, _ in cases])
     output = _failed_build(project, tmp_path)
-    assert f"docs/{PAGE}:{line}: {message}" in output, output[-3000:]
-    # MkDocs reported it already; the final-HTML check does not say it a second time.
-    assert output.count(message.split("'")[3]) == 1, output[-3000:]
+    for line, (_, message) in zip(lines, cases, strict=True):
+        assert f"docs/{PAGE}:{line}: {message}" in output, output[-3000:]
+    for _, message in MARKDOWN:
+        assert output.count(message.split("'")[3]) == 1, output[-3000:]
+    assert re.search(rf"{len(RAW_HTML)} broken link\(s\) or image\(s\)", output), output[-3000:]
 
 
 def test_correct_raw_html_links_and_images_pass(project, tmp_path):
