@@ -226,7 +226,7 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
 def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> dict:
     """Run `names` in the worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
-    order = sorted(names, key=lambda n: -len(_source(n, root)))   # the largest (longest?) first
+    order = sorted(names, key=lambda n: -len(_source(n, root)))   # longest source (a guess at the run) first
     with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
         requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
                      "env": worker_environment(root)} for n in order]
