@@ -171,6 +171,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         problems = self.links.check(site)
         for kept in (self.pages, self.search):
             kept.prune()
+        store.prune_others(self.root)
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
         if self.server is not None:

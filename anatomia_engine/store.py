@@ -1,9 +1,8 @@
 """What a build worked out, kept for the next build: `.cache/anatomia/<kind>/`, one checked file per key.
 
-Entries are named by the SHA-256 of what they were computed from (`key(...)`) and start with the
-SHA-256 of the rest: one that does not match or cannot be read is reported with its path and worked
-out again, never fatal. Writes are atomic (a temporary file renamed into place); a cache that cannot
-be written is said once per kind and skipped. `prune()` drops what a build did not use.
+An entry is named by the SHA-256 of what it was computed from (`key`) and starts with the SHA-256 of
+the rest: one that does not match or cannot be read is reported with its path and worked out again.
+Writes are atomic; a cache that cannot be written is said once per kind and skipped.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -19,11 +19,21 @@ from anatomia_engine import messages as M
 
 # Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
+KINDS = ("computed", "notebooks", "pages", "search")   # the folders of this format
 
 
 def folder(root: Path, kind: str) -> Path:
     """The folder of one kind of result in the project at `root`."""
     return Path(root, ".cache", "anatomia", kind)
+
+
+def prune_others(root: Path) -> None:
+    """Remove what earlier formats left in `.cache/anatomia/`: other folders, and folders in these."""
+    for path in folder(root, "").glob("*/"):
+        if path.name not in KINDS:
+            shutil.rmtree(path, ignore_errors=True)
+    for path in folder(root, "").glob("*/*/"):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def key(*parts: str | bytes) -> str:
@@ -36,7 +46,7 @@ def key(*parts: str | bytes) -> str:
 
 
 def source_of(module) -> bytes:
-    """The bytes of a module's source file: part of the key of whatever that module computes."""
+    """The bytes of a module's source file: part of the key of what it computes."""
     return Path(module.__file__).read_bytes()
 
 
@@ -86,8 +96,8 @@ class Store:
                 tmp.unlink(missing_ok=True)
 
     def prune(self) -> None:
-        """Drop the entries not used since the last prune (nothing if none was used), and
-        temporary files older than an hour (left by a build that was killed while writing)."""
+        """Drop the entries not used since the last prune (none if none was used), and temporary
+        files older than an hour (a killed build's)."""
         if self.used and self.folder.is_dir():
             for path in self.folder.iterdir():
                 with contextlib.suppress(OSError):   # another build may remove it first

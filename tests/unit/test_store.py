@@ -117,3 +117,14 @@ def test_an_unreadable_entry_is_reported_and_an_unwritable_store_is_skipped_once
         assert s.get("a") is None
     assert caplog.text.count("cannot write the cache") == 1
     assert not list(tmp_path.glob("**/*.tmp"))
+
+
+def test_what_earlier_formats_left_in_the_cache_is_removed(tmp_path):
+    base = store.folder(tmp_path, "")
+    for kind in ("katex", "links", "notebooks/0123abcd", "computed"):
+        store.folder(tmp_path, kind).mkdir(parents=True)
+    (base / "notebooks" / "0123abcd" / "page.ipynb").write_text("{}")
+    store.Store(base / "notebooks", ".json").put("k", b"1")
+    store.prune_others(tmp_path)
+    left = sorted(p.relative_to(base).as_posix() for p in base.rglob("*"))
+    assert left == ["computed", "notebooks", "notebooks/k.json"]
