@@ -1,10 +1,9 @@
 """The placeholder language bound to pages: a Python-Markdown extension and what the plugin shares.
 
-`render_page` (the plugin's `on_page_markdown`) checks the front matter and replaces every tag by an
-inert token; Python-Markdown parses the page with the tokens in place, so its own processors find
-code, tables, links and attributes. A block processor expands a lone token into a figure or a table,
-a tree processor gives each token its text by where it landed and checks the claims, and a
-postprocessor stops the build on anything of the language left in the HTML.
+`render_page` (on_page_markdown) replaces every tag by an inert token; Python-Markdown parses the page
+with the tokens in place, so its own processors find code, tables, links and attributes. A block
+processor expands a lone token into a figure or a table, a tree processor gives each token its text
+by where it landed and checks the claims, a postprocessor stops on anything of the language left.
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from anatomia_engine import codec, placeholders, runner
 from anatomia_engine import messages as M
-from anatomia_engine import placeholders, runner
 from anatomia_engine.kit import Table
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
 
@@ -99,13 +98,12 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
 
 
 def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, *, page_uri: str) -> str:
-    """Light and dark images, a caption, and a collapsible data table with a CSV link; the files
-    are linked under figures/<module>/ (the plugin adds them to the site)."""
+    """Light and dark images, a caption, and a collapsible data table with a CSV link (figures/<module>/)."""
     module, name = qualified.split(".", 1)
     entry = results[module].figures[name]
     base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page_uri) or ".")
     alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
-    table = runner.decode_values({"t": entry["table"]})["t"]
+    table = codec.decode_value(entry["table"])
     return "\n".join([
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
@@ -159,10 +157,9 @@ _ids: dict[str, int] = {}  # a page keeps its number when it is rendered again (
 
 def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleResult], *,
                 meta: dict | None = None) -> str:
-    """The page's Markdown body with every tag replaced by a token this process resolves while
-    Python-Markdown converts it (TemplateError on a wrong front matter). `meta` (the page's parsed
-    front matter, e.g. MkDocs' page.meta) gets its `title` and `description` filled as plain text.
-    The result is only meaningful to a Markdown conversion in this process: never cache it."""
+    """The page's Markdown body with every tag replaced by a token that this process resolves while
+    Python-Markdown converts it (never cache it). `meta` (MkDocs' page.meta) gets its `title` and
+    `description` filled as plain text."""
     fm = front_matter(page.raw, page.where)
     scope = page_scope(results, fm, page.where)
     lines = {text.split(":", 1)[0]: number for number, text in enumerate(page.raw.splitlines(), start=1)}
@@ -186,8 +183,8 @@ def _tag(m: re.Match) -> tuple[_Record, Tag]:
 # --- the Python-Markdown extension ------------------------------------------------------
 
 class PlaceholderPreprocessor(Preprocessor):
-    """Finds the page being converted (a registered page, or a part of one: the blog's excerpt of
-    a post); placeholders in Markdown the plugin did not register are an error."""
+    """Finds the page being converted (or a part of one: a post's excerpt); placeholders in Markdown
+    the plugin did not register are an error."""
 
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
@@ -200,8 +197,8 @@ class PlaceholderPreprocessor(Preprocessor):
 
 
 class FigureBlockProcessor(BlockProcessor):
-    """A token alone on its line that stands for a figure or a table: its Markdown, parsed here
-    (after code blocks and math have taken theirs, so a token in code is never expanded)."""
+    """A token alone on its line for a figure or a table: its Markdown, parsed after code blocks and
+    math have taken theirs (a token in code is never expanded)."""
 
     def test(self, parent, block) -> bool:
         for i, line in enumerate(block.split("\n")):
@@ -251,8 +248,7 @@ _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
 
 class PlaceholderTreeprocessor(Treeprocessor):
     """Fills the tokens of one conversion by where each stands, then checks the claims and the shown
-    sums. Runs after the inline patterns (20), attribute lists (8) and abbreviations (7), before the
-    table of contents (5): headings carry their numbers into the TOC and search."""
+    sums; before the table of contents (5): headings carry their numbers into the TOC and search."""
 
     def run(self, root: etree.Element) -> None:
         self.seen: dict[int, _Record] = {}  # the pages whose tokens it filled
@@ -273,9 +269,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
             placeholders.check_shown_sums(group)
 
     def mark_claims(self, root: etree.Element) -> None:
-        """On a live page, a claim whose start and end stand in different elements (it begins
-        inside *emphasis* and ends after it) cannot be wrapped in one span: its attributes go on
-        the nearest element holding both, and its tags show nothing."""
+        """On a live page, a claim whose tags stand in different elements (it begins inside *emphasis*)
+        cannot be wrapped in one span: its attributes go on the nearest element holding both."""
         parents = {child: el for el in root.iter() for child in el}
         found = []
         for el in root.iter():
@@ -297,9 +292,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
             self.unwrapped |= {start, end}
 
     def text(self, m: re.Match, context: str, group: list | None, raw: bool = False) -> str:
-        """A token's text in `context` ('tag' and 'script': raw HTML's), recording where it stood and
-        what it showed; a number's span goes into the tree set aside as raw HTML, as a span a page
-        writes by hand would (so the TOC and search read its text)."""
+        """A token's text in `context` ('tag' and 'script': raw HTML's), recording where it stood and what
+        it showed; a number's span is set aside as raw HTML, as a hand-written span would be."""
         record, tag = _tag(m)
         self.seen[record.id] = record
         plain = "plain" if context in ("tag", "script") else context
@@ -344,8 +338,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
                 child.tail = fill_text(child.tail, context)
 
     def raw(self, text: str, context: str) -> str:
-        """Tokens in raw HTML the parser set aside: code keeps the tag as written, tags, comments
-        and scripts get plain text, and the text between them a number's span."""
+        """Tokens in raw HTML set aside: code keeps the tag as written, tags, comments and scripts get
+        plain text, the text between them a number's span."""
         group: list = []
         self.groups.append(group)
 
@@ -371,8 +365,8 @@ ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 
 
 class OutputCheckPostprocessor(Postprocessor):
-    """The safety net: nothing of the placeholder language reaches a reader outside code and math:
-    a token no processor filled, `{{`, `{%`, `}}` or `%}`, or the engine's span shown as text."""
+    """The safety net: no unfilled token, `{{`, `{%`, `}}`, `%}` or the engine's span shown as text
+    reaches a reader outside code and math."""
 
     def run(self, text: str) -> str:
         plain = re.sub(r"<[^>]*>", "", text) if "\ue000" in text else ""
@@ -395,7 +389,7 @@ class OutputCheckPostprocessor(Postprocessor):
         return text.translate(str.maketrans("\ue002\ue003", "{}"))
 
     def where(self, mark: str) -> str:
-        """file:line of the first `mark` in the page's text that belongs to no tag and no code span."""
+        """file:line of the first `mark` in the page's text outside every tag and code span."""
         record = self.md.anatomia_record
         if record is None:
             return "the page:1"
@@ -413,6 +407,7 @@ class PlaceholderExtension(Extension):
         md.preprocessors.register(PlaceholderPreprocessor(md), "anatomia_placeholders", 1000)
         # After indented code (80) and block math (79.9), before tables (75) and paragraphs.
         md.parser.blockprocessors.register(FigureBlockProcessor(md.parser), "anatomia_figures", 76)
+        # After inline patterns (20), attribute lists (8) and abbreviations (7), before the TOC (5).
         md.treeprocessors.register(PlaceholderTreeprocessor(md), "anatomia_placeholders", 6)
         # After raw HTML is put back (30) and math is typeset (5).
         md.postprocessors.register(OutputCheckPostprocessor(md), "anatomia_output_check", 1)

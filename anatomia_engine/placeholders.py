@@ -91,11 +91,10 @@ def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def compile_expression(source: str):
-    """The expression `source` (Jinja2's expression syntax) in the one compact form the build evaluates
-    (`_eval`) and docs/javascripts/explorer.js evaluates on a live page: a value read by name with
-    constant indices is one string ("weights 2 1" for weights[2][1] or weights[2, 1]); a number,
-    boolean or None is itself; a string is ["s", text]; an operation is a list, its name first:
-    ["i", obj, key], ["+", a, b], ["cmp", a, [["gt", b]]], ["f", "abs", [x]], … Never mutate it."""
+    """The expression `source` (Jinja2's syntax) in the compact form `_eval` and docs/javascripts/explorer.js
+    evaluate: a name with constant indices is one string ("w 2 1" for w[2][1] or w[2, 1]); a constant is
+    itself, a string ["s", text]; an operation a list, its name first: ["+", a, b], ["cmp", a, [["gt", b]]],
+    ["f", "abs", [x]], ["i", obj, key], … Never mutate it."""
     source = source.strip()
     try:
         parser = Parser(_ENV, source, state="variable")
@@ -194,14 +193,9 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(form, scope), names_used(form)
-    except TemplateError:
-        raise
-    except LookupError as exc:
-        problem = f"{type(exc).__name__}: {exc}"
-        raise TemplateError(M.text("undefined", source=source, problem=problem)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
-        problem = f"{type(exc).__name__}: {exc}"
-        raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
+        kind = "undefined" if isinstance(exc, LookupError) else "cannot_evaluate"
+        raise TemplateError(M.text(kind, source=source, problem=f"{type(exc).__name__}: {exc}")) from None
 
 
 def _compare(ev, left, comparisons):
@@ -233,9 +227,8 @@ _OPS: dict[str, Callable] = {
 
 
 def _eval(form, scope: Mapping[str, Entry], shown: Mapping[str, Fraction] | None = None):
-    """Evaluate a compiled expression with Python's semantics. With `shown` (repr of a shown operand
-    -> the number a reader reads), each comparison a reader can redo from the sentence uses those
-    numbers, in exact decimal arithmetic (0,35 − 0,34 is 0,01)."""
+    """Evaluate a compiled expression with Python's semantics; with `shown` (repr of an operand -> the
+    number a reader reads), each comparison a reader can redo uses those, exactly (0,35 − 0,34 is 0,01)."""
     if shown is not None:
         if repr(form) in shown:
             return shown[repr(form)]
@@ -311,8 +304,8 @@ class Shown:
 
 
 def scan(text: str, page: int, first_line: int = 1, where: str = "the page") -> tuple[str, list[Tag]]:
-    """`text` with each tag replaced by its token, and the tags. A tag has no backtick: braces that
-    run into a code span stay as written (the output check finds them outside code)."""
+    """`text` with each tag replaced by its token, and the tags. Braces that run into a code span (a
+    backtick) stay as written: the output check finds them outside code."""
     tags: list[Tag] = []
 
     def token(m: re.Match) -> str:
@@ -341,9 +334,8 @@ def value_of(tag: Tag, scope: Mapping[str, Entry]) -> tuple[object, list[str], s
 
 
 def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = False) -> Shown:
-    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math' (LaTeX),
-    'plain' (attributes, titles) or 'code' (as written). On a `live` page numbers and claims carry
-    their compiled expressions (the page recomputes them in the browser)."""
+    """The text of `tag` in `context`: 'prose' (a number gets its provenance span), 'math' (LaTeX), 'plain'
+    (attributes, titles) or 'code' (as written); on a `live` page with its compiled expression."""
     if context == "code":
         return Shown(tag.source)
     if tag.expr is None:
@@ -427,8 +419,7 @@ def span_html(shown: Shown) -> str:
 
 
 def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
-    """A Table as Markdown; every formatted cell carries the number span (what: column and row),
-    and on a `live` page the cell's expression `name[r][j]` and its filter."""
+    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`)."""
     specs = table.column_specs()
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
@@ -452,8 +443,8 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
 # --- claims, and the sums a reader can redo -------------------------------------------
 
 def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> None:
-    """Pair the {% claim %} tags outside code and check each condition on the exact values, then on
-    the numbers its sentence shows. `text` is the page as handed to `scan` (to quote the sentence)."""
+    """Pair the {% claim %} tags outside code and check each on the exact values, then on the numbers its
+    sentence shows (`text`: the page as handed to `scan`)."""
     claim: Tag | None = None
     inside: list[Tag] = []
     for tag in sorted(tags, key=lambda t: t.index):
@@ -475,7 +466,7 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> 
 
 
 def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
-    """The repr of each expression `tags` show a reader as one number in running text -> how it is shown."""
+    """The repr of each expression `tags` show as one number in running text -> how it is shown."""
     numbers: dict[str, Shown] = {}
     for tag in tags:
         if tag.shown is not None and tag.shown.number() is not None:
@@ -533,8 +524,8 @@ def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> N
 
 
 def check_shown_sums(group: list[Tag]) -> None:
-    """In one block of text, a shown `a - b` (`a + b`, `a - b + c`, …) whose terms are shown beside it
-    must equal what a reader gets from the terms as shown: 0,57 − 0,11 next to 0,45 stops the build."""
+    """A shown `a - b` (`a + b - c`, …) whose terms a block also shows must equal what a reader gets from
+    the terms as shown: 0,57 − 0,11 next to 0,45 stops the build."""
     numbers = _numbers_shown(group)
     for tag in group:  # every tag of a group showed text in prose
         total, tree = tag.shown, compile_expression(tag.shown.expr)
@@ -592,8 +583,8 @@ def check_value_name(name: str, module_source: str, function: str | None) -> Non
 
 
 def refuse_in_notebook(source: Path, where: str) -> None:
-    """Stop at file:line on `{{` or `{%` in a Markdown cell of a jupytext percent notebook (mkdocs-jupyter
-    fills no placeholder: readers would see braces). Braces in code (backticks, fences) are fine."""
+    """Stop at file:line on `{{` or `{%` outside code in a Markdown cell of a jupytext percent notebook
+    (mkdocs-jupyter fills no placeholder)."""
     in_markdown = fenced = False
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("# %%"):

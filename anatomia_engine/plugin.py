@@ -1,17 +1,9 @@
-"""The MkDocs plugin `anatomia` (mkdocs.yml, `plugins:`): the site's build pipeline, in the order it runs.
+"""The MkDocs plugin `anatomia`: the site's build pipeline, its hooks in the order they run.
 
-on_files          run the figures_src modules and execute the lab notebooks (side by side), add
-                  their figures and the notebooks' downloads
-on_pre_page       hand mkdocs-jupyter the executed notebook
-on_page_markdown  fill placeholders and claims on each page
-on_page_content   the notebook's HTML as Material's, its math typeset (the Markdown pages' math
-                  is typeset by the `anatomia_engine.katex` Markdown extension)
-on_post_page      each page's final HTML read (kept by it) for the link check and the Polish search index
-on_post_build     write the search index, check every link, drop what no build will use
-
-What a step worked out is kept in the checked store (store.py). Listed in mkdocs.yml after
-Material's `search` (whose index it replaces) and before `mkdocs-jupyter` (which renders the
-notebook executed here).
+Run the modules and execute the lab notebooks (on_files), fill the pages (on_page_markdown), turn the
+notebook's HTML into Material's and typeset its math (on_page_content), read each final page for the
+link check and the Polish search (on_post_page), write the index and check the links (on_post_build).
+Listed in mkdocs.yml after Material's `search` (whose index it replaces), before `mkdocs-jupyter`.
 """
 
 from __future__ import annotations
@@ -37,7 +29,7 @@ log = logging.getLogger("mkdocs.plugins.anatomia")
 
 class AnatomiaPlugin(BasePlugin[Config]):
     def on_startup(self, *, command, dirty):
-        """Defined, so `mkdocs serve` keeps this instance (and the modules' warm worker) between rebuilds."""
+        """Defined, so `mkdocs serve` keeps this instance (and its warm worker) between rebuilds."""
         self.serving = command == "serve"
         self.server = None
 
@@ -47,10 +39,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
-        # what each page's math, notebook HTML and final HTML gave, by input and code
         self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))
         self.search = store.Store(store.folder(self.root, "search"), ".json")
-        # render_page leaves tokens that the Markdown extension resolves while the page is parsed
         if "anatomia_engine.markdown" not in config.markdown_extensions:
             config.markdown_extensions.insert(0, "anatomia_engine.markdown")
         self.uses_search = "material/search" in config.plugins
@@ -63,7 +53,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.executed: dict[str, str] = {}   # notebook page -> its executed copy
         pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
-            pages_log.removeFilter(earlier)                       # an earlier build's, in this process
+            pages_log.removeFilter(earlier)
         self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
         pages_log.addFilter(self.links)
 
@@ -82,7 +72,6 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for name, result in self.results.items():
             for filename, text in result.contents.items():
                 files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}", content=text))
-        # gone with the next build or the process (a killed process leaves it to the system to clean)
         self.copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-") if notebooks_run else None
         for file, run in notebooks_run.items():
             try:
@@ -91,7 +80,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
                 raise PluginError(str(exc)) from None
             log.info("%s/%s: %s (key %s)", self.docs_name, file.src_uri, "outputs from the cache"
                      if built.seconds is None else f"executed in {built.seconds:.1f} s", built.key[:12])
-            # mkdocs-jupyter renders files named page.ipynb: the executed copy; the download beside the page
+            # mkdocs-jupyter renders the executed copy (page.ipynb); the download goes beside the page
             page = Path(self.copies.name, file.src_uri, notebooks.PAGE)
             page.parent.mkdir(parents=True)
             page.write_text(built.page, encoding="utf-8")
@@ -113,24 +102,21 @@ class AnatomiaPlugin(BasePlugin[Config]):
                                store.folder(self.root, "notebooks"), self.root, href, name)
 
     def on_pre_page(self, page, *, config, files):
-        """mkdocs-jupyter wraps a notebook's File in a NotebookFile that works its path out from
-        docs_dir again: point that one at the executed copy too."""
+        """Point mkdocs-jupyter's NotebookFile (it works the path out from docs_dir) at the executed copy."""
         if self._is_notebook(page.file.src_uri):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
 
     def on_page_markdown(self, text, *, page, config, files):
-        # Material's search indexer skips every page (our index replaces its own); each page's
-        # own `search:` front matter (boost, exclude) is kept for ours.
+        # Material's indexer skips every page; the page's own `search:` (boost, exclude) is for ours
         self.search_meta[page.url] = search_pl.own_search_meta(page.meta)
         if not page.file.src_uri.endswith(".md"):    # notebooks are rendered by mkdocs-jupyter
             return None
         try:
-            rendered = markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
-                                                                self.docs_name), self.results, meta=page.meta)
+            return markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
+                                                            self.docs_name), self.results, meta=page.meta)
         except markdown.TemplateError as exc:
             raise PluginError(str(exc)) from None
-        return rendered
 
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
@@ -178,17 +164,14 @@ class AnatomiaPlugin(BasePlugin[Config]):
             self._watch_inputs()
 
     def on_serve(self, server, *, config, builder):
-        """Watch figures_src, attn_core and every file a module run or the notebook read (an engine
-        edit restarts the whole server instead: `make serve`)."""
+        """Watch every file a module run or the notebook read (an engine edit restarts `make serve`)."""
         self.server = server
         self._watch_inputs()
         return server
 
     def _watch_inputs(self) -> None:
-        paths = {self.root / "figures_src", self.root / "attn_core"}
-        for result in getattr(self, "results", {}).values():
-            paths.update(Path(p) for p in result.inputs)
-        paths.update(getattr(self, "notebook_inputs", []))
+        paths = {self.root / "figures_src", self.root / "attn_core", *self.notebook_inputs}
+        paths.update(path for result in self.results.values() for path in result.inputs)
         for path in sorted(paths):   # MkDocs counts a path watched twice once
             if path.exists() and not path.is_relative_to(Path(__file__).parent):
                 self.server.watch(str(path))

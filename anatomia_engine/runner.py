@@ -59,11 +59,6 @@ class ModuleResult:
     figures: dict       # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
 
 
-def decode_values(raw: dict) -> dict:
-    """Decoded values of a {name: encoded value} mapping."""
-    return {name: codec.decode_value(item) for name, item in raw.items()}
-
-
 def module_names(root: Path = ROOT) -> list[str]:
     """The article modules: figures_src/*.py whose names do not start with '_'."""
     return sorted(p.stem for p in (root / PACKAGE).glob("*.py") if not p.stem.startswith("_"))

@@ -104,6 +104,7 @@ def test_serve_watches_every_module_input(tmp_path):
     (tmp_path / "data" / "table.csv").write_text("a,b\n")
     engine = Path(anatomia_engine.__file__)
     plugin.results = {"m": types.SimpleNamespace(inputs=[tmp_path / "data" / "table.csv", engine])}
+    plugin.notebook_inputs = []
     server = types.SimpleNamespace(watched=[])
     server.watch = server.watched.append
     assert plugin.on_serve(server, config=None, builder=None) is server
