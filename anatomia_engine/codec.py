@@ -1,10 +1,7 @@
-"""What a figures_src module's run produces, and the one codec for it.
+"""What a figures_src module's run produces, and the one codec for it (the worker writes, the store keeps).
 
-A module's result crosses the process boundary (worker.py) and is kept in the store as the JSON
-`value_entry` and `encode_value` write and `decode` reads: each value with its type and what the
-page may say about it, each figure with its files, alt text, caption and data table. Both sides
-check every number: NaN and ±inf are refused with the module, the function and the value's name;
-only an array returned as `Value(x, masked=True)` (masked attention scores, shown as −∞) may hold −inf.
+Both sides check every number: NaN and ±inf are refused with the module, the function and the value's
+name; only an array returned as `Value(x, masked=True)` (masked attention scores) may hold −inf.
 """
 
 from __future__ import annotations
@@ -94,8 +91,7 @@ def decode_value(item: Mapping) -> Any:
 
 
 def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
-    """The stored form of what `function` returned under `name` (a bare value or a kit.Value);
-    CodecError for a value that cannot be published."""
+    """The stored form of what `function` returned under `name` (a bare value or a kit.Value)."""
     where = _where(module, function, name)
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
@@ -106,9 +102,8 @@ def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
 
 
 def decode(doc: Mapping) -> tuple[dict, dict, dict]:
-    """The values, what the page may say about each ({name: {function, what, cite, axes}}) and the
-    figures ({name: {files, alt, caption, table (encoded)}}) of a stored result; CodecError if it is
-    malformed or holds a bad number (each value is checked as when it was written)."""
+    """The values, what a page may say about each and the figures of a stored result; CodecError if it
+    is malformed or holds a bad number (checked as when it was written)."""
     try:
         if doc.get("format") != FORMAT:
             raise CodecError(M.text("result_format", got=doc.get("format"), expected=FORMAT))

@@ -2,8 +2,7 @@
 every project file it imports (compiled from the bytes hashed, never from a `.pyc`), every place an
 import looked in vain, every file it opens for reading, every folder it lists, every environment
 variable it reads. The Python installation, /dev, /proc, /sys, the temporary folder and hidden or
-cache folders are not inputs. `start` turns recording on, `snapshot` returns the record, `problem`
-says whether it still holds, `inputs` what to watch.
+cache folders are not inputs.
 """
 
 from __future__ import annotations
@@ -147,8 +146,8 @@ class _Environ(collections.abc.MutableMapping):
 
 
 def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
-    """Record from now on what this process imports, opens, lists and reads from the environment
-    under the project at `root` (and its lock file: what is installed); folders in `skip` are no inputs."""
+    """Record from now on what this process reads under the project at `root` (and its lock file:
+    what is installed); folders in `skip` are no inputs."""
     if not _root[0]:
         _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
@@ -179,8 +178,7 @@ def _name(path: str, root: str) -> str:
 
 
 def snapshot(root: Path) -> dict:
-    """What this process has read so far, the source of every module loaded included (also those
-    another finder loaded); JSON-ready, paths relative to `root` where inside."""
+    """What this process has read so far, every loaded module's source included; JSON-ready."""
     for module in list(sys.modules.values()):
         if isinstance(getattr(module, "__file__", None), str):
             note(Path(module.__file__))
@@ -200,8 +198,7 @@ def _now(read, path: str) -> str | None:
 
 
 def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]) -> str | None:
-    """None if `record` still describes the project at `root` and the environment `environ` the
-    computation would run in, else what changed."""
+    """None if `record` still holds for the project at `root` and the environment `environ`, else why not."""
     base = str(root)
     try:
         if record["python"] != sys.version:

@@ -29,13 +29,9 @@ def figure(fn: Callable[..., Plot]) -> Callable[..., Plot]:
 
 @dataclass(frozen=True)
 class Value:
-    """A published value with what a reader is told about it (provenance).
-
-    `what` says in Polish what the number is; for an array it may use `{i}`, `{j}` …, filled from
-    `axes` (the labels of each axis). `cite` marks a value quoted from a publication ("Dao (2023)")
-    rather than computed. `masked=True` marks an array of masked scores, which may hold -inf (shown
-    as −∞); any other NaN or ±inf in a published value stops the build.
-    """
+    """A published value with what a reader is told about it: `what` it is, in Polish (for an array
+    with `{i}`, `{j}` … from `axes`, the labels of each axis); `cite`, a publication it is quoted from
+    ("Dao (2023)"); `masked=True`, an array of masked scores that may hold -inf."""
 
     value: Any
     what: str | None = None

@@ -1,9 +1,8 @@
 """Every link and image of the built site points at something that was built.
 
-MkDocs checks the links written in Markdown; not raw HTML, a notebook's output or what plugins add.
-This checks each page's final HTML: every URL inside the site must name a built file, its
-`#fragment` an `id` (or `<a name>`) of the target page; external links are not fetched. A problem
-names the source file and line (on a notebook page the cell), as MkDocs's own link warnings do here.
+MkDocs checks the links written in Markdown, not raw HTML, a notebook's output or what plugins add.
+This checks each page's final HTML: every URL inside the site must name a built file, its `#fragment`
+an `id` (or `<a name>`) of the target page. A problem names the source file and line (or the cell).
 """
 
 from __future__ import annotations
@@ -43,8 +42,7 @@ class Parsed:
 
 
 def parse(text: str) -> Parsed:
-    """The ids and the outgoing links of one HTML document, each link with the notebook cell it is in
-    (`div.jp-Cell#cell-id=cell-N`) and whether it is in that cell's output."""
+    """The ids and the outgoing links of one HTML document, each with its notebook cell, if any."""
     soup = BeautifulSoup(text, "html.parser")
     names = {a["name"] for a in soup.find_all("a", attrs={"name": True})}
     parsed = Parsed({tag["id"] for tag in soup.find_all(id=True)} | names)
@@ -92,8 +90,7 @@ def cell_starts(lines: list[str]) -> list[int]:
 
 
 def locate(lines: list[str], url: str, first: int = 1, last: int | None = None) -> int | None:
-    """The line (1-based) in `lines[first-1:last]` where `url` is written, preferably as a link
-    or attribute value; None when it is not there."""
+    """The line (1-based) in `lines[first-1:last]` where `url` is written, preferably as a link."""
     forms = list(dict.fromkeys([url, html.escape(url, quote=True), html.escape(url, quote=False)]))
     strong = [w.format(f) for f in forms for w in ('"{}"', "'{}'", "({}", "<{}>")]
     span = range(max(first, 1), min(len(lines) if last is None else last, len(lines)) + 1)
@@ -136,9 +133,8 @@ _MKDOCS_LINK = re.compile(r"^Doc file '(?P<file>[^']+)' contains (?:a link|an ab
 
 
 class Checker(logging.Filter):
-    """Collects the pages of one build, then checks every link against the built files. As a filter
-    of MkDocs's page logger, it puts `docs/x.md:LINE: ` in front of MkDocs's own warnings about a
-    page's links, and does not report those links again."""
+    """Collects the pages of one build, then checks every link. As a filter of MkDocs's page logger,
+    it puts `docs/x.md:LINE: ` before MkDocs's own link warnings, and does not report those again."""
 
     def __init__(self, docs_dir: Path = Path("docs"), prefix: str = "docs/"):
         super().__init__()

@@ -1,10 +1,9 @@
 """A live page's recomputation data out of its first load, into a sidecar file beside it.
 
-On a `live: true` page every number, claim and formula carries what the browser needs to recompute
-it (MOVED) and `#live-example` the model's inputs (`data-*` JSON), none of it needed until the reader
-presses "Zmień liczby": `publish` moves it into `<page>.live.json`, each element keyed by its position
-among ITEMS in the page's <article> with the text it shows, so the browser refuses, visibly, a
-sidecar that does not belong to the page it got.
+On a `live: true` page what the browser needs to recompute each number, claim and formula (MOVED) and
+the model's inputs are not needed until the reader presses "Zmień liczby": `publish` moves them into
+`<page>.live.json`, each element keyed by its position among ITEMS with the text it shows (the browser
+refuses a sidecar that does not belong to its page).
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ ROOT_ID = "live-example"
 
 
 def split(output: str, dest_uri: str) -> tuple[str, bytes]:
-    """The page without its live attributes (the root gets `data-live-src`, the address of the
-    sidecar `krok/index.html` -> `krok/index.live.json`), and the sidecar's bytes (deterministic)."""
+    """The page without its live attributes (its root names the sidecar: `data-live-src`), and the sidecar."""
     root = re.search(f'<div class="live-example" id="{ROOT_ID}"[^>]*>', output)
     if root is None:
         raise ValueError(f"{dest_uri}: a live page without <div class=\"live-example\" id=\"{ROOT_ID}\">")

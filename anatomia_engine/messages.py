@@ -1,9 +1,7 @@
 """The project's messages in one catalogue, messages.yaml beside this file: id -> text, cause, fix.
 
-Code raises through `text(id, **fields)`, so every stop a contributor can meet has one wording, and
-the contributor page shows the catalogue's tables (figures_src/engine_messages.py). `by` names who
-writes a message the engine does not raise: MkDocs, or a file that cannot import the engine (.ci/).
-tests/unit/test_contributor_page.py checks that the catalogue is well formed.
+Code raises through `text(id, **fields)`, and the contributor page shows the catalogue's tables
+(figures_src/engine_messages.py). `by` names who writes a message the engine does not raise.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """The lab notebook: a jupytext percent `.py` file, executed at build time, published twice.
 
-`build` executes it with nbclient (kernel `python3`, cwd the project root) unless its store entry
-still holds (deps.py: the kernel records what it reads as a module run does), and returns the page
-copy mkdocs-jupyter renders, its figures and the download copy (no outputs). A failing cell stops the
-build with file:line, the cell's numbered source and the traceback. Cell tags (on the `# %%` line):
-`remove_cell` runs but is left out of the page; `solution` cells with the same `exercise=N` form one
-collapsible "Rozwiązanie ćwiczenia N"; `repo-only` needs the repository, a note in the download.
-An image output needs alt text: `display(fig, metadata={"alt": "..."})`.
+`build` executes it with nbclient unless its store entry still holds (the kernel records what it reads
+as a module run does) and returns the page copy mkdocs-jupyter renders, its figures and the download
+copy; a failing cell stops the build with file:line. Cell tags: `remove_cell` is left out of the page;
+`solution` cells with the same `exercise=N` form one collapsible "Rozwiązanie ćwiczenia N"; `repo-only`
+is a note in the download. An image needs alt text: `display(fig, metadata={"alt": "..."})`.
 """
 
 from __future__ import annotations
@@ -64,8 +62,8 @@ class Built:
 
 
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
-    """'docs/laby/lab-3.py:473: notebook cell 13 of 35 failed: NameError: ...', the cell's
-    source numbered with the file's own lines (the failing one marked) and the traceback."""
+    """'docs/laby/lab-3.py:473: notebook cell 13 of 35 failed: …', the cell's source numbered with the
+    file's lines and the traceback."""
     starts = links.cell_starts(source.read_text(encoding="utf-8").splitlines())
     first = starts[index] if len(starts) == len(nb.cells) else None
     traceback = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", getattr(error, "traceback", "") or "")
@@ -84,8 +82,7 @@ def failure_message(where: str, source: Path, nb, index: int, error: BaseExcepti
 
 
 def kernel_environment(root: Path) -> dict[str, str]:
-    """The kernel's environment (what a record's variables are compared with): the modules'
-    one, with the inline backend ipykernel would set."""
+    """The kernel's environment: the modules' one, with the inline backend ipykernel would set."""
     env = runner.worker_environment(root)
     return dict(env, MPLBACKEND="module://matplotlib_inline.backend_inline", SOURCE_DATE_EPOCH="0")
 
@@ -131,9 +128,8 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
 
 
 def figure_html(data: dict, alt: str, figures: dict[str, bytes]) -> str:
-    """An <img> with alt text for an image output (nbconvert's own has none). Its image goes into
-    `figures`, a file named by its content, sized in CSS px and loaded lazily: a figure below the fold
-    costs nothing until scrolled to, and the size keeps the layout still."""
+    """An <img> with alt text (nbconvert's has none) for an image output, its file (named by its content)
+    into `figures`; sized in CSS px, so that the layout stays still, and loaded lazily."""
     if "image/svg+xml" in data:
         svg = re.sub(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*", "",
                      data["image/svg+xml"], flags=re.DOTALL)
@@ -152,9 +148,8 @@ def figure_html(data: dict, alt: str, figures: dict[str, bytes]) -> str:
 
 
 def page_notebook(executed, where: str, download_href: str, download_name: str):
-    """The executed notebook as the page shows it and its figures ({file name: bytes}): `remove_cell`
-    cells left out, each run of solution cells inside <details>, images as files with their alt text,
-    the download button under the `# title`, tags dropped (mkdocs-jupyter would show them)."""
+    """The executed notebook as the page shows it, and its figures: tags applied and dropped (mkdocs-jupyter
+    would show them), images as files with their alt text, the download button under the `# title`."""
     nb = copy.deepcopy(executed)
     cells, current, figures = [], None, {}
 
@@ -216,8 +211,8 @@ def download_notebook(executed, where: str):
 
 def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: str,
           download_name: str) -> Built:
-    """The page and download copies of the notebook at `source`: from its store entry (one per
-    notebook and download link) while the kernel's record still holds, else executed and stored."""
+    """The page and download copies of the notebook at `source`: from the store while the kernel's record
+    holds, else executed and stored."""
     placeholders.refuse_in_notebook(source, where)   # its Markdown cells are rendered by nbconvert, not by us
     entries = store.Store(cache_dir, ".json")
     relative = os.path.relpath(source.resolve(), root.resolve())
@@ -251,11 +246,9 @@ def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: 
 def material_html(html_text: str) -> str:
     """mkdocs-jupyter's HTML reduced to the notebook, one `div.jp-Cell` per cell.
 
-    Its template (0.26.3: no option for any) puts ~590 KB of JupyterLab CSS and scripts before
-    `div.jupyter-wrapper`, a clipboard widget and ten nested wrappers in each code cell; every element
-    costs in each style pass Material's script forces on load. Code becomes a Material code block
-    (`div.highlight > pre > code`) without Pygments' name and whitespace spans (Material colours names
-    as plain code), permalinks take the theme's class, math is written as arithmatex writes it."""
+    Its template (0.26.3: no option for any) puts ~590 KB of JupyterLab CSS and scripts before the cells
+    and ten nested wrappers in each code cell. Code becomes a Material code block without Pygments' name
+    and whitespace spans, permalinks take the theme's class, math is written as arithmatex writes it."""
     start = html_text.find('<div class="jupyter-wrapper">')
     if start < 0:
         raise NotebookError(M.text("no_wrapper"))

@@ -1,11 +1,10 @@
 """The site's one number formatter: every number a reader sees goes through here.
 
 Rounded only for display, half-up, from the float's shortest decimal representation (``repr``: 2.675
--> 2,68, as a reader rounding by hand expects). Decimal comma (``0{,}35`` in LaTeX), U+2212 minus in
-prose, no sign on a value rounded to zero; five or more whole digits grouped by a narrow no-break space
-(``\\,`` in LaTeX); bytes in IEC units. NaN is never shown, infinity only in vectors and matrices.
-``FILTERS`` is the one table of filters: a page's ``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and
-a value's default format all go through ``apply``. Babel's Polish format groups with U+00A0, no LaTeX.
+-> 2,68, as a reader rounding by hand expects). Decimal comma, U+2212 minus in prose, no sign on a value
+rounded to zero; five or more whole digits grouped by a narrow no-break space (``\\,`` in LaTeX). NaN is
+never shown, infinity only in vectors and matrices. A page's ``{{ x | dec(2) }}``, a table column's
+``"dec:2"`` and a value's default format all go through ``apply`` and the one table ``FILTERS``.
 """
 
 from __future__ import annotations
@@ -74,9 +73,8 @@ _UNITS = {"pct": (r"\%", "%"), "sci": (r" \cdot 10^{{{}}}", "·10{}"), "bytes": 
 
 
 def _written(name: str, x: float, places: int) -> tuple[Decimal, Decimal, str]:
-    """What the number filter `name` writes for `x`: the rounded number, the size of its unit (the
-    number times the size is the value a reader reads back) and the unit: pct(1) of 0.3543 ->
-    (35.4, 0.01, '%'), sci(1) of 2.2e-16 -> (2.2, 1e-16, '-16'), bytes(0) of 2**26 -> (64, 2**20, 'MiB')."""
+    """What the number filter `name` writes for `x`: the rounded number, the size of its unit (their
+    product is what a reader reads back) and the unit: pct(1) of 0.3543 -> (35.4, 0.01, '%')."""
     if name == "int":
         if x != int(x):
             raise ValueError(M.text("not_whole", value=repr(x)))
@@ -98,8 +96,7 @@ def _written(name: str, x: float, places: int) -> tuple[Decimal, Decimal, str]:
 
 def _number(name: str, x: float, places: int | None = None, *, math: bool = False,
             allow_inf: bool = False) -> str:
-    """`x` shown by the number filter `name` with `places` decimals (None: the filter's default), in
-    prose or math; infinity only if `allow_inf`."""
+    """`x` shown by the number filter `name` with `places` decimals (None: its default); ∞ if `allow_inf`."""
     x = _check(x, allow_inf=allow_inf)
     if _math.isinf(x):
         return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
@@ -185,9 +182,8 @@ def fmt_exact(x) -> str:
 
 @dataclass(frozen=True)
 class Filter:
-    """One way to show a value: `fn(value, *args, math=...)` -> text, with at most `max_args`
-    arguments; `number`: the text is a number (prose wraps it in a span with its provenance);
-    `where`: may stand in running text and tables (prose), inside math, as a table column's format."""
+    """One way to show a value, `fn(value, *args, math=...)`; `number`: prose wraps it in a provenance
+    span; `where`: in running text and tables (prose), in math, as a table column's format."""
 
     fn: Callable[..., str]
     max_args: int
@@ -232,9 +228,8 @@ def default_filter(value, *, math: bool) -> str:
 
 
 def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
-    """The number a reader sees when `value` is shown with the filter `name` (None: the default),
-    in the value's own units: dec(2) of 0.3501 -> 0.35, pct(1) of 0.3543 -> 0.354. None when the
-    filter shows no single number (arrays, text)."""
+    """The number a reader sees when `value` is shown with the filter `name` (None: the default), in
+    the value's units (pct(1) of 0.3543 -> 0.354); None for arrays and text."""
     if not is_number(value) or not _math.isfinite(value):
         return None
     name = name or default_filter(value, math=False)
@@ -248,7 +243,7 @@ def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
 
 def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> str:
     """Show `value` with the filter `name` (None: the default for its type) in prose or math;
-    ValueError, saying how to fix it, for a filter that cannot show it here."""
+    ValueError, saying how to fix it, if it cannot."""
     if name is None:
         name = default_filter(value, math=math)
     f = FILTERS.get(name)

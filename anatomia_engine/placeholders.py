@@ -194,8 +194,10 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(form, scope), names_used(form)
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
-        kind = "undefined" if isinstance(exc, LookupError) else "cannot_evaluate"
-        raise TemplateError(M.text(kind, source=source, problem=f"{type(exc).__name__}: {exc}")) from None
+        problem = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, LookupError):
+            raise TemplateError(M.text("undefined", source=source, problem=problem)) from None
+        raise TemplateError(M.text("cannot_evaluate", source=source, problem=problem)) from None
 
 
 def _compare(ev, left, comparisons):

@@ -1,8 +1,6 @@
 """Shared plotting helpers: the light and dark styles, a figure factory, the heatmap, bar charts.
 
-Every figure function receives a `Style`; anatomia_engine/worker.py calls it once per style inside
-`matplotlib.rc_context(style.rc())` and saves a deterministic SVG. Heatmaps: rows = queries (the
-token that looks), columns = keys (the token looked at), blocked cells grey and hatched.
+The worker calls each figure function once per `Style`, inside `matplotlib.rc_context(style.rc())`.
 """
 
 from __future__ import annotations
@@ -71,8 +69,7 @@ _NUMERIC_FORMATTERS = (ticker.ScalarFormatter, ticker.FormatStrFormatter, ticker
 
 
 def plain_number(text: str) -> str:
-    """A tick label with the decimal comma, a log axis's mathtext label as plain text:
-    '$\\mathdefault{2\\times10^{4}}$' -> '2×10⁴' (drawn without the mathtext parser, reads the same)."""
+    """A tick label with the decimal comma, a log axis's mathtext label as plain text: '2×10⁴'."""
     mathtext = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", text)
     if mathtext:
         power = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(SUPERSCRIPT), mathtext.group(1))
@@ -101,8 +98,7 @@ class _Relabel(ticker.Formatter):
 
 
 def use_decimal_comma(fig) -> None:
-    """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5); called by the
-    runner before each figure is saved. Text tick labels (token names) are left alone."""
+    """Give every numeric tick label of `fig` the site's decimal comma (0,5 not 0.5)."""
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             if isinstance(axis.get_major_formatter(), _NUMERIC_FORMATTERS):   # a _Relabel is none of them
@@ -126,12 +122,10 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
             vmin: float | None = None, vmax: float | None = None, annotate: bool = True,
             quantity: str | None = None, colorbar: bool | None = None,
             colorbar_label: str | None = None):
-    """Annotated heatmap of a (T_q, T_k) matrix in the site's number format; `blocked` cells (bool,
-    same shape) are hatched and show their value too (0 for weights, −∞ for masked scores).
+    """Annotated heatmap of a (T_q, T_k) matrix (rows: queries); `blocked` cells are hatched.
 
-    `quantity` picks the colour policy, with a colour bar unless colorbar=False: "weights" on the
-    fixed range 0..1, so equal weights have equal colours in every figure; "scores" diverging
-    around 0, symmetric unless vmin/vmax are given. None: the theme's map, no colour bar."""
+    `quantity` picks the colour policy, with a colour bar unless colorbar=False: "weights" on 0..1 (equal
+    weights, equal colours in every figure); "scores" diverging around 0. None: the theme's map."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2 or m.shape != (len(row_labels), len(col_labels)):
         labels = f"{len(row_labels)} row labels x {len(col_labels)} column labels"

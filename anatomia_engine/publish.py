@@ -2,10 +2,9 @@
 
     python -m anatomia_engine.publish [--site-dir site] [mkdocs build options ...]
 
-One build of a checkout at a time: a POSIX lock (`lockf`: released however the process ends, not
-inherited by forked children) on `.site.lock`. Each build writes into its own `.site.tmp.<pid>`;
-the swap exchanges it with `site/` in one step (Linux `renameat2`), elsewhere by two checked
-renames. Whatever fails, the last good `site/` stays and the exit status is not 0.
+One build of a checkout at a time (a `lockf` lock on `.site.lock`: released however the process ends,
+not inherited by forked children). The swap exchanges `.site.tmp.<pid>` with `site/` in one step (Linux
+`renameat2`), elsewhere by two checked renames. Whatever fails, the last good `site/` stays.
 """
 
 from __future__ import annotations
@@ -108,8 +107,7 @@ def run_mkdocs(args: list[str]) -> int:
 
 
 class Stopped(BaseException):
-    """SIGTERM or SIGHUP arrived: unwind (cleaning up) as Ctrl-C does; neither click nor
-    run_mkdocs catches it."""
+    """SIGTERM or SIGHUP arrived: unwind (cleaning up) as Ctrl-C does."""
 
 
 def _stop_on_signal(signum, frame):

@@ -1,9 +1,8 @@
 """Run the figures_src modules whose inputs changed, each in a fresh process, within a time limit.
 
-A module's store entry (what its run read (deps.py), its result (codec.py), its figure files) is
-used while what it read is unchanged; the others run in the worker (worker.py). A run that fails
-or passes its time limit (`TIME_LIMIT = <s>`, else $ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the
-build with the module's name, and nothing is kept for it. Run one module by hand:
+A module's store entry (what its run read, its result, its figure files) is used while what it read
+is unchanged; the others run in the worker (worker.py). A run that fails or passes its time limit
+(`TIME_LIMIT = <s>`, else $ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the build. Run one module by hand:
 
     .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
@@ -49,8 +48,7 @@ class ComputeError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
-    """One module's result (codec.decode), its figure files (published under figures/<module>/),
-    what its run read."""
+    """One module's result (codec.decode), its figure files and what its run read."""
 
     contents: dict[str, str]
     inputs: list[Path]
@@ -98,8 +96,7 @@ def _tail(path: Path, limit: int = 3000) -> str:
 
 
 def _started_with(root: Path) -> tuple:
-    """What a kept worker must have been started with: Python reads its PYTHON* variables at start,
-    before any code can record them; each module run gets the whole environment of its request."""
+    """What a kept worker must have been started with (Python reads PYTHON* before anything records)."""
     return root, {k: v for k, v in worker_environment(root).items() if k.startswith("PYTHON")}
 
 
@@ -115,8 +112,7 @@ class _Worker:
         self.preloaded = self._reply(300)   # its first line: the record of the files it imported
 
     def _reply(self, patience: float, waiting: str = "") -> dict:
-        """The next JSON line from the worker (running `waiting`, else starting); ComputeError if
-        it ended instead or stayed silent for `patience` s."""
+        """The worker's next JSON line; ComputeError if it ended or stayed silent for `patience` s."""
         if not select.select([self.proc.stdout], [], [], patience)[0]:
             self.end()
             doing = f"still running: {waiting}" if waiting else "starting"
@@ -143,7 +139,7 @@ class _Worker:
         return statuses
 
     def usable(self, root: Path) -> bool:
-        """Still running, for this project, and what it read while starting (files, variables) unchanged."""
+        """Still running, for this project, and what it read while starting unchanged."""
         return (self.key == _started_with(root) and self.proc.poll() is None
                 and deps.problem(self.preloaded, root, worker_environment(root)) is None)
 
@@ -256,9 +252,8 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
 
 def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
             keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
-    """Results for `names` (default: every module, then the store drops what no module used), kept
-    ones where their record of inputs still holds; also the names that ran. `keep_worker` (for
-    `mkdocs serve`): keep the worker between calls, restarted when what it read while starting changed."""
+    """Results for `names` (default: every module, then the store drops what none used) and the names
+    that ran. `keep_worker` (`mkdocs serve`): keep the worker between calls."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
     every = names is None

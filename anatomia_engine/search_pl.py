@@ -1,9 +1,8 @@
 """Polish site search: every form of every word on the site finds the pages that use the word.
 
-Python and the worker (theme/assets/javascripts/workers/search-pl.js) normalise alike: the words of
-the NFC text, folded (lower case, no diacritics, `ł` -> `l`, `x` -> `ks`), then the form table built
-here: folded form -> key of its lexeme. The table holds the full paradigm, from SGJP through Morfeusz 2,
-of every lexeme the site uses, so `nasycenia` or `zapytaniom` find pages that never write them.
+Python and the worker (theme/assets/javascripts/workers/search-pl.js) normalise alike: words folded
+(lower case, no diacritics, `ł` -> `l`, `x` -> `ks`), then the form table built here from SGJP through
+Morfeusz 2: every form of every lexeme the site uses -> its key (`zapytaniom` finds `zapytanie`).
 """
 
 from __future__ import annotations
@@ -45,8 +44,8 @@ def fold(word: str) -> str:
 
 
 def normalise(word: str, table: dict[str, str]) -> str:
-    """The index key of one word: the key of its lexeme if the table has the form, or has it after a
-    prefix of PREFIXES (`niemaskowania`: the shipped table leaves such forms out), else the form folded."""
+    """The index key of one word: its lexeme's key if the table has the form, bare or after a prefix of
+    PREFIXES (the shipped table leaves such forms out), else the form folded."""
     folded = fold(word)
     bare = table.get(folded[3:]) if folded.startswith(PREFIXES) else None
     return table.get(folded) or bare or folded
@@ -72,15 +71,14 @@ def readings(word: str) -> list[tuple[str, str]]:
 
 
 def paradigm(lemma: str) -> list[str]:
-    """Every form of the SGJP lemma `lemma`, sorted; without an adjective's compound-only form
-    (`adja`: `nisko-` of `niski` is spelled as the adverb `nisko`)."""
+    """Every form of the SGJP lemma `lemma`, sorted, without an adjective's compound-only form (`adja`)."""
     return sorted({form for form, lem, tag, *_ in _morfeusz().generate(lemma)
                    if lem == lemma and not tag.startswith("adja")})
 
 
 def lookup(memo: dict, kind: str, name: str) -> list:
-    """The `readings` of a word or the `paradigm` of a lemma, remembered in `memo`: the memo is stored
-    between builds (looking up a site's words costs seconds, reading the memo a fraction of one)."""
+    """The `readings` of a word or the `paradigm` of a lemma, remembered in `memo` (stored between builds:
+    looking up a site's words costs seconds)."""
     done = memo.setdefault(kind, {})
     if name not in done:
         done[name] = {"readings": readings, "paradigm": paradigm}[kind](name)
@@ -95,11 +93,9 @@ def _key(lemma: str) -> str:
 def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str]:
     """Folded form -> folded key of its lexeme, for every form of every lexeme the site uses.
 
-    Every lemma a site word may be a form of brings its full paradigm. Where two lexemes share a
-    folded form (`kluczy`: `klucz` or `kluczyć`; `kat` folded from `kąt`), it goes to the lexeme
-    with more of the site's tokens (a noun's form does not count for a verb's gerund of the same
-    spelling: `zapytania`), then to a noun, then to the first key. Words the dictionary does not
-    know are left out: the worker finds their declined forms by their stem (`softmax`, `softmaksu`)."""
+    A folded form of two lexemes (`kluczy`: `klucz` or `kluczyć`) goes to the one with more of the site's
+    tokens (a noun's form does not count for the gerund of the same spelling), then to a noun, then to
+    the first key. Words the dictionary does not know are left to the worker's stem match (`softmaksu`)."""
     memo = {} if memo is None else memo
     counts = Counter(w for w in words if not w.isdigit())
     evidence: Counter = Counter()                 # key -> site tokens it may stand for
@@ -144,9 +140,8 @@ def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str
 
 
 def encode_table(table: dict[str, str]) -> dict:
-    """The shipped table: each lexeme as [stem, index of its paradigm], sorted by key; a paradigm,
-    shared by the lexemes that decline alike, is `<key's ending>|<endings of its forms>` (`a|a,ach,y`).
-    A form that is a prefix of PREFIXES before another form of its lexeme is left out (`normalise`)."""
+    """The shipped table: each lexeme as [stem, index of its paradigm] (`<key's ending>|<endings of its
+    forms>`, shared by lexemes that decline alike), without forms `normalise` finds after PREFIXES."""
     groups: dict[str, list[str]] = {}
     for form, key in sorted(table.items()):
         bare = form[3:]
@@ -209,9 +204,8 @@ def _clean(text: str) -> str:
 
 
 def page_docs(url: str, title: str, html: str) -> list[dict]:
-    """Search documents of one rendered page (or HTML fragment), as prose with formulas as text and
-    without figure data tables: the page (its `h1`, else `title`, and its text before the first
-    heading) and one per heading with an id below it."""
+    """Search documents of one rendered page, formulas as text, figure data left out: the page (its `h1`,
+    else `title`, and its text before the first heading) and one per heading with an id."""
     title, m = re.sub(r"<[^>]+>", "", title), CONTENT_RE.search(html)
     soup = BeautifulSoup(m.group(1) if m else html, "html.parser")
     for el in soup.find_all(_skipped):   # a predicate: many times faster than soup.select
@@ -245,8 +239,7 @@ def _json(obj) -> str:
 
 
 def own_search_meta(meta: dict) -> dict:
-    """A page's own `search:` front matter, and `meta` told to keep the page out of Material's lunr
-    index (its documented switch: our index replaces Material's, which need not parse the page)."""
+    """A page's own `search:` front matter; `meta` is told to keep the page out of Material's index."""
     own = meta.get("search") or {}
     meta["search"] = {**own, "exclude": True}
     return own
@@ -260,9 +253,8 @@ def own_docs(docs: list[dict], own: dict) -> list[dict]:
 
 
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
-    """Write `search/pl-index.<hash>.json` (documents) and `search/pl-forms.<hash>.json` (the form
-    table, kept in `cache` by the site's words), fetched by the worker on the first query, and turn
-    Material's `search_index.json`, fetched on every page load, into a stub naming them."""
+    """Write `search/pl-index.<hash>.json` and `search/pl-forms.<hash>.json` (the worker fetches them on
+    the first query) and turn Material's `search_index.json` into a stub naming them."""
     search = Path(site_dir) / "search"
     if not (search / "search_index.json").exists():
         raise FileNotFoundError(M.text("search_disabled", path=search / "search_index.json"))

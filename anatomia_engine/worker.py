@@ -1,10 +1,8 @@
-"""The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child
-per figures_src module, one per core at a time, so nothing leaks from one module to the next.
-
-`python -c BOOT ROOT` prints the record of what it read (deps.py), then reads JSON lists of
-requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each child
-ends. A child records what its module reads, refuses a global random generator and writes into
-docs/, and writes its store entry into `out`; CURRENT says what it is doing, for the error message.
+"""The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child per
+module, one per core at a time. `python -c BOOT ROOT` prints the record of what it read, then reads JSON
+lists of requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each ends.
+A child records what its module reads, refuses global random generators and writes into docs/, and
+writes its store entry into `out`.
 """
 
 from __future__ import annotations
@@ -22,8 +20,7 @@ from pathlib import Path
 from anatomia_engine import codec, deps
 from anatomia_engine import messages as M
 
-# The engine's first two files are compiled from source too (no .pyc is read or written while
-# they load), then deps.start makes every later project import do the same.
+# The engine's first two files compile from source too (no .pyc read or written), then every import does.
 BOOT = """\
 import sys
 sys.path[0] = sys.argv[1]
@@ -157,8 +154,8 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
 
 
 def _child(request: dict, root: str) -> None:
-    """Run the module of `request`, its output in `out/output.txt`, within its time limit
-    (SIGALRM's default action ends the process, even inside a C loop); never returns."""
+    """Run the module of `request` within its time limit (SIGALRM's default action ends the process,
+    even inside a C loop); never returns."""
     signal.setitimer(signal.ITIMER_REAL, request["limit"])
     out = Path(request["out"])
     code = 1
@@ -219,8 +216,8 @@ def serve(root: str) -> int:
 
 
 def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int]:
-    """(pid, exit code) of the next child to end. A child still running a second past its limit
-    (its module caught or blocked SIGALRM) is killed and reported as timed out."""
+    """(pid, exit code) of the next child to end; one still running a second past its limit (it caught
+    or blocked SIGALRM) is killed and reported as timed out."""
     while True:
         pid, status = os.waitpid(-1, os.WNOHANG)
         if pid:
