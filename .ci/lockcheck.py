@@ -1,7 +1,5 @@
-"""Fail loudly when requirements.lock was not compiled from the current pyproject.toml.
-
-The lock's header records a hash of the dependency lists of pyproject.toml; `make lock`
-writes it (--write), every set-up checks it. Standard library only (runs before the venv).
+"""Fail loudly when requirements.lock was not compiled from the current pyproject.toml: its header
+records a hash of the dependency lists (`make lock` writes it). Standard library only (runs before the venv).
 """
 
 import hashlib

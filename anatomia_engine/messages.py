@@ -26,9 +26,6 @@ class Message:
     fix: str
     by: str = "engine"
 
-    def fields(self) -> list[str]:
-        return [f for _, f, _, _ in string.Formatter().parse(self.text) if f]
-
     def example(self) -> str:
         """The text as the contributor page shows it: every field as '…'."""
         return "".join(literal + ("…" if name is not None else "")

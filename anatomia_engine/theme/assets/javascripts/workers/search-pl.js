@@ -1,7 +1,6 @@
-/* Polish search worker for Material for MkDocs (its SETUP/READY/QUERY/RESULT protocol), and in node
- * the module the tests and the benchmark run. It normalises as anatomia_engine/search_pl.py does
- * (tests check): words (runs of letters and digits, NFC), folded, then the build-time form table.
- * The index and the table, named in the stub search_index.json, are fetched on the first query. */
+/* Polish search worker for Material for MkDocs (its SETUP/READY/QUERY/RESULT protocol; in node, the
+ * tests' module). It normalises as anatomia_engine/search_pl.py does; the index and the form table,
+ * named in the stub search_index.json, are fetched on the first query. */
 "use strict";
 const WORD = /[\p{L}\p{N}]+/gu;
 /* A word in a heading outweighs any number of mentions in the text (BM25 gives them < k1 + 1 = 2.2) */
@@ -84,9 +83,8 @@ class Engine {
     this.avgLen = this.docs.reduce((n, d) => n + d.text.list.length, 0) / Math.max(1, this.docs.length);
   }
 
-  /* The query's words, each with the keys it stands for: its own (weight 1); for a word the table
-   * does not know, the site's words of the same stem; for the word being typed, the site's words
-   * it begins. */
+  /* The query's words, each with the keys it stands for: its own; for a word the table does not
+   * know, the site's words of the same stem; for the word being typed, the site's words it begins. */
   parse(query) {
     const words = tokenize(query), typing = !/\s$/.test(query);
     return words.map((word, i) => {
@@ -100,8 +98,7 @@ class Engine {
     });
   }
 
-  /* The text a result shows for `d`: its own, or (a heading followed by nothing but another
-   * heading, a page that opens with a heading) the next text of its page. */
+  /* The text a result shows for `d`: its own, else the next text of its page. */
   textOf(d) {
     const docs = this.pages.get(d.page), i = docs.indexOf(d);
     const next = [...docs.slice(i), ...docs.slice(0, i).reverse()].find((x) => x.text.list.length);
@@ -127,8 +124,8 @@ class Engine {
     return { d, score: d.boost * score, matched };
   }
 
-  /* Results grouped by page, as Material renders them: pages holding every query word (in any of
-   * their sections) first, then by their best section; in a page, its sections by score. */
+  /* Results grouped by page, as Material renders them: pages holding every query word first, then by
+   * their best section; in a page, its sections by score. */
   search(query) {
     const terms = this.parse(query), keys = new Set(terms.flatMap((term) => [...term.keys.keys()]));
     const pages = [];
