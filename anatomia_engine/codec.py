@@ -23,10 +23,6 @@ class CodecError(ValueError):
     """A value cannot be published (not finite, unknown type) or a stored result is malformed."""
 
 
-def _where(module: str, function: str, name: str) -> str:
-    return f"figures_src/{module.split('.')[-1]}.py: {function}() returned {name!r}"
-
-
 def table_where(module: str, name: str) -> str:
     return f"figures_src/{module.split('.')[-1]}.py: {name}(style) returned a Plot whose data table"
 
@@ -92,7 +88,7 @@ def decode_value(item: Mapping) -> Any:
 
 def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
     """The stored form of what `function` returned under `name` (a bare value or a kit.Value)."""
-    where = _where(module, function, name)
+    where = f"figures_src/{module.split('.')[-1]}.py: {function}() returned {name!r}"
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
         raise CodecError(M.text("value_in_value", where=where))

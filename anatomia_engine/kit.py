@@ -67,8 +67,9 @@ class Table:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
         cell = cell or fmt_spec
         specs = self.column_specs()
-        lines = [[_escape(h) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
-        lines += [[cell(v, spec) if spec else _escape(str(v)) for v, spec in zip(row, specs, strict=True)]
+        bar = str.maketrans({"|": r"\|"})   # a cell's own bar would end it
+        lines = [[h.translate(bar) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
+        lines += [[cell(v, s) if s else str(v).translate(bar) for v, s in zip(row, specs, strict=True)]
                   for row in self.rows]
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
@@ -93,7 +94,3 @@ class Plot:
     def __post_init__(self) -> None:
         if not self.alt.strip():
             raise ValueError(M.text("plot_alt"))
-
-
-def _escape(text: str) -> str:
-    return text.replace("|", r"\|")

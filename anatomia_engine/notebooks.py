@@ -186,7 +186,6 @@ def page_notebook(executed, where: str, download_href: str, download_name: str):
               f'download="{html.escape(download_name)}">Pobierz notatnik (.ipynb)</a></p>')
     title.source = re.sub(r"^(# .*)$", lambda m: f"{m[1]}\n\n{button}\n", title.source, count=1, flags=re.M)
     nb.cells = cells
-    nb.metadata.pop("jupytext", None)
     return nb, figures
 
 
@@ -201,7 +200,6 @@ def download_notebook(executed, where: str):
             cell.metadata["jupyter"] = {"source_hidden": True, "outputs_hidden": True}
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    nb.metadata.pop("jupytext", None)
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
@@ -228,6 +226,7 @@ def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: 
     if entry is None:
         started = time.perf_counter()
         nb = jupytext.read(source)
+        nb.metadata.pop("jupytext", None)   # neither copy needs the source's format
         for index, cell in enumerate(nb.cells):
             cell["id"] = f"cell-{index}"   # ids that do not change per build
         record = execute(nb, source, where, root)
