@@ -327,12 +327,12 @@ def test_a_data_file_the_module_reads_is_a_dependency(mini):
 
 
 def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
-    from anatomia_engine import kit
+    from anatomia_engine import kit, worker
 
     module(mini, "demo", "import attn_core\nX = attn_core.SCALE\n")
     found, _ = compute(mini, ["demo"])
     inputs = set(found["demo"].inputs)
-    engine = [Path(m.__file__) for m in (runner, codec, kit)]
+    engine = [Path(m.__file__) for m in (worker, codec, kit)]
     own = [mini / "attn_core" / "__init__.py", mini / "requirements.lock", mini / "figures_src" / "demo.py"]
     for path in (*own, *engine):
         assert path.resolve() in inputs, path

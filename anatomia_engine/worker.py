@@ -1,0 +1,230 @@
+"""The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child per
+module, one per core at a time. `python -c BOOT ROOT` prints the record of what it read, then reads JSON
+lists of requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each ends.
+A child records what its module reads, refuses global random generators and writes into docs/, and
+writes its store entry into `out`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from anatomia_engine import codec, deps
+from anatomia_engine import messages as M
+
+# The engine's first two files compile from source too (no .pyc read or written), then every import does.
+BOOT = """\
+import sys
+sys.path[0] = sys.argv[1]
+sys.dont_write_bytecode, sys.pycache_prefix = True, "/dev/null/no-pycache"
+from anatomia_engine import deps
+sys.dont_write_bytecode, sys.pycache_prefix = False, None
+deps.start(sys.argv[1])
+from anatomia_engine import worker
+sys.exit(worker.serve(sys.argv[1]))
+"""
+ENTRY, ERROR, OUTPUT, CURRENT = "entry.json", "error.txt", "output.txt", "current.txt"
+_refused: list[str] = []   # kept even if the module catches the exception
+
+
+class Refused(Exception):
+    """A module did something its recorded inputs cannot reproduce."""
+
+
+def _refuse(message: str) -> None:
+    caller = next(f for f in reversed(traceback.extract_stack()) if f.filename != __file__)
+    _refused.append(f"{message} (at {caller.filename}:{caller.lineno})")
+    raise Refused(_refused[-1])
+
+
+def _refuse_global_random(where: str) -> None:
+    """Make NumPy's legacy global RandomState, `random`'s hidden one and unseeded `default_rng()` raise."""
+    import random
+
+    import numpy as np
+
+    def refusing(name: str):
+        return lambda *args, **kwargs: _refuse(M.text("global_random", where=where, name=name))
+
+    # NumPy's module-level functions on the global state that are not its bound methods
+    legacy = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
+    for module, label, more in ((np.random, "np.random", legacy), (random, "random", ())):
+        shared = module.random.__self__
+        for name in dir(module):
+            if getattr(getattr(module, name), "__self__", None) is shared or name in more:
+                setattr(module, name, refusing(f"{label}.{name}"))
+    seeded = np.random.default_rng
+
+    def default_rng(seed=None):
+        if seed is None:
+            _refuse(M.text("unseeded_rng", where=where))
+        return seeded(seed)
+
+    np.random.default_rng = default_rng
+
+
+_CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
+            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}   # audit event -> the paths it changes
+
+
+def _refuse_writes(docs: Path, where: str) -> None:
+    """An audit hook that stops any write, rename or removal under `docs`."""
+    folder = os.path.realpath(docs)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open":
+            changed = [args[0]] if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR) else []
+        else:
+            changed = [args[i] for i in _CHANGES.get(event, ())]
+        for path in changed:
+            if not isinstance(path, (str, bytes, os.PathLike)):
+                continue                                 # a file descriptor
+            path = os.path.realpath(os.fsdecode(path))
+            if deps.inside(path, folder):
+                name = os.path.relpath(path, os.path.dirname(folder))
+                _refuse(M.text("writes_docs", where=where, name=name))
+
+    sys.addaudithook(hook)
+
+
+def run_module(module_name: str, out: Path, root: Path) -> None:
+    """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from anatomia_engine.kit import KIND, Plot
+    from anatomia_engine.plot import STYLES, use_decimal_comma
+
+    short = module_name.split(".")[-1]
+    where = f"figures_src/{short}.py"
+
+    def now_running(what: str) -> None:
+        (out / CURRENT).write_text(what, encoding="utf-8")
+
+    deps.start(root, skip=(out,))
+    _refuse_global_random(where)
+    _refuse_writes(root / "docs", where)
+    module = importlib.import_module(module_name)
+    declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
+    values, figures, contents = {}, {}, {}
+    for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
+        now_running(f"{module_name}.{fn.__name__}()")
+        produced = fn()
+        if not isinstance(produced, dict):
+            raise TypeError(M.text("values_not_dict", type=type(produced).__name__))
+        for key, value in produced.items():
+            if key in values:
+                raise ValueError(M.text("value_twice", name=key, module=module_name))
+            values[key] = codec.value_entry(module_name, fn.__name__, key, value)
+    for fn in (f for f in declared if getattr(f, KIND, None) == "figure"):
+        name = fn.__name__
+        if name in values:
+            raise ValueError(M.text("value_and_figure", name=name, module=module_name))
+        files = {"csv": f"{name}.csv"}
+        for style in STYLES:
+            now_running(f"{module_name}.{name}(style={style.name!r})")
+            with matplotlib.rc_context({**style.rc(), "svg.hashsalt": f"{short}.{name}.{style.name}"}):
+                plot = fn(style)
+                if not isinstance(plot, Plot):
+                    raise TypeError(M.text("figure_not_plot", type=type(plot).__name__))
+                use_decimal_comma(plot.fig)
+                svg = io.StringIO()
+                # no date or creator, ids from the salt: the same bytes on every machine and build
+                plot.fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+                plt.close(plot.fig)
+            files[style.name] = f"{name}-{style.name}.svg"
+            contents[files[style.name]] = svg.getvalue()
+        contents[files["csv"]] = plot.table.to_csv()
+        table = codec.encode_value(plot.table, codec.table_where(module_name, name))
+        figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
+    if _refused:
+        raise Refused(_refused[0])
+    now_running(f"{module_name} (writing the result)")
+    result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
+    entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
+    (out / ENTRY).write_text(entry, encoding="utf-8")
+
+
+def _child(request: dict, root: str) -> None:
+    """Run the module of `request` within its time limit (SIGALRM's default action ends the process,
+    even inside a C loop); never returns."""
+    signal.setitimer(signal.ITIMER_REAL, request["limit"])
+    out = Path(request["out"])
+    code = 1
+    try:
+        out.mkdir()
+        with open(out / OUTPUT, "wb") as output:
+            os.dup2(output.fileno(), 1)
+            os.dup2(output.fileno(), 2)
+        sys.stdin = open(os.devnull)  # noqa: SIM115
+        deps.use_environment(request["env"])
+        (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
+        run_module(request["module"], out, Path(root))
+        code = 0
+    except BaseException as exc:
+        current = (out / CURRENT).read_text(encoding="utf-8")
+        if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
+            text = _refused[0] if _refused else str(exc)
+        elif isinstance(exc, SystemExit):
+            text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()
+        else:
+            text = "\n".join([*_refused[:1], f"in {current}:\n{traceback.format_exc()}"])
+        (out / ERROR).write_text(text, encoding="utf-8")
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve(root: str) -> int:
+    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
+    # what every module needs, imported once before forking ($MPLBACKEND is Agg)
+    import matplotlib.pyplot as plt
+
+    import anatomia_engine.kit  # noqa: F401
+    import anatomia_engine.plot  # noqa: F401
+
+    fig = plt.figure()
+    fig.text(0.5, 0.5, "0,5")                   # load the fonts once
+    fig.savefig(os.devnull, format="svg")
+    plt.close(fig)
+    replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
+    for line in sys.stdin.buffer:
+        waiting, running = json.loads(line), {}
+        while waiting or running:
+            while waiting and len(running) < (os.cpu_count() or 2):
+                request = waiting.pop(0)
+                pid = os.fork()
+                if pid == 0:
+                    replies.close()
+                    _child(request, root)
+                running[pid] = (request["id"], time.monotonic() + request["limit"] + 1)
+            pid, status = _next_end(running)
+            replies.write(json.dumps({"id": running.pop(pid)[0], "status": status}).encode() + b"\n")
+    return 0
+
+
+def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int]:
+    """(pid, exit code) of the next child to end; one still running a second past its limit (it caught
+    or blocked SIGALRM) is killed and reported as timed out."""
+    while True:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid:
+            return pid, os.waitstatus_to_exitcode(status)
+        for pid, (_, deadline) in running.items():
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return pid, -signal.SIGALRM
+        time.sleep(0.02)
