@@ -70,11 +70,16 @@ MEASURE_FIGURES = """async () => {
 }"""
 
 
+# A post's parts (the details sidebar, the text) as laid out: [class, top], or null on another page.
+POST_PARTS = """() => { const post = document.querySelector('.md-content--post');
+    return post && Array.from(post.children, (c) => [c.className, c.getBoundingClientRect().top]); }"""
+
+
 @pytest.fixture(scope="module")
 def on_a_phone(browser, server, built_site) -> dict[str, dict]:
     """Every page loaded once on a phone in the light scheme (the schemes set colours only:
-    tests/site/test_site.py checks the stylesheets): its width and what sticks out as loaded,
-    then, every box opened, its figures' text and the display formulas that scroll."""
+    tests/site/test_site.py checks the stylesheets): its width, what sticks out and a post's parts
+    as loaded, then, every box opened, its figures' text and the display formulas that scroll."""
     found = {}
     context = browser.new_context(color_scheme="light", **PHONE)
     page = context.new_page()
@@ -83,7 +88,8 @@ def on_a_phone(browser, server, built_site) -> dict[str, dict]:
             page.goto(server + path, wait_until="networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
             found[path] = {"width": width, "culprits": page.evaluate(CULPRITS) if width > 375 else [],
-                           "tables": page.evaluate(TABLES_OUT), "figures": page.evaluate(MEASURE_FIGURES),
+                           "tables": page.evaluate(TABLES_OUT), "post": page.evaluate(POST_PARTS),
+                           "figures": page.evaluate(MEASURE_FIGURES),
                            "formulas": page.evaluate(WIDE_FORMULAS)}
     finally:
         context.close()
@@ -249,15 +255,14 @@ def test_every_figure_is_legible_or_opens_full_size(phone, server, path):
     assert checked > 0, f"no figure with text checked on {path}"
 
 
-@pytest.mark.parametrize("path", ["/posty/llm-mechanizm-uwagi/", "/posty/glowy-indukcyjne/"])
-def test_a_posts_details_keep_their_place_above_the_text_so_loading_cannot_move_them(phone, server, path):
-    phone.goto(server + path, wait_until="networkidle")
-    order = phone.evaluate("""Array.from(document.querySelector('.md-content--post').children,
-        (c) => [c.className, c.getBoundingClientRect().top])""")
-    names = [name for name, _ in order]
-    assert [n.split()[-1] for n in names][:2] == ["md-sidebar--post", "md-typeset"], names
-    tops = [top for _, top in order]
-    assert tops == sorted(tops), order          # shown in page order: a paint mid-load shows the same
+def test_a_posts_details_keep_their_place_above_the_text_so_loading_cannot_move_them(on_a_phone):
+    posts = {path: seen["post"] for path, seen in on_a_phone.items() if seen["post"]}
+    assert posts, "no page of the site is a post: the check checks nothing"
+    for path, order in posts.items():
+        names = [name for name, _ in order]
+        assert [n.split()[-1] for n in names][:2] == ["md-sidebar--post", "md-typeset"], (path, names)
+        tops = [top for _, top in order]
+        assert tops == sorted(tops), (path, order)   # shown in page order: a paint mid-load shows the same
 
 
 def test_a_long_post_does_not_shift_while_it_loads_on_a_slow_phone(browser, server):
