@@ -1,5 +1,6 @@
 """Browser smoke test in headless Chromium: math typeset, figures load in both themes, offline,
-and no display formula wider than the column at 1280 px (on a phone: test_phone.py).
+and no display formula wider than the column at 1280 px (on a phone: test_phone.py). The same
+visits check the chrome's contrast (test_chrome.py) and the numbers' popovers (test_provenance.py).
 
 Serves a fresh build on 127.0.0.1 and fails on any request to another host. Needs Debian's
 chromium (.ci/run installs it); without it the tests are skipped with that reason.
@@ -12,7 +13,9 @@ from urllib.parse import urlparse
 import pytest
 
 from helpers import site_pages
+from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 from tests.browser.test_phone import WIDE_FORMULAS
+from tests.browser.test_provenance import check_numbers
 
 # `server` and `browser` come from conftest.py (the browser fixture skips without chromium).
 
@@ -53,10 +56,17 @@ def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, bui
         page = context.new_page()
         outside, failed = watch(page)
         formulas = 0
-        for path in site_pages(built_site):
+        pages = site_pages(built_site)
+        assert set(CHROME_TEXT) <= set(pages), sorted(set(CHROME_TEXT) - set(pages))
+        numbered = set(site_pages(built_site, containing='class="num"'))
+        for path in pages:
             outside.clear()
             failed.clear()
             page.goto(server + path, wait_until="networkidle")
+            if path in CHROME_TEXT:
+                check_chrome_contrast(page, path, scheme)
+            if scheme == "light" and path in numbered:   # the numbers' script works alike in both
+                check_numbers(page, path)
             formulas += check_page(page, path, scheme, outside, failed)
     finally:
         context.close()

@@ -1,12 +1,11 @@
 """The site's chrome in the browser: a working Polish 404 page at any depth, print, contrast of
-the chrome, links in text underlined (the static checks are in tests/site/test_chrome.py)."""
+the chrome (checked in tests/browser/test_browser.py's visits), links in text underlined (the
+static checks are in tests/site/test_chrome.py)."""
 
 from __future__ import annotations
 
 import re
 from urllib.parse import urlparse
-
-import pytest
 
 
 def test_404_page_works_at_any_depth(browser, server):
@@ -96,20 +95,14 @@ CHROME_TEXT = {
 }
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", CHROME_TEXT)
-def test_chrome_text_has_contrast_of_4_5(browser, server, scheme, path):
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    try:
-        page.goto(server + path, wait_until="networkidle")
-        for selector in CHROME_TEXT[path]:
-            ratios = page.evaluate(CONTRAST, selector)
-            assert ratios, f"nothing matches {selector}"
-            low = [(text, round(r, 2)) for text, r in ratios if r < 4.5]
-            assert low == [], f"{scheme} {path} {selector}: {low}"
-    finally:
-        context.close()
+def check_chrome_contrast(page, path: str, scheme: str) -> None:
+    """The chrome's texts of CHROME_TEXT[path] on the loaded `page` keep a contrast of 4.5:
+    tests/browser/test_browser.py calls it in its visits of those pages in both schemes."""
+    for selector in CHROME_TEXT[path]:
+        ratios = page.evaluate(CONTRAST, selector)
+        assert ratios, f"nothing matches {selector}"
+        low = [(text, round(r, 2)) for text, r in ratios if r < 4.5]
+        assert low == [], f"{scheme} {path} {selector}: {low}"
 
 
 LINKS = "article p a[href]:not(.footnote-backref):not(.footnote-ref)"

@@ -10,9 +10,10 @@ computes are compared with attn_core.scaled_dot_product_attention.
 from __future__ import annotations
 
 import contextlib
+import http.server
 import json
 import re
-import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ import pytest
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, fmt_vec
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import explorer
-from helpers import copy_project, mkdocs_build, serving
+from helpers import serving
 
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
 XSS = "<img src=x onerror=window.__xss=1>"
@@ -249,22 +250,34 @@ def test_number_format_mirrors_python(page):
     assert cells == shown
 
 
-def test_explorer_survives_instant_navigation(browser, tmp_path):
+class InstantNavigation(http.server.SimpleHTTPRequestHandler):
+    """The build served as if mkdocs.yml listed the feature navigation.instant and site_url were
+    this server: Material reads its features from each page's __config at run time (its templates
+    test only navigation.instant.progress), and its instant navigation intercepts only the links
+    to addresses in sitemap.xml on the same host and port."""
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        path = path / "index.html" if path.is_dir() else path
+        if path.suffix not in (".html", ".xml") or not path.is_file():
+            return super().do_GET()
+        text = path.read_text(encoding="utf-8")
+        text = text.replace('"features": [', '"features": ["navigation.instant", ', 1)
+        body = re.sub(r"<loc>https?://[^/<]+/", f"<loc>http://{self.headers['Host']}/", text).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/xml" if path.suffix == ".xml" else "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):  # keep pytest's output clean
+        pass
+
+
+def test_explorer_survives_instant_navigation(browser, built_site):
     """With Material's navigation.instant on, pages are swapped without a reload and inline
     scripts re-created; the explorer must still start, once, on every visit."""
-    with socket.socket() as sock:  # a free port: instant navigation needs site_url to match
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    project = copy_project(tmp_path / "project")
-    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
-    config = re.sub(r"(?m)^site_url:.*\n", "", config)  # Material's sitemap needs the real URL
-    config = f"site_url: http://127.0.0.1:{port}/\n" + config
-    config, found = re.subn(r"(?m)^(  features:\n)", r"\1    - navigation.instant\n", config)
-    assert found == 1, "mkdocs.yml has no theme 'features:' list to add navigation.instant to"
-    (project / "mkdocs.yml").write_text(config, encoding="utf-8")
-    proc = mkdocs_build(project, tmp_path / "site")
-    assert proc.returncode == 0, proc.stderr
-    with serving(tmp_path / "site", port) as base, offline_page(browser, base) as pg:
+    with serving(built_site, handler=InstantNavigation) as base, offline_page(browser, base) as pg:
         pg.goto(f"{base}/")
         pg.wait_for_load_state("networkidle")  # Material reads sitemap.xml before it intercepts
         pg.evaluate("() => { window.__sameDocument = true; }")

@@ -1,6 +1,7 @@
-"""Phones (375×812): no page is wider than the screen, no display formula scrolls sideways (where
-one must, on a narrower screen, it scrolls inside its own box with a cue), every figure's text is
-at least 8 CSS px on the page, and the figures of the long pages are legible: their smallest text
+"""Phones (375×812): no page is wider than the screen (with JavaScript off too, where math must
+be laid out as MathML), no display formula scrolls sideways (where one must, on a narrower
+screen, it scrolls inside its own box with a cue), every figure's text is at least 8 CSS px on
+the page, and the figures of the long pages are legible: their smallest text
 at least 9 CSS px as shown, or once opened full size with a tap (phone.js). Pages come from
 sitemap.xml; each is loaded once for the checks that only read it."""
 
@@ -69,11 +70,16 @@ MEASURE_FIGURES = """async () => {
 }"""
 
 
+# A post's parts (the details sidebar, the text) as laid out: [class, top], or null on another page.
+POST_PARTS = """() => { const post = document.querySelector('.md-content--post');
+    return post && Array.from(post.children, (c) => [c.className, c.getBoundingClientRect().top]); }"""
+
+
 @pytest.fixture(scope="module")
 def on_a_phone(browser, server, built_site) -> dict[str, dict]:
     """Every page loaded once on a phone in the light scheme (the schemes set colours only:
-    tests/site/test_site.py checks the stylesheets): its width and what sticks out as loaded,
-    then, every box opened, its figures' text and the display formulas that scroll."""
+    tests/site/test_site.py checks the stylesheets): its width, what sticks out and a post's parts
+    as loaded, then, every box opened, its figures' text and the display formulas that scroll."""
     found = {}
     context = browser.new_context(color_scheme="light", **PHONE)
     page = context.new_page()
@@ -82,7 +88,8 @@ def on_a_phone(browser, server, built_site) -> dict[str, dict]:
             page.goto(server + path, wait_until="networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
             found[path] = {"width": width, "culprits": page.evaluate(CULPRITS) if width > 375 else [],
-                           "tables": page.evaluate(TABLES_OUT), "figures": page.evaluate(MEASURE_FIGURES),
+                           "tables": page.evaluate(TABLES_OUT), "post": page.evaluate(POST_PARTS),
+                           "figures": page.evaluate(MEASURE_FIGURES),
                            "formulas": page.evaluate(WIDE_FORMULAS)}
     finally:
         context.close()
@@ -95,17 +102,55 @@ def test_no_page_nor_table_is_wider_than_the_screen(on_a_phone):
         assert seen["tables"] == [], f"tables stick out of their box on {path}"
 
 
-def test_no_page_is_wider_than_the_screen_without_javascript(browser, server, built_site):
+# Every formula is MathML the browser lays out as math: its box has a size, and a fraction's
+# numerator sits above its denominator (as inline text they would sit side by side).
+MATH_LAYOUT = """() => {
+    const all = [...document.querySelectorAll('article .arithmatex')];   // details opened first
+    const empty = all.filter(el => {
+        const m = el.querySelector('math');
+        if (!m) return true;
+        const r = m.getBoundingClientRect();
+        return !(r.width > 0 && r.height > 0);
+    }).map(el => el.textContent.slice(0, 60));
+    const fracs = [...document.querySelectorAll('article mfrac')].map(f => {
+            const [num, den] = [...f.children].map(c => c.getBoundingClientRect());
+            return num.bottom <= den.top + 1 && num.width > 0 && den.width > 0;
+        });
+    return {total: all.length, empty, fracs: fracs.length, stacked: fracs.filter(Boolean).length,
+            family: all.length ? getComputedStyle(all[0].querySelector('math')).fontFamily : ''};
+}"""
+
+
+def test_without_javascript_pages_fit_the_screen_and_math_is_laid_out(browser, server, built_site):
+    """Math is typeset at build time (anatomia_engine/katex.py): without JavaScript no `\\(`…`\\)`
+    is left, every formula is MathML that the browser lays out as math (a fraction's numerator
+    above its denominator), in the site's own math font."""
     context = browser.new_context(color_scheme="light", java_script_enabled=False, **PHONE)
     page = context.new_page()
+    fractions = 0
     try:
+        with_math = site_pages(built_site, "<math")
         for path in site_pages(built_site):
             page.goto(server + path, wait_until="networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 375:
                 pytest.fail(f"{path} is {width} px wide at 375 px: {page.evaluate(CULPRITS)}")
+            if path not in with_math:
+                continue
+            text = page.evaluate("document.querySelector('article').innerText")
+            for delim in ("\\(", "\\)", "\\[", "\\]"):
+                assert delim not in text, f"raw TeX {delim!r} visible on {path} without JavaScript"
+            page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            layout = page.evaluate(MATH_LAYOUT)
+            assert layout["total"] > 0, f"no formula on {path}"
+            assert layout["empty"] == [], f"formulas without a MathML box on {path}: {layout['empty'][:5]}"
+            assert layout["stacked"] == layout["fracs"], f"fractions not laid out as math on {path}: {layout}"
+            fractions += layout["fracs"]
+            # A math face (with an OpenType MATH table) is asked for, not the prose font.
+            assert "Math" in layout["family"] and layout["family"].rstrip().endswith("math"), layout
     finally:
         context.close()
+    assert fractions > 0, "no visible fraction on any page: the layout check checks nothing"
 
 
 def test_display_formulas_fit_the_column(on_a_phone):
@@ -210,15 +255,14 @@ def test_every_figure_is_legible_or_opens_full_size(phone, server, path):
     assert checked > 0, f"no figure with text checked on {path}"
 
 
-@pytest.mark.parametrize("path", ["/posty/llm-mechanizm-uwagi/", "/posty/glowy-indukcyjne/"])
-def test_a_posts_details_keep_their_place_above_the_text_so_loading_cannot_move_them(phone, server, path):
-    phone.goto(server + path, wait_until="networkidle")
-    order = phone.evaluate("""Array.from(document.querySelector('.md-content--post').children,
-        (c) => [c.className, c.getBoundingClientRect().top])""")
-    names = [name for name, _ in order]
-    assert [n.split()[-1] for n in names][:2] == ["md-sidebar--post", "md-typeset"], names
-    tops = [top for _, top in order]
-    assert tops == sorted(tops), order          # shown in page order: a paint mid-load shows the same
+def test_a_posts_details_keep_their_place_above_the_text_so_loading_cannot_move_them(on_a_phone):
+    posts = {path: seen["post"] for path, seen in on_a_phone.items() if seen["post"]}
+    assert posts, "no page of the site is a post: the check checks nothing"
+    for path, order in posts.items():
+        names = [name for name, _ in order]
+        assert [n.split()[-1] for n in names][:2] == ["md-sidebar--post", "md-typeset"], (path, names)
+        tops = [top for _, top in order]
+        assert tops == sorted(tops), (path, order)   # shown in page order: a paint mid-load shows the same
 
 
 def test_a_long_post_does_not_shift_while_it_loads_on_a_slow_phone(browser, server):

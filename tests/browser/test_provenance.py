@@ -5,7 +5,8 @@ contract: span.num with data-exact, data-what, data-source + data-function or da
 the site's provenance.js and provenance.css. The popover must give the same information on hover,
 keyboard focus and tap, close with Escape, stay inside a 375 px screen, and be the number's
 accessible description (heard once: the name is the number as printed, no title attribute).
-The real site is checked too: every number there is focusable and opens its popover.
+The real site is checked too, in tests/browser/test_browser.py's visits (check_numbers): every
+number there is focusable and opens its popover.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import shutil
 
 import pytest
 
-from helpers import REPO, serving, site_pages
+from helpers import REPO, serving
 
 NUMS = [
     # (id, text, attributes) — what the engine emits for a computed and for a quoted number
@@ -155,23 +156,20 @@ def test_tap_opens_stays_open_and_tap_elsewhere_closes(browser, fixture_site):
         context.close()
 
 
-def test_every_number_on_the_site_is_focusable_and_opens(browser, server, built_site):
-    context = browser.new_context()
-    page = context.new_page()
-    try:
-        for path in site_pages(built_site, containing='class="num"'):
-            page.goto(server + path, wait_until="load")
-            nums = page.evaluate("""() => [...document.querySelectorAll('article .num')].map(n => ({
-                tab: n.tabIndex, title: n.getAttribute('title'), exact: n.dataset.exact || null}))""")
-            assert nums, f"{path} has no numbers in its article"
-            assert all(n["tab"] == 0 for n in nums), f"a number on {path} is not in the tab order"
-            assert all(n["title"] is None for n in nums), f"a number on {path} still has a title attribute"
-            count = len(nums)
-            for i in sorted({0, count // 2, count - 1}):
-                page.evaluate("(i) => document.querySelectorAll('article .num')[i].focus()", i)
-                state = tip_state(page)
-                assert state["shown"], f"number {i} on {path} did not open its popover"
-                if nums[i]["exact"]:
-                    assert nums[i]["exact"] in state["text"]
-    finally:
-        context.close()
+def check_numbers(page, path: str) -> None:
+    """Every number in the article of the loaded `page` is focusable, has no title and opens its
+    popover (the first, middle and last are opened): tests/browser/test_browser.py calls it on
+    every page of the site that has numbers, in its light visits."""
+    nums = page.evaluate("""() => [...document.querySelectorAll('article .num')].map(n => ({
+        tab: n.tabIndex, title: n.getAttribute('title'), exact: n.dataset.exact || null}))""")
+    assert nums, f"{path} has no numbers in its article"
+    assert all(n["tab"] == 0 for n in nums), f"a number on {path} is not in the tab order"
+    assert all(n["title"] is None for n in nums), f"a number on {path} still has a title attribute"
+    count = len(nums)
+    for i in sorted({0, count // 2, count - 1}):
+        page.evaluate("(i) => document.querySelectorAll('article .num')[i].focus()", i)
+        state = tip_state(page)
+        assert state["shown"], f"number {i} on {path} did not open its popover"
+        if nums[i]["exact"]:
+            assert nums[i]["exact"] in state["text"]
+    page.evaluate("document.activeElement.blur()")

@@ -56,6 +56,8 @@ RAW_HTML = [   # each broken in its own way; one build reports them all, each at
 MARKDOWN = [
     ("Zobacz [tę stronę](nie-ma.md).",
      "Doc file 'inne.md' contains a link 'nie-ma.md', but the target is not found"),
+    ("![Rysunek](figures/demo/brak.svg)",
+     "Doc file 'inne.md' contains a link 'figures/demo/brak.svg', but the target is not found"),
     ("Wróć do [kroku 98](#krok-98).",
      "Doc file 'inne.md' contains a link '#krok-98', but there is no such anchor on this page"),
     ("Zobacz [wstęp](index.md#nie-ma-takiej-sekcji).",

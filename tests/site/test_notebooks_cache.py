@@ -6,6 +6,7 @@ does not execute it again. Small projects in tmp_path."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -29,7 +30,10 @@ def __getattr__(name):
 @pytest.fixture
 def project(tmp_path) -> Path:
     """A three-cell notebook, a lazy attn_core (like the real one) and figures_src."""
-    root = tmp_path / "mini"
+    return make_project(tmp_path / "mini")
+
+
+def make_project(root: Path) -> Path:
     (root / "docs" / "laby").mkdir(parents=True)
     (root / "attn_core").mkdir()
     (root / "figures_src").mkdir()
@@ -62,8 +66,28 @@ def deps_of(built: notebooks.Built, root: Path) -> list[Path]:
     return deps.inputs(built.deps, root)
 
 
-def test_the_depfile_names_what_the_kernel_loaded(project, tmp_path):
-    built = build(project, tmp_path / "cache")
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory) -> tuple[Path, Path, notebooks.Built]:
+    """The project with its notebook executed once: (project, its cache, that build). A test that
+    edits it works on a copy of both (the entry names paths relative to the project)."""
+    folder = tmp_path_factory.mktemp("executed")
+    root = make_project(folder / "mini")
+    first = build(root, folder / "cache")
+    assert first.seconds is not None and "[[2. 4.]]" in printed(first)
+    return root, folder / "cache", first
+
+
+@pytest.fixture
+def copied(executed, tmp_path) -> tuple[Path, Path]:
+    """A copy of the executed project and of its cache, which the copy reuses."""
+    project = shutil.copytree(executed[0], tmp_path / "mini")
+    cache = shutil.copytree(executed[1], tmp_path / "cache")
+    assert build(project, cache).seconds is None
+    return project, cache
+
+
+def test_the_depfile_names_what_the_kernel_loaded(executed):
+    project, _, built = executed
     files = built.deps["files"]
     assert {"attn_core/__init__.py", "attn_core/scale.py", "figures_src/mini.py", "figures_src/_base.py",
             "docs/laby/mini.py", "requirements.lock"} <= set(files)
@@ -80,20 +104,17 @@ def test_the_depfile_names_what_the_kernel_loaded(project, tmp_path):
     ("requirements.lock", "numpy==2\n", True),
     ("docs/laby/mini.py", "# %% [markdown]\n# # Mini\n\n# %%\nprint(1)\n", True),
 ])
-def test_executed_again_exactly_when_something_it_loaded_changed(project, tmp_path, path, text, effect):
-    cache = tmp_path / "cache"
-    first = build(project, cache)
-    assert first.seconds is not None and "[[2. 4.]]" in printed(first)
-    assert build(project, cache).seconds is None                     # cached
+def test_executed_again_exactly_when_something_it_loaded_changed(executed, copied, path, text, effect):
+    first = executed[2]
+    project, cache = copied                                          # cached
     (project / path).write_text(text)
     again = build(project, cache)
     assert (again.seconds is not None) == effect
     assert (again.key != first.key) == effect
 
 
-def test_a_new_import_in_the_notebook_is_followed(project, tmp_path):
-    cache = tmp_path / "cache"
-    build(project, cache)
+def test_a_new_import_in_the_notebook_is_followed(copied):
+    project, cache = copied
     source = project / "docs" / "laby" / "mini.py"
     source.write_text(source.read_text() + "\n# %%\nfrom attn_core import OTHER\nprint(OTHER)\n")
     assert build(project, cache).seconds is not None
@@ -102,9 +123,8 @@ def test_a_new_import_in_the_notebook_is_followed(project, tmp_path):
     assert again.seconds is not None and "7" in printed(again)
 
 
-def test_an_altered_entry_is_not_trusted(project, tmp_path, caplog):
-    cache = tmp_path / "cache"
-    build(project, cache)
+def test_an_altered_entry_is_not_trusted(copied, caplog):
+    project, cache = copied
     (entry,) = cache.glob("*.json")
     head, _, body = entry.read_bytes().partition(b"\n")
     kept = json.loads(body)

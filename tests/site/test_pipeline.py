@@ -160,11 +160,9 @@ def test_changing_attn_core_changes_the_page(project, tmp_path):
      r"'weight < pair\[0\]' does not hold \(weight = 0\.6456563062257954; pair = \[0\.35"),
     (lambda p: p.replace('figure("bars")', 'figure("brak")'),
      r"docs/index\.md:12: .*unknown value 'brak'"),
-    (lambda p: p + "\n[link](nie-ma.md)\n", r"nie-ma\.md.*not found|not found.*nie-ma\.md"),
-    (lambda p: p + "\n![obraz](figures/demo/brak.svg)\n", r"brak\.svg"),
-    (lambda p: p + "\n[kotwica](inne.md#nie-ma-takiej)\n", r"nie-ma-takiej"),
 ])
 def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, expected):
+    """Broken links and images: tests/site/test_links.py (each kind at its line, in one build)."""
     page = project / "docs" / "index.md"
     page.write_text(edit(page.read_text()))
     proc = mkdocs_build(project, tmp_path / "site")
@@ -172,21 +170,26 @@ def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, ex
     assert re.search(expected, proc.stderr), proc.stderr[-3000:]
 
 
-@pytest.mark.parametrize(("edit", "expected"), [
-    (lambda s: s.replace("bar_chart(ax", "1 / 0\n    bar_chart(ax"),
-     r"figures_src/demo\.py failed:\nin figures_src\.demo\.bars\(style='light'\):\nTraceback.*"
+MODULE_ERRORS = [   # (module, its source from demo.py's, the message); each a module of its own
+    ("zero", lambda s: s.replace("bar_chart(ax", "1 / 0\n    bar_chart(ax"),
+     r"figures_src/zero\.py failed:\nin figures_src\.zero\.bars\(style='light'\):\nTraceback.*"
      r"ZeroDivisionError"),
-    (lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),
-     r"figures_src/demo\.py: numbers\(\) returned 'weight' with NaN: a published number must be finite"),
-    (lambda s: s.replace("import numpy as np", "import numpy as np\nimport no_such_module"),
-     r"in figures_src\.demo \(import\).*ModuleNotFoundError: No module named 'no_such_module'"),
-])
-def test_module_errors_stop_the_build_naming_module_and_function(project, tmp_path, edit, expected):
-    demo = project / "figures_src" / "demo.py"
-    demo.write_text(edit(demo.read_text()))
+    ("nan", lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),
+     r"figures_src/nan\.py: numbers\(\) returned 'weight' with NaN: a published number must be finite"),
+    ("missing", lambda s: s.replace("import numpy as np", "import numpy as np\nimport no_such_module"),
+     r"in figures_src\.missing \(import\).*ModuleNotFoundError: No module named 'no_such_module'"),
+]
+
+
+def test_module_errors_stop_the_build_naming_module_and_function(project, tmp_path):
+    """The runner reports every failed module of a build: one build for all of them."""
+    demo = (project / "figures_src" / "demo.py").read_text()
+    for name, edit, _ in MODULE_ERRORS:
+        (project / "figures_src" / f"{name}.py").write_text(edit(demo))
     proc = mkdocs_build(project, tmp_path / "site")
     assert proc.returncode != 0
-    assert re.search(expected, proc.stderr, re.DOTALL), proc.stderr[-3000:]
+    for name, _, expected in MODULE_ERRORS:
+        assert re.search(expected, proc.stderr, re.DOTALL), (name, proc.stderr[-3000:])
 
 
 def save(path: Path, text: str) -> None:

@@ -49,7 +49,9 @@ def mini(tmp_path) -> Path:
 # --- NaN and infinities -----------------------------------------------------------------------
 
 
-def test_real_project_build_stops_on_a_nan_naming_module_function_and_value(tmp_path):
+def test_real_project_build_stops_on_a_nan_or_an_exit_naming_module_function_and_value(tmp_path):
+    """Two modules fail in one build (the runner reports every failed module): one publishes a
+    NaN, one ends its process."""
     project = copy_project(tmp_path / "proj")
     path = project / "figures_src" / "quadratic_cost.py"
     path.write_text(path.read_text() + textwrap.dedent("""
@@ -58,13 +60,17 @@ def test_real_project_build_stops_on_a_nan_naming_module_function_and_value(tmp_
         def broken_ratio():
             return {"ratio_of_nothing": np.float64(0.0) / np.float64(0.0)}
         """))
+    path = project / "figures_src" / "multi_head.py"
+    path.write_text(path.read_text() + "\nimport sys\nsys.exit(0)\n")
     proc = mkdocs_build(project, tmp_path / "site")
     log = proc.stdout + proc.stderr
     assert proc.returncode != 0
     expected = "figures_src/quadratic_cost.py: broken_ratio() returned 'ratio_of_nothing' with NaN"
     assert expected in log, log[-3000:]
     assert "Traceback" not in log.split("broken_ratio", 1)[0][-200:]
+    assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
     assert not (tmp_path / "site").exists()
+    assert kept(project, "multi_head") is None
 
 
 def test_real_masked_scores_keep_minus_inf(tmp_path):
@@ -86,18 +92,6 @@ def test_the_time_limit_is_set_by_the_environment_for_every_module(tmp_path):
     assert proc.returncode == 3, proc.stderr[-2000:]
     assert "figures_src/scaling.py did not finish within its time limit of 3 s" in proc.stderr
     assert "figures_src.scaling (import)" in proc.stderr
-
-
-def test_real_module_ending_the_process_fails_the_build(tmp_path):
-    project = copy_project(tmp_path / "proj")
-    path = project / "figures_src" / "multi_head.py"
-    path.write_text(path.read_text() + "\nimport sys\nsys.exit(0)\n")
-    proc = mkdocs_build(project, tmp_path / "site")
-    log = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert "figures_src.multi_head (import) called sys.exit(0)" in log, log[-3000:]
-    assert not (tmp_path / "site").exists()
-    assert kept(project, "multi_head") is None
 
 
 # --- never stale: the depfile -------------------------------------------------------------------
