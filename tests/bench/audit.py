@@ -14,7 +14,10 @@ in the Makefile) and one line per page gives the median performance score (lowes
 accessibility score, the median LCP and TBT, the highest CLS. Exits 1 when a page misses issue 21's
 goal: median LCP at most 2,5 s, CLS 0 and accessibility 100 in every run, naming the failing audits.
 
-    .venv/bin/python tests/bench/audit.py [site_dir] [--runs N]
+    .venv/bin/python tests/bench/audit.py [site_dir] [--runs N] [--page PATH ...]
+
+--page (repeatable) audits only the pages named (e.g. --page /laby/lab-3/), for an A/B comparison
+of two builds in the same minutes.
 """
 
 from __future__ import annotations
@@ -114,6 +117,11 @@ def main() -> int:
         at = args.index("--runs")
         runs = int(args[at + 1])
         del args[at:at + 2]
+    only = []
+    while "--page" in args:
+        at = args.index("--page")
+        only.append(args[at + 1])
+        del args[at:at + 2]
     if runs < 1:
         print("--runs must be at least 1", file=sys.stderr)
         return 2
@@ -124,6 +132,11 @@ def main() -> int:
     if not LIGHTHOUSE.exists():
         print(f"{LIGHTHOUSE} is missing: run 'make docs' (npm ci installs lighthouse)", file=sys.stderr)
         return 2
+    unknown = sorted(set(only) - set(pages(site)))
+    if unknown:
+        print(f"no such page in {site}: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    chosen = [path for path in pages(site) if path in only or not only]
     below = []
     with serving(site, handler=_StaticHostHandler) as base, tempfile.TemporaryDirectory() as tmp:
         print(f"Lighthouse, mobile (simulated throttling), served with gzip and keep-alive, {runs} "
@@ -131,7 +144,7 @@ def main() -> int:
               f"{GOAL['accessibility']} in every run")
         print(f"{'page':34} {'perf':>5} {'(min-max)':>10} {'a11y':>5} {'LCP s':>6} {'TBT ms':>7} "
               f"{'CLS':>6}  failing a11y audits")
-        for i, path in enumerate(pages(site)):
+        for i, path in enumerate(chosen):
             found = [measure(audit(base + path, Path(tmp) / f"{i}-{k}.json")) for k in range(runs)]
             perfs = [m["perf"] for m in found]
             lcp = statistics.median(m["lcp"] for m in found)
