@@ -93,3 +93,45 @@ def test_what_is_painted_before_the_page_has_arrived_never_moves(browser, server
         context.close()
     assert cuts > 0, "no cut was made: the check checks nothing"
     assert not moved, f"elements painted early move later at {width} px:\n" + "\n".join(moved)
+
+
+GROW_FORMULA = """async () => {
+  const frames = n => new Promise(done => {
+    const step = k => k ? requestAnimationFrame(() => step(k - 1)) : setTimeout(done, 100);
+    step(n);
+  });
+  const math = [...document.querySelectorAll('article math[display="block"]')]
+    .sort((a, b) => b.querySelector('semantics').firstElementChild.children.length
+                    - a.querySelector('semantics').firstElementChild.children.length)[0];
+  const semantics = math.querySelector('semantics');
+  const row = semantics.firstElementChild;
+  const annotation = semantics.querySelector(':scope > annotation');
+  const rest = [...row.children].slice(Math.ceil(row.children.length / 2));
+  rest.forEach(child => child.remove());
+  annotation.remove();
+  math.scrollIntoView({block: 'center'});
+  await frames(3);
+  let shift = 0;
+  new PerformanceObserver(list => list.getEntries().forEach(e => { shift += e.value; }))
+    .observe({type: 'layout-shift'});
+  rest.forEach(child => row.appendChild(child));
+  semantics.appendChild(annotation);
+  await frames(3);
+  return [shift, getComputedStyle(math).visibility];
+}"""
+
+
+def test_a_formula_painted_before_it_has_all_arrived_does_not_move(browser, server, built_site):
+    """The parser may yield inside a display formula: the part painted must not move when the rest
+    arrives (math.css shows a formula once its last part, the annotation, is there). The block
+    formula with the most parts on the first page that has one grows from its first half."""
+    path = site_pages(built_site, containing='<math display="block"')[0]
+    context = browser.new_context(viewport={"width": 1280, "height": HEIGHT})
+    try:
+        page = context.new_page()
+        page.goto(server + path, wait_until="networkidle")
+        shift, visibility = page.evaluate(GROW_FORMULA)
+        assert visibility == "visible", f"the whole formula on {path} is not shown"
+        assert shift == 0, f"a formula on {path} moved by {shift} while the rest of it arrived"
+    finally:
+        context.close()

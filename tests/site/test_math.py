@@ -103,6 +103,18 @@ def test_the_math_font_has_every_character_the_formulas_show(built_site):
         f"--output-file=docs/stylesheets/temml/{font.name}")
 
 
+def test_every_formula_ends_with_its_tex_source(built_site):
+    """math.css shows a formula once its <annotation> (the TeX source, its last part) has arrived,
+    so that a formula painted while the page is still arriving never grows in place: a formula
+    without one at its end would stay hidden, or be shown before it is whole."""
+    formulas = [(page.relative_to(built_site), mathml) for page in built_site.rglob("*.html")
+                for mathml in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), flags=re.S)]
+    assert len(formulas) > 50, "no formulas read: the check checks nothing"
+    ending = re.compile(r"<annotation\b[^>]*>[^<]*</annotation>\s*</semantics>\s*</math>$")
+    bad = [f"{page}: {mathml[:80]}" for page, mathml in formulas if not ending.search(mathml)]
+    assert not bad, "formulas that do not end with their TeX source:\n" + "\n".join(bad[:10])
+
+
 def test_no_page_ships_a_math_script_on_first_load(built_site):
     for page in built_site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
