@@ -19,20 +19,24 @@ from anatomia_engine import messages as M
 
 # Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
-KINDS = ("computed", "notebooks", "pages", "search")   # the folders of this format
+KINDS = ("computed", "notebooks", "pages", "search")   # the folders of this format: prune_others keeps them
 
 
 def folder(root: Path, kind: str) -> Path:
-    """The folder of one kind of result in the project at `root`."""
+    """The folder of one kind of result in the project at `root`; a kind not in KINDS is refused, as
+    every build would remove its folder."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown cache kind {kind!r}: add it to store.KINDS")
     return Path(root, ".cache", "anatomia", kind)
 
 
 def prune_others(root: Path) -> None:
     """Remove what earlier formats left in `.cache/anatomia/`: other folders, and folders in these."""
-    for path in folder(root, "").glob("*/"):
+    base = Path(root, ".cache", "anatomia")
+    for path in base.glob("*/"):
         if path.name not in KINDS:
             shutil.rmtree(path, ignore_errors=True)
-    for path in folder(root, "").glob("*/*/"):
+    for path in base.glob("*/*/"):
         shutil.rmtree(path, ignore_errors=True)
 
 

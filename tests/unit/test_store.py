@@ -9,6 +9,8 @@ import os
 import pickle
 import time
 
+import pytest
+
 from anatomia_engine import links, store
 
 
@@ -120,11 +122,16 @@ def test_an_unreadable_entry_is_reported_and_an_unwritable_store_is_skipped_once
 
 
 def test_what_earlier_formats_left_in_the_cache_is_removed(tmp_path):
-    base = store.folder(tmp_path, "")
+    base = tmp_path / ".cache" / "anatomia"
     for kind in ("katex", "links", "notebooks/0123abcd", "computed"):
-        store.folder(tmp_path, kind).mkdir(parents=True)
+        (base / kind).mkdir(parents=True)
     (base / "notebooks" / "0123abcd" / "page.ipynb").write_text("{}")
     store.Store(base / "notebooks", ".json").put("k", b"1")
     store.prune_others(tmp_path)
     left = sorted(p.relative_to(base).as_posix() for p in base.rglob("*"))
     assert left == ["computed", "notebooks", "notebooks/k.json"]
+
+
+def test_a_kind_of_result_the_pruning_would_remove_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="store.KINDS"):
+        store.folder(tmp_path, "katex")
