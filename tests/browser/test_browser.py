@@ -67,6 +67,9 @@ def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, bui
                 check_chrome_contrast(page, path, scheme)
             if scheme == "light" and path in numbered:   # the numbers' script works alike in both
                 check_numbers(page, path)
+            # A font the checks made the page draw (a popover's text) loads before the failures are
+            # read: else its request is cut by the next page's navigation and counted against that page.
+            page.evaluate("document.fonts.ready.then(() => true)")
             formulas += check_page(page, path, scheme, outside, failed)
     finally:
         context.close()
