@@ -27,6 +27,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import deps, links, placeholders, runner, store
 from anatomia_engine import messages as M
@@ -47,7 +48,7 @@ _REPORT = ("from IPython.display import display as _display\n"
            "_display({{'application/json': _deps.snapshot(_Path({root!r}))}}, raw=True)\n")
 
 
-class NotebookError(Exception):
+class NotebookError(BuildError):
     """The notebook cannot be published; the message starts with the file (and line)."""
 
 
@@ -242,7 +243,7 @@ def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: 
     return Built(key, entry["page"], entry["download"], figures, seconds, entry["deps"])
 
 
-def material_html(html_text: str) -> str:
+def material_html(html_text: str, where: str) -> str:
     """mkdocs-jupyter's HTML reduced to the notebook, one `div.jp-Cell` per cell.
 
     Its template (0.26.3: no option for any) puts ~590 KB of JupyterLab CSS and scripts before the cells
@@ -250,7 +251,7 @@ def material_html(html_text: str) -> str:
     and whitespace spans, permalinks take the theme's class, math is written as arithmatex writes it."""
     start = html_text.find('<div class="jupyter-wrapper">')
     if start < 0:
-        raise NotebookError(M.text("no_wrapper"))
+        raise NotebookError(f"{where}: " + M.text("no_wrapper"))
     soup = BeautifulSoup(html_text[start:], "html.parser")
     wrapper = soup.select_one("div.jupyter-wrapper")
     for cell in wrapper.select("div.jp-Cell[id]"):

@@ -62,10 +62,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
             notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
                              if self._is_notebook(file.src_uri)}
-            try:
-                self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
-            except runner.ComputeError as exc:
-                raise PluginError(str(exc)) from None
+            self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
         if ran:
             log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
                      time.perf_counter() - started, len(self.results) - len(ran))
@@ -74,10 +71,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
                 files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}", content=text))
         self.copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-") if notebooks_run else None
         for file, run in notebooks_run.items():
-            try:
-                built = run.result()
-            except (notebooks.NotebookError, markdown.TemplateError) as exc:
-                raise PluginError(str(exc)) from None
+            built = run.result()
             log.info("%s/%s: %s (key %s)", self.docs_name, file.src_uri, "outputs from the cache"
                      if built.seconds is None else f"executed in {built.seconds:.1f} s", built.key[:12])
             # mkdocs-jupyter renders the executed copy (page.ipynb); the download goes beside the page
@@ -112,25 +106,19 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.search_meta[page.url] = search_pl.own_search_meta(page.meta)
         if not page.file.src_uri.endswith(".md"):    # notebooks are rendered by mkdocs-jupyter
             return None
-        try:
-            return markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
-                                                            self.docs_name), self.results, meta=page.meta)
-        except markdown.TemplateError as exc:
-            raise PluginError(str(exc)) from None
+        return markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
+                                                        self.docs_name), self.results, meta=page.meta)
 
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
-        try:
-            if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
-                name = store.key(html, store.source_of(notebooks))
-                kept = self.pages.get(name, where)
-                if kept is None:
-                    kept = notebooks.material_html(html).encode("utf-8")
-                    self.pages.put(name, kept)
-                html = kept.decode("utf-8")
-            return katex.render_html(html, where)
-        except notebooks.NotebookError as exc:
-            raise PluginError(f"{where}: {exc}") from None
+        if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
+            name = store.key(html, store.source_of(notebooks))
+            kept = self.pages.get(name, where)
+            if kept is None:
+                kept = notebooks.material_html(html, where).encode("utf-8")
+                self.pages.put(name, kept)
+            html = kept.decode("utf-8")
+        return katex.render_html(html, where)
 
     def on_post_page(self, output, *, page, config):
         output = live.publish(output, page, config)

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mkdocs.exceptions import BuildError
+
 from anatomia_engine import codec, deps, store, worker
 from anatomia_engine import messages as M
 from anatomia_engine.worker import CURRENT, ENTRY, ERROR, OUTPUT
@@ -42,7 +44,7 @@ if not _engine_log.handlers:   # MkDocs shows only its own loggers; say it the w
     _engine_log.handlers[0].setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
 
 
-class ComputeError(Exception):
+class ComputeError(BuildError):
     """A figures_src module failed; the message names the module and function."""
 
 
