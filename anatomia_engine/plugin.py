@@ -112,7 +112,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
         if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
-            name = store.key(html, store.source_of(notebooks))
+            name = store.key(html, Path(notebooks.__file__).read_bytes())
             kept = self.pages.get(name, where)
             if kept is None:
                 kept = notebooks.material_html(html, where).encode("utf-8")
@@ -127,7 +127,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them
-        name = store.key(store.source_of(links), store.source_of(search_pl), page.url, title, output)
+        code = [Path(module.__file__).read_bytes() for module in (links, search_pl)]
+        name = store.key(*code, page.url, title, output)
         kept = self.pages.get(name, where)
         if kept is None:
             kept = pickle.dumps((links.parse(output), search_pl.page_docs(page.url, title, output)))

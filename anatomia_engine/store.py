@@ -49,11 +49,6 @@ def key(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def source_of(module) -> bytes:
-    """The bytes of a module's source file: part of the key of what it computes."""
-    return Path(module.__file__).read_bytes()
-
-
 def _checksum(body: bytes) -> bytes:
     return hashlib.sha256(body).hexdigest().encode("ascii")
 
