@@ -4,8 +4,6 @@ Both sides check every number: NaN and ±inf are refused with the module, the fu
 name; only an array returned as `Value(x, masked=True)` (masked attention scores) may hold −inf.
 """
 
-from __future__ import annotations
-
 import numbers
 from collections.abc import Mapping
 from typing import Any

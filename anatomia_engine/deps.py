@@ -5,8 +5,6 @@ variable it reads. The Python installation, /dev, /proc, /sys, the temporary fol
 cache folders are not inputs.
 """
 
-from __future__ import annotations
-
 import collections.abc
 import contextlib
 import hashlib

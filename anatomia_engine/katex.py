@@ -9,8 +9,6 @@ On a live page a number inside a formula arrives as a `slot`: typeset with its T
 template (TeX pieces and slots) goes on the element as `data-tex` for the browser to fill (live.py).
 """
 
-from __future__ import annotations
-
 import functools
 import html as htmlmod
 import json

@@ -5,8 +5,6 @@ This checks each page's final HTML: every URL inside the site must name a built 
 an `id` (or `<a name>`) of the target page. A problem names the source file and line (or the cell).
 """
 
-from __future__ import annotations
-
 import difflib
 import html
 import logging

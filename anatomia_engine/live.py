@@ -6,8 +6,6 @@ the model's inputs are not needed until the reader presses "Zmień liczby": `pub
 refuses a sidecar that does not belong to its page).
 """
 
-from __future__ import annotations
-
 import html
 import json
 import re

@@ -6,8 +6,6 @@ processor expands a lone token into a figure or a table, a tree processor gives 
 by where it landed and checks the claims, a postprocessor stops on anything of the language left.
 """
 
-from __future__ import annotations
-
 import contextlib
 import difflib
 import html as htmlmod

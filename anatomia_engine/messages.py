@@ -4,8 +4,6 @@ Code raises through `text(id, **fields)`, and the contributor page shows the cat
 (figures_src/engine_messages.py). `by` names who writes a message the engine does not raise.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import string
 from pathlib import Path

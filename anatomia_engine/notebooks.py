@@ -7,8 +7,6 @@ copy; a failing cell stops the build with file:line. Cell tags: `remove_cell` is
 is a note in the download. An image needs alt text: `display(fig, metadata={"alt": "..."})`.
 """
 
-from __future__ import annotations
-
 import base64
 import copy
 import hashlib

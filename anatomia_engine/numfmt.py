@@ -7,8 +7,6 @@ never shown, infinity only in vectors and matrices. A page's ``{{ x | dec(2) }}`
 ``"dec:2"`` and a value's default format all go through ``apply`` and the one table ``FILTERS``.
 """
 
-from __future__ import annotations
-
 import difflib
 import json
 import math as _math

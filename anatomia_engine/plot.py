@@ -3,8 +3,6 @@
 The worker calls each figure function once per `Style`, inside `matplotlib.rc_context(style.rc())`.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 

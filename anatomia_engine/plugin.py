@@ -6,8 +6,6 @@ link check and the Polish search (on_post_page), write the index and check the l
 Listed in mkdocs.yml after Material's `search` (whose index it replaces), before `mkdocs-jupyter`.
 """
 
-from __future__ import annotations
-
 import logging
 import os
 import pickle

@@ -7,8 +7,6 @@ not inherited by forked children). The swap exchanges `.site.tmp.<pid>` with `si
 `renameat2`), elsewhere by two checked renames. Whatever fails, the last good `site/` stays.
 """
 
-from __future__ import annotations
-
 import argparse
 import contextlib
 import ctypes

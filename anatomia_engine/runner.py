@@ -7,8 +7,6 @@ is unchanged; the others run in the worker (worker.py). A run that fails or pass
     .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
 
-from __future__ import annotations
-
 import atexit
 import contextlib
 import json

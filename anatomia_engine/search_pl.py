@@ -5,8 +5,6 @@ Python and the worker (theme/assets/javascripts/workers/search-pl.js) normalise 
 Morfeusz 2: every form of every lexeme the site uses -> its key (`zapytaniom` finds `zapytanie`).
 """
 
-from __future__ import annotations
-
 import functools
 import hashlib
 import json

@@ -5,8 +5,6 @@ the rest: one that does not match or cannot be read is reported with its path an
 Writes are atomic; a cache that cannot be written is said once per kind and skipped.
 """
 
-from __future__ import annotations
-
 import contextlib
 import hashlib
 import logging

@@ -5,8 +5,6 @@ A child records what its module reads, refuses global random generators and writ
 writes its store entry into `out`.
 """
 
-from __future__ import annotations
-
 import importlib
 import io
 import json
