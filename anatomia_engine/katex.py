@@ -154,7 +154,6 @@ class KatexExtension(Extension):
     """Register after pymdownx.arithmatex (generic: true): typesets its output with Temml."""
 
     def extendMarkdown(self, md):
-        md.registerExtension(self)
         # After raw HTML is put back (30) and after the ampersand substitution (20).
         md.postprocessors.register(KatexPostprocessor(md), "katex", 5)
 
