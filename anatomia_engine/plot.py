@@ -1,4 +1,4 @@
-"""Shared plotting helpers: the light and dark styles, a figure factory, the heatmap, bar charts.
+"""Plot machinery: the light and dark styles, a figure factory, the decimal comma of tick labels.
 
 The worker calls each figure function once per `Style`, inside `matplotlib.rc_context(style.rc())`.
 """
@@ -8,13 +8,9 @@ from dataclasses import dataclass
 
 import matplotlib
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib import ticker
-from matplotlib.colors import to_rgb
-from matplotlib.patches import Rectangle
 
-from anatomia_engine import messages as M
-from anatomia_engine.numfmt import SUPERSCRIPT, fmt_dec, fmt_pct
+from anatomia_engine.numfmt import SUPERSCRIPT
 
 matplotlib.use("Agg")
 
@@ -103,84 +99,3 @@ def use_decimal_comma(fig) -> None:
                 axis.set_major_formatter(_Relabel(axis.get_major_formatter()))
             if isinstance(axis.get_minor_formatter(), _NUMERIC_FORMATTERS):
                 axis.set_minor_formatter(_Relabel(axis.get_minor_formatter()))
-
-
-def _text_colour(rgba) -> str:
-    r, g, b = to_rgb(rgba)
-    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#ffffff"
-
-
-# The one colour policy per quantity: (colour-map attribute of Style, colour-bar label).
-QUANTITIES = {"weights": ("cmap", "waga uwagi"), "scores": ("cmap_scores", "ocena dopasowania")}
-
-
-def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int = 2,
-            blocked=None, xlabel: str = "klucz (na który token patrzymy)",
-            ylabel: str = "zapytanie (token, który patrzy)", title: str | None = None,
-            vmin: float | None = None, vmax: float | None = None, annotate: bool = True,
-            quantity: str | None = None, colorbar: bool | None = None,
-            colorbar_label: str | None = None):
-    """Annotated heatmap of a (T_q, T_k) matrix (rows: queries); `blocked` cells are hatched.
-
-    `quantity` picks the colour policy, with a colour bar unless colorbar=False: "weights" on 0..1 (equal
-    weights, equal colours in every figure); "scores" diverging around 0. None: the theme's map."""
-    m = np.asarray(matrix, dtype=float)
-    if m.ndim != 2 or m.shape != (len(row_labels), len(col_labels)):
-        labels = f"{len(row_labels)} row labels x {len(col_labels)} column labels"
-        raise ValueError(M.text("heatmap_labels", shape=m.shape, labels=labels))
-    mask = np.zeros(m.shape, bool) if blocked is None else np.asarray(blocked, bool)
-    if mask.shape != m.shape:
-        raise ValueError(M.text("heatmap_blocked", blocked=mask.shape, shape=m.shape))
-    if quantity is not None and quantity not in QUANTITIES:
-        raise ValueError(M.text("heatmap_quantity", quantity=quantity, known=sorted(QUANTITIES)))
-    shown = np.ma.masked_array(np.where(np.isfinite(m), m, 0.0), mask=mask)
-    finite = m[~mask & np.isfinite(m)]
-    if quantity == "weights":
-        lo, hi = 0.0, 1.0
-    elif quantity == "scores":
-        hi = float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
-        lo = -hi
-    else:
-        lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
-    lo, hi = lo if vmin is None else vmin, hi if vmax is None else vmax
-    cmap = matplotlib.colormaps[getattr(style, QUANTITIES[quantity][0]) if quantity else style.cmap]
-    image = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal")
-    if quantity is not None and colorbar is not False:
-        bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
-        bar.set_label(colorbar_label or QUANTITIES[quantity][1], color=style.fg)
-        bar.outline.set_visible(False)
-        bar.ax.tick_params(colors=style.fg, labelsize=9.5)   # >= 8 CSS px on a phone at 5,4 in
-    # add_artist keeps the data limits; an opaque tint (a translucent face fades its hatch in print),
-    # also behind the cell's number, which the hatch would cross.
-    tint = 0.35 * np.array(to_rgb(style.blocked)) + 0.65 * np.array(to_rgb(style.bg))
-    for i, j in zip(*np.nonzero(mask), strict=True):
-        ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=tint, hatch="///",
-                                hatchcolor=style.hatch, edgecolor="none", linewidth=0))
-    for i, j in np.ndindex(m.shape if annotate else (0, 0)):
-        colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
-        ax.text(j, i, fmt_dec(m[i, j], decimals, allow_inf=True), ha="center", va="center", color=colour,
-                fontsize=9, bbox={"facecolor": tint, "edgecolor": "none", "pad": 1.5} if mask[i, j] else None)
-    ax.set_xticks(range(len(col_labels)), labels=list(col_labels))
-    ax.set_yticks(range(len(row_labels)), labels=list(row_labels))
-    ax.tick_params(length=0)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    ax.spines[:].set_visible(False)
-    return image
-
-
-def bar_chart(ax, labels, heights, *, style: Style, decimals: int = 2, percent: bool = False,
-              highlight: int | None = None, ylabel: str = ""):
-    """Vertical bars with value labels in the site's format; `highlight` marks one bar."""
-    heights = np.asarray(heights, dtype=float)
-    colours = [style.accent2 if i == highlight else style.accent for i in range(len(heights))]
-    bars = ax.bar(range(len(heights)), heights, color=colours)
-    shown = fmt_pct if percent else fmt_dec    # a bar's label reads as the text's pct(n) or dec(n)
-    ax.bar_label(bars, fmt=lambda h: shown(h, decimals), padding=3, color=style.fg)
-    ax.set_xticks(range(len(labels)), labels=list(labels))
-    ax.set_ylabel(ylabel)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.set_ylim(0, max(heights.max() * 1.18, 1e-12))
-    return bars

@@ -52,7 +52,8 @@ import numpy as np
 
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_int
-from anatomia_engine.plot import heatmap, new_figure
+from anatomia_engine.plot import new_figure
+from figures_src.charts import heatmap
 from attn_core import future_mask, induction_toy
 from attn_core.transformer import (
     Adam,

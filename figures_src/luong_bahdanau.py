@@ -33,7 +33,8 @@ import numpy as np
 from attn_core import attend, bahdanau_additive, luong_concat, luong_dot, luong_general
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec
-from anatomia_engine.plot import heatmap, new_figure
+from anatomia_engine.plot import new_figure
+from figures_src.charts import heatmap
 
 SEED = 2014  # the year of Bahdanau, Cho & Bengio
 

@@ -26,7 +26,8 @@ import numpy as np
 
 from attn_core import causal_mask, future_mask, scaled_dot_product_attention
 from anatomia_engine.kit import Plot, Table, Value, figure, values
-from anatomia_engine.plot import heatmap, new_figure
+from anatomia_engine.plot import new_figure
+from figures_src.charts import heatmap
 
 SEED = 1706  # arXiv:1706.03762
 TOKENS = ["Na", "autostradzie", "stoi", "korek"]

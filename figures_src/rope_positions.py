@@ -30,7 +30,8 @@ import numpy as np
 
 from attn_core import rope, scaled_dot_product_attention
 from anatomia_engine.kit import Plot, Table, Value, figure, values
-from anatomia_engine.plot import heatmap, new_figure
+from anatomia_engine.plot import new_figure
+from figures_src.charts import heatmap
 
 SEED = 2104  # arXiv:2104.09864 (RoFormer)
 D_ORDER = 4

@@ -38,7 +38,8 @@ from attn_core import (
 )
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
-from anatomia_engine.plot import bar_chart, heatmap, new_figure
+from anatomia_engine.plot import new_figure
+from figures_src.charts import bar_chart, heatmap
 from figures_src.inputs import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
 
 

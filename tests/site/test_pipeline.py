@@ -1,7 +1,7 @@
 """The build pipeline on a small project of its own: values, figures, errors, staleness, serve.
 
 Each test builds a tiny site (one page, one figures module, a one-function attn_core) with
-the real plugin and figures_src helpers, so failures point at the pipeline, not at articles.
+the real plugin and plot styles, so failures point at the pipeline, not at articles.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ DEMO = '''\
 import numpy as np
 from attn_core import scale
 from anatomia_engine.kit import Plot, Table, figure, values
-from anatomia_engine.plot import bar_chart, new_figure
+from anatomia_engine.plot import new_figure
 
 WEIGHTS = np.array([0.35434369377420455, 0.6456563062257954])
 
@@ -45,7 +45,7 @@ def numbers():
 @figure
 def bars(style):
     fig, ax = new_figure(style, size=(3, 2))
-    bar_chart(ax, ["cat", "chases"], WEIGHTS * scale(), style=style)
+    ax.bar(["cat", "chases"], WEIGHTS * scale(), color=style.accent)
     return Plot(fig=fig, alt="Dwa słupki: cat i chases", caption="Wagi",
                 table=Table(["token", "waga"], [["cat", WEIGHTS[0]], ["chases", WEIGHTS[1]]]))
 '''
@@ -171,7 +171,7 @@ def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, ex
 
 
 MODULE_ERRORS = [   # (module, its source from demo.py's, the message); each a module of its own
-    ("zero", lambda s: s.replace("bar_chart(ax", "1 / 0\n    bar_chart(ax"),
+    ("zero", lambda s: s.replace("ax.bar(", "1 / 0\n    ax.bar("),
      r"figures_src/zero\.py failed:\nin figures_src\.zero\.bars\(style='light'\):\nTraceback.*"
      r"ZeroDivisionError"),
     ("nan", lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),

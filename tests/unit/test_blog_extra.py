@@ -3,7 +3,7 @@
 Page: docs/posty/posts/llm-mechanizm-uwagi.md. Modules: figures_src/rope_positions.py,
 flash_io.py, llama_count.py, and the additions to scaling.py, flash_attention.py,
 multi_head.py, induction_heads.py, gqa_kv_cache.py; attn_core.position.rope, attn_core.io_model,
-attn_core.memory.attention_layer_params; the heatmap colour policy of anatomia_engine/plot.py.
+attn_core.memory.attention_layer_params; the heatmap colour policy of figures_src/charts.py.
 Every golden value here is recomputed by other means (complex numbers for RoPE, an explicit
 block loop for FlashAttention's IO, shapes for parameter counts), never copied from the module.
 """
@@ -19,7 +19,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from anatomia_engine.kit import KIND, Value
-from anatomia_engine.plot import DARK, LIGHT, heatmap, new_figure
+from anatomia_engine.plot import DARK, LIGHT, new_figure
 from attn_core import (
     attention_layer_params,
     flash_attention_io,
@@ -39,6 +39,7 @@ from figures_src import (
     rope_positions,
     scaling,
 )
+from figures_src.charts import heatmap
 
 
 def values_of(module) -> dict:

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 
-from anatomia_engine.plot import STYLES, heatmap, new_figure
+from anatomia_engine.plot import STYLES, new_figure
+from figures_src.charts import heatmap
 
 
 def contrast(a: str, b: str) -> float:
