@@ -298,8 +298,6 @@ class Shown:
 
     def number(self, decimals: int | None = None) -> Fraction | None:
         """The number a reader reads, or reads with `decimals` places if the filter has places."""
-        if not nf.is_number(self.value):
-            return None
         args = self.args if decimals is None or self.filter not in nf.PLACES else (decimals,)
         number = nf.shown_value(self.value, self.filter, args)
         return None if number is None else Fraction(number)
@@ -532,8 +530,7 @@ def check_shown_sums(group: list[Tag]) -> None:
     for tag in group:  # every tag of a group showed text in prose
         total, tree = tag.shown, compile_expression(tag.shown.expr)
         others = {k: s for k, s in numbers.items() if k != repr(tree)}
-        summed = isinstance(tree, list) and tree[0] in ("+", "-") and total.number() is not None
-        terms = _terms(tree, others) if summed else None
+        terms = _terms(tree, others) if total.number() is not None else None   # None: no sum of others
         if terms is None:
             continue
 
