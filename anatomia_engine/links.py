@@ -92,11 +92,8 @@ def locate(lines: list[str], url: str, first: int = 1, last: int | None = None) 
     forms = list(dict.fromkeys([url, html.escape(url, quote=True), html.escape(url, quote=False)]))
     strong = [w.format(f) for f in forms for w in ('"{}"', "'{}'", "({}", "<{}>")]
     span = range(max(first, 1), min(len(lines) if last is None else last, len(lines)) + 1)
-    for wanted in (strong, forms):
-        found = next((n for n in span if any(w in lines[n - 1] for w in wanted)), None)
-        if found is not None:
-            return found
-    return None
+    return next((n for wanted in (strong, forms) for n in span if any(w in lines[n - 1] for w in wanted)),
+                None)
 
 
 def _place(page: Page, link: Link) -> str:
