@@ -27,12 +27,9 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
         raise ValueError(f"{dest_uri}: a live page without <div class=\"live-example\" id=\"{ROOT_ID}\">")
     article = BeautifulSoup(output, "html.parser").article
     elements = article.select(ITEMS)
-    items = []
-    for i, element in enumerate(elements):
-        moved = {k[5:]: element[k] if k == "data-fmt" else json.loads(element[k]) for k in MOVED
-                 if element.has_attr(k)}
-        if moved:
-            items.append([i, element.get_text(), moved])
+    moved = [{k[5:]: el[k] if k == "data-fmt" else json.loads(el[k]) for k in MOVED if el.has_attr(k)}
+             for el in elements]
+    items = [[i, elements[i].get_text(), held] for i, held in enumerate(moved) if held]
     attrs = article.find(id=ROOT_ID).attrs
     inputs = {k[5:]: json.loads(v) for k, v in attrs.items() if k.startswith("data-")}
     data = {"count": len(elements), "inputs": inputs, "items": items, "selector": ITEMS,
