@@ -21,8 +21,7 @@ KINDS = ("computed", "notebooks", "pages", "search")   # the folders of this for
 
 
 def folder(root: Path, kind: str) -> Path:
-    """The folder of one kind of result in the project at `root`; a kind not in KINDS is refused, as
-    every build would remove its folder."""
+    """`.cache/anatomia/<kind>` in the project at `root`; a kind not in KINDS would be pruned: refused."""
     if kind not in KINDS:
         raise ValueError(f"unknown cache kind {kind!r}: add it to store.KINDS")
     return Path(root, ".cache", "anatomia", kind)
@@ -30,12 +29,9 @@ def folder(root: Path, kind: str) -> Path:
 
 def prune_others(root: Path) -> None:
     """Remove what earlier formats left in `.cache/anatomia/`: other folders, and folders in these."""
-    base = Path(root, ".cache", "anatomia")
-    for path in base.glob("*/"):
-        if path.name not in KINDS:
+    for kind in Path(root, ".cache", "anatomia").glob("*/"):
+        for path in kind.glob("*/") if kind.name in KINDS else [kind]:
             shutil.rmtree(path, ignore_errors=True)
-    for path in base.glob("*/*/"):
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def key(*parts: str | bytes) -> str:
@@ -93,8 +89,7 @@ class Store:
                 tmp.unlink(missing_ok=True)
 
     def prune(self) -> None:
-        """Drop the entries not used since the last prune (none if none was used), and temporary
-        files older than an hour (a killed build's)."""
+        """Drop the entries unused since the last prune (if any was used) and a killed build's temporaries."""
         if self.used and self.folder.is_dir():
             for path in self.folder.iterdir():
                 with contextlib.suppress(OSError):   # another build may remove it first
