@@ -144,18 +144,16 @@ class _Environ(collections.abc.MutableMapping):
 
 
 def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
-    """Record from now on what this process reads under the project at `root` (and its lock file:
-    what is installed); folders in `skip` are no inputs."""
+    """Record from now on what this process reads of the project at `root` and its lock file."""
     if not _root[0]:
         _root[0] = os.path.realpath(root)
         sys.path_hooks.insert(0, _path_hook)
         sys.path_importer_cache.clear()
-    importlib.invalidate_caches()
-    _skip.extend(os.path.realpath(p) for p in skip)
-    if not isinstance(os.environ, _Environ):
         sys.addaudithook(_audit)
         os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
-    note(Path(root, "requirements.lock"))
+    importlib.invalidate_caches()
+    _skip.extend(os.path.realpath(p) for p in skip)
+    note(Path(root, "requirements.lock"))   # what is installed
 
 
 def use_environment(env: collections.abc.Mapping[str, str]) -> None:
