@@ -51,12 +51,11 @@ def front_matter(raw: str, where: str) -> FrontMatter:
             raise TemplateError(f"{where}:1: " + M.text("fm_not_closed"))
         return FrontMatter({}, 1, [], 1)
     try:
-        meta = yaml.safe_load(m.group(1))
+        meta = yaml.safe_load(m.group(1)) or {}
     except yaml.YAMLError as exc:
         line = 2 + getattr(getattr(exc, "problem_mark", None), "line", 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise TemplateError(f"{where}:{line}: " + M.text("fm_yaml", problem=problem)) from None
-    meta = meta or {}
     if not isinstance(meta, dict):
         raise TemplateError(f"{where}:2: " + M.text("fm_not_mapping", got=type(meta).__name__))
     # MkDocs also drops the blank lines after the front matter
