@@ -96,8 +96,7 @@ def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
 
 
 def decode(doc: Mapping) -> tuple[dict, dict, dict]:
-    """The values, what a page may say about each and the figures of a stored result; CodecError if it
-    is malformed or holds a bad number (checked as when it was written)."""
+    """The values, what a page may say of each and the figures of a stored result, checked as when written."""
     try:
         if doc.get("format") != FORMAT:
             raise CodecError(M.text("result_format", got=doc.get("format"), expected=FORMAT))
