@@ -1,6 +1,8 @@
 """Browser smoke test in headless Chromium: math typeset, figures load in both themes, offline,
 and no display formula wider than the column at 1280 px (on a phone: test_phone.py). The same
 visits check the chrome's contrast (test_chrome.py) and the numbers' popovers (test_provenance.py).
+This file visits every page in the light scheme; test_a11y_dark.py's visits make the same checks
+of a page (check_page, the chrome's contrast) in the dark scheme.
 
 Serves a fresh build on 127.0.0.1 and fails on any request to another host. Needs Debian's
 chromium (.ci/run installs it); without it the tests are skipped with that reason.
@@ -9,8 +11,6 @@ chromium (.ci/run installs it); without it the tests are skipped with that reaso
 from __future__ import annotations
 
 from urllib.parse import urlparse
-
-import pytest
 
 from helpers import site_pages
 from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
@@ -48,9 +48,11 @@ def open_page(browser, url: str, scheme: str):
     return context, page, outside, failed
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, built_site, scheme):
+def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, built_site):
+    """In the light scheme; the dark scheme's visits are tests/browser/test_a11y_dark.py's, which
+    make these checks (check_page) after axe."""
     # One tab for every page, each navigated to afresh (as a reader goes from page to page).
+    scheme = "light"
     context = browser.new_context(color_scheme=scheme)
     try:
         page = context.new_page()
@@ -65,7 +67,7 @@ def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, bui
             page.goto(server + path, wait_until="networkidle")
             if path in CHROME_TEXT:
                 check_chrome_contrast(page, path, scheme)
-            if scheme == "light" and path in numbered:   # the numbers' script works alike in both
+            if path in numbered:   # the numbers' script works alike in both schemes
                 check_numbers(page, path)
             # A font the checks made the page draw (a popover's text) loads before the failures are
             # read: else its request is cut by the next page's navigation and counted against that page.
