@@ -1,7 +1,7 @@
 """Accessibility in the dark scheme: axe's colour rules over every page at desktop width, and at
 phone width on a page whose text there shows contrast inputs the desktop run did not see
 (tests/browser/test_a11y.py, which runs every rule in the light scheme). The same desktop visits
-make tests/browser/test_browser.py's checks of a page in the dark scheme."""
+make tests/browser/page_checks.py's checks of a page in the dark scheme."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.browser.test_a11y import (
     report,
     unseen_contrast,
 )
-from tests.browser.test_browser import check_page, watch
+from tests.browser.page_checks import check_page, watch
 from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 
 
@@ -27,8 +27,8 @@ from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 def dark(browser, server, built_site) -> dict:
     """Every page in the dark scheme, one tab for each width, each navigated to afresh (as a reader
     goes from page to page): axe's blocking violations, and in the desktop tab, once axe has run,
-    the checks of tests/browser/test_browser.py (offline, math typeset, the dark figures load and
-    the light ones stay hidden, the chrome's contrast) that its light run makes."""
+    the checks of tests/browser/page_checks.py (offline, math typeset, the dark figures load and
+    the light ones stay hidden, the chrome's contrast) that test_a11y.py's light visits make."""
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
     found: dict = {"axe": [], "page": [], "formulas": 0}
@@ -70,6 +70,6 @@ def test_axe_finds_no_serious_violation_in_the_dark_scheme(dark):
 
 
 def test_every_page_is_offline_typeset_and_its_figures_load_in_the_dark_scheme(dark):
-    """tests/browser/test_browser.py's checks of every page, in the dark scheme."""
+    """tests/browser/page_checks.py's checks of every page, in the dark scheme."""
     assert not dark["page"], "\n".join(dark["page"])
     assert dark["formulas"] > 10, f"only {dark['formulas']} typeset formulas on the whole site"

@@ -29,7 +29,8 @@ def loaded(browser, server) -> tuple:
     seen = {
         "marked": page.locator("[data-claim='false'], .claim__false, #live-example input").count(),
         "true_claims": page.locator("[data-claim='true']").count(),
-        "live_data": page.locator("[data-expr], [data-fmt], [data-claim-expr], [data-tex], [data-w-vocab]").count(),
+        "live_data": page.locator(
+            "[data-expr], [data-fmt], [data-claim-expr], [data-tex], [data-w-vocab]").count(),
         "requested": list(requested),
     }
     button = page.get_by_role("button", name="Zmień liczby")

@@ -161,7 +161,7 @@ def test_without_javascript_pages_fit_the_screen_and_math_is_laid_out(browser, s
 
 def test_display_formulas_fit_the_column(on_a_phone):
     """Long equations are broken at their relations: none scrolls sideways on a phone (on a
-    laptop: tests/browser/test_browser.py)."""
+    laptop: tests/browser/page_checks.py, in test_a11y.py's visits)."""
     wide = {path: seen["formulas"] for path, seen in on_a_phone.items() if seen["formulas"]}
     assert not wide, f"formulas wider than the column at 375 px: {wide}"
 
