@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import site_pages
+from tests.browser.page_checks import check_page, watch
 from tests.browser.test_a11y import (
     AXE,
     CONTRAST_INPUTS,
@@ -19,7 +20,6 @@ from tests.browser.test_a11y import (
     report,
     unseen_contrast,
 )
-from tests.browser.page_checks import check_page, watch
 from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 
 
