@@ -7,13 +7,20 @@ scheme: test_a11y_dark.py (a file of its own, so that another worker runs it bes
 axe's colour rules run in both schemes at desktop width, where every page shows the most text; at
 phone width they run too on any page whose text there has colours, backgrounds or a text size (what
 contrast depends on) that the desktop run did not see. The other rules run in the light scheme at
-both widths: a scheme sets colours only (tests/site/test_site.py checks the stylesheets)."""
+both widths: a scheme sets colours only (tests/site/test_site.py checks the stylesheets).
+
+The desktop visits of the site's pages also make, once axe has run, the checks of a loaded page of
+tests/browser/page_checks.py (offline, math typeset, figures loaded), the chrome's contrast and the
+numbers' popovers."""
 
 from __future__ import annotations
 
 import pytest
 
 from helpers import REPO, site_pages
+from tests.browser.page_checks import check_page, watch
+from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
+from tests.browser.test_provenance import check_numbers
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = {"serious", "critical"}
@@ -122,13 +129,16 @@ def light(browser, server, built_site) -> dict[tuple[str, int], dict]:
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
     found = {}
-    for path in [*site_pages(built_site), "/404.html"]:
+    pages = site_pages(built_site)
+    numbered = set(site_pages(built_site, containing='class="num"'))
+    for path in [*pages, "/404.html"]:
         inputs = {}
         for width in (WIDE, NARROW):
             context = browser.new_context(color_scheme="light", viewport={"width": width, "height": 812})
             try:
                 page = context.new_page()
                 page.add_init_script(CLS_OBSERVER)
+                outside, failed = watch(page)
                 load(page, server + path)
                 page.wait_for_timeout(300)
                 cls, shifts = page.evaluate("[window.__cls, window.__shifts]")
@@ -136,15 +146,43 @@ def light(browser, server, built_site) -> dict[tuple[str, int], dict]:
                 colour = width == WIDE or bool(unseen_contrast(inputs[NARROW], inputs[WIDE]))
                 violations = blocking(page, options(colour, True))
                 found[path, width] = {"cls": cls, "shifts": shifts, "axe": violations}
+                if width == WIDE and path in pages:
+                    found[path, width] |= checked_page(page, path, numbered, outside, failed)
             finally:
                 context.close()
     return found
+
+
+def checked_page(page, path: str, numbered: set[str], outside: list[str], failed: list[str]) -> dict:
+    """tests/browser/page_checks.py's checks of the loaded `page`, once axe has run: what failed,
+    and the number of typeset formulas."""
+    try:
+        if path in CHROME_TEXT:
+            check_chrome_contrast(page, path, "light")
+        if path in numbered:   # the numbers' script works alike in both schemes
+            check_numbers(page, path)
+        # A font the checks made the page draw (a popover's text) loads before the failures are read.
+        page.evaluate("document.fonts.ready.then(() => true)")
+        return {"problem": None, "formulas": check_page(page, path, "light", outside, failed)}
+    except AssertionError as error:
+        return {"problem": f"{path} (light): {error}", "formulas": 0}
 
 
 def test_axe_finds_no_serious_violation_in_the_light_scheme(light):
     failures = [f"{path} (light, {width} px):\n{report(seen['axe'])}"
                 for (path, width), seen in light.items() if seen["axe"]]
     assert not failures, "\n".join(failures)
+
+
+def test_every_page_is_offline_typeset_and_its_figures_load(light, built_site):
+    """page_checks.py's checks of every page in the light scheme, the chrome's contrast and the
+    numbers' popovers (the dark scheme: test_a11y_dark.py)."""
+    pages = set(site_pages(built_site))
+    assert set(CHROME_TEXT) <= pages, sorted(set(CHROME_TEXT) - pages)
+    problems = [seen["problem"] for seen in light.values() if seen.get("problem")]
+    assert not problems, "\n".join(problems)
+    formulas = sum(seen.get("formulas", 0) for seen in light.values())
+    assert formulas > 10, f"only {formulas} typeset formulas on the whole site"
 
 
 def test_no_layout_shift(light):

@@ -1,6 +1,6 @@
 """The site's chrome in the browser: a working Polish 404 page at any depth, print, contrast of
-the chrome (checked in tests/browser/test_browser.py's visits), links in text underlined (the
-static checks are in tests/site/test_chrome.py)."""
+the chrome (checked in tests/browser/test_a11y.py's and test_a11y_dark.py's visits), links in
+text underlined (the static checks are in tests/site/test_chrome.py)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ CHROME_TEXT = {
 
 def check_chrome_contrast(page, path: str, scheme: str) -> None:
     """The chrome's texts of CHROME_TEXT[path] on the loaded `page` keep a contrast of 4.5:
-    tests/browser/test_browser.py calls it in its visits of those pages in both schemes."""
+    tests/browser/test_a11y.py and test_a11y_dark.py call it in their visits of those pages."""
     for selector in CHROME_TEXT[path]:
         ratios = page.evaluate(CONTRAST, selector)
         assert ratios, f"nothing matches {selector}"

@@ -360,26 +360,6 @@ def test_swipe_scrolls_the_page_and_points_drag_on_a_phone(browser, server):
         context.close()
 
 
-@pytest.mark.parametrize("width", [375, 1280])
-def test_points_have_touch_targets_of_24_px(browser, server, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    pg = context.new_page()
-    try:
-        pg.goto(f"{server}/llm/anatomia/#uwaga")
-        pg.wait_for_function(READY)
-        pg.wait_for_timeout(100)   # the ResizeObserver has seen the final layout
-        sizes = pg.evaluate("""() => [...document.querySelectorAll('.attn-x__point')].map(g => {
-            const r = g.querySelector('.attn-x__hit').getBoundingClientRect();
-            return Math.min(r.width, r.height); })""")
-        assert sizes and min(sizes) >= 24, sizes
-        # the whole figure does not capture touch, only the points do
-        touch = "(sel) => getComputedStyle(document.querySelector(sel)).touchAction"
-        assert pg.evaluate(touch, "svg.attn-x__plane") == "auto"
-        assert pg.evaluate(touch, ".attn-x__point") == "none"
-    finally:
-        context.close()
-
-
 # Every pair of texts of one drawing whose boxes overlap by more than a pixel both ways, and
 # every text of the plane that reaches outside it.
 COLLISIONS = """() => {
@@ -401,11 +381,21 @@ COLLISIONS = """() => {
 
 
 @pytest.mark.parametrize("width", [375, 1280])
-def test_labels_do_not_overlap_in_any_preset(browser, server, width):
+def test_points_have_touch_targets_of_24_px_and_labels_do_not_overlap_in_any_preset(browser, server, width):
+    """One load at each width: the points' touch targets as the page opens, then every preset."""
     with offline_page(browser, server) as pg:
         pg.set_viewport_size({"width": width, "height": 900})
         pg.goto(f"{server}/llm/anatomia/#uwaga")
         pg.wait_for_function(READY)
+        pg.wait_for_timeout(100)   # the ResizeObserver has seen the final layout
+        sizes = pg.evaluate("""() => [...document.querySelectorAll('.attn-x__point')].map(g => {
+            const r = g.querySelector('.attn-x__hit').getBoundingClientRect();
+            return Math.min(r.width, r.height); })""")
+        assert sizes and min(sizes) >= 24, sizes
+        # the whole figure does not capture touch, only the points do
+        touch = "(sel) => getComputedStyle(document.querySelector(sel)).touchAction"
+        assert pg.evaluate(touch, "svg.attn-x__plane") == "auto"
+        assert pg.evaluate(touch, ".attn-x__point") == "none"
         chooser = pg.get_by_label("Przykład startowy")
         options = chooser.locator("option").evaluate_all("os => os.map(o => o.value)")
         assert len(options) > 1

@@ -16,11 +16,41 @@ ROW_1 = "weights[1][1] > weights[1][0]"
 ROW_2 = "weights[2][0] > weights[2][2] and weights[2][2] > weights[2][1]"
 
 
-@pytest.fixture
-def page(browser):
+@pytest.fixture(scope="module")
+def loaded(browser, server) -> tuple:
+    """The page loaded once at 1280 px (a reader's first visit), what it was before the press, and
+    the button pressed from the keyboard: (page, what was seen before and right after the press).
+    The tests below share this one load; each leaves the reader's numbers as the page's own."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield context.new_page()
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(server + PAGE, wait_until="networkidle")
+    seen = {
+        "marked": page.locator("[data-claim='false'], .claim__false, #live-example input").count(),
+        "true_claims": page.locator("[data-claim='true']").count(),
+        "live_data": page.locator(
+            "[data-expr], [data-fmt], [data-claim-expr], [data-tex], [data-w-vocab]").count(),
+        "requested": list(requested),
+    }
+    button = page.get_by_role("button", name="Zmień liczby")
+    button.focus()
+    page.keyboard.press("Enter")
+    page.get_by_label("cat, wymiar 0").wait_for()
+    seen |= {"focused": page.evaluate("document.activeElement.getAttribute('aria-label')"),
+             "requested_after": list(requested), "claim_exprs": page.locator("[data-claim-expr]").count()}
+    yield page, seen
     context.close()
+
+
+@pytest.fixture
+def page(loaded):
+    """The shared page with the live example open on the page's own numbers; they are restored after
+    the test."""
+    page = loaded[0]
+    assert "liczby=" not in page.url
+    yield page
+    page.get_by_role("button", name="Przywróć").click()
 
 
 def _weights_shown(page) -> list[tuple[int, int, str, str]]:
@@ -49,20 +79,8 @@ def _expected_weights(cat_dim0: float) -> np.ndarray:
     return tiny_decoder(SENTENCE_IDS, w, W_Q, W_K, W_V, W_FFN).attention.weights
 
 
-def _start(page, server):
-    requested = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.goto(server + PAGE, wait_until="networkidle")
-    assert not [u for u in requested if "explorer.js" in u or "live-example" in u], "loaded before the button"
-    assert page.locator("#live-example input").count() == 0
-    page.get_by_role("button", name="Zmień liczby").click()
+def test_cat_dimension_0_at_0_3_recomputes_the_weights_and_marks_row_2(page):
     field = page.get_by_label("cat, wymiar 0")
-    field.wait_for()
-    return field
-
-
-def test_cat_dimension_0_at_0_3_recomputes_the_weights_and_marks_row_2(page, server):
-    field = _start(page, server)
     before = _weights_shown(page)
     assert len(before) >= 6
     field.fill("0,3")
@@ -83,14 +101,18 @@ def test_cat_dimension_0_at_0_3_recomputes_the_weights_and_marks_row_2(page, ser
     assert [t for *_, t in _weights_shown(page)] == [t for *_, t in before]
     assert row2.get_attribute("data-claim") == "true" and row2.locator(".claim__false").count() == 0
     assert "liczby=" not in page.url
-    page.goto(shared, wait_until="networkidle")
-    page.get_by_label("cat, wymiar 0").wait_for()
-    assert page.get_by_label("cat, wymiar 0").input_value() == "0,3"
-    assert _claim(page, ROW_2).get_attribute("data-claim") == "false"
+    opened = page.context.new_page()
+    try:
+        opened.goto(shared, wait_until="networkidle")
+        opened.get_by_label("cat, wymiar 0").wait_for()
+        assert opened.get_by_label("cat, wymiar 0").input_value() == "0,3"
+        assert _claim(opened, ROW_2).get_attribute("data-claim") == "false"
+    finally:
+        opened.close()
 
 
-def test_claim_is_unmarked_when_true_again_and_bad_input_is_told_beside_its_field(page, server):
-    field = _start(page, server)
+def test_claim_is_unmarked_when_true_again_and_bad_input_is_told_beside_its_field(page):
+    field = page.get_by_label("cat, wymiar 0")
     field.fill("0,3")
     assert _claim(page, ROW_2).get_attribute("data-claim") == "false"
     field.fill("abc")
@@ -104,14 +126,10 @@ def test_claim_is_unmarked_when_true_again_and_bad_input_is_told_beside_its_fiel
     assert _claim(page, ROW_2).get_attribute("data-claim") == "true"
 
 
-def test_keyboard_only(page, server):
-    page.goto(server + PAGE, wait_until="networkidle")
-    button = page.get_by_role("button", name="Zmień liczby")
-    button.focus()
-    page.keyboard.press("Enter")
-    field = page.get_by_label("cat, wymiar 0")
-    field.wait_for()
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "cat, wymiar 0"
+def test_keyboard_only(loaded, page):
+    # `loaded` pressed the button with Enter: the first field has the focus
+    assert loaded[1]["focused"] == "cat, wymiar 0"
+    page.get_by_label("cat, wymiar 0").focus()
     page.keyboard.press("Control+A")
     page.keyboard.type("0,3")
     assert _claim(page, ROW_2).get_attribute("data-claim") == "false"
@@ -143,19 +161,16 @@ def test_at_375_px_the_fields_fit_and_are_touch_sized(browser, server):
         context.close()
 
 
-def test_without_the_button_the_page_is_as_built_and_carries_no_live_data(page, server):
-    requested = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.goto(server + PAGE, wait_until="networkidle")
-    assert page.locator("[data-claim='false'], .claim__false, #live-example input").count() == 0
-    assert page.locator("[data-claim='true']").count() >= 20
+def test_without_the_button_the_page_is_as_built_and_carries_no_live_data(loaded):
+    seen = loaded[1]
+    assert seen["marked"] == 0
+    assert seen["true_claims"] >= 20
     # the expressions, formula templates and model inputs wait in the sidecar, fetched on the press
-    assert page.locator("[data-expr], [data-fmt], [data-claim-expr], [data-tex], [data-w-vocab]").count() == 0
-    assert not [u for u in requested if u.endswith((".live.json", "temml.min.js", "explorer.js"))]
-    page.get_by_role("button", name="Zmień liczby").click()
-    page.get_by_label("cat, wymiar 0").wait_for()
-    assert [u for u in requested if u.endswith("index.live.json")]
-    assert page.locator("[data-claim-expr]").count() >= 20
+    assert seen["live_data"] == 0
+    assert not [u for u in seen["requested"] if u.endswith((".live.json", "temml.min.js", "explorer.js"))]
+    assert not [u for u in seen["requested"] if "live-example" in u], "loaded before the button"
+    assert [u for u in seen["requested_after"] if u.endswith("index.live.json")]
+    assert seen["claim_exprs"] >= 20
 
 
 def _formula_tex(page, name: str) -> list[str]:
@@ -165,8 +180,8 @@ def _formula_tex(page, name: str) -> list[str]:
         .map(f => f.querySelector('annotation').textContent)""", name)
 
 
-def test_numbers_inside_formulas_recompute_with_the_decimal_comma(page, server):
-    field = _start(page, server)
+def test_numbers_inside_formulas_recompute_with_the_decimal_comma(page):
+    field = page.get_by_label("cat, wymiar 0")
     field.fill("0,3")
     w = np.array(W_VOCAB)
     w[0, 0] = 0.3
@@ -184,23 +199,28 @@ def test_numbers_inside_formulas_recompute_with_the_decimal_comma(page, server):
                for tex in _formula_tex(page, "E"))
 
 
-def test_a_sidecar_that_does_not_match_the_page_is_refused_visibly(page, server):
+def test_a_sidecar_that_does_not_match_the_page_is_refused_visibly(browser, server):
     def tampered(route):
         data = json.loads(route.fetch().text())
         data["items"][0][1] = "coś innego"
         route.fulfill(json=data)
 
-    page.route("**/*.live.json", tampered)
-    page.goto(server + PAGE, wait_until="networkidle")
-    page.get_by_role("button", name="Zmień liczby").click()
-    alert = page.get_by_role("alert")
-    alert.wait_for()
-    assert "Nie da się zmienić liczb" in alert.inner_text()
-    assert page.locator("#live-example input, article table input").count() == 0
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.route("**/*.live.json", tampered)
+        page.goto(server + PAGE, wait_until="networkidle")
+        page.get_by_role("button", name="Zmień liczby").click()
+        alert = page.get_by_role("alert")
+        alert.wait_for()
+        assert "Nie da się zmienić liczb" in alert.inner_text()
+        assert page.locator("#live-example input, article table input").count() == 0
+    finally:
+        context.close()
 
 
-def test_the_weights_heatmap_and_the_probability_chart_redraw(page, server):
-    field = _start(page, server)
+def test_the_weights_heatmap_and_the_probability_chart_redraw(page):
+    field = page.get_by_label("cat, wymiar 0")
     field.fill("0,3")
     want = _expected_weights(0.3)
     heat = page.locator("[data-testid=live-heatmap]").first

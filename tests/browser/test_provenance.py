@@ -5,7 +5,7 @@ contract: span.num with data-exact, data-what, data-source + data-function or da
 the site's provenance.js and provenance.css. The popover must give the same information on hover,
 keyboard focus and tap, close with Escape, stay inside a 375 px screen, and be the number's
 accessible description (heard once: the name is the number as printed, no title attribute).
-The real site is checked too, in tests/browser/test_browser.py's visits (check_numbers): every
+The real site is checked too, in tests/browser/test_a11y.py's visits (check_numbers): every
 number there is focusable and opens its popover.
 """
 
@@ -158,7 +158,7 @@ def test_tap_opens_stays_open_and_tap_elsewhere_closes(browser, fixture_site):
 
 def check_numbers(page, path: str) -> None:
     """Every number in the article of the loaded `page` is focusable, has no title and opens its
-    popover (the first, middle and last are opened): tests/browser/test_browser.py calls it on
+    popover (the first, middle and last are opened): tests/browser/test_a11y.py calls it on
     every page of the site that has numbers, in its light visits."""
     nums = page.evaluate("""() => [...document.querySelectorAll('article .num')].map(n => ({
         tab: n.tabIndex, title: n.getAttribute('title'), exact: n.dataset.exact || null}))""")

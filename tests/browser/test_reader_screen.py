@@ -85,8 +85,9 @@ def print_page(page) -> None:
     page.wait_for_function("[...document.querySelectorAll('article details')].every(d => d.open)")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def printed(browser, server):
+    """The post as printed, loaded once for the checks that only read it."""
     context = browser.new_context(viewport={"width": 800, "height": 1100})
     page = context.new_page()
     page.goto(server + POST, wait_until="networkidle")

@@ -1,79 +1,31 @@
-"""Browser smoke test in headless Chromium: math typeset, figures load in both themes, offline,
-and no display formula wider than the column at 1280 px (on a phone: test_phone.py). The same
-visits check the chrome's contrast (test_chrome.py) and the numbers' popovers (test_provenance.py).
-
-Serves a fresh build on 127.0.0.1 and fails on any request to another host. Needs Debian's
-chromium (.ci/run installs it); without it the tests are skipped with that reason.
-"""
+"""The checks of a loaded page of the real site, made in the desktop visits of every page that
+tests/browser/test_a11y.py (light) and test_a11y_dark.py (dark) make for axe: offline (no request
+to another host, none failed), math typeset, the scheme's figures load and the other scheme's stay
+hidden, and in the light scheme no display formula wider than the column at 1280 px (on a phone:
+test_phone.py). The same visits check the chrome's contrast (test_chrome.py) and, in the light
+scheme, the numbers' popovers (test_provenance.py)."""
 
 from __future__ import annotations
 
 from urllib.parse import urlparse
 
-import pytest
-
-from helpers import site_pages
-from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 from tests.browser.test_phone import WIDE_FORMULAS
-from tests.browser.test_provenance import check_numbers
-
-# `server` and `browser` come from conftest.py (the browser fixture skips without chromium).
 
 
 def watch(page) -> tuple[list[str], list[str]]:
-    """Requests of `page` to another host (aborted) and failed requests, as they come."""
+    """Requests of `page` to another host and failed requests, as they come (only listened to: the
+    page loads as a reader's would, for the layout-shift measurement of the same visit)."""
     outside: list[str] = []
     failed: list[str] = []
 
-    def route(r):
-        host = urlparse(r.request.url).hostname
-        if r.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
+    def request(r):
+        if not r.url.startswith(("data:", "blob:")) and urlparse(r.url).hostname != "127.0.0.1":
+            outside.append(r.url)
 
-    page.route("**/*", route)
+    page.on("request", request)
     page.on("requestfailed", lambda req: failed.append(req.url))
     page.on("response", lambda res: failed.append(res.url) if res.status >= 400 else None)
     return outside, failed
-
-
-def open_page(browser, url: str, scheme: str):
-    """`url` loaded in a tab of its own: (context, page, requests to another host, failed ones)."""
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    outside, failed = watch(page)
-    page.goto(url, wait_until="networkidle")
-    return context, page, outside, failed
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page_is_offline_typeset_and_its_figures_load(browser, server, built_site, scheme):
-    # One tab for every page, each navigated to afresh (as a reader goes from page to page).
-    context = browser.new_context(color_scheme=scheme)
-    try:
-        page = context.new_page()
-        outside, failed = watch(page)
-        formulas = 0
-        pages = site_pages(built_site)
-        assert set(CHROME_TEXT) <= set(pages), sorted(set(CHROME_TEXT) - set(pages))
-        numbered = set(site_pages(built_site, containing='class="num"'))
-        for path in pages:
-            outside.clear()
-            failed.clear()
-            page.goto(server + path, wait_until="networkidle")
-            if path in CHROME_TEXT:
-                check_chrome_contrast(page, path, scheme)
-            if scheme == "light" and path in numbered:   # the numbers' script works alike in both
-                check_numbers(page, path)
-            # A font the checks made the page draw (a popover's text) loads before the failures are
-            # read: else its request is cut by the next page's navigation and counted against that page.
-            page.evaluate("document.fonts.ready.then(() => true)")
-            formulas += check_page(page, path, scheme, outside, failed)
-    finally:
-        context.close()
-    assert formulas > 10, f"only {formulas} typeset formulas on the whole site"
 
 
 def check_page(page, path: str, scheme: str, outside: list[str], failed: list[str]) -> int:
