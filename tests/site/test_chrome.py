@@ -125,3 +125,19 @@ def test_404_page_is_polish_and_links_to_the_articles(built_site):
         assert href.startswith("/"), href
         target = built_site / href.lstrip("/")
         assert (target / "index.html").exists() or target.is_file(), href
+
+
+def test_the_theme_and_site_scripts_are_deferred(built_site):
+    """Material's bundle and every extra_javascript of mkdocs.yml load with `defer` on every page
+    (the parser never stops for them, anatomia_engine/theme/main.html), and still in that order."""
+    config = re.sub(r"!!python/\S+", "", (REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    extra = [entry["path"] if isinstance(entry, dict) else entry
+             for entry in yaml.safe_load(config)["extra_javascript"]]
+    for path in pages(built_site):
+        scripts = [s for s in soup(path).select("script[src]")
+                   if re.search(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$", s["src"])
+                   or any(s["src"].endswith(name) for name in extra)]
+        names = [s["src"].rsplit("/", 1)[-1] for s in scripts]
+        assert len(names) == 1 + len(extra) and names[0].startswith("bundle."), (path, names)
+        assert names[1:] == [name.rsplit("/", 1)[-1] for name in extra], (path, names)
+        assert all(s.has_attr("defer") for s in scripts), (path, [str(s) for s in scripts])
