@@ -25,6 +25,11 @@ def site_url() -> str:
     return re.search(r"^site_url:\s*(\S+)", text, re.M).group(1)
 
 
+def mkdocs_config() -> dict:
+    """mkdocs.yml as data (its !!python tags dropped: the tests read only plain settings)."""
+    return yaml.safe_load(re.sub(r"!!python/\S+", "", (REPO / "mkdocs.yml").read_text(encoding="utf-8")))
+
+
 def pages(site: Path) -> list[Path]:
     """Every page of the site."""
     return sorted(p for p in site.glob("**/*.html") if "assets" not in p.parts)
@@ -118,8 +123,7 @@ def test_404_page_is_polish_and_links_to_the_articles(built_site):
     assert "Nie ma takiej strony" in article.h1.get_text()
     assert "Not found" not in page.get_text()
     links = [a["href"] for a in article.select("a[href]")]
-    config = re.sub(r"!!python/\S+", "", (REPO / "mkdocs.yml").read_text(encoding="utf-8"))
-    nav = yaml.safe_load(config)["nav"]
+    nav = mkdocs_config()["nav"]
     assert len(links) >= len(nav)
     for href in links:   # root-absolute: they work from whatever missing address the server answers
         assert href.startswith("/"), href
@@ -130,9 +134,8 @@ def test_404_page_is_polish_and_links_to_the_articles(built_site):
 def test_the_theme_and_site_scripts_are_deferred(built_site):
     """Material's bundle and every extra_javascript of mkdocs.yml load with `defer` on every page
     (the parser never stops for them, anatomia_engine/theme/main.html), and still in that order."""
-    config = re.sub(r"!!python/\S+", "", (REPO / "mkdocs.yml").read_text(encoding="utf-8"))
     extra = [entry["path"] if isinstance(entry, dict) else entry
-             for entry in yaml.safe_load(config)["extra_javascript"]]
+             for entry in mkdocs_config()["extra_javascript"]]
     for path in pages(built_site):
         scripts = [s for s in soup(path).select("script[src]")
                    if re.search(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$", s["src"])
