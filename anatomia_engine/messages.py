@@ -32,7 +32,8 @@ class Message:
 
 def load(path: Path) -> tuple[tuple[str, ...], dict[str, Message]]:
     """The groups and the messages of the catalogue at `path`."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: every build and worker reads this
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
     return tuple(data["groups"]), {entry["id"]: Message(**entry) for entry in data["messages"]}
 
 

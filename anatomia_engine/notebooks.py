@@ -97,8 +97,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     report = nbformat.v4.new_code_cell(_REPORT.format(root=str(root)), id="report")
     nb.cells.append(report)
     running = {"index": 0}
-    # The kernel talks over Unix sockets in a folder of this build's own: TCP ports are picked free and
-    # bound later by the kernel, so two kernels starting at once could take the same one.
+    # Unix sockets of this build's own: a free TCP port picked here may be taken before the kernel binds it
     sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
     ipc = Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")})
     client = NotebookClient(nb, config=ipc, kernel_name=KERNEL, timeout=180, startup_timeout=120,   # s
