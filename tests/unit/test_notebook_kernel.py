@@ -4,6 +4,7 @@ so kernels started at once never race for a TCP port ("Address already in use").
 from __future__ import annotations
 
 import json
+
 import nbformat
 
 from anatomia_engine import notebooks
