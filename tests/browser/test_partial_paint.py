@@ -3,14 +3,14 @@
 The browser paints a long page while it is still parsing it (the parser yields to paint on a
 slow phone, a slow network or a busy processor), at any point of the document. Every element of
 that picture on the reader's first screen must stand where the whole page puts it, or the reader
-sees it jump (a layout shift). Each page is loaded in a frame of the reader's width without its
-scripts (they come last: they have not run yet); then, from the last element that starts on the
-first screen back to the body's start, the document is cut where the parser may stop: right after
-an element's start tag (the element there, none of its content yet) and before it (the element
-and everything after it removed). The position of every visible element left is compared with the
-whole page's. Cuts are made at each element that opens a context not seen before (its ancestors
-and itself, each as tag, classes and first, second or later place among its siblings): a list of
-fifty links is cut at its first three.
+sees it jump (a layout shift). Each page is loaded in a sandboxed frame of the reader's width
+that runs no script (the site's scripts come last: they have not run yet); then, from the last
+element that starts on the first screen back to the body's start, the document is cut where the
+parser may stop: right after an element's start tag (the element there, none of its content
+yet) and before it (the element and everything after it removed). The position of every visible
+element left is compared with the whole page's. Cuts are made at each element that opens a
+context not seen before (its ancestors and itself, each as tag, classes and first, second or
+later place among its siblings): a list of fifty links is cut at its first three.
 """
 
 from __future__ import annotations

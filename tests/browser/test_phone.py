@@ -17,14 +17,6 @@ MIN_TEXT_PX = 9
 MIN_PAGE_TEXT_PX = 8   # on the page itself, before opening it full size
 
 
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
 # The elements that stick out of the screen, outside any box that scrolls or clips them.
 CULPRITS = """() => [...document.querySelectorAll('body *')]
     .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
