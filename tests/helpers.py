@@ -66,6 +66,8 @@ def start_session_site() -> None:
         (folder / "claimed").mkdir()
     except FileExistsError:
         return
+    if not (REPO / ".cache" / "anatomia").exists():
+        (folder / "cold").touch()   # nothing kept from an earlier build: it works everything out
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     with open(folder / "site.log", "w") as out:
         proc = subprocess.Popen(
@@ -101,6 +103,11 @@ def stop_session_site(wait: bool) -> None:
     if not wait and _session["proc"].poll() is None:
         _session["proc"].kill()
     _session["thread"].join(timeout=1200)
+
+
+def session_site_was_cold() -> bool:
+    """Whether the session build started with nothing kept from an earlier build (a clean clone)."""
+    return (session_folder() / "cold").exists()
 
 
 def session_site() -> Path:
