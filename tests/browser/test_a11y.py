@@ -15,9 +15,12 @@ numbers' popovers."""
 
 from __future__ import annotations
 
+import collections
+import http.server
+
 import pytest
 
-from helpers import REPO, site_pages
+from helpers import REPO, serving, site_pages
 from tests.browser.page_checks import check_page, watch
 from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 from tests.browser.test_provenance import check_numbers
@@ -122,23 +125,39 @@ def blocking(page, chosen: dict | None) -> list[dict]:
     return [v for v in violations if v["impact"] in BLOCKING]
 
 
+def first_visit_tab(browser, width: int):
+    """A tab whose every navigation loads a page as on a reader's first visit: nothing from the
+    browser's caches (DevTools' Network.setCacheDisabled: cheaper than a fresh context per page,
+    which starts a renderer process each time) and the origin's storage cleared before each load;
+    the layout-shift observer starts before each page's first byte."""
+    context = browser.new_context(color_scheme="light", viewport={"width": width, "height": 812})
+    page = context.new_page()
+    page.add_init_script(CLS_OBSERVER)
+    devtools = context.new_cdp_session(page)
+    devtools.send("Network.enable")
+    devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    return context, page, devtools
+
+
 @pytest.fixture(scope="module")
 def light(browser, server, built_site) -> dict[tuple[str, int], dict]:
-    """Every page in the light scheme at both widths, each in a fresh tab (a reader's first visit):
+    """Every page in the light scheme at both widths, each loaded as on a reader's first visit:
     (path, width) → its layout shift while it loaded, and axe's blocking violations."""
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run 'make docs' (npm ci installs axe-core)")
     found = {}
     pages = site_pages(built_site)
     numbered = set(site_pages(built_site, containing='class="num"'))
-    for path in [*pages, "/404.html"]:
-        inputs = {}
-        for width in (WIDE, NARROW):
-            context = browser.new_context(color_scheme="light", viewport={"width": width, "height": 812})
-            try:
-                page = context.new_page()
-                page.add_init_script(CLS_OBSERVER)
-                outside, failed = watch(page)
+    tabs = {width: first_visit_tab(browser, width) for width in (WIDE, NARROW)}
+    try:
+        seen = {width: watch(page) for width, (_, page, _) in tabs.items()}
+        for path in [*pages, "/404.html"]:
+            inputs = {}
+            for width, (_, page, devtools) in tabs.items():
+                outside, failed = seen[width]
+                outside.clear()
+                failed.clear()
+                devtools.send("Storage.clearDataForOrigin", {"origin": server, "storageTypes": "all"})
                 load(page, server + path)
                 page.wait_for_timeout(300)
                 cls, shifts = page.evaluate("[window.__cls, window.__shifts]")
@@ -148,8 +167,9 @@ def light(browser, server, built_site) -> dict[tuple[str, int], dict]:
                 found[path, width] = {"cls": cls, "shifts": shifts, "axe": violations}
                 if width == WIDE and path in pages:
                     found[path, width] |= checked_page(page, path, numbered, outside, failed)
-            finally:
-                context.close()
+    finally:
+        for context, _, _ in tabs.values():
+            context.close()
     return found
 
 
@@ -206,3 +226,33 @@ def test_a_colour_shown_only_on_a_phone_is_seen(browser):
         context.close()
     assert len(found[WIDE]) == 2
     assert [place.rsplit(">", 1)[-1] for place in unseen_contrast(found[NARROW], found[WIDE])] == ["P1"]
+
+
+def test_a_first_visit_tab_fetches_everything_again_on_each_visit(browser, built_site):
+    """What the layout-shift measurement relies on: a page loaded again in the same tab comes from
+    the server as a whole (fonts and stylesheets included), with its storage emptied."""
+    fetched = collections.Counter()
+
+    class Counting(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            cached = self.headers["If-Modified-Since"] or self.headers["If-None-Match"]
+            fetched[self.path + (" (revalidated)" if cached else "")] += 1
+            super().do_GET()
+
+    path = site_pages(built_site)[0]
+    with serving(built_site, handler=Counting) as base:
+        context, page, devtools = first_visit_tab(browser, NARROW)
+        try:
+            for _ in range(2):
+                devtools.send("Storage.clearDataForOrigin", {"origin": base, "storageTypes": "all"})
+                page.goto(base + path, wait_until="networkidle")
+                page.evaluate("document.fonts.ready.then(() => true)")
+                assert page.evaluate("localStorage.getItem('seen')") is None
+                page.evaluate("localStorage.setItem('seen', '1')")
+        finally:
+            context.close()
+    assert any(name.endswith(".woff2") for name in fetched), sorted(fetched)
+    assert set(fetched.values()) == {2}, sorted(fetched.items())
