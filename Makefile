@@ -76,7 +76,7 @@ clean: ## remove the venv, node_modules, caches and the built site
 
 .PHONY: weight audit
 
-weight: docs ## first-load weight of every page (raw and gzip, budget 400/150 KiB)
+weight: docs ## first-load weight of every page (raw and gzip; budget 150 KiB gzip)
 	$(PY) tests/bench/weight.py $(SITE)
 
 AUDIT_RUNS ?= 3

@@ -6,8 +6,10 @@ idle and the fonts are ready, and adds up every response: its raw (decoded) size
 as a gzip-compressing server sends it (gzip -6 of text; fonts and images as they are, being
 compressed already). Lazy figures below the fold are not requested, so they do not count, and
 neither does anything fetched only later (e.g. the search index when search is opened).
-Prints one line per page with the budget (≤ 400 KiB raw, ≤ 150 KiB gzip) and the heaviest
-resources; exits 1 if a page is over budget, so `make weight` can gate.
+Prints one line per page with both sizes and the heaviest resources; exits 1 if a page is over
+the budget of what the reader downloads (≤ 150 KiB gzip), so `make weight` can gate. The raw size
+is reported, not gated: Material's own stylesheet and bundle ship as Material builds them, not
+re-minified or purged by this project.
 
     .venv/bin/python tests/bench/weight.py [--no-search-index] [site_dir]
 
@@ -25,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from helpers import REPO, chromium, serving  # noqa: E402
 
-RAW_BUDGET = 400 * 1024
 GZIP_BUDGET = 150 * 1024
 COMPRESSED = ("font/", "image/png", "image/jpeg", "image/webp", "image/avif", "image/gif")
 
@@ -69,6 +70,11 @@ def measure(browser, url: str, skip_search: bool = False) -> list[tuple[str, int
         context.close()
 
 
+def within_budget(rows: list[tuple[str, int, int]]) -> bool:
+    """Whether a page's first load, as `measure` returns it, is within the gzip budget."""
+    return sum(r[2] for r in rows) <= GZIP_BUDGET
+
+
 def main() -> int:
     args = sys.argv[1:]
     skip_search = "--no-search-index" in args
@@ -79,14 +85,14 @@ def main() -> int:
         return 2
     over = []
     with serving(site) as base, chromium() as browser:
-        print(f"first load at 375×812, before scrolling; budget ≤ {RAW_BUDGET // 1024} KiB raw, "
-              f"≤ {GZIP_BUDGET // 1024} KiB gzip" + ("; search index left out" if skip_search else ""))
+        print(f"first load at 375×812, before scrolling; budget ≤ {GZIP_BUDGET // 1024} KiB gzip"
+              + ("; search index left out" if skip_search else ""))
         print(f"{'page':34} {'requests':>8} {'raw KiB':>9} {'gzip KiB':>9}  heaviest (raw KiB)")
         for path in pages(site):
             rows = measure(browser, base + path, skip_search)
             raw = sum(r[1] for r in rows)
             packed = sum(r[2] for r in rows)
-            ok = raw <= RAW_BUDGET and packed <= GZIP_BUDGET
+            ok = within_budget(rows)
             if not ok:
                 over.append(path)
             heavy = sorted(rows, key=lambda r: -r[1])[:3]

@@ -1,5 +1,6 @@
 """The benchmarks (tests/bench): they use the test helpers outside pytest, where no session build
-exists, and the audit runs Chromium with the flags its docstring explains."""
+exists, the audit runs Chromium with the flags its docstring explains, and the weight gate
+judges what the reader downloads."""
 
 import importlib.util
 
@@ -11,11 +12,25 @@ def test_outside_a_test_session_there_is_no_session_build_to_wait_for(monkeypatc
     assert wait_session_site() is None
 
 
+def bench_script(monkeypatch, name):
+    monkeypatch.syspath_prepend(REPO / "tests" / "bench")   # where the script finds its neighbours
+    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_weight_gate_counts_the_gzip_bytes_of_every_response_and_not_the_raw_ones(monkeypatch):
+    weight = bench_script(monkeypatch, "weight")
+    kib = 1024
+    heavy_raw = [("a.css", 300 * kib, 40 * kib), ("index.html", 300 * kib, 60 * kib)]
+    assert weight.within_budget(heavy_raw)
+    over = [*heavy_raw, ("bundle.js", 100 * kib, 50 * kib + 1)]
+    assert not weight.within_budget(over)
+
+
 def test_the_audit_runs_chromium_without_the_begin_frame_throttle_of_headless_runs(monkeypatch):
     """tests/bench/audit.py's Chromium flags keep the one that removes viz's one-second BeginFrame
     throttle (GoogleChrome/lighthouse#17148), and run headless without a GPU."""
-    monkeypatch.syspath_prepend(REPO / "tests" / "bench")   # where the script finds its neighbours
-    spec = importlib.util.spec_from_file_location("audit", REPO / "tests" / "bench" / "audit.py")
-    audit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(audit)
+    audit = bench_script(monkeypatch, "audit")
     assert set(audit.CHROME_FLAGS.split()) >= {"--headless=new", "--disable-gpu", "--disable-frame-rate-limit"}
