@@ -105,10 +105,8 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
         "",
-        "/// caption",
-        f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",
-        entry["caption"],
-        "///",
+        "/// caption", f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",   # a caption block
+        entry["caption"], "///",
         "",
         f'??? info "{DATA_SUMMARY}"',
         "",
@@ -292,6 +290,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
         """A token's text in `context` ('tag' and 'script': raw HTML's), recording where it stood and what
         it showed; a number's span is set aside as raw HTML, as a hand-written span would be."""
         record, tag = _tag(m)
+        if context in ("prose", "plain") and not raw and m.string[m.start() - 1:m.start()] == "\\":
+            raise tag.error(M.text("escaped_tag", mark=tag.source[:2], snippet="\\" + tag.source))
         self.seen[record.id] = record
         plain = "plain" if context in ("tag", "script") else context
         tag.contexts.append(plain)

@@ -274,6 +274,22 @@ def test_the_output_check_names_the_line(body, line, message):
     assert message in text
 
 
+@pytest.mark.parametrize("body", [
+    "Waga \\{{ p }} w tekście\n",
+    "# Waga \\{{ p }}\n",
+    "[odnośnik \\{{ p }}](x.md)\n",
+    "\\{% claim p > 0 %}Zdanie.{% endclaim %}\n",
+])
+def test_a_backslash_before_a_tag_stops_the_build_where_markdown_would_show_it(body):
+    """Markdown reads `\\{` as a literal brace: the reader would see a stray backslash beside the value."""
+    assert error(body).startswith("docs/x.md:4: '\\{")
+
+
+def test_a_backslash_before_a_tag_in_code_or_after_an_escaped_backslash_is_kept():
+    assert "<code>\\{{ p }}</code>" in r("`\\{{ p }}`")
+    assert r("C:\\\\{{ p }}").startswith("C:\\<span")
+
+
 def test_the_engines_markup_in_code_is_not_an_error():
     assert "<code>&lt;span class=\"num\"&gt;</code>" in r('Kontrakt: `<span class="num">`')
 
