@@ -103,15 +103,11 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
     table = codec.decode_value(entry["table"])
     return "\n".join([
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
-        f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}',
-        "",
+        f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}', "",
         "/// caption", f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",   # a caption block
-        entry["caption"], "///",
-        "",
-        f'??? info "{DATA_SUMMARY}"',
-        "",
-        textwrap.indent(table.to_markdown(), "    "),
-        "",
+        entry["caption"], "///", "",
+        f'??? info "{DATA_SUMMARY}"', "",
+        textwrap.indent(table.to_markdown(), "    "), "",
         f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
     ])
 
@@ -359,6 +355,12 @@ _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-
                      r"|<(span|div) class=\"arithmatex\">.*?</\2>", re.DOTALL)
 _MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
+
+
+def check_theme_text(html: str, where: str) -> None:   # tags, nav titles: the theme shows them as written
+    if m := _MARKS.search(_HIDDEN.sub(" ", html)):
+        shown = htmlmod.unescape(m.string[m.start():m.string.find("<", m.start())]).strip()[:60]
+        raise TemplateError(f"{where}: " + M.text("outside_body", mark=m[0], snippet=shown))
 
 
 class OutputCheckPostprocessor(Postprocessor):

@@ -215,16 +215,13 @@ def _compare(ev, left, comparisons):
 # How `_eval` computes each operation of the compiled form, from its evaluator and its operands.
 _OPS: dict[str, Callable] = {
     **{op: functools.partial(lambda fn, ev, *args: fn(*map(ev, args)), fn) for op, fn in OPERATORS.items()},
-    "s": lambda ev, text: text,
-    "i": lambda ev, obj, key: ev(obj)[ev(key)],
+    "s": lambda ev, text: text, "i": lambda ev, obj, key: ev(obj)[ev(key)],
     "slice": lambda ev, *bounds: slice(*map(ev, bounds)),
     "list": lambda ev, items: [ev(item) for item in items],
     "and": lambda ev, left, right: ev(left) and ev(right),
     "or": lambda ev, left, right: ev(left) or ev(right),
-    "if": lambda ev, test, yes, no: ev(yes) if ev(test) else ev(no),
-    "f": lambda ev, name, args: FUNCTIONS[name](*map(ev, args)),
-    "cmp": _compare,
-    "figure": lambda ev, name: ev(name),
+    "if": lambda ev, test, yes, no: ev(yes) if ev(test) else ev(no), "cmp": _compare,
+    "f": lambda ev, name, args: FUNCTIONS[name](*map(ev, args)), "figure": lambda ev, name: ev(name),
 }
 
 

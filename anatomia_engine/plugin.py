@@ -123,6 +123,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         source = Path(config.docs_dir) / page.file.src_uri
         source = source if source.is_file() else None
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
+        markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them
         code = [Path(module.__file__).read_bytes() for module in (links, search_pl)]

@@ -218,6 +218,16 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(tmp_path):
     assert 2 <= log.count("Building documentation") <= 4, log[-3000:]
 
 
+def test_a_placeholder_in_a_navigation_title_stops_the_build(project, tmp_path):
+    """The theme shows mkdocs.yml's titles (and front matter tags) as written: the build names the text."""
+    config = project / "mkdocs.yml"
+    nav = "nav: [index.md, 'Waga {{ weight }}': inne.md]"
+    config.write_text(config.read_text().replace("nav: [index.md, inne.md]", nav))
+    proc = mkdocs_build(project, tmp_path / "site")
+    assert proc.returncode != 0
+    assert "docs/index.md: '{{' in '{{ weight }}' outside the page's text" in proc.stderr, proc.stderr[-3000:]
+
+
 def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
     other = project / "docs" / "inne.md"
     other.write_text("---\ncomputed: [no_such_module]\n---\n# Inna\n\nBez obliczeń.\n")

@@ -290,6 +290,17 @@ def test_a_backslash_before_a_tag_in_code_or_after_an_escaped_backslash_is_kept(
     assert r("C:\\\\{{ p }}").startswith("C:\\<span")
 
 
+def test_the_theme_text_around_a_page_shows_no_tag_as_written():
+    """Tags and navigation titles come from the front matter and mkdocs.yml, outside the converted text."""
+    page = '<nav><a href="x/">Waga {{ weight | dec(2) }}</a></nav><code>{{ c }}</code><script>x={{}}</script>'
+    with pytest.raises(TemplateError) as info:
+        amd.check_theme_text(page, "docs/x.md")
+    assert str(info.value).startswith("docs/x.md: '{{' in '{{ weight | dec(2) }}' outside")
+    with pytest.raises(TemplateError, match="'{%' in '{% claim x %}'"):
+        amd.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
+    amd.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")   # code, scripts: theirs
+
+
 def test_the_engines_markup_in_code_is_not_an_error():
     assert "<code>&lt;span class=\"num\"&gt;</code>" in r('Kontrakt: `<span class="num">`')
 

@@ -76,7 +76,7 @@ def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp
     html = '<div class="md-content__inner"><h1>Strona</h1><p>Uwaga na klucze.</p></main>'
 
     def page(url, meta):
-        return types.SimpleNamespace(url=url, meta=meta, title="Strona", file=types.SimpleNamespace(
+        return types.SimpleNamespace(url=url, meta=meta, title="Strona", content=html, file=types.SimpleNamespace(
             src_uri=url + "index.html", dest_uri=url + "index.html", abs_src_path=None))
 
     hidden, plain, boosted = page("ukryta/", {"search": {"exclude": True}}), page("zwykla/", {}), \

@@ -60,7 +60,7 @@ def _read_page(tmp_path, html: str) -> list[str]:
     plugin = AnatomiaPlugin()
     plugin.docs_name, plugin.uses_search = "docs", False
     plugin.pages, plugin.links = store.Store(tmp_path / "cache", ".pickle"), links.Checker()
-    page = types.SimpleNamespace(url="", title="Start", meta={}, file=types.SimpleNamespace(
+    page = types.SimpleNamespace(url="", title="Start", meta={}, content=html, file=types.SimpleNamespace(
         src_uri="index.md", dest_uri="index.html"))
     plugin.on_post_page(html, page=page, config=types.SimpleNamespace(docs_dir=str(tmp_path)))
     return plugin.links.check(tmp_path / "site")
