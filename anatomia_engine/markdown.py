@@ -359,7 +359,7 @@ ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 
 def check_theme_text(html: str, where: str) -> None:   # tags, nav titles: the theme shows them as written
     if m := _MARKS.search(_HIDDEN.sub(" ", html)):
-        shown = htmlmod.unescape(m.string[m.start():m.string.find("<", m.start())]).strip()[:60]
+        shown = htmlmod.unescape(re.match(r'[^<"]*', m.string[m.start():m.start() + 200])[0]).strip()[:60]
         raise TemplateError(f"{where}: " + M.text("outside_body", mark=m[0], snippet=shown))
 
 

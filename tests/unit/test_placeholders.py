@@ -298,6 +298,8 @@ def test_the_theme_text_around_a_page_shows_no_tag_as_written():
     assert str(info.value).startswith("docs/x.md: '{{' in '{{ weight | dec(2) }}' outside")
     with pytest.raises(TemplateError, match="'{%' in '{% claim x %}'"):
         amd.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
+    with pytest.raises(TemplateError, match="in '{{ w }}' outside"):   # an attribute's value
+        amd.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
     amd.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")   # code, scripts: theirs
 
 
