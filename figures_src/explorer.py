@@ -22,9 +22,9 @@ import functools
 
 import numpy as np
 
-from attn_core import future_mask, scaled_dot_product_attention
 from anatomia_engine.kit import values
 from anatomia_engine.numfmt import fmt_dec
+from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import lab3
 from figures_src.inputs import LEAK_A, LEAK_B, SENTENCE_IDS, TOY_X, VOCAB, W_K, W_Q, W_V, W_VOCAB
 

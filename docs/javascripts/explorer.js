@@ -1147,7 +1147,7 @@
    * message says, in Polish, what is wrong. */
   Explorer.prototype.decode = function (o) {
     var L = this.limits;
-    var self = this;
+    var tasks = this.tasks;
     function need(ok, what) { if (!ok) throw new Error(what); }
     function num(x, range, what) {
       need(typeof x === "number" && x >= range.min && x <= range.max,
@@ -1188,8 +1188,8 @@
     need(Number.isInteger(o.q) && o.q >= 0 && o.q < st.sentence.length, "zapytanie wskazuje pozycję spoza zdania");
     var task = null;
     if (o.z !== undefined) {
-      task = self.tasks.map(function (t) { return t.id; }).indexOf(o.z);
-      need(task >= 0 && self.tasks[task].preset === o.p, "nieznane zadanie");
+      task = tasks.map(function (t) { return t.id; }).indexOf(o.z);
+      need(task >= 0 && tasks[task].preset === o.p, "nieznane zadanie");
     }
     return { index: index, st: st, task: task };
   };
