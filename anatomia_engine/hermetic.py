@@ -119,9 +119,9 @@ def _seeded_only(module, name: str, label: str, where: str, argument: str = "see
             refuse(M.text("unseeded_rng", where=where, name=label))
         original.__init__(self, *args, **kwargs)
 
-    stand_in = _SameClass(name, (original,), {"__init__": __init__, "__module__": original.__module__,
-                                              "__qualname__": original.__qualname__, "__doc__": original.__doc__})
-    setattr(module, name, stand_in)
+    namespace = {"__init__": __init__, "__module__": original.__module__,
+                 "__qualname__": original.__qualname__, "__doc__": original.__doc__}
+    setattr(module, name, _SameClass(name, (original,), namespace))
 
 
 def _refuse_unseeded(where: str) -> None:
@@ -194,8 +194,8 @@ def _refuse_clock(where: str) -> None:
                 return _real(*args, **kwargs)
 
             own[method] = classmethod(read)
-        stand_in = _SameClass(cls.__name__, (cls,), {**own, "__module__": "datetime", "__qualname__": cls.__qualname__})
-        setattr(datetime, cls.__name__, stand_in)
+        namespace = {**own, "__module__": "datetime", "__qualname__": cls.__qualname__}
+        setattr(datetime, cls.__name__, _SameClass(cls.__name__, (cls,), namespace))
 
 
 # --- the network -----------------------------------------------------------------------

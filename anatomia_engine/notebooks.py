@@ -4,9 +4,9 @@
 mkdocs-jupyter renders, its figures and the download copy. The kernel is held to the modules' rules: it
 records what it reads (deps.py) and refuses what no record reproduces (hermetic.py: unseeded generators,
 the clock, the network, writes into docs/); a cell's output is bounded in size and line length and may
-not show NaN. A failing cell stops the build with file:line; `stop()` ends every kernel at once (Ctrl-C). Cell tags: `remove_cell` is left out of the page;
-`solution` cells with the same `exercise=N` form one collapsible "Rozwiązanie ćwiczenia N"; `repo-only`
-is a note in the download. An image needs alt text: `display(fig, metadata={"alt": "..."})`.
+not show NaN. A failing cell stops the build with file:line; `stop()` ends every kernel at once (Ctrl-C).
+Cell tags: `remove_cell` is left out of the page; `solution` cells with the same `exercise=N` form one
+collapsible "Rozwiązanie ćwiczenia N"; `repo-only` is a note in the download. An image needs alt text: `display(fig, metadata={"alt": "..."})`.
 """
 
 import asyncio
@@ -48,12 +48,13 @@ REPO_ONLY_NOTE = (
 )
 # Run in the kernel before the first cell and after the last (deps.py records in that process,
 # hermetic.py refuses there what no record reproduces, as in a module's run).
-_START = ("from pathlib import Path as _Path\nfrom anatomia_engine import deps as _deps, hermetic as _hermetic\n"
+_START = ("from pathlib import Path as _Path\n"
+          "from anatomia_engine import deps as _deps, hermetic as _hermetic\n"
           "_deps.start(_Path({root!r}))\nfor _p in {noted!r}:\n    _deps.note(_Path(_p))\n"
           "_hermetic.start(_Path({root!r}), {where!r})\n")
 _REPORT = ("from IPython.display import display as _display\n"
            "_display({{'application/json': {{'deps': _deps.snapshot(_Path({root!r})),\n"
-           "                               'refused': _hermetic.refused, 'cells': _hermetic.cells}}}}, raw=True)\n")
+           "    'refused': _hermetic.refused, 'cells': _hermetic.cells}}}}, raw=True)\n")
 # What one cell may show: its text outputs together, and one line of them (a page is no log file; one
 # long line also made nbclient's stream coalescing quadratic). The lab's cells show at most a few hundred.
 MAX_OUTPUT = 20_000   # characters per cell

@@ -37,7 +37,8 @@ def _execute(root, *cells: str):
     source = root / "docs" / "laby" / "lab.py"
     source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text("".join(f"# %%\n{cell}\n\n" for cell in cells))
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c, id=f"c{i}") for i, c in enumerate(cells)])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c, id=f"c{i}")
+                                         for i, c in enumerate(cells)])
     return nb, notebooks.execute(nb, source, "docs/laby/lab.py", root)
 
 
@@ -45,8 +46,9 @@ def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp
     root = _project(tmp_path)
     (root / "figures_src" / ".data").mkdir()
     (root / "figures_src" / ".data" / "v.json").write_text("1")
-    nb, record = _execute(root, TRANSPORT, "from pathlib import Path\n"
-                                           "print(Path('figures_src/.data/v.json').read_text(), Path('flag').exists())",
+    reads = ("from pathlib import Path\n"
+             "print(Path('figures_src/.data/v.json').read_text(), Path('flag').exists())")
+    nb, record = _execute(root, TRANSPORT, reads,
                           "print('nanosekundy, banan, Nancy')")     # words with "nan" inside are no NaN
     printed = "".join(o.get("text", "") for o in nb.cells[0].outputs)
     assert printed.strip() == "ipc", json.dumps(nb.cells[0].outputs)[:500]
@@ -61,8 +63,8 @@ def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp
     ("import numpy as np\nprint(np.array([0.0, 1.0]) / 0.0)", "notebook cell 2 shows NaN"),
     ("from pathlib import Path\nPath('docs/x.txt').write_text('x')", "writes docs/x.txt"),
     ("import time\ntry:\n    time.time()\nexcept Exception:\n    pass", "reads the clock"),
-    ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\nexcept Exception:\n    pass",
-     "reaches the network"),
+    ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
+     "except Exception:\n    pass", "reaches the network"),
 ])
 def test_a_cell_breaking_the_modules_rules_stops_the_build_naming_it(tmp_path, cell, says):
     root = _project(tmp_path)
