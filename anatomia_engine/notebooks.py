@@ -6,7 +6,8 @@ records what it reads (deps.py) and refuses what no record reproduces (hermetic.
 the clock, the network, writes into docs/); a cell's output is bounded in size and line length and may
 not show NaN. A failing cell stops the build with file:line; `stop()` ends every kernel at once (Ctrl-C).
 Cell tags: `remove_cell` is left out of the page; `solution` cells with the same `exercise=N` form one
-collapsible "Rozwiązanie ćwiczenia N"; `repo-only` is a note in the download. An image needs alt text: `display(fig, metadata={"alt": "..."})`.
+collapsible "Rozwiązanie ćwiczenia N"; `repo-only` is a note in the download. An image needs alt text:
+`display(fig, metadata={"alt": "..."})`.
 """
 
 import asyncio

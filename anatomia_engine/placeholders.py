@@ -361,7 +361,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 index = [int(i) for i in form.split(" ")[1:]]  # AttributeError for an expression
                 labels = {k: axis[i] for k, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
                 # only {i}, {j} … are filled: any other brace is the description's own text
-                what = re.sub(r"\{([ijklmn])\}", lambda m: str(labels.get(m[1], m[0])), entry.what)
+                fill_axis = lambda m: str(labels.get(m[1], m[0]))  # noqa: E731, B023 - used at once
+                what = entry.what and re.sub(r"\{([ijklmn])\}", fill_axis, entry.what)
             shown = replace(shown, span=number_attrs(value, entry, what))
         if not live or (shown.span is None and not math):
             return shown
