@@ -12,8 +12,10 @@ import re
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import katex
+from anatomia_engine import messages as M
 
 ITEMS = ".num, [data-claim], .arithmatex"   # the browser's selector, in document order
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
@@ -24,7 +26,7 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     """The page without its live attributes (its root names the sidecar: `data-live-src`), and the sidecar."""
     root = re.search(f'<div class="live-example" id="{ROOT_ID}"[^>]*>', output)
     if root is None:
-        raise ValueError(f"{dest_uri}: a live page without <div class=\"live-example\" id=\"{ROOT_ID}\">")
+        raise BuildError(M.text("live_without_example", where=dest_uri, root=ROOT_ID))
     article = BeautifulSoup(output, "html.parser").article
     elements = article.select(ITEMS)
     moved = [{k[5:]: el[k] if k == "data-fmt" else json.loads(el[k]) for k in MOVED if el.has_attr(k)}
@@ -45,6 +47,9 @@ def publish(output: str, page, config) -> str:
     """MkDocs on_post_page: on a `live: true` page, write the sidecar and return the lighter page."""
     if page.meta.get("live") is not True:
         return output
+    if f'id="{ROOT_ID}"' not in output:   # name the page's source, not its output
+        where = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        raise BuildError(M.text("live_without_example", where=where, root=ROOT_ID))
     output, data = split(output, page.file.dest_uri)
     sidecar = Path(config.site_dir, page.file.dest_uri).with_suffix(".live.json")
     sidecar.parent.mkdir(parents=True, exist_ok=True)
