@@ -26,7 +26,7 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     """The page without its live attributes (its root names the sidecar: `data-live-src`), and the sidecar."""
     root = re.search(f'<div class="live-example" id="{ROOT_ID}"[^>]*>', output)
     if root is None:
-        raise BuildError(M.text("live_without_example", where=dest_uri, root=ROOT_ID))
+        raise ValueError(f"{dest_uri}: a live page without <div class=\"live-example\" id=\"{ROOT_ID}\">")
     article = BeautifulSoup(output, "html.parser").article
     elements = article.select(ITEMS)
     moved = [{k[5:]: el[k] if k == "data-fmt" else json.loads(el[k]) for k in MOVED if el.has_attr(k)}
