@@ -56,12 +56,26 @@ class Table:
                 raise ValueError(M.text("table_row_width", row=i, cells=len(row), width=width))
         if self.formats is not None and len(self.formats) != width:
             raise ValueError(M.text("table_formats", formats=len(self.formats), width=width))
+        # Every cell is shown by its column's format: a row that does not fit it stops the module here,
+        # not on the page as "0.30000000000000004" or "None".
+        for j, spec in enumerate(self.column_specs()):
+            for i, row in enumerate(self.rows):
+                value = row[j]
+                if spec is None and (is_number(value) or value is None):
+                    raise ValueError(M.text("table_text_cell", row=i, column=self.header[j], value=repr(value)))
+                if spec is None:
+                    continue
+                try:
+                    fmt_spec(value, spec)
+                except ValueError as exc:
+                    raise ValueError(M.text("table_row_format", row=i, column=self.header[j], value=repr(value),
+                                            spec=spec, problem=exc)) from None
 
     def column_specs(self) -> list[str | None]:
+        """One format per column: `formats`, else 'dec:2' for a column holding a number in any row."""
         if self.formats is not None:
             return list(self.formats)
-        first = self.rows[0] if self.rows else [None] * len(self.header)
-        return ["dec:2" if is_number(v) else None for v in first]
+        return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in range(len(self.header))]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
