@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_spec, is_number
@@ -39,6 +43,28 @@ class Value:
     axes: Sequence[Sequence[str]] | None = None
     masked: bool = False
 
+    def problem(self) -> str | None:
+        """What is wrong with what a reader is told about the value (a catalogued message), or None: the
+        page fills `what` with str.format, so a stray brace or an unknown field would stop it there."""
+        for key in ("what", "cite"):
+            text = getattr(self, key)
+            if text is not None and not isinstance(text, str):
+                return M.text("meta_not_text", key=key, type=type(text).__name__)
+        letters = "ijklmn"[:len(self.axes or ())]
+        try:
+            fields = [field for _, field, _, _ in string.Formatter().parse(self.what or "") if field is not None]
+        except ValueError as exc:   # "Single '}' encountered in format string"
+            return M.text("what_template", what=self.what, problem=exc)
+        for field in fields:
+            if field not in letters:
+                return M.text("what_field", what=self.what, field="{" + field + "}",
+                              known=", ".join("{" + c + "}" for c in letters) or "none (no axes=)")
+        shape = getattr(self.value, "shape", ())
+        for k, labels in enumerate(self.axes or ()):
+            if k >= len(shape) or len(labels) != shape[k]:
+                return M.text("axes_labels", axis=k, labels=len(labels), shape=tuple(shape))
+        return None
+
 
 @dataclass(frozen=True)
 class Table:
@@ -63,8 +89,8 @@ class Table:
                 value = row[j]
                 if spec is None and (is_number(value) or value is None):
                     raise ValueError(M.text("table_text_cell", row=i, column=self.header[j], value=repr(value)))
-                if spec is None:
-                    continue
+                if spec is None or (isinstance(value, (float, np.floating)) and not math.isfinite(value)):
+                    continue   # NaN and infinities: codec.py refuses them naming the function and the value
                 try:
                     fmt_spec(value, spec)
                 except ValueError as exc:

@@ -184,9 +184,10 @@ def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
 
 
 def fmt_json(x, *, math: bool = False) -> str:
-    """Full precision as JSON (for scripts in a page); `</` is escaped so it cannot end a <script>."""
+    """Full precision as JSON (for scripts in a page). Every "<" (only ever inside a JSON string) is
+    written \\u003c, so no value can end a <script> ("</script>") or open a comment ("<!--") in it."""
     plain = x.tolist() if isinstance(x, np.ndarray) else x
-    return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
+    return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
 
 
 def fmt_exact(x) -> str:
