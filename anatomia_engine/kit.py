@@ -52,7 +52,8 @@ class Value:
                 return M.text("meta_not_text", key=key, type=type(text).__name__)
         letters = "ijklmn"[:len(self.axes or ())]
         try:
-            fields = [field for _, field, _, _ in string.Formatter().parse(self.what or "") if field is not None]
+            parts = string.Formatter().parse(self.what or "")
+            fields = [field for _, field, _, _ in parts if field is not None]
         except ValueError as exc:   # "Single '}' encountered in format string"
             return M.text("what_template", what=self.what, problem=exc)
         for field in fields:
@@ -88,20 +89,22 @@ class Table:
             for i, row in enumerate(self.rows):
                 value = row[j]
                 if spec is None and (is_number(value) or value is None):
-                    raise ValueError(M.text("table_text_cell", row=i, column=self.header[j], value=repr(value)))
+                    raise ValueError(M.text("table_text_cell", row=i, column=self.header[j],
+                                            value=repr(value)))
                 if spec is None or (isinstance(value, (float, np.floating)) and not math.isfinite(value)):
                     continue   # NaN and infinities: codec.py refuses them naming the function and the value
                 try:
                     fmt_spec(value, spec)
                 except ValueError as exc:
-                    raise ValueError(M.text("table_row_format", row=i, column=self.header[j], value=repr(value),
-                                            spec=spec, problem=exc)) from None
+                    raise ValueError(M.text("table_row_format", row=i, column=self.header[j],
+                                            value=repr(value), spec=spec, problem=exc)) from None
 
     def column_specs(self) -> list[str | None]:
         """One format per column: `formats`, else 'dec:2' for a column holding a number in any row."""
         if self.formats is not None:
             return list(self.formats)
-        return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in range(len(self.header))]
+        columns = range(len(self.header))
+        return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in columns]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""

@@ -449,8 +449,8 @@ def check_theme_text(html: str, where: str) -> None:   # tags, nav titles: the t
 # What the final scan of a page reads: its tags (script and style bodies and comments hold no tags) and
 # their attributes.
 _NOT_TAGS = re.compile(r"(<(script|style)\b[^>]*>).*?</\2\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE)
-_START_TAG = re.compile(r"<[a-zA-Z][^\s/>]*((?:\s*[^\s\"'>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?|\s*/)*)"
-                        r"\s*>")
+_START_TAG = re.compile(r"<[a-zA-Z][^\s/>]*((?:\s*[^\s\"'>/=]+"
+                        r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?|\s*/)*)\s*>")
 _ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
 _RUNS_CODE = re.compile(r"(?:java|vb)script:", re.IGNORECASE)
 
@@ -467,7 +467,8 @@ def check_active_content(html: str, source: str, where: str) -> None:
             if not (handler or _RUNS_CODE.match(url)):
                 continue
             # a handler written in raw HTML; a javascript: link written in Markdown is the link check's
-            written = value in source and (not handler or re.search(rf"\b{re.escape(name)}\s*=", source, re.I))
+            named = re.search(rf"\b{re.escape(name)}\s*=", source, re.IGNORECASE)
+            written = value in source and (named or not handler)
             if not written:
                 raise TemplateError(f"{where}: " + M.text("active_content", attribute=attribute[0][:100]))
 

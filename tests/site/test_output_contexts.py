@@ -70,7 +70,8 @@ class _Scripts(HTMLParser):
 
 
 def test_a_value_reaches_a_script_as_json_that_no_text_can_end(tmp_path):
-    project, _ = _project(tmp_path, "<script>var demo = {pair: {{ pair | json }}, label: {{ label | json }}};</script>")
+    script = "<script>var demo = {pair: {{ pair | json }}, label: {{ label | json }}};</script>"
+    project, _ = _project(tmp_path, script)
     proc = mkdocs_build(project, tmp_path / "site", timeout=300)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     parser = _Scripts()

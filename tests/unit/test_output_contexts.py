@@ -131,7 +131,8 @@ def test_a_value_in_a_style_sheet_or_an_event_handler_is_refused(body):
     ("<textarea>{{ p }} {{ s }}</textarea>\n", "textarea"),
     ("Tekst <textarea>{{ p }} {{ s }}</textarea> dalej\n", "textarea"),
     ('<svg viewBox="0 0 9 9"><text x="1" y="5">{{ p }} {{ s }}</text></svg>\n', "svg"),
-    ('Etykieta <svg viewBox="0 0 9 9"><title>{{ p }} {{ s }}</title><text>{{ p }} {{ s }}</text></svg>\n', "svg"),
+    ('Etykieta <svg viewBox="0 0 9 9"><title>{{ p }} {{ s }}</title>'
+     "<text>{{ p }} {{ s }}</text></svg>\n", "svg"),
     ("Tekst <title>{{ p }} {{ s }}</title>\n", "title"),
 ])
 def test_where_markup_cannot_stand_a_value_is_plain_text(body, element):
@@ -233,7 +234,8 @@ def test_an_expression_that_would_hang_the_build_or_exhaust_memory_is_refused_wi
                           cwd=Path(__file__).resolve().parents[2])
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     running = lines[-1] if len(lines) % 2 else None
-    assert done.returncode == 0, f"stopped (status {done.returncode}) while evaluating {running!r}: {done.stderr}"
+    stopped = f"stopped (status {done.returncode}) while evaluating {running!r}: {done.stderr}"
+    assert done.returncode == 0, stopped
     for (expr, refusal), message in zip(COSTLY, lines[1::2], strict=True):
         assert message.startswith("docs/x.md:6: ") and refusal in message, (expr, message[-300:])
 
@@ -314,4 +316,5 @@ def test_a_figure_shown_twice_on_a_page_gets_two_ids():
 def test_a_values_metadata_is_checked_naming_module_function_and_value(value, problem):
     with pytest.raises(codec.CodecError) as info:
         codec.value_entry("figures_src.demo", "weights", "w", value)
-    assert str(info.value).startswith("figures_src/demo.py: weights() returned 'w'") and problem in str(info.value)
+    message = str(info.value)
+    assert message.startswith("figures_src/demo.py: weights() returned 'w'") and problem in message
