@@ -125,6 +125,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         source = source if source.is_file() else None
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
         markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
+        markdown.check_active_content(output, source.read_text(encoding="utf-8") if source else "", where)
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them (not its comments)
         code = store.code_key(links, search_pl)

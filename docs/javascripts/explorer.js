@@ -156,9 +156,15 @@
     return r.negative ? -units : units;
   }
 
+  /** numfmt.fmt_int: every digit. A BigInt is exact; a number beyond 2^53 is not (2^53 + 1 has no
+   * double of its own), so it is refused rather than shown with wrong digits. */
   function fmtInt(x, math) {
+    if (typeof x === "bigint") return decimalText(x < BigInt(0), String(x < BigInt(0) ? -x : x), "", math);
     checkNumber(x, false);
     if (x !== Math.trunc(x)) throw new RangeError("not a whole number: " + x);
+    if (!Number.isSafeInteger(x)) {
+      throw new RangeError(String(x) + " is beyond 2^53, where a JavaScript number is not exact; pass a BigInt");
+    }
     return decimalText(x < 0, String(Math.abs(x)), "", math);
   }
 
@@ -248,7 +254,7 @@
       case "int": return fmtInt(value, math);
       case "vec": return fmtVecOf(value, args[0], math);
       case "bmatrix": return fmtBmatrix(value, args[0]);
-      case "text": return String(value);
+      case "text": return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
       default: throw new Error("this page's live code has no filter '" + name + "'");
     }
   }
