@@ -37,14 +37,21 @@ def core(command: str, *args: str) -> list[str]:
     return [*CORE, command, "--config-file", "mkdocs.yml", *args]
 
 
-def fixture_project(dest: Path, lab: bool = False) -> Path:
-    """A copy of the fixture project (tests/site/fixture) at `dest`; `lab`: with the notebook
-    page docs/laby/lab.py as well."""
-    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__", "extra"))
+def fixture_project(dest: Path, lab: bool = False, files: dict[str, str] | None = None) -> Path:
+    """A copy of the fixture project (tests/site/fixture) at `dest`: the one builder of the tests'
+    small projects. `dest` may exist (empty). `lab`: with the notebook page docs/laby/lab.py as
+    well; `files`: text files written over the copy (paths relative to the project), for a test's
+    own modules, pages or notebook."""
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__", "extra"),
+                    dirs_exist_ok=True)
     shutil.copy(REPO / "requirements.lock", dest / "requirements.lock")
     if lab:
         (dest / "docs" / "laby").mkdir()
         shutil.copy(FIXTURE / "extra" / "lab.py", dest / "docs" / "laby" / "lab.py")
+    for name, text in (files or {}).items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     return dest
 
 
