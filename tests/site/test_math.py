@@ -31,6 +31,7 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
         "# Strona\n\nDobry wzór \\(x^2\\).\n\nZły wzór \\(\\frac{1}\\) w zdaniu.\n", encoding="utf-8")
     (tmp_path / "mkdocs.yml").write_text(textwrap.dedent("""\
         site_name: t
+        theme: {name: material, font: false}
         markdown_extensions:
           - pymdownx.arithmatex:
               generic: true
