@@ -716,6 +716,8 @@
     this.ui.preset.value = String(index);
     this.ui.presetInfo.textContent = p.description;
     this.say("");
+    this.ui.newWord.removeAttribute("aria-invalid");
+    this.ui.newWordError.textContent = "";
     this.update(null, true);
   };
 
@@ -925,12 +927,14 @@
       ]),
     ]);
 
-    var controls = h("div", { class: "attn-x__controls" }, [tasks, start, maths, projections, sentence, vocab]);
+    // The numbers close the controls' column: on a wide screen the picture stays in view beside
+    // them too, down to the last field of the vocabulary.
+    var numbers = h("details", { class: "attn-x__details", open: true }, [
+      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }), ui.numbers,
+    ]);
+    var controls = h("div", { class: "attn-x__controls" }, [tasks, start, maths, projections, sentence, vocab, numbers]);
     // Picture first: beside the controls on a wide screen, above them on a phone (explorer.css).
     this.root.appendChild(h("div", { class: "attn-x__layout" }, [stage, controls]));
-    this.root.appendChild(h("details", { class: "attn-x__details", open: true }, [
-      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }), ui.numbers,
-    ]));
   };
 
   function errorLine(id) {
@@ -1470,7 +1474,8 @@
     for (var n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
       var sp = LABEL_SPOTS[n];
       var box = textBox(x + sp[0], y + sp[1], chars, fontSize, sp[2]);
-      var cost = (box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds);
+      // leaving the plane is worse than anything else: the label would be cut off
+      var cost = 50 * ((box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds));
       taken.forEach(function (b) { cost += overlapArea(box, b); });
       var own = boxDistance(box, x, y);
       marks.forEach(function (m) {
@@ -1487,7 +1492,8 @@
     if (best.cost > 0 || best.far) { // a line from the label's nearest edge to its mark
       var b = best.box;
       var ex = Math.max(b[0], Math.min(x, b[2])), ey = Math.max(b[1], Math.min(y, b[3]));
-      leaderParent.appendChild(s("line", { x1: x, y1: y, x2: ex, y2: ey, class: "attn-x__leader" }));
+      leaderParent.appendChild(s("line", { x1: x, y1: y, x2: ex, y2: ey, class: "attn-x__leader",
+        "data-for": label.getAttribute("data-for") }));
     }
   }
 
