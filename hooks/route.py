@@ -20,18 +20,14 @@ An MkDocs hook file (mkdocs.yml `hooks:`). Three jobs, each on its own MkDocs ev
   written). An unknown page stops the build.
 """
 
-import logging
 import math
 import re
 from html.parser import HTMLParser
 
+from material.plugins.blog.structure import Post
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.pages import Page
-
-from material.plugins.blog.structure import Post
-
-log = logging.getLogger("mkdocs.hooks.route")
 
 # Material's blog plugin default (post_readtime_words_per_minute)
 WORDS_PER_MINUTE = 265
@@ -130,7 +126,7 @@ def on_nav(nav, *, config, files):
                           "no place in the footer's route")
     if posts:
         chain[index:index] = posts
-    for previous, page, following in zip([None, *chain], chain, [*chain[1:], None]):
+    for previous, page, following in zip([None, *chain], chain, [*chain[1:], None], strict=True):
         page.previous_page = previous
         page.next_page = following
     return nav

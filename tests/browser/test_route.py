@@ -60,7 +60,7 @@ def test_every_step_of_the_route_ends_by_pointing_to_the_next(browser, server):
     page = context.new_page()
     try:
         route = _route(page, server)
-        for step, following in zip(route, [*route[1:], None]):
+        for step, following in zip(route, [*route[1:], None], strict=True):
             page.goto(server + step, wait_until="domcontentloaded")
             box = page.locator("article .admonition.next-step").last
             assert box.count(), f"{step} has no 'Co dalej' box"
