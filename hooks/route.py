@@ -126,7 +126,7 @@ def on_nav(nav, *, config, files):
                           "no place in the footer's route")
     if posts:
         chain[index:index] = posts
-    for previous, page, following in zip([None, *chain], chain, [*chain[1:], None], strict=True):
+    for previous, page, following in zip([None, *chain[:-1]], chain, [*chain[1:], None], strict=True):
         page.previous_page = previous
         page.next_page = following
     return nav
