@@ -729,7 +729,7 @@ def transformer_block(style) -> Plot:
         colour = style.fg if fill is None else style.bg
         ax.text(x0, y, label, ha="center", va="center", fontsize=9, color=colour, wrap=True)
     keys = [k for k, _ in _BLOCK]
-    for a, b in zip(keys, keys[1:], strict=True):
+    for a, b in zip(keys[:-1], keys[1:], strict=True):
         ax.add_patch(FancyArrowPatch((x0, ys[a] + height / 2), (x0, ys[b] - height / 2),
                                      arrowstyle="-|>", mutation_scale=10, color=style.fg, lw=1.2))
     # Residual (skip) connections: from a block's input around the sub-layer into "add".
