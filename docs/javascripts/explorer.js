@@ -394,7 +394,16 @@
     var re = attentionLayer(inp.reordered_ids, inp, true);
     var lastRe = re.output[re.output.length - 1];
     var pad = paddedBatch(inp);
+    // the second, hand-set head of the page (worked_example._second_head), on the same embeddings
+    var h2In = Object.assign({}, inp, { W_Q: inp.h2_W_Q, W_K: inp.h2_W_K, W_V: inp.h2_W_V });
+    var h2 = attentionLayer(inp.ids, h2In, true);
+    var h2Enc = attentionLayer(inp.ids, h2In, false);
     return Object.assign({
+      tokens: tokens,
+      h2_W_Q: inp.h2_W_Q, h2_W_K: inp.h2_W_K, h2_W_V: inp.h2_W_V,
+      h2_Q: h2.q, h2_K: h2.k, h2_V: h2.v, h2_K_T: transpose(h2.k), h2_scores: h2.scores,
+      h2_scaled: h2.scaled, h2_weights: h2.weights, h2_weights_enc: h2Enc.weights, h2_out: h2.output,
+      h2_residual: mapM(h2.e, function (x, i, j) { return x + h2.output[i][j]; }),
       sentence: tokens.join(" "),
       continued: tokens.concat([inp.vocab[topId]]).join(" "),
       d_model: d, d_k: dK, vocab_size: inp.vocab.length,
