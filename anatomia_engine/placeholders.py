@@ -364,6 +364,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 labels = {k: axis[i] for k, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
                 what = entry.what.format(**labels)
             shown = replace(shown, span=number_attrs(value, entry, what))
+        if live and context == "prose" and shown.span is None and used and isinstance(value, str):
+            shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
