@@ -32,15 +32,40 @@ class Message:
 
 def load(path: Path) -> tuple[tuple[str, ...], dict[str, Message]]:
     """The groups and the messages of the catalogue at `path`."""
+    return parse(path.read_text(encoding="utf-8"))
+
+
+def parse(text: str) -> tuple[tuple[str, ...], dict[str, Message]]:
+    """The groups and the messages of a catalogue's YAML `text`."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: every build and worker reads this
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    data = yaml.load(text, Loader=loader)
     return tuple(data["groups"]), {entry["id"]: Message(**entry) for entry in data["messages"]}
 
 
-GROUPS, CATALOGUE = load(PATH)
-deps.note(PATH)   # an input of every module run, as the engine's code is (the warm worker reads no files)
+_loaded: dict[bytes, tuple] = {}   # the file's bytes -> its (groups, messages)
+
+
+def _catalogue() -> tuple[tuple[str, ...], dict[str, Message]]:
+    """The catalogue, read when first used and again when the file changes; each use records the file
+    as read (deps.note), so a module run that shows no message does not depend on it: an edit of one
+    message re-runs the modules that show messages, not every module."""
+    data = PATH.read_bytes()
+    if data not in _loaded:
+        _loaded.clear()
+        _loaded[data] = parse(data.decode("utf-8"))
+    deps.note(PATH)
+    return _loaded[data]
+
+
+def __getattr__(name: str):
+    """`GROUPS` and `CATALOGUE`, read on use (PEP 562): see _catalogue."""
+    if name == "GROUPS":
+        return _catalogue()[0]
+    if name == "CATALOGUE":
+        return _catalogue()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def text(id: str, **fields) -> str:
     """The message `id` with its fields filled (KeyError for an unknown id or a missing field)."""
-    return CATALOGUE[id].text.format(**fields)
+    return _catalogue()[1][id].text.format(**fields)

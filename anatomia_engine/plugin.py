@@ -13,6 +13,7 @@ import posixpath
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -110,7 +111,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
         if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
-            name = store.key(html, Path(notebooks.__file__).read_bytes())
+            name = store.key(html, store.code_key(notebooks))
             kept = self.pages.get(name, where)
             if kept is None:
                 kept = notebooks.material_html(html, where).encode("utf-8")
@@ -125,9 +126,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
         markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
         title = page.title or ""
-        # its links and search documents, kept by its HTML and the code that reads them
-        code = [Path(module.__file__).read_bytes() for module in (links, search_pl)]
-        name = store.key(*code, page.url, title, output)
+        # its links and search documents, kept by its HTML and the code that reads them (not its comments)
+        code = store.code_key(links, search_pl)
+        name = store.key(code, f"beautifulsoup4-{version('beautifulsoup4')}", page.url, title, output)
         kept = self.pages.get(name, where)
         if kept is None:
             kept = pickle.dumps((links.parse(output), search_pl.page_docs(page.url, title, output)))

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -258,7 +259,7 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     config = json.loads((search / "search_index.json").read_text(encoding="utf-8"))["config"]
     docs = [d for url in sorted(docs_by_page) for d in docs_by_page[url]]
     words = site_words(docs)
-    code = store.key(Path(__file__).read_bytes(), f"morfeusz2-{version('morfeusz2')}")
+    code = store.key(store.code_key(sys.modules[__name__]), f"morfeusz2-{version('morfeusz2')}")
     memo_key, table_key = store.key(code, "morphology"), store.key(code, _json(sorted(words)))
     memo = cache.get(memo_key, "search/morphology")      # read, so that pruning keeps it
     forms = cache.get(table_key, "search/pl-forms")

@@ -1,14 +1,18 @@
 """What a build worked out, kept for the next build: `.cache/anatomia/<kind>/`, one checked file per key.
 
-An entry is named by the SHA-256 of what it was computed from (`key`) and starts with the SHA-256 of
-the rest: one that does not match or cannot be read is reported with its path and worked out again.
+An entry is named by the SHA-256 of what it was computed from (`key`); its first line holds the SHA-256
+of its key and body, then the key it was stored under. One that does not match its checksum, holds another
+key's entry (swapped or copied by hand) or cannot be read is reported with its path and worked out again.
 Writes are atomic; a cache that cannot be written is said once per kind and skipped.
 """
 
+import ast
 import contextlib
+import functools
 import hashlib
 import logging
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -43,8 +47,30 @@ def key(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def _checksum(body: bytes) -> bytes:
-    return hashlib.sha256(body).hexdigest().encode("ascii")
+@functools.lru_cache(maxsize=32)
+def _code_digest(path: str, source: bytes) -> str:
+    tree = ast.parse(source, filename=path)
+    for node in ast.walk(tree):   # docstrings say why, they compute nothing
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            body[0] = ast.Pass()
+    return key(ast.dump(tree, annotate_fields=False))
+
+
+def code_key(*modules) -> str:
+    """What the code of `modules` computes, for a key: their syntax trees without comments, docstrings
+    or layout, so that a comment or a reflowed line keeps every entry they made."""
+    return key(*(_code_digest(m.__file__, Path(m.__file__).read_bytes()) for m in modules))
+
+
+def _checksum(name: bytes, body: bytes) -> bytes:
+    """SHA-256 (hex) of an entry's key and body: neither can change without the other noticing."""
+    return hashlib.sha256(name + b"\n" + body).hexdigest().encode("ascii")
+
+
+_OLD_FORMAT = re.compile(rb"[0-9a-f]{64}")   # the first line of an entry written before keys were kept
 
 
 class Store:
@@ -67,8 +93,15 @@ class Store:
         except OSError as exc:
             log.warning(M.text("store_unreadable", where=where, path=self.path(name), problem=exc.strerror))
             return None
-        if head != _checksum(body):
+        if _OLD_FORMAT.fullmatch(head):   # an entry of the format without its key: worked out again
+            return None
+        checksum, _, stored = head.partition(b" ")
+        if checksum != _checksum(stored, body):
             log.warning(M.text("store_damaged", where=where, path=self.path(name)))
+            return None
+        if stored != name.encode("ascii", "replace"):
+            log.warning(M.text("store_wrong_key", where=where, path=self.path(name),
+                               found=stored.decode("ascii", "replace")))
             return None
         self.used.add(name)
         return body
@@ -79,7 +112,8 @@ class Store:
         tmp = self.folder / f".{name}{self.suffix}.{os.getpid()}.tmp"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(_checksum(body) + b"\n" + body)
+            stored = name.encode("ascii")
+            tmp.write_bytes(_checksum(stored, body) + b" " + stored + b"\n" + body)
             os.replace(tmp, self.path(name))
         except OSError as exc:
             if not self.unwritable:

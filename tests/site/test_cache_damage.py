@@ -8,6 +8,7 @@ must give byte-identical pages, naming the damaged entries it worked out again.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -99,6 +100,21 @@ def test_a_damaged_cache_is_worked_out_again_with_the_same_site(first_build, pro
     assert pages(tmp_path / "b") == first
     for kind in ("computed", "pages", "search", "notebooks"):
         assert f".cache/anatomia/{kind}/" in log, f"no damaged {kind} entry was reported:\n{log[-3000:]}"
+
+
+def test_entries_swapped_between_keys_are_reported_and_worked_out_again(first_build, project, tmp_path):
+    """Each entry is whole (its checksum holds) but lies under another entry's key: each is named and
+    worked out again, and the site is the first build's."""
+    first = first_build[1]
+    kept = sorted(p for p in (project / ".cache" / "anatomia").rglob("*") if p.is_file())
+    contents = [p.read_bytes() for p in kept]
+    for path, data in zip(kept, contents[1:] + contents[:1], strict=True):   # every entry moves
+        path.write_bytes(data)
+    log = build(project, tmp_path / "b")
+    assert pages(tmp_path / "b") == first
+    for kind in ("computed", "pages", "search", "notebooks"):
+        assert re.search(rf"\.cache/anatomia/{kind}/\S+ holds the entry of another key", log), \
+            f"no swapped {kind} entry was reported:\n{log[-3000:]}"
 
 
 def test_an_unwritable_cache_is_said_once_per_kind_and_the_build_goes_on(first_build, project, tmp_path):

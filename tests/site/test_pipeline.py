@@ -21,7 +21,8 @@ strict: true
 validation:
   links: {not_found: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}
 theme: {name: material, language: pl, font: false}
-markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, pymdownx.blocks.caption, {pymdownx.arithmatex: {generic: true}}]
+markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, pymdownx.blocks.caption,
+                      {pymdownx.arithmatex: {generic: true}}]
 plugins: [anatomia]
 nav: [index.md, inne.md]
 """

@@ -140,9 +140,12 @@ def _raised() -> list[tuple[str, str, set[str]]]:
     out = []
     for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text"
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id in ("M", "messages")):
-                assert node.args and isinstance(node.args[0], ast.Constant), f"{path}:{node.lineno}: a literal id"
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "text"
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in ("M", "messages")):
+                literal = node.args and isinstance(node.args[0], ast.Constant)
+                assert literal, f"{path}:{node.lineno}: a literal id"
                 out.append((f"{path.relative_to(ROOT)}:{node.lineno}", node.args[0].value,
                             {k.arg for k in node.keywords}))
     return out
@@ -182,7 +185,8 @@ def test_the_generated_tables_hold_every_catalogued_message():
     from figures_src import engine_messages
 
     tables = engine_messages.catalogue()
-    shown = {group: [html.unescape(row[0]) for row in tables[f"errors_{group}"].rows] for group in messages.GROUPS}
+    shown = {group: [html.unescape(row[0]) for row in tables[f"errors_{group}"].rows]
+             for group in messages.GROUPS}
     for m in messages.CATALOGUE.values():
         assert f"<code>{m.example()}</code>" in shown[m.group], m.id
 
@@ -241,15 +245,19 @@ def test_a_valid_catalogue_loads(tmp_path):
     assert groups == ("page",) and catalogue["a"].example() == "x …" and catalogue["b"].by == "x"
 
 
-def test_the_catalogue_is_an_input_of_every_module_run(tmp_path):
-    """The catalogue is in the record of a process that imports the engine as the warm worker does,
-    so an edited message restarts it and runs again the modules that show messages."""
+def test_the_catalogue_is_an_input_of_a_run_that_reads_it_not_of_one_that_imports_the_engine(tmp_path):
+    """Importing the engine (as the warm worker does) does not make the catalogue an input, so an edited
+    message re-runs no module that shows none; reading a message or the catalogue records it."""
     import subprocess
     import sys
 
-    script = ("import json, sys; from pathlib import Path; from anatomia_engine import deps; "
-              "deps.start(Path(sys.argv[1])); import anatomia_engine.messages; "
-              "print(json.dumps(deps.snapshot(Path(sys.argv[1]))['files']))")
-    out = subprocess.run([sys.executable, "-c", script, str(ROOT)], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
-    assert "anatomia_engine/messages.yaml" in out
+    def recorded(use: str) -> str:
+        script = ("import json, sys; from pathlib import Path; from anatomia_engine import deps; "
+                  f"deps.start(Path(sys.argv[1])); import anatomia_engine.messages as M; {use}; "
+                  "print(json.dumps(deps.snapshot(Path(sys.argv[1]))['files']))")
+        return subprocess.run([sys.executable, "-c", script, str(ROOT)], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+
+    assert "anatomia_engine/messages.yaml" not in recorded("pass")
+    assert "anatomia_engine/messages.yaml" in recorded("M.text('store_damaged', where='', path='x')")
+    assert "anatomia_engine/messages.yaml" in recorded("M.CATALOGUE")

@@ -9,7 +9,6 @@ computes are compared with attn_core.scaled_dot_product_attention.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -17,7 +16,6 @@ from attn_core import tiny_decoder
 from figures_src import explorer
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
-
 
 # --- the presets, in Python ---------------------------------------------------------------
 

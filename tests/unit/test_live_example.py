@@ -59,7 +59,7 @@ def test_whole_chain_equals_the_build(monkeypatch, identity):
     cases.append((we.W_VOCAB, we.W_Q, we.W_K, we.W_V, we.W_FFN))       # the page's own numbers
     results = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
     compared = set()
-    for case, result in zip(cases, results):
+    for case, result in zip(cases, results, strict=True):
         assert "ok" in result, result
         js, py = result["ok"], _python_values(monkeypatch, *case)
         for name, got in js.items():
@@ -70,7 +70,7 @@ def test_whole_chain_equals_the_build(monkeypatch, identity):
                 continue
             if name.endswith("_table"):   # rows: words equal, numbers as the other values
                 assert len(got) == len(want), name
-                for g_row, w_row in zip(got, want):
+                for g_row, w_row in zip(got, want, strict=True):
                     for g, w in zip(g_row, w_row, strict=True):
                         assert g == w if isinstance(w, str) else abs(g - float(w)) <= 1e-12, (name, g, w)
                 compared.add(name)
@@ -78,7 +78,8 @@ def test_whole_chain_equals_the_build(monkeypatch, identity):
             got, want = np.asarray(_as_array(got), dtype=float), np.asarray(want, dtype=float)
             assert got.shape == want.shape, name
             finite = np.isfinite(want)
-            assert np.array_equal(np.isfinite(got), finite) and np.array_equal(got[~finite], want[~finite]), name
+            assert np.array_equal(np.isfinite(got), finite), name
+            assert np.array_equal(got[~finite], want[~finite]), name
             error = np.abs(got[finite] - want[finite]) / np.maximum(1.0, np.abs(want[finite]))
             assert np.all(error <= 1e-12), (name, got, want)   # absolute, relative above 1
             compared.add(name)

@@ -33,6 +33,48 @@ def test_an_entry_comes_back_and_a_damaged_one_does_not(tmp_path, caplog):
     assert store.Store(tmp_path, ".bin").get("missing") is None
 
 
+def test_an_entry_read_under_another_key_is_reported_and_worked_out_again(tmp_path, caplog):
+    s = store.Store(tmp_path, ".bin")
+    s.put("a", b"what a was computed from")
+    s.put("b", b"what b was computed from")
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    data_a, data_b = a.read_bytes(), b.read_bytes()
+    a.write_bytes(data_b)                                  # swapped: each whole, each checksum right
+    b.write_bytes(data_a)
+    with caplog.at_level(logging.WARNING, logger="anatomia_engine.store"):
+        assert store.Store(tmp_path, ".bin").get("a", "docs/x.md") is None
+        assert store.Store(tmp_path, ".bin").get("b") is None
+    assert f"docs/x.md: {a} holds the entry of another key (b)" in caplog.text
+    assert f"{b} holds the entry of another key (a)" in caplog.text
+    s = store.Store(tmp_path, ".bin")                      # worked out again: stored under its own key
+    s.put("a", b"what a was computed from")
+    assert store.Store(tmp_path, ".bin").get("a") == b"what a was computed from"
+
+
+def test_an_entry_of_the_format_without_keys_is_worked_out_again_without_a_warning(tmp_path, caplog):
+    body = b"payload"
+    (tmp_path / "k.bin").write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    with caplog.at_level(logging.WARNING, logger="anatomia_engine.store"):
+        assert store.Store(tmp_path, ".bin").get("k") is None
+    assert caplog.text == ""
+
+
+def test_a_code_key_ignores_comments_docstrings_and_layout_but_not_code(tmp_path):
+    import importlib.util
+
+    def key_of(source: str) -> str:
+        path = tmp_path / f"m{len(list(tmp_path.iterdir()))}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        return store.code_key(importlib.util.module_from_spec(spec))
+
+    base = key_of('"""A module."""\n\ndef f(x):\n    """Twice."""\n    return 2 * x\n')
+    assert key_of('"""A module, described anew."""\n# a comment\n\n\ndef f(x):  # why\n'
+                  '    """Twice x."""\n    return 2 * (x)\n') == base
+    assert key_of('"""A module."""\n\ndef f(x):\n    """Twice."""\n    return 3 * x\n') != base
+    assert key_of('"""A module."""\n\ndef f(x):\n    """Twice."""\n    return "2" * x\n') != base
+
+
 def test_prune_keeps_what_was_used_and_drops_old_temporary_files(tmp_path):
     s = store.Store(tmp_path, ".bin")
     for name in "abc":
@@ -78,7 +120,8 @@ def test_a_page_is_read_once_per_html_and_a_damaged_entry_is_not_used(tmp_path):
     parsed, docs = pickle.loads(body)
     parsed.ids.add("b")
     forged = pickle.dumps((parsed, docs))
-    entry.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
+    name = head.split(b" ")[1]
+    entry.write_bytes(hashlib.sha256(name + b"\n" + forged).hexdigest().encode() + b" " + name + b"\n" + forged)
     assert _read_page(tmp_path, html) == []
     # ... a damaged one is read again, so the broken link is reported as before.
     entry.write_bytes(entry.read_bytes()[:-3])

@@ -7,7 +7,6 @@ module's @values function), then rounded with the site's one formatter.
 
 from __future__ import annotations
 
-import math
 import re
 from functools import cache
 from pathlib import Path
@@ -17,12 +16,12 @@ import pytest
 from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
 
-from attn_core import causal_mask, future_mask, softmax, tiny_decoder
-from figures_src import worked_example as we
 from anatomia_engine.kit import Plot, Table, Value
-from anatomia_engine.numfmt import fmt_dec, fmt_exact, fmt_pct, round_half_up
+from anatomia_engine.numfmt import fmt_dec, round_half_up
 from anatomia_engine.plot import LIGHT
-from helpers import REPO, copy_project, mkdocs_build
+from attn_core import causal_mask, softmax, tiny_decoder
+from figures_src import worked_example as we
+from helpers import REPO
 
 PAGE_SRC = REPO / "docs" / "krok-po-kroku.md"
 BMATRIX = re.compile(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", re.DOTALL)
