@@ -34,6 +34,7 @@ from anatomia_engine.kit import Table
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
 BLOCKS = ("claim", "endclaim")
+MARKS = ("nocompare",)   # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
 
@@ -381,8 +382,10 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
 
 def _claim_markup(tag: Tag, live: bool) -> Shown:
     """A {% %} tag shows nothing; on a live page a claim in prose becomes the span holding its sentence."""
+    if tag.block in MARKS:
+        return Shown("")
     if tag.block not in BLOCKS:
-        near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
+        near = difflib.get_close_matches(tag.block or "", BLOCKS + MARKS, n=1)
         hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
         raise tag.error(M.text("unknown_tag", tag=tag.source, hint=hint))
     if not live:
