@@ -243,6 +243,38 @@
     return decimalText(negative, whole, frac, false);
   }
 
+  // numfmt._FORMS: Polish numerals 2..20 in the nominative, genitive, dative and instrumental.
+  var FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
+    "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma", "siedem siedmiu siedmiu siedmioma",
+    "osiem ośmiu ośmiu ośmioma", "dziewięć dziewięciu dziewięciu dziewięcioma",
+    "dziesięć dziesięciu dziesięciu dziesięcioma", "jedenaście jedenastu jedenastu jedenastoma",
+    "dwanaście dwunastu dwunastu dwunastoma", "trzynaście trzynastu trzynastu trzynastoma",
+    "czternaście czternastu czternastu czternastoma", "piętnaście piętnastu piętnastu piętnastoma",
+    "szesnaście szesnastu szesnastu szesnastoma", "siedemnaście siedemnastu siedemnastu siedemnastoma",
+    "osiemnaście osiemnastu osiemnastu osiemnastoma", "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+    "dwadzieścia dwudziestu dwudziestu dwudziestoma"];
+  var CASES = ["mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik"];
+  var CASE_FORM = [0, 1, 2, 0, 3, 1]; // the accusative is written as the nominative, the locative as the genitive
+
+  /** numfmt.fmt_words: a whole number from 2 to 20 in Polish words, in a case. */
+  function fmtWords(x, grammaticalCase, math) {
+    checkNumber(x, false);
+    if (x !== Math.trunc(x) || x < 2 || x > 20) throw new RangeError("words writes whole numbers from 2 to 20");
+    var c = CASES.indexOf(grammaticalCase === undefined ? "mianownik" : grammaticalCase);
+    if (c < 0) throw new RangeError("unknown case " + grammaticalCase);
+    var word = FORMS[x - 2].split(" ")[CASE_FORM[c]];
+    return math ? "\\text{" + word + "}" : word;
+  }
+
+  /** numfmt.fmt_times: a ratio in words, 4.27 -> "ponad cztery razy". */
+  function fmtTimes(x, math) {
+    checkNumber(x, false);
+    var whole = Math.floor(x);
+    if (whole < 2 || whole > 20) throw new RangeError("times shows a ratio from 2 to under 21");
+    var words = (x === whole ? "" : "ponad ") + fmtWords(whole, "mianownik", false) + " razy";
+    return math ? "\\text{" + words + "}" : words;
+  }
+
   /** numfmt.apply: `value` shown with filter `name` and its args. The build names the filter
    * (a JS number cannot tell Python's 1 from 1.0, whose default formats differ). */
   function format(value, name, args, math) {
@@ -254,6 +286,8 @@
       case "int": return fmtInt(value, math);
       case "vec": return fmtVecOf(value, args[0], math);
       case "bmatrix": return fmtBmatrix(value, args[0]);
+      case "words": return fmtWords(value, args[0], math);
+      case "times": return fmtTimes(value, math);
       case "text": return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
       default: throw new Error("this page's live code has no filter '" + name + "'");
     }
