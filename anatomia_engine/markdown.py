@@ -219,7 +219,8 @@ class FigureBlockProcessor(BlockProcessor):
         start = len(parent)
         if isinstance(value, Table):
             try:
-                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
+                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live,
+                                                   stash=self.parser.md.htmlStash.store)
             except TemplateError as exc:
                 raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
             self.parser.parseChunk(parent, text.strip("\n"))

@@ -304,6 +304,18 @@ def test_a_table_columns_format_holds_for_every_row():
         Table(["t", "v"], [["a", None]])
 
 
+def test_a_table_rows_label_stays_as_written_in_its_numbers_attribute():
+    VALUES["labelled"] = Table(["token", "p"], [['*em* `c` [l](x" onmouseover="go())', 0.3]])
+    try:
+        out = page("{{ labelled }}\n")
+    finally:
+        del VALUES["labelled"]
+    span = re.search(r'<span class="num"[^>]*>', out)[0]
+    attrs = dict(re.findall(r'([a-z-]+)="([^"]*)"', span))
+    assert html.unescape(attrs["data-what"]) == 'p: *em* `c` [l](x" onmouseover="go())'
+    assert "onmouseover" not in attrs
+
+
 def test_text_joins_a_list_of_texts_and_refuses_a_number():
     assert page("Tokeny: {{ names | text }}.\n") == "<p>Tokeny: alfa, beta.</p>"
     assert "dec(n)" in error("{{ p | text }}\n")
