@@ -35,13 +35,18 @@ def figure(fn: Callable[..., Plot]) -> Callable[..., Plot]:
 class Value:
     """A published value with what a reader is told about it: `what` it is, in Polish (for an array
     with `{i}`, `{j}` … from `axes`, the labels of each axis); `cite`, a publication it is quoted from
-    ("Dao (2023)"); `masked=True`, an array of masked scores that may hold -inf."""
+    ("Dao (2023)"); `masked=True`, an array of masked scores that may hold -inf; `at`, the name of the
+    value (same module) saying where or when this one was measured (a step, a panel, a token): a claim
+    showing or comparing this value must relate that one; `limit=True`, a threshold of a check (a
+    tolerance window), which claims' conditions read and no page shows."""
 
     value: Any
     what: str | None = None
     cite: str | None = None
     axes: Sequence[Sequence[str]] | None = None
     masked: bool = False
+    at: str | None = None
+    limit: bool = False
 
     def problem(self) -> str | None:
         """What is wrong with what a reader is told about the value (a catalogued message), or None: the

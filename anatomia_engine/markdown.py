@@ -74,8 +74,11 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
     for module, result in results.items():
         source = f"{runner.PACKAGE}/{module}.py"
         for key, value in result.values.items():
-            meta = result.meta.get(key, {})  # function, what, cite, axes
+            meta = result.meta.get(key, {})  # function, what, cite, axes, at, limit
             placeholders.check_value_name(key, source, meta.get("function"))
+            if meta.get("at") is not None and meta["at"] not in result.values:
+                raise TemplateError(f"{source}: " + M.text("value_at_unknown", function=meta.get("function"),
+                                                           name=key, at=meta["at"]))
             scope[f"{module}.{key}"] = Entry(value, source, **meta)
         for key in result.figures:
             scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)

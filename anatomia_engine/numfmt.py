@@ -183,6 +183,17 @@ def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
     return rf"\text{{{word}}}" if math else word
 
 
+def fmt_times(x: float, *, math: bool = False) -> str:
+    """A ratio in Polish words, as a reader says it: 4.0 -> 'cztery razy', 4.27 -> 'ponad cztery razy'
+    (the whole part from 2 to 20 in words; 'ponad' when the ratio is not whole)."""
+    x = _check(x)
+    whole = int(_math.floor(x))
+    if not 2 <= whole <= 20:
+        raise ValueError(M.text("times_range", value=repr(x)))
+    words = ("" if x == whole else "ponad ") + fmt_words(whole) + " razy"
+    return rf"\text{{{words}}}" if math else words
+
+
 def fmt_json(x, *, math: bool = False) -> str:
     """Full precision as JSON (for scripts in a page). Every "<" (only ever inside a JSON string) is
     written \\u003c, so no value can end a <script> ("</script>") or open a comment ("<!--") in it."""
@@ -236,6 +247,8 @@ FILTERS: dict[str, Filter] = {
     "int": Filter(fmt_int, 0, "int: a whole number, grouped by thousands from five digits"),
     "bytes": Filter(fmt_bytes, 1, "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB"),
     "words": Filter(fmt_words, 1, 'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
+    "times": Filter(fmt_times, 0, 'times: a ratio in Polish words, e.g. 4.27 -> "ponad cztery razy"',
+                    where=("prose", "math")),
     "vec": Filter(fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", where=("prose", "math")),
     "bmatrix": Filter(fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
                       where=("math",)),

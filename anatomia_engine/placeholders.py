@@ -34,6 +34,7 @@ from anatomia_engine.kit import Table
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
 BLOCKS = ("claim", "endclaim")
+MARKS = ("nocompare",)   # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
 
@@ -51,6 +52,8 @@ class Entry:
     what: str | None = None  # what the number is, in Polish (kit.Value)
     cite: str | None = None  # a publication it is quoted from, if not computed (kit.Value)
     axes: tuple | None = None  # labels per array axis, for `what` with {i}, {j}
+    at: str | None = None  # the value (same module) saying where/when this one was measured (kit.Value)
+    limit: bool = False  # a check's threshold, not a measurement: conditions read it, no page shows it
 
 
 @dataclass(frozen=True)
@@ -470,6 +473,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 labels = {k: axis[i] for k, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
                 what = entry.what.format(**labels)
             shown = replace(shown, span=number_attrs(value, entry, what))
+        if live and context == "prose" and shown.span is None and used and isinstance(value, str):
+            shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
@@ -485,8 +490,10 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
 
 def _claim_markup(tag: Tag, live: bool) -> Shown:
     """A {% %} tag shows nothing; on a live page a claim in prose becomes the span holding its sentence."""
+    if tag.block in MARKS:
+        return Shown("")
     if tag.block not in BLOCKS:
-        near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
+        near = difflib.get_close_matches(tag.block or "", BLOCKS + MARKS, n=1)
         hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
         raise tag.error(M.text("unknown_tag", tag=tag.source, hint=hint))
     if not live:
@@ -500,9 +507,24 @@ def _claim_markup(tag: Tag, live: bool) -> Shown:
 def claim_expression(claim: Tag) -> str:
     """The compiled condition of a claim on a live page (the browser recomputes it)."""
     try:
-        return compiled(claim.cond)
+        return compiled(claim_parts(claim)[0])
     except TemplateError as exc:
         raise claim.error(M.text("claim_error", cond=claim.cond, problem=exc)) from None
+
+
+CONTEXT = re.compile(r";\s*context\s*:(?P<names>[^;]*)$")
+
+
+def claim_parts(claim: Tag) -> tuple[str, list[str]]:
+    """A claim's condition and the names it declares as context: `{% claim a > b; context: step, who %}`
+    (values its sentence shows that label what the condition compares, not take part in it)."""
+    m = CONTEXT.search(claim.cond)
+    if m is None:
+        return claim.cond, []
+    names = [n.strip() for n in m.group("names").split(",")]
+    if not all(re.fullmatch(r"[A-Za-z_][\w.]*", n) for n in names):
+        raise claim.error(M.text("claim_context_syntax", cond=claim.cond))
+    return claim.cond[:m.start()].strip(), names
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
@@ -554,6 +576,7 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> 
     sentence shows (`text`: the page as handed to `scan`)."""
     claim: Tag | None = None
     inside: list[Tag] = []
+    claims: list[tuple[Tag, Tag, list[Tag]]] = []
     for tag in sorted(tags, key=lambda t: t.index):
         if not tag.contexts or "code" in tag.contexts:
             continue
@@ -564,20 +587,136 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> 
         elif tag.block == "endclaim":
             if not claim:
                 raise tag.error(M.text("endclaim_alone"))
-            _check_claim(claim, tag, inside, text, scope)
+            claims.append((claim, tag, inside))
             claim = None
         elif claim:
             inside.append(tag)
     if claim:
         raise claim.error(M.text("claim_never_closed"))
+    # the values shown outside every claim (a value another claim shows is checked by that one)
+    shown = [t for t in tags if t.expr is not None and _visible(t)
+             and not any(c.start < t.start < e.start for c, e, _ in claims)]
+    for claim, end, inside in claims:
+        _check_claim(claim, end, inside, text, scope, shown)
 
 
-def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
-    """The repr of each expression `tags` show as one number in running text -> how it is shown."""
+def _visible(tag: Tag) -> bool:
+    """Did the placeholder show its value to a reader (running text or math, not code or an attribute)?"""
+    return any(c in ("prose", "math") for c in tag.contexts)
+
+
+def canonical(form, scope: Mapping[str, Entry]):
+    """`form` with every name written as `module.name`, however the page wrote it (`name` or
+    `module.name`), so a claim and its sentence name one value alike."""
+    if isinstance(form, str):
+        name, *index = form.split(" ")
+        return " ".join([_qualified(name, scope), *index])
+    if not isinstance(form, list) or form[0] == "s":
+        return form
+    if form[0] == "cmp":
+        return ["cmp", canonical(form[1], scope), [[op, canonical(r, scope)] for op, r in form[2]]]
+    if form[0] == "f":
+        return ["f", form[1], [canonical(a, scope) for a in form[2]]]
+    if form[0] == "list":
+        return ["list", [canonical(a, scope) for a in form[1]]]
+    if form[0] == "figure":
+        return form
+    return [form[0], *(canonical(part, scope) for part in form[1:])]
+
+
+def _qualified(name: str, scope: Mapping[str, Entry]) -> str:
+    if "." in name or name not in scope:
+        return name
+    entry = scope[name]
+    return next((key for key, e in scope.items() if e is entry and key.endswith("." + name)), name)
+
+
+def _expression(tag: Tag) -> str:
+    """A placeholder's expression without its filter."""
+    expr, bar, filt = tag.expr.rpartition("|")
+    return expr if bar and re.fullmatch(r"\s*[A-Za-z_]\w*\s*(?:\(.*\))?\s*", filt, re.DOTALL) else tag.expr
+
+
+def _reads(source: str, scope: Mapping[str, Entry]) -> list[str]:
+    """The values (as `module.name`) the expression `source` reads."""
+    return [_qualified(n, scope) for n in names_used(compile_expression(source))]
+
+
+def is_statement(form) -> bool:
+    """A comparison, `and`/`or`/`not` of statements, or all()/any() of a comparison or a list of them."""
+    if not isinstance(form, list):
+        return False
+    if form[0] == "cmp":
+        return True
+    if form[0] in ("and", "or"):
+        return all(is_statement(part) for part in form[1:])
+    if form[0] == "not":
+        return is_statement(form[1])
+    if form[0] == "f" and form[1] in ("all", "any") and len(form[2]) == 1:
+        arg = form[2][0]
+        items = arg[1] if isinstance(arg, list) and arg[0] == "list" else [arg]
+        return bool(items) and all(is_statement(item) for item in items)
+    return False
+
+
+def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
+    """The offsets of the paragraph (text between blank lines, list items, table rows) holding
+    text[start:end]."""
+    blank = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+\.)[ \t]|[ \t]*\|)")
+    before = [m.end() for m in blank.finditer(text, 0, start)]
+    after = blank.search(text, end)
+    return (before[-1] if before else 0), (after.start() if after else len(text))
+
+
+def _check_coverage(claim: Tag, cond: str, context: list[str], inside: list[Tag], outside: list[Tag],
+                    scope: Mapping[str, Entry]) -> None:
+    """Every value the sentence shows takes part in the condition or is declared context; every value
+    the condition compares that its paragraph shows is shown inside the claim; a value measured at a
+    step (panel, token: its `at`) has that step related by the condition; a check's limit is never shown."""
+    read = set(_reads(cond, scope))
+    declared = {}
+    for name in context:
+        if name not in scope:
+            raise claim.error(M.text("claim_error", cond=claim.cond, problem=_unknown(name, scope)))
+        declared[_qualified(name, scope)] = name
+    shown_inside: dict[str, Tag] = {}
+    for tag in (t for t in inside if t.expr is not None and _visible(t)):
+        for name in _reads(_expression(tag), scope):
+            shown_inside.setdefault(name, tag)
+            if name not in read and name not in declared:
+                raise tag.error(M.text("claim_unrelated", value=tag.source, name=name.split(".", 1)[1],
+                                       cond=cond))
+    for name, written in declared.items():
+        if name not in shown_inside:
+            raise claim.error(M.text("claim_context_unshown", name=written, cond=claim.cond))
+        if name in read:
+            raise claim.error(M.text("claim_context_read", name=written, cond=claim.cond))
+    compared = {repr(part) for part in _walk(canonical(compile_expression(cond), scope))}
+    inside_forms = {repr(canonical(compile_expression(_expression(t)), scope)) for t in inside if t.expr}
+    for tag in outside:
+        form = repr(canonical(compile_expression(_expression(tag)), scope))
+        if form in compared and form not in inside_forms:
+            raise tag.error(M.text("claim_number_outside", value=tag.source, cond=cond, line=claim.line))
+    for name in sorted(read | set(shown_inside)):
+        entry = scope[name]
+        if entry.limit and name in shown_inside:
+            raise shown_inside[name].error(M.text("limit_shown", name=name.split(".", 1)[1]))
+        if entry.at:
+            companion = f"{name.split('.', 1)[0]}.{entry.at}"
+            if companion not in read:
+                where = shown_inside.get(name, claim)
+                raise where.error(M.text("claim_at_unrelated", name=name.split(".", 1)[1], at=entry.at,
+                                         cond=cond))
+
+
+def _numbers_shown(tags: Iterable[Tag], scope: Mapping[str, Entry] | None = None) -> dict[str, Shown]:
+    """The repr of each expression `tags` show as one number in running text -> how it is shown (with a
+    `scope`, its names written as `module.name`)."""
     numbers: dict[str, Shown] = {}
     for tag in tags:
         if tag.shown is not None and tag.shown.number() is not None:
-            numbers.setdefault(repr(compile_expression(tag.shown.expr)), tag.shown)
+            form = compile_expression(tag.shown.expr)
+            numbers.setdefault(repr(form if scope is None else canonical(form, scope)), tag.shown)
     return numbers
 
 
@@ -588,16 +727,25 @@ def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
     return next((n for n in range(most + 1, nf.MAX_DECIMALS + 1) if works(n)), None)
 
 
-def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> None:
-    """Check one claim; its sentence is quoted as a reader sees it (tags as shown, no markup)."""
+def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope, shown: list[Tag]) -> None:
+    """Check one claim; its sentence is quoted as a reader sees it (tags as shown, no markup); `shown`:
+    the page's placeholders outside every claim."""
     out, pos = [], claim.start + len(claim.source)
     for tag in inside:
         out += [text[pos:tag.start], tag.shown.text if tag.shown else tag.source]
         pos = tag.start + len(tag.source)
     sentence = " ".join(re.sub(r"<[^>]+>", "", "".join(out) + text[pos:end.start]).split())
-    cond = claim.cond
+    cond, context = claim_parts(claim)
     if not cond:
         raise claim.error(M.text("claim_needs_condition"))
+    try:
+        tree = compile_expression(cond)
+    except TemplateError as exc:
+        raise claim.error(M.text("claim_error", cond=cond, problem=exc)) from None
+    if not is_statement(tree):
+        raise claim.error(M.text("claim_not_statement", cond=cond))
+    first, last = _paragraph(text, claim.start, end.start)
+    outside = [t for t in shown if first <= t.start < last]
     try:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
@@ -605,10 +753,12 @@ def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> N
     if isinstance(ok, np.ndarray):
         raise claim.error(M.text("claim_arrays", cond=cond))
     if not ok:
-        shown = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
-                          if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
-        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
-    tree, numbers = compile_expression(cond), _numbers_shown(inside)
+        shown_values = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
+                                 if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value))
+                                 for n in used)
+        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown_values))
+    _check_coverage(claim, cond, context, inside, outside, scope)
+    tree, numbers = canonical(tree, scope), _numbers_shown(inside, scope)
 
     def holds(decimals: int | None) -> bool:
         try:

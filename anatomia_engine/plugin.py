@@ -18,6 +18,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File
 
 from anatomia_engine import deps, katex, links, live, markdown, notebooks, runner, search_pl, store
@@ -50,7 +51,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.search_meta: dict[str, dict] = {}
         self.notebook_inputs: list[Path] = []   # what the notebooks' kernels read
         self.executed: dict[str, str] = {}   # notebook page -> its executed copy
-        pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
+        # the logger of the core's warnings about links: "properdocs.structure.pages" under
+        # ProperDocs (which maps mkdocs.* imports onto itself), "mkdocs.structure.pages" under MkDocs
+        pages_log = logging.getLogger(mkdocs_pages.__name__)
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
             pages_log.removeFilter(earlier)
         self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
