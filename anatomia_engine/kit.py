@@ -55,15 +55,20 @@ class Value:
             text = getattr(self, key)
             if text is not None and not isinstance(text, str):
                 return M.text("meta_not_text", key=key, type=type(text).__name__)
-        letters = "ijklmn"[:len(self.axes or ())]
+        if self.axes is not None and not all(isinstance(axis, Sequence) and not isinstance(axis, str)
+                                             for axis in self.axes):
+            return M.text("axes_lists", axes=repr(self.axes)[:60])
+        letters = list("ijklmn"[:len(self.axes or ())])
         try:
-            parts = string.Formatter().parse(self.what or "")
-            fields = [field for _, field, _, _ in parts if field is not None]
+            fields = [(field, spec, conversion) for _, field, spec, conversion
+                      in string.Formatter().parse(self.what or "") if field is not None]
         except ValueError as exc:   # "Single '}' encountered in format string"
             return M.text("what_template", what=self.what, problem=exc)
-        for field in fields:
-            if field not in letters:
-                return M.text("what_field", what=self.what, field="{" + field + "}",
+        for field, spec, conversion in fields:
+            if field not in letters or spec or conversion:   # {i:>3}, {i!r}: the page fills labels only
+                written = field + ("!" + conversion if conversion else "") + (":" + spec if spec else "")
+                shown = "{" + written + "}"
+                return M.text("what_field", what=self.what, field=shown,
                               known=", ".join("{" + c + "}" for c in letters) or "none (no axes=)")
         shape = getattr(self.value, "shape", ())
         for k, labels in enumerate(self.axes or ()):

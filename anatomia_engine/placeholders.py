@@ -545,8 +545,10 @@ def span_html(shown: Shown) -> str:
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
 
 
-def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
-    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`)."""
+def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False,
+                   stash: Callable[[str], str] = lambda markup: markup) -> str:
+    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`);
+    `stash` sets the span's markup aside from Markdown (a row's label in its attribute stays as written)."""
     specs = table.column_specs()
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
@@ -562,7 +564,7 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
         attrs = number_attrs(value, entry, table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}")
         if live:
             attrs |= {"data-expr": compiled(f"{name}[{r}][{j}]"), "data-fmt": spec}
-        return span_html(Shown(text, attrs))
+        return stash(span_html(Shown(text, attrs)))
 
     return table.to_markdown(cell)
 
