@@ -156,9 +156,15 @@
     return r.negative ? -units : units;
   }
 
+  /** numfmt.fmt_int: every digit. A BigInt is exact; a number beyond 2^53 is not (2^53 + 1 has no
+   * double of its own), so it is refused rather than shown with wrong digits. */
   function fmtInt(x, math) {
+    if (typeof x === "bigint") return decimalText(x < BigInt(0), String(x < BigInt(0) ? -x : x), "", math);
     checkNumber(x, false);
     if (x !== Math.trunc(x)) throw new RangeError("not a whole number: " + x);
+    if (!Number.isSafeInteger(x)) {
+      throw new RangeError(String(x) + " is beyond 2^53, where a JavaScript number is not exact; pass a BigInt");
+    }
     return decimalText(x < 0, String(Math.abs(x)), "", math);
   }
 
@@ -237,6 +243,38 @@
     return decimalText(negative, whole, frac, false);
   }
 
+  // numfmt._FORMS: Polish numerals 2..20 in the nominative, genitive, dative and instrumental.
+  var FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
+    "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma", "siedem siedmiu siedmiu siedmioma",
+    "osiem ośmiu ośmiu ośmioma", "dziewięć dziewięciu dziewięciu dziewięcioma",
+    "dziesięć dziesięciu dziesięciu dziesięcioma", "jedenaście jedenastu jedenastu jedenastoma",
+    "dwanaście dwunastu dwunastu dwunastoma", "trzynaście trzynastu trzynastu trzynastoma",
+    "czternaście czternastu czternastu czternastoma", "piętnaście piętnastu piętnastu piętnastoma",
+    "szesnaście szesnastu szesnastu szesnastoma", "siedemnaście siedemnastu siedemnastu siedemnastoma",
+    "osiemnaście osiemnastu osiemnastu osiemnastoma", "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+    "dwadzieścia dwudziestu dwudziestu dwudziestoma"];
+  var CASES = ["mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik"];
+  var CASE_FORM = [0, 1, 2, 0, 3, 1]; // the accusative is written as the nominative, the locative as the genitive
+
+  /** numfmt.fmt_words: a whole number from 2 to 20 in Polish words, in a case. */
+  function fmtWords(x, grammaticalCase, math) {
+    checkNumber(x, false);
+    if (x !== Math.trunc(x) || x < 2 || x > 20) throw new RangeError("words writes whole numbers from 2 to 20");
+    var c = CASES.indexOf(grammaticalCase === undefined ? "mianownik" : grammaticalCase);
+    if (c < 0) throw new RangeError("unknown case " + grammaticalCase);
+    var word = FORMS[x - 2].split(" ")[CASE_FORM[c]];
+    return math ? "\\text{" + word + "}" : word;
+  }
+
+  /** numfmt.fmt_times: a ratio in words, 4.27 -> "ponad cztery razy". */
+  function fmtTimes(x, math) {
+    checkNumber(x, false);
+    var whole = Math.floor(x);
+    if (whole < 2 || whole > 20) throw new RangeError("times shows a ratio from 2 to under 21");
+    var words = (x === whole ? "" : "ponad ") + fmtWords(whole, "mianownik", false) + " razy";
+    return math ? "\\text{" + words + "}" : words;
+  }
+
   /** numfmt.apply: `value` shown with filter `name` and its args. The build names the filter
    * (a JS number cannot tell Python's 1 from 1.0, whose default formats differ). */
   function format(value, name, args, math) {
@@ -248,7 +286,9 @@
       case "int": return fmtInt(value, math);
       case "vec": return fmtVecOf(value, args[0], math);
       case "bmatrix": return fmtBmatrix(value, args[0]);
-      case "text": return String(value);
+      case "words": return fmtWords(value, args[0], math);
+      case "times": return fmtTimes(value, math);
+      case "text": return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
       default: throw new Error("this page's live code has no filter '" + name + "'");
     }
   }
@@ -388,7 +428,16 @@
     var re = attentionLayer(inp.reordered_ids, inp, true);
     var lastRe = re.output[re.output.length - 1];
     var pad = paddedBatch(inp);
+    // the second, hand-set head of the page (worked_example._second_head), on the same embeddings
+    var h2In = Object.assign({}, inp, { W_Q: inp.h2_W_Q, W_K: inp.h2_W_K, W_V: inp.h2_W_V });
+    var h2 = attentionLayer(inp.ids, h2In, true);
+    var h2Enc = attentionLayer(inp.ids, h2In, false);
     return Object.assign({
+      tokens: tokens,
+      h2_W_Q: inp.h2_W_Q, h2_W_K: inp.h2_W_K, h2_W_V: inp.h2_W_V,
+      h2_Q: h2.q, h2_K: h2.k, h2_V: h2.v, h2_K_T: transpose(h2.k), h2_scores: h2.scores,
+      h2_scaled: h2.scaled, h2_weights: h2.weights, h2_weights_enc: h2Enc.weights, h2_out: h2.output,
+      h2_residual: mapM(h2.e, function (x, i, j) { return x + h2.output[i][j]; }),
       sentence: tokens.join(" "),
       continued: tokens.concat([inp.vocab[topId]]).join(" "),
       d_model: d, d_k: dK, vocab_size: inp.vocab.length,
