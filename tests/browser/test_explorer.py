@@ -25,6 +25,7 @@ from helpers import serving
 
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
 XSS = "<img src=x onerror=window.__xss=1>"
+XSS_2 = "<svg onload=window.__xss=2>"
 
 
 # --- the presets, in Python ---------------------------------------------------------------
@@ -177,13 +178,13 @@ def test_editing_an_embedding_changes_the_heatmap(page):
 def test_typed_token_is_text_not_html(page):
     page.get_by_label("Nowe słowo").fill(XSS)
     page.get_by_role("button", name="Dodaj słowo do słownika i zdania").click()
-    page.get_by_label("Nazwa tokenu 0 w słowniku").fill(XSS)
+    page.get_by_label("Nazwa tokenu 0 w słowniku").fill(XSS_2)
     page.wait_for_timeout(300)  # time for an injected <img> to fail loading and fire onerror
     assert page.evaluate("() => window.__xss") is None
-    assert page.locator("img[src=x], [onerror]").count() == 0
-    assert page.locator(".attn-x img").count() == 0
+    assert page.locator("img[src=x], [onerror], [onload]").count() == 0
+    assert page.locator(".attn-x img, .attn-x foreignObject").count() == 0
     st = assert_matches_attn_core(page)
-    assert st["tokens"] == [XSS, "chases", "mouse", XSS]
+    assert st["tokens"] == [XSS_2, "chases", "mouse", XSS]
     labels = page.locator("[data-weights] title").all_text_contents()
     assert XSS in labels
     assert XSS in page.locator(".attn-x__numbers").inner_text()
