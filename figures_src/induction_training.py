@@ -333,7 +333,7 @@ def training_loss_curves(style) -> Plot:
     ax.plot(h.steps, h.repeated, color=style.accent, label="druga połowa (powtórzenie)")
     ax.axhline(log_v, color=style.muted, linestyle="--", linewidth=1)
     # in the right margin: the first-half curve ends on the line itself
-    ax.annotate(f"log |V| =\n{fmt_dec(log_v, 2)}", (1.0, log_v), xycoords=ax.get_yaxis_transform(),
+    ax.annotate(f"log V =\n{fmt_dec(log_v, 2)}", (1.0, log_v), xycoords=ax.get_yaxis_transform(),
                 xytext=(4, 0), textcoords="offset points", ha="left", va="center", color=style.muted,
                 annotation_clip=False)
     ax.axvline(h.steps[k], color=style.fg, linestyle=":", linewidth=1)
@@ -348,7 +348,7 @@ def training_loss_curves(style) -> Plot:
         fig=fig,
         alt=(f"Wykres liniowy straty w funkcji kroku treningu, od 0 do {fmt_int(s.steps)}. "
              f"Strata na losowej pierwszej połowie sekwencji zaczyna od {fmt_dec(h.first[0], 2)} "
-             f"i kończy na {fmt_dec(h.first[-1], 2)}, blisko przerywanej linii log |V| = "
+             f"i kończy na {fmt_dec(h.first[-1], 2)}, blisko przerywanej linii log V = "
              f"{fmt_dec(log_v, 2)}. Strata na powtórzonej drugiej połowie zaczyna od "
              f"{fmt_dec(h.repeated[0], 2)}, długo opada powoli, a około kroku "
              f"{fmt_int(h.steps[k])} (pionowa linia kropkowana) spada najszybciej i kończy na "

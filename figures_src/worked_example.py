@@ -193,9 +193,10 @@ def worked_example() -> dict:
         "top_prob": float(probs[top_id]),
         "vocab_table": Table(
             header=["id", "token", "wymiar 0", "wymiar 1", "w zdaniu"],
-            rows=[[i, tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
+            # the id is a label (an input), not a result: plain text, no provenance popover or Tab stop
+            rows=[[str(i), tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
                   for i, tok in enumerate(VOCAB)],
-            formats=["int", None, "dec:1", "dec:1", None]),
+            formats=[None, None, "dec:1", "dec:1", None]),
         "prob_table": Table(
             header=["token", "logit", "prawdopodobieństwo"],
             rows=[[tok, dec.logits[i], probs[i]] for i, tok in enumerate(VOCAB)],
