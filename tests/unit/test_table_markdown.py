@@ -1,4 +1,4 @@
-"""A table's text cells: a module's strings are shown as written, Markdown the project writes stays Markdown."""
+"""A table's text cells: module strings shown as written, Markdown the project writes kept."""
 
 from anatomia_engine.kit import MARKDOWN, Table, markdown_text
 
