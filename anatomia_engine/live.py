@@ -17,7 +17,7 @@ from mkdocs.exceptions import BuildError
 from anatomia_engine import katex
 from anatomia_engine import messages as M
 
-ITEMS = ".num, [data-claim], .arithmatex"   # the browser's selector, in document order
+ITEMS = ".num, .live-word, [data-claim], .arithmatex"   # the browser's selector, in document order
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
 ROOT_ID = "live-example"
 
