@@ -29,10 +29,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_dec, fmt_int
-
+from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 
 BYTES_PER_VALUE = 2
 N = 4096
@@ -160,11 +159,11 @@ def io_traffic_roofline(style) -> Plot:
     right.legend(fontsize=9, loc="upper left")
     for ax in (left, right):
         ax.spines[["top", "right"]].set_visible(False)
-    rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i)]
+    rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i, strict=True)]
     return Plot(
         fig=fig,
-        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane między pamięcią "
-             f"HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
+        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane "
+             f"między pamięcią HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
              f"{fmt_int(IO_NS[0])} do {fmt_int(IO_NS[-1])}; zwykła uwaga od "
              f"{fmt_bytes(std_b[0], 1)} do {fmt_bytes(std_b[-1], 1)}, FlashAttention od "
              f"{fmt_bytes(fl_b[0], 1)} do {fmt_bytes(fl_b[-1], 1)}, kilka razy mniej. Na "

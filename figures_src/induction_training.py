@@ -53,7 +53,6 @@ import numpy as np
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_int
 from anatomia_engine.plot import new_figure
-from figures_src.charts import heatmap
 from attn_core import future_mask, induction_toy
 from attn_core.transformer import (
     Adam,
@@ -65,6 +64,7 @@ from attn_core.transformer import (
     next_token_loss,
     previous_token_scores,
 )
+from figures_src.charts import heatmap
 
 VOCAB = tuple("aąbcćdeęfghijklłmnńoóprsśtuwyzźż")
 SAMPLE_SEED = 13

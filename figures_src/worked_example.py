@@ -5,7 +5,8 @@ Inputs (written down once in figures_src/inputs.py, re-exported here): VOCAB, W_
 SENTENCE_IDS, W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
 Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, sqrt_d_k,
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
-weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out, h_last, logits,
+weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out,
+h_last, logits,
 exp_logits, probs, top_id, top_token, top_prob, qkv_identity, last_row_same, vocab_table,
 prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k,
 bert_d_model (quoted: kit.Value with cite); soft lookup: soft_keys, soft_values, soft_query,
@@ -21,12 +22,16 @@ next_token_probs, soft_lookup, padding_mask_figure, transformer_block.
 from __future__ import annotations
 
 import functools
+import itertools
 from decimal import Decimal
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
+from anatomia_engine.kit import Plot, Table, Value, figure, values
+from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
+from anatomia_engine.plot import new_figure
 from attn_core import (
     causal_mask,
     future_mask,
@@ -36,12 +41,8 @@ from attn_core import (
     softmax,
     tiny_decoder,
 )
-from anatomia_engine.kit import Plot, Table, Value, figure, values
-from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
-from anatomia_engine.plot import new_figure
 from figures_src.charts import bar_chart, heatmap
 from figures_src.inputs import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
-
 
 # Published configurations quoted on the page (facts, not results of this example).
 # Transformer base: Vaswani et al. 2017, "Attention Is All You Need", section 3.2.2 and table 3.
@@ -248,7 +249,7 @@ def _soft_lookup() -> dict:
         "soft_narrow_top_weight": float(narrow.weights[0].max()),
         "soft_table": Table(
             header=["klucz xⱼ", "wartość yⱼ", "waga aⱼ"],
-            rows=[[k, v, w] for k, v, w in zip(keys, vals, weights)],
+            rows=[[k, v, w] for k, v, w in zip(keys, vals, weights, strict=True)],
             formats=["dec:1", "dec:1", "dec:3"]),
     }
 
@@ -370,7 +371,7 @@ _YLABEL = "zapytanie (token, który patrzy)"
 
 def _matrix_table(matrix, tokens, spec: str = "dec:4") -> Table:
     return Table(header=["zapytanie \\ klucz", *tokens],
-                 rows=[[tok, *map(float, row)] for tok, row in zip(tokens, matrix)],
+                 rows=[[tok, *map(float, row)] for tok, row in zip(tokens, matrix, strict=True)],
                  formats=[None, *[spec] * len(tokens)])
 
 
@@ -407,7 +408,7 @@ def causal_mask_figure(style) -> Plot:
                         "wolno patrzeć, −∞ (zakreskowane) tam, gdzie klucz leży w przyszłości.",
                 table=Table(header=["zapytanie \\ klucz", *tokens],
                             rows=[[tok, *("−∞" if b else "0" for b in row)]
-                                  for tok, row in zip(tokens, blocked)]))
+                                  for tok, row in zip(tokens, blocked, strict=True)]))
 
 
 @figure
@@ -462,7 +463,7 @@ def embedding_plane(style) -> Plot:
     # Smaller than the rings, so that a token attention did not move (cat) shows both markers.
     ax.scatter(out[:, 0], out[:, 1], s=22, color=style.accent2,
                label="wyjście uwagi (po uwadze)", zorder=4)
-    for tok, a, b in zip(tokens, emb, out):
+    for tok, a, b in zip(tokens, emb, out, strict=True):
         if not np.allclose(a, b):
             ax.annotate("", xy=b, xytext=a, zorder=3,
                         arrowprops={"arrowstyle": "->", "color": style.fg, "lw": 1.2,
@@ -476,7 +477,7 @@ def embedding_plane(style) -> Plot:
     ax.grid(True, linewidth=0.5)
     ax.margins(0.15)
     ax.legend(loc="upper right", fontsize=9)
-    rows = [[tok, *map(float, a), *map(float, b)] for tok, a, b in zip(tokens, emb, out)]
+    rows = [[tok, *map(float, a), *map(float, b)] for tok, a, b in zip(tokens, emb, out, strict=True)]
     return Plot(fig=fig,
                 alt="Płaszczyzna embeddingów: oś pozioma to wymiar 0, pionowa wymiar 1. Puste "
                     "kółka to embeddingi tokenów zdania, pełne kółka to ich reprezentacje po "
@@ -527,7 +528,7 @@ def soft_lookup(style) -> Plot:
     top.legend(loc="lower right", fontsize=9)
     top.spines[["top", "right"]].set_visible(False)
     bottom.bar(keys, weights, width=0.35, color=style.accent)
-    for k, w in zip(keys, weights):
+    for k, w in zip(keys, weights, strict=True):
         bottom.annotate(fmt_dec(w, 2), (k, w), xytext=(0, 2), textcoords="offset points",
                         ha="center", va="bottom", color=style.fg, fontsize=9)
     bottom.axvline(SOFT_LOOKUP_QUERY, color=style.accent2, lw=1, ls="--")
@@ -545,7 +546,7 @@ def soft_lookup(style) -> Plot:
                         "każdy klucz; wagi sumują się do 1.",
                 table=Table(header=["klucz xⱼ", "wartość yⱼ", "waga dla zapytania"],
                             rows=[[float(k), float(v), float(w)]
-                                  for k, v, w in zip(keys, vals, weights)],
+                                  for k, v, w in zip(keys, vals, weights, strict=True)],
                             formats=["dec:1", "dec:1", "dec:4"]))
 
 
@@ -565,8 +566,8 @@ def padding_mask_figure(style) -> Plot:
     n = lens[1]
     return Plot(fig=fig,
                 alt=f"Dwie mapy ciepła wag uwagi dla zdania z {n} tokenów dopełnionego do "
-                    f"{len(names)} pozycji tokenem {PAD_TOKEN}, jedna nad drugą. U góry, bez maski, prawdziwe "
-                    "tokeny oddają część uwagi dopełnieniu. Na dole kolumna dopełnienia jest "
+                    f"{len(names)} pozycji tokenem {PAD_TOKEN}, jedna nad drugą. U góry, bez maski, "
+                    "prawdziwe tokeny oddają część uwagi dopełnieniu. Na dole kolumna dopełnienia jest "
                     "zakreskowana i ma wagę zero, a wagi prawdziwych tokenów sumują się do 1.",
                 caption="Maska dopełnienia (padding mask) w enkoderze: kolumny tokenów "
                         f"{PAD_TOKEN} dostają wagę 0 w każdym wierszu. Wiersz samego {PAD_TOKEN} "
@@ -606,7 +607,7 @@ def transformer_block(style) -> Plot:
         colour = style.fg if fill is None else style.bg
         ax.text(x0, y, label, ha="center", va="center", fontsize=9, color=colour, wrap=True)
     keys = [k for k, _ in _BLOCK]
-    for a, b in zip(keys, keys[1:]):
+    for a, b in itertools.pairwise(keys):
         ax.add_patch(FancyArrowPatch((x0, ys[a] + height / 2), (x0, ys[b] - height / 2),
                                      arrowstyle="-|>", mutation_scale=10, color=style.fg, lw=1.2))
     # Residual (skip) connections: from a block's input around the sub-layer into "add".
