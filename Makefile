@@ -41,7 +41,7 @@ docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the pr
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
 	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
-check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
+check: lint ## the lint and the unit tier: no site build, no browser (the quick check while editing)
 	$(PYTEST) tests/unit
 
 # ruff with pyproject.toml's [tool.ruff] over every Python file; Biome (biome.json) lints the site's
@@ -50,7 +50,7 @@ lint: $(STAMP) ## ruff over the repository, Biome over the site's JavaScript
 	$(VENV)/bin/ruff check --quiet --output-format concise .
 	node_modules/.bin/biome check --error-on-warnings --log-level=error .
 
-test: $(STAMP) ## every tier: unit, site (one build of the real site) and browser
+test: lint ## the lint and every tier: unit, site (one build of the real site) and browser
 	$(PYTEST)
 
 test-site: $(STAMP) ## the site tier only (one build of the real site, the fixture project)
