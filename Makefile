@@ -50,6 +50,9 @@ lint: $(STAMP) ## ruff over the repository, Biome over the site's JavaScript
 	$(VENV)/bin/ruff check --quiet --output-format concise .
 	node_modules/.bin/biome check --error-on-warnings --log-level=error .
 
+unchecked: $(STAMP) ## sentences showing a value beside a comparing word outside a claim (file:line)
+	@$(PY) -m anatomia_engine.unchecked docs
+
 test: lint ## the lint and every tier: unit, site (one build of the real site) and browser
 	$(PYTEST)
 

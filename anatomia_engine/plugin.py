@@ -12,7 +12,6 @@ import pickle
 import posixpath
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
@@ -61,7 +60,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_files(self, files, *, config):
         started = time.perf_counter()
-        with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
+        with notebooks.executing() as pool:   # the notebooks execute while the modules run; both end here
             notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
                              if self._is_notebook(file.src_uri)}
             self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
@@ -128,6 +127,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         source = source if source.is_file() else None
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
         markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
+        markdown.check_active_content(output, source.read_text(encoding="utf-8") if source else "", where)
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them (not its comments)
         code = store.code_key(links, search_pl)

@@ -125,7 +125,7 @@ def test_results_cross_the_boundary_typed(mini):
         assert isinstance(result.values["t"], Table) and result.values["t"].rows == [["a", 0.5]]
         np.testing.assert_array_equal(result.values["w"], np.array([[0.25, 0.75]]))
         assert result.meta["w"] == {"function": "numbers", "what": "waga {i} {j}", "cite": None,
-                                    "axes": [["a"], ["b", "c"]]}
+                                    "axes": [["a"], ["b", "c"]], "at": None, "limit": False}
         assert result.meta["q"]["cite"] == "Dao (2023)"
 
 
