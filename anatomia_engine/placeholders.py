@@ -34,7 +34,8 @@ from anatomia_engine.kit import Table
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
 BLOCKS = ("claim", "endclaim")
-MARKS = ("nocompare",)   # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
+# {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
+MARKS = ("nocompare",)
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
 
@@ -476,7 +477,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 what = entry.what and re.sub(r"\{([ijklmn])\}", fill_axis, entry.what)
             shown = replace(shown, span=number_attrs(value, entry, what))
         if live and context == "prose" and shown.span is None and used and isinstance(value, str):
-            shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
+            # a computed word follows the reader's numbers
+            shown = replace(shown, span={"class": "live-word"})
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
