@@ -8,7 +8,7 @@ All builds run in one copy of the project, in this run, so the ratios compare li
              its CPU time (every process it waited for) spread over all cores;
 - warm:      our build again, nothing changed (warm and plain: the median of 5 builds each,
              taken in turn: warm, plain, warm, plain, ...);
-- md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
+- md edit:   `mkdocs serve --dirty` running (as `make serve`); one Markdown page edited; seconds until the served page
              shows the edit;
 - library edit: `mkdocs serve` running; one attn_core file edited (a file only the
              benchmark's marker module imports: the cache re-runs that module alone, in the
@@ -193,7 +193,8 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     port = free_port()
     log = project / "serve.log"
     with log.open("w") as out:
-        command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"]
+        # as `make serve` runs it: --dirty renders again only the pages whose inputs changed
+        command = [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"]
         server = subprocess.Popen(command,
                                   cwd=project, env=ENV, stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
