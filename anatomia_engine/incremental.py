@@ -1,4 +1,4 @@
-"""Differential builds (`mkdocs serve --dirty`): which pages a save renders again, and what is kept of the rest.
+"""Differential builds (`mkdocs serve --dirty`): the pages a save renders again, and what the rest keep.
 
 MkDocs' `--dirty` renders a page only when `File.is_modified()`: its output is missing or older than its
 source. Alone that leaves pages stale (a changed value, title or nav shows only on the edited page), so the
@@ -85,17 +85,22 @@ class Differential:
             part = _title_part(texts[file.src_uri])
             site += [file.src_uri, part, *(_mentioned(part, digests) if "{{" in part else [])]
         site_key = store.key(*site)
-        self.pending = {file.src_uri: store.key(texts[file.src_uri], *_mentioned(texts[file.src_uri], digests))
-                        for file in pages}
+        self.pending = {}
+        for file in pages:
+            text = texts[file.src_uri]
+            self.pending[file.src_uri] = store.key(text, *_mentioned(text, digests))
         if site_key != self.site_key:
             self.site_key, self.keys, self.kept = site_key, {}, {}
-        again = {uri for uri, key in self.pending.items() if self.keys.get(uri) != key or uri not in self.kept}
+        again = {uri for uri, key in self.pending.items()
+                 if self.keys.get(uri) != key or uri not in self.kept}
         folders = tuple(listing)
-        group = {file.src_uri for file in pages if self._lists_or_is_listed(file.src_uri, texts[file.src_uri], folders)}
+        group = {file.src_uri for file in pages
+                 if self._lists_or_is_listed(file.src_uri, texts[file.src_uri], folders)}
         if again & group:
             again |= group
         if tags_exported:   # the tags plugin writes its export from the pages it read in this build
-            again |= {file.src_uri for file in pages if re.search(r"(?m)^tags:", _title_part(texts[file.src_uri]))}
+            again |= {file.src_uri for file in pages
+                      if re.search(r"(?m)^tags:", _title_part(texts[file.src_uri]))}
         for file in pages:
             if file.src_uri in again and os.path.isfile(file.abs_dest_path):
                 os.utime(file.abs_dest_path, ns=(0, 0))   # File.is_modified(): older than its source

@@ -6,21 +6,26 @@ link check and the Polish search (on_post_page), write the index and check the l
 Listed in mkdocs.yml after Material's `search` (whose index it replaces), before `mkdocs-jupyter`.
 """
 
+import functools
 import logging
 import os
 import pickle
 import posixpath
 import tempfile
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
+import click
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, InclusionLevel
 
-from anatomia_engine import deps, incremental, katex, links, live, markdown, notebooks, runner, search_pl, store
+from anatomia_engine import deps, incremental, katex, links, live, markdown, notebooks, runner, search_pl, served
+from anatomia_engine import store
+from anatomia_engine import messages as M
 from anatomia_engine.config import Config
 
 log = logging.getLogger("mkdocs.plugins.anatomia")
@@ -40,6 +45,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.server = None
         self.differential = incremental.Differential()
         self.executed_copies = None   # the executed notebooks' folder (kept between serve's builds)
+        self.shown = served.Shown()   # under serve: the last good pages while a failure is shown
+        self.problems = served.Problems()
+        self.failure: Exception | None = None
 
     def on_startup(self, *, command, dirty):
         """Defined, so `mkdocs serve` keeps this instance (its warm worker, its differential state)."""
@@ -55,6 +63,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
+        self.site_dir = Path(config.site_dir)
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
         self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))
         self.search = store.Store(store.folder(self.root, "search"), ".json")
@@ -129,6 +138,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
             again = self.differential.plan(pages, sources, config.config_file_path, texts, digests, listing,
                                            exported)
             log.info("rendering %d of %d page(s) again", len(again), len(pages))
+            if self.server is not None:   # put back if this build fails
+                self.shown.keep(file.abs_dest_path for file in pages if file.src_uri in again)
             self.differential.restore(file.page for file in pages if file.page)
         return nav
 
@@ -193,8 +204,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_post_build(self, *, config):
         site = Path(config.site_dir)
         # every page's links and search sections: rendered by this build or kept from the one that did
-        pages = [self.differential.kept[file.src_uri] for file in self.files.documentation_pages(inclusion=InclusionLevel.all)
-                 if file.src_uri in self.differential.kept]
+        every = self.files.documentation_pages(inclusion=InclusionLevel.all)
+        pages = [self.differential.kept[file.src_uri] for file in every if file.src_uri in self.differential.kept]
         self.links.pages = [kept.links for kept in pages]
         if self.uses_search:
             kept = {kept.url: kept.sections for kept in pages if kept.url not in self.sections}
@@ -206,14 +217,42 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
         self.differential.done(site, {file.dest_uri for file in self.files})
+        self.shown.kept = {}   # a good build: its pages stay
         if self.server is not None:
             self._watch_inputs()
 
+    def on_build_error(self, *, error):
+        """Kept for the page that shows the failure under `mkdocs serve` (served.py)."""
+        self.failure = error
+
     def on_serve(self, server, *, config, builder):
-        """Watch every file a module run or the notebook read (an engine edit restarts `make serve`)."""
+        """Watch every file a module run or the notebook read (an engine edit restarts `make serve`), and
+        show a failed build on the open page. MkDocs' server answers the open tab again only after a good
+        build; the builder it calls (the server's `builder`, which MkDocs lets on_serve change as it
+        changes what is watched) is wrapped so that a failure is shown instead (served.py)."""
         self.server = server
         self._watch_inputs()
+        server.builder = functools.partial(self._build_showing_failure, builder)
         return server
+
+    def _build_showing_failure(self, build) -> None:
+        """One build of `mkdocs serve`; a failure is said in the terminal and shown on every page, with
+        the last good pages kept under it, and the server reloads the open tab as after a good build."""
+        self.shown.clear()
+        self.failure = None
+        self.problems.lines = []
+        logging.getLogger("mkdocs").addHandler(self.problems)
+        try:
+            build()
+        except Exception as exc:  # noqa: BLE001 - every failure is shown; MkDocs' own loop would print it
+            if not isinstance(exc, click.ClickException):   # a BuildError or warning was logged already
+                traceback.print_exc()
+            self.shown.put_back()
+            lines = self.problems.lines or [str(self.failure or exc)]
+            log.error(M.text("serve_failed"))
+            self.shown.show(self.site_dir, "\n".join(lines))
+        finally:
+            logging.getLogger("mkdocs").removeHandler(self.problems)
 
     def _watch_inputs(self) -> None:
         paths = {self.root / "figures_src", self.root / "attn_core", *self.notebook_inputs}

@@ -1,8 +1,8 @@
 """A differential build (`mkdocs serve --dirty`) publishes byte for byte what a clean build publishes.
 
 One process keeps the plugin between builds as `mkdocs serve` does and builds the fixture project with
-`dirty=True` after each of a sequence of edits in random order (a page's text, a module's value, a title,
-a deleted page, a new page; the project has a notebook page too); after each, a clean `mkdocs build` of the same sources must
+`dirty=True` after each of a sequence of edits in random order (a page's text, a module's value, a
+title, a deleted page, a new page; the project has a notebook page too); after each, a clean `mkdocs build` of the same sources must
 give the same files. ANATOMIA_EDIT_SEED picks another sequence.
 """
 
@@ -28,7 +28,8 @@ DRIVER = textwrap.dedent("""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     first = True
     for line in sys.stdin:
-        config = load_config(config_file="mkdocs.yml", site_dir=sys.argv[1])   # again per build, as serve does
+        # loaded again for each build, as serve does (the plugin instance is kept)
+        config = load_config(config_file="mkdocs.yml", site_dir=sys.argv[1])
         if first:
             config.plugins.on_startup(command="serve", dirty=True)
             first = False
@@ -82,7 +83,8 @@ def _delete_page(project: Path, rng: random.Random) -> str:
 
 def _new_page(project: Path, rng: random.Random) -> str:
     name = f"nowa-{rng.randrange(1000)}.md"
-    (project / "docs" / name).write_text(f"# Nowa strona {name}\n\nTekst, a waga to {{{{ demo.weight | dec(2) }}}}.\n")
+    text = f"# Nowa strona {name}\n\nTekst, a waga to {{{{ demo.weight | dec(2) }}}}.\n"
+    (project / "docs" / name).write_text(text)
     return f"new {name}"
 
 
