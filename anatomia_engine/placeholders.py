@@ -440,6 +440,13 @@ def span_html(shown: Shown) -> str:
 def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
     """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`)."""
     specs = table.column_specs()
+    # a number's popover names its row by the first text column (a token), else by the first column,
+    # written as the table shows it ("klucz xⱼ: 1,0", not "1.0")
+    label = next((j for j, spec in enumerate(specs) if spec is None), 0)
+
+    def row_label(row) -> str:
+        return nf.fmt_spec(row[label], specs[label]) if specs[label] else str(row[label])
+
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
     def cell(value, spec):
@@ -451,7 +458,8 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
                                        value=repr(value), spec=spec, problem=exc)) from None
         if not nf.is_number(value):
             return text
-        attrs = number_attrs(value, entry, table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}")
+        attrs = number_attrs(value, entry, table.header[j] if j == label else f"{table.header[j]} "
+                             f"({table.header[label]}: {row_label(row)})")
         if live:
             attrs |= {"data-expr": compiled(f"{name}[{r}][{j}]"), "data-fmt": spec}
         return span_html(Shown(text, attrs))

@@ -52,6 +52,7 @@
       return follows(root, t);
     })[0];
     if (!this.table) throw new Error("brak tabeli embeddingów");
+    this.table.classList.add("live-example__table"); // compact on a phone (live-example.css)
     var heads = [].slice.call(this.table.querySelectorAll("thead th")).map(function (th) {
       return th.textContent.trim();
     });
@@ -303,8 +304,12 @@
     var fits = rows.length === page.length && rows.every(function (r, i) {
       return r.length === page[i].length && r.every(function (x) { return Number.isFinite(x) && Math.abs(x) <= LIMIT; });
     });
-    if (!fits) {
-      this.status.textContent = "Adres strony zawiera liczby, których nie da się odczytać; pokazuję liczby strony.";
+    if (!fits) { // said apart from the status line, which show() rewrites
+      var note = el("p", "live-example__refused",
+        "Adres strony zawiera liczby, których nie da się odczytać (" + text.slice(0, 40) +
+        "); pokazuję liczby strony.");
+      note.setAttribute("role", "alert");
+      this.panel.appendChild(note);
       return false;
     }
     this.set(rows);
