@@ -52,7 +52,6 @@
       return follows(root, t);
     })[0];
     if (!this.table) throw new Error("brak tabeli embeddingów");
-    this.table.classList.add("live-example__table"); // compact on a phone (live-example.css)
     var heads = [].slice.call(this.table.querySelectorAll("thead th")).map(function (th) {
       return th.textContent.trim();
     });

@@ -155,8 +155,8 @@ def test_at_375_px_the_fields_fit_and_are_touch_sized(browser, server):
         assert all(h >= 24 and w >= 24 for w, h in boxes), boxes
         assert phone.evaluate("document.documentElement.scrollWidth") <= 375
         # the table itself fits: no field is left off-screen in the table's own scroll box
-        right = phone.evaluate("""() => Math.max(...[...document.querySelectorAll('.live-example__table,'
-            + ' .live-example__table input')].map(e => e.getBoundingClientRect().right))""")
+        right = phone.evaluate("""() => Math.max(...[...document.querySelectorAll('.live-example__field')]
+            .map(e => [e, e.closest('table')]).flat().map(e => e.getBoundingClientRect().right))""")
         assert right <= 375, right
         field.tap()
         phone.keyboard.press("Control+A")
