@@ -529,7 +529,7 @@ def _qualified(name: str, scope: Mapping[str, Entry]) -> str:
     return next((key for key, e in scope.items() if e is entry and key.endswith("." + name)), name)
 
 
-def _expression(tag: Tag) -> str:
+def expression_of(tag: Tag) -> str:
     """A placeholder's expression without its filter."""
     expr, bar, filt = tag.expr.rpartition("|")
     return expr if bar and re.fullmatch(r"\s*[A-Za-z_]\w*\s*(?:\(.*\))?\s*", filt, re.DOTALL) else tag.expr
@@ -579,7 +579,7 @@ def _check_coverage(claim: Tag, cond: str, context: list[str], inside: list[Tag]
         declared[_qualified(name, scope)] = name
     shown_inside: dict[str, Tag] = {}
     for tag in (t for t in inside if t.expr is not None and _visible(t)):
-        for name in _reads(_expression(tag), scope):
+        for name in _reads(expression_of(tag), scope):
             shown_inside.setdefault(name, tag)
             if name not in read and name not in declared:
                 raise tag.error(M.text("claim_unrelated", value=tag.source, name=name.split(".", 1)[1],
@@ -590,9 +590,9 @@ def _check_coverage(claim: Tag, cond: str, context: list[str], inside: list[Tag]
         if name in read:
             raise claim.error(M.text("claim_context_read", name=written, cond=claim.cond))
     compared = {repr(part) for part in _walk(canonical(compile_expression(cond), scope))}
-    inside_forms = {repr(canonical(compile_expression(_expression(t)), scope)) for t in inside if t.expr}
+    inside_forms = {repr(canonical(compile_expression(expression_of(t)), scope)) for t in inside if t.expr}
     for tag in outside:
-        form = repr(canonical(compile_expression(_expression(tag)), scope))
+        form = repr(canonical(compile_expression(expression_of(tag)), scope))
         if form in compared and form not in inside_forms:
             raise tag.error(M.text("claim_number_outside", value=tag.source, cond=cond, line=claim.line))
     for name in sorted(read | set(shown_inside)):

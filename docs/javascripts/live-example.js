@@ -89,7 +89,8 @@
       return { node: node, tex: JSON.parse(node.getAttribute("data-tex")), html: node.innerHTML,
                display: node.tagName === "DIV" || node.classList.contains("arithmatex-display") };
     });
-    this.figures = [].slice.call(article.querySelectorAll(".computed-figure"));
+    // a figure that does not depend on the reader's numbers (front matter `live: fixed:`) gets no label
+    this.figures = [].slice.call(article.querySelectorAll(".computed-figure:not([data-live='fixed'])"));
     this.build(rows);
   }
 

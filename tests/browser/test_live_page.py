@@ -240,6 +240,9 @@ def test_the_weights_heatmap_and_the_probability_chart_redraw(page):
     assert figure.locator("img").first.is_hidden()
     other = page.locator("#fig-worked_example-scaled_scores")
     assert "liczby strony" in other.locator("figcaption").inner_text()
+    # a figure that does not depend on the reader's numbers (front matter live: fixed:) carries no label
+    for fixed in ("transformer_block", "causal_mask_figure", "soft_lookup", "padding_mask_figure"):
+        assert page.locator(f"#fig-worked_example-{fixed} .live-example__stale").count() == 0, fixed
     page.get_by_role("button", name="Przywróć").click()
     assert page.locator("[data-testid=live-heatmap]").count() == 0
     assert figure.locator("img").first.evaluate("i => getComputedStyle(i).display") != "none"
