@@ -90,6 +90,8 @@ def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
         raise CodecError(M.text("value_in_value", where=where))
+    if problem := meta.problem():   # kit.Value: what a page would otherwise fail on, with no module named
+        raise CodecError(f"{where}: {problem}")
     axes = None if meta.axes is None else [[str(x) for x in a] for a in meta.axes]
     return {"encoded": encode_value(meta.value, where, masked=meta.masked), "function": function,
             "what": meta.what, "cite": meta.cite, "axes": axes, "masked": meta.masked, "at": meta.at,

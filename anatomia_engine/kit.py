@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_spec, is_number
@@ -44,6 +48,29 @@ class Value:
     at: str | None = None
     limit: bool = False
 
+    def problem(self) -> str | None:
+        """What is wrong with what a reader is told about the value (a catalogued message), or None: the
+        page fills `what` with str.format, so a stray brace or an unknown field would stop it there."""
+        for key in ("what", "cite"):
+            text = getattr(self, key)
+            if text is not None and not isinstance(text, str):
+                return M.text("meta_not_text", key=key, type=type(text).__name__)
+        letters = "ijklmn"[:len(self.axes or ())]
+        try:
+            parts = string.Formatter().parse(self.what or "")
+            fields = [field for _, field, _, _ in parts if field is not None]
+        except ValueError as exc:   # "Single '}' encountered in format string"
+            return M.text("what_template", what=self.what, problem=exc)
+        for field in fields:
+            if field not in letters:
+                return M.text("what_field", what=self.what, field="{" + field + "}",
+                              known=", ".join("{" + c + "}" for c in letters) or "none (no axes=)")
+        shape = getattr(self.value, "shape", ())
+        for k, labels in enumerate(self.axes or ()):
+            if k >= len(shape) or len(labels) != shape[k]:
+                return M.text("axes_labels", axis=k, labels=len(labels), shape=tuple(shape))
+        return None
+
 
 @dataclass(frozen=True)
 class Table:
@@ -61,12 +88,28 @@ class Table:
                 raise ValueError(M.text("table_row_width", row=i, cells=len(row), width=width))
         if self.formats is not None and len(self.formats) != width:
             raise ValueError(M.text("table_formats", formats=len(self.formats), width=width))
+        # Every cell is shown by its column's format: a row that does not fit it stops the module here,
+        # not on the page as "0.30000000000000004" or "None".
+        for j, spec in enumerate(self.column_specs()):
+            for i, row in enumerate(self.rows):
+                value = row[j]
+                if spec is None and (is_number(value) or value is None):
+                    raise ValueError(M.text("table_text_cell", row=i, column=self.header[j],
+                                            value=repr(value)))
+                if spec is None or (isinstance(value, (float, np.floating)) and not math.isfinite(value)):
+                    continue   # NaN and infinities: codec.py refuses them naming the function and the value
+                try:
+                    fmt_spec(value, spec)
+                except ValueError as exc:
+                    raise ValueError(M.text("table_row_format", row=i, column=self.header[j],
+                                            value=repr(value), spec=spec, problem=exc)) from None
 
     def column_specs(self) -> list[str | None]:
+        """One format per column: `formats`, else 'dec:2' for a column holding a number in any row."""
         if self.formats is not None:
             return list(self.formats)
-        first = self.rows[0] if self.rows else [None] * len(self.header)
-        return ["dec:2" if is_number(v) else None for v in first]
+        columns = range(len(self.header))
+        return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in columns]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
         """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""

@@ -35,7 +35,7 @@ log = logging.getLogger("anatomia_engine.notebooks")
 KERNEL = "python3"
 PAGE = "page.ipynb"   # the name mkdocs-jupyter is told to render (mkdocs.yml)
 REPO_ONLY_NOTE = (
-    "*Na stronie w tym miejscu jest komórka, która porównuje wyniki notatnika z biblioteką "
+    "*W tym miejscu przy budowaniu strony działa ukryta komórka, która porównuje wyniki notatnika z biblioteką "
     "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
     "projektu tej biblioteki nie ma, więc w pobranym notatniku komórkę pominięto.*"
 )

@@ -74,13 +74,99 @@ FUNCTIONS: dict[str, Callable] = {
 }
 RESERVED = set(FUNCTIONS) | {"figure"}
 _ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
+
+# --- what an expression may cost ------------------------------------------------------------
+# A page's expression runs inside the build: each limit keeps one placeholder from hanging it or
+# filling memory (10 ** (10 ** 10), "x" * 10 ** 8, a thousand nested brackets). Each is far above
+# what a page shows: a whole number a reader can read, a sentence, a short list.
+MAX_DEPTH = 40  # operations nested inside one another
+MAX_INT_BITS = 1024  # a whole number: about 308 digits, a double's range
+MAX_LENGTH = 10_000  # characters of a text, items of a list (its nested lists counted too)
+MAX_ELEMENTS = 1_000_000  # elements of an array an operation makes from smaller ones
+
+
+class CostLimit(Exception):
+    """An operation would exceed one of the limits above; its message comes from the catalogue."""
+
+
+def _size(x) -> int:
+    """Characters of a text, items of a list or tuple counted with their nested items; else 1."""
+    if isinstance(x, str):
+        return len(x)
+    if isinstance(x, (list, tuple)):
+        total = len(x)
+        for item in x:
+            total += _size(item) - 1 if isinstance(item, (str, list, tuple)) else 0
+            if total > MAX_LENGTH:  # stop counting: a list repeated by itself is large only by reference
+                break
+        return total
+    return 1
+
+
+def _bits(x) -> int:
+    """Binary digits of a whole number (or of a fraction's larger part); 0 for anything else."""
+    if isinstance(x, bool):
+        return 0
+    if isinstance(x, int):
+        return x.bit_length()
+    if isinstance(x, Fraction):
+        return max(x.numerator.bit_length(), x.denominator.bit_length())
+    return 0
+
+
+def _bounded(result):
+    """`result` if it is within the limits, else CostLimit."""
+    if _bits(result) > MAX_INT_BITS:
+        raise CostLimit(M.text("expr_integer", bits=_bits(result), most=MAX_INT_BITS))
+    if isinstance(result, (str, list, tuple)) and _size(result) > MAX_LENGTH:
+        raise CostLimit(M.text("expr_length", length=_size(result), most=MAX_LENGTH))
+    return result
+
+
+def _whole(result):
+    """`result` of a function: a list it makes has the size of a module's array, a number is checked."""
+    if _bits(result) > MAX_INT_BITS:  # sum() of whole numbers each within the limit
+        raise CostLimit(M.text("expr_integer", bits=_bits(result), most=MAX_INT_BITS))
+    return result
+
+
+def _checked(fn: Callable) -> Callable:
+    """A binary operation refused before it runs if it would cost too much, its result checked after."""
+
+    def run(a, b):
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            shapes = [np.shape(x) for x in (a, b)]
+            elements = int(np.prod(np.broadcast_shapes(*shapes)))
+            if elements > max(MAX_ELEMENTS, *(int(np.prod(s)) for s in shapes)):
+                raise CostLimit(M.text("expr_elements", elements=elements, most=MAX_ELEMENTS))
+        if fn is operator.pow and not isinstance(b, bool) and isinstance(b, int) and _bits(a) > 1:
+            if _bits(a) * abs(b) > 2 * MAX_INT_BITS:  # the result's size, known before computing it
+                raise CostLimit(M.text("expr_power", base=_short(a), exponent=_short(b), most=MAX_INT_BITS))
+        if fn is operator.mul:
+            times, seq = (b, a) if isinstance(a, (str, list, tuple)) else (a, b)
+            if isinstance(seq, (str, list, tuple)) and isinstance(times, (int, np.integer)):
+                if _size(seq) * int(times) > MAX_LENGTH:
+                    raise CostLimit(M.text("expr_length", length=_size(seq) * int(times), most=MAX_LENGTH))
+        if fn is operator.mod and isinstance(a, str):  # "%09999999d" % 1: Python's printf, not arithmetic
+            raise CostLimit(M.text("expr_text_format"))
+        return _bounded(fn(a, b))
+
+    return run
+
+
+def _short(x) -> str:
+    """A number as a message quotes it: its digits, or how many there are."""
+    text = repr(x)
+    return text if len(text) <= 20 else f"a number of {len(text)} digits"
+
+
 # Jinja's operator names; docs/javascripts/explorer.js names the operations of the compiled form by them too.
-OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-             "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
-             "neg": operator.neg, "pos": operator.pos, "not": operator.not_}
-_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge,
-               "lt": operator.lt, "lteq": operator.le, "in": lambda a, b: a in b,
-               "notin": lambda a, b: a not in b}
+OPERATORS = {"+": _checked(operator.add), "-": _checked(operator.sub), "*": _checked(operator.mul),
+             "/": _checked(operator.truediv), "//": _checked(operator.floordiv), "%": _checked(operator.mod),
+             "**": _checked(operator.pow), "neg": operator.neg, "pos": operator.pos, "not": operator.not_}
+_COMPARISON = {name: _checked(fn) for name, fn in {
+    "eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge, "lt": operator.lt,
+    "lteq": operator.le, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}.items()}
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
@@ -108,7 +194,27 @@ def compile_expression(source: str):
     except TemplateSyntaxError as exc:
         raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
                                    functions=", ".join(sorted(RESERVED)))) from None
+    except RecursionError:  # Jinja's parser recurses for each bracket and unary sign
+        raise TemplateError(M.text("expr_depth", source=_quote(source), depth=f"more than {MAX_DEPTH}",
+                                   most=MAX_DEPTH)) from None
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:  # `_compile` and `_eval` recurse once per level
+        raise TemplateError(M.text("expr_depth", source=_quote(source), depth=depth, most=MAX_DEPTH))
     return _compile(tree, source)
+
+
+def _quote(source: str) -> str:
+    return source if len(source) <= 60 else source[:57] + "..."
+
+
+def _depth(tree: nodes.Node) -> int:
+    """How deep the operations of a parsed expression nest, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.iter_child_nodes())
+    return deepest
 
 
 def _compile(node: nodes.Node, source: str):
@@ -196,6 +302,8 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(form, scope), names_used(form)
+    except CostLimit as exc:
+        raise TemplateError(M.text("expr_cost", source=_quote(source), problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
         problem = f"{type(exc).__name__}: {exc}"
         if isinstance(exc, LookupError):
@@ -220,11 +328,11 @@ _OPS: dict[str, Callable] = {
     **{op: functools.partial(lambda fn, ev, *args: fn(*map(ev, args)), fn) for op, fn in OPERATORS.items()},
     "s": lambda ev, text: text, "i": lambda ev, obj, key: ev(obj)[ev(key)],
     "slice": lambda ev, *bounds: slice(*map(ev, bounds)),
-    "list": lambda ev, items: [ev(item) for item in items],
+    "list": lambda ev, items: _bounded([ev(item) for item in items]),
     "and": lambda ev, left, right: ev(left) and ev(right),
     "or": lambda ev, left, right: ev(left) or ev(right),
     "if": lambda ev, test, yes, no: ev(yes) if ev(test) else ev(no), "cmp": _compare,
-    "f": lambda ev, name, args: FUNCTIONS[name](*map(ev, args)), "figure": lambda ev, name: ev(name),
+    "f": lambda ev, name, args: _whole(FUNCTIONS[name](*map(ev, args))), "figure": lambda ev, name: ev(name),
 }
 
 

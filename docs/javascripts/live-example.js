@@ -73,6 +73,7 @@
     this.base = {
       vocab: vocab, ids: ids(json(root, "sentence")),
       W_Q: json(root, "w-q"), W_K: json(root, "w-k"), W_V: json(root, "w-v"), W_FFN: json(root, "w-ffn"),
+      h2_W_Q: json(root, "h2-w-q"), h2_W_K: json(root, "h2-w-k"), h2_W_V: json(root, "h2-w-v"),
       sharpen: json(root, "sharpen"), reordered_ids: ids(json(root, "reordered")),
       pad_embedding: json(root, "pad-embedding"), pad_token: json(root, "pad-token"),
     };

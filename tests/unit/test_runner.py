@@ -24,19 +24,14 @@ import pytest
 
 from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
+from helpers import fixture_project
 
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
 
 
 def make_mini(root: Path) -> Path:
-    """A project with an empty figures_src package, a one-line attn_core and a docs folder."""
-    (root / "figures_src").mkdir(parents=True)
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "attn_core").mkdir()
-    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
-    (root / "docs").mkdir()
-    (root / "requirements.lock").write_text("numpy\n")
-    return root
+    """The fixture project with a one-line attn_core; each test writes its own modules."""
+    return fixture_project(root, files={"attn_core/__init__.py": "SCALE = 2\n"})
 
 
 @pytest.fixture(scope="module")
