@@ -39,7 +39,8 @@ MODELS = {
             pad_sentence pad_token pad_weights pad_weights_nomask pad_zero prob_table probs probs_shown_pct_sum
             probs_shown_sum qkv_identity reordered_sentence residual scaled scores sentence sharpen_factor
             sqrt_d_k top_id top_prob top_token vocab_size vocab_table weights weights_enc weights_sharp
-            weights_unscaled""".split()),
+            weights_unscaled h2_K h2_K_T h2_Q h2_V h2_W_K h2_W_Q h2_W_V h2_out h2_residual h2_scaled h2_scores
+            h2_weights h2_weights_enc tokens""".split()),
         draws=frozenset({"weights_masked_vs_unmasked", "next_token_probs"})),
 }
 

@@ -193,7 +193,7 @@ def check_live(record: _Record, tag: Tag) -> None:
         return   # reported where the tag is filled
     for name in names:
         if not declared.recomputes(name) and not isinstance(record.scope.get(name, Entry(None, "")).value,
-                                                            (FigureRef, Table)):
+                                                            FigureRef):   # a figure: FigureBlockProcessor
             raise tag.error(M.text("live_unrecomputable", source=tag.source, model=declared.model, name=name))
 
 
@@ -246,6 +246,7 @@ class FigureBlockProcessor(BlockProcessor):
             self.parser.parseBlocks(parent, [before])
         start = len(parent)
         if isinstance(value, Table):
+            check_live(record, tag)
             try:
                 text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
             except TemplateError as exc:

@@ -12,13 +12,15 @@ import pytest
 
 from anatomia_engine import live
 from anatomia_engine import markdown as amd
+from anatomia_engine.kit import Table
 from anatomia_engine.placeholders import TemplateError
 from tests.unit.live_js import call_many
 from tests.unit.test_live_example import _random_inputs, js_inputs
 from tests.unit.test_placeholders import extensions
 
 ROOT = Path(__file__).resolve().parents[2]
-VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases"}
+VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases",
+          "soft_table": Table(["klucz", "waga"], [[1.0, 0.2]], ["dec:1", "dec:2"])}
 
 
 def render(front: str, body: str) -> str:
@@ -44,6 +46,8 @@ def test_a_value_the_model_cannot_recompute_stops_the_build_at_its_line():
     claim = "{% claim soft_pred > 0.3 %}Duży.{% endclaim %}"
     assert "cannot recompute 'soft_pred'" in str(pytest.raises(TemplateError, render, front, claim).value)
     assert "0,4" in render("live: {model: workedExample, fixed: [soft_pred]}\n", "Wynik {{ soft_pred }}.")
+    table = pytest.raises(TemplateError, render, front, "Tabela:\n\n{{ soft_table }}\n")
+    assert "cannot recompute 'soft_table'" in str(table.value)
 
 
 @pytest.mark.parametrize("front", ["live: true\n", "live: {model: nowhere}\n", "live: {model: workedExample, x: 1}\n"])
