@@ -1,9 +1,9 @@
 """A live page's recomputation data out of its first load, into a sidecar file beside it.
 
-On a live page (front matter `live: {model: …}`) what the browser needs to recompute each number, claim and formula (MOVED) and
-the model's inputs are not needed until the reader presses "Zmień liczby": `publish` moves them into
-`<page>.live.json`, each element keyed by its position among ITEMS with the text it shows (the browser
-refuses a sidecar that does not belong to its page).
+On a live page (front matter `live: {model: …}`) what the browser needs to recompute each number,
+claim and formula (MOVED) and the model's inputs are not needed until the reader presses
+"Zmień liczby": `publish` moves them into `<page>.live.json`, each element keyed by its position
+among ITEMS with the text it shows (the browser refuses a sidecar that does not belong to its page).
 """
 
 import html
@@ -33,11 +33,12 @@ class Model:
 
 MODELS = {
     "workedExample": Model(
-        names=frozenset("""E K K_T Q V W_FFN W_K W_Q W_V W_vocab attn_out change continued d_k d_model exp_logits
-            exp_masked ffn_out h_last last_out_reordered last_row_same logits mask masked mouse_gap
+        names=frozenset("""E K K_T Q V W_FFN W_K W_Q W_V W_vocab attn_out change continued d_k d_model
+            exp_logits exp_masked ffn_out h_last last_out_reordered last_row_same logits mask masked mouse_gap
             mouse_gap_shown_agrees n_params order_gap pad_embedding pad_full_len pad_gap pad_leak pad_len
-            pad_sentence pad_token pad_weights pad_weights_nomask pad_zero prob_table probs probs_shown_pct_sum
-            probs_shown_sum qkv_identity reordered_sentence residual scaled scores sentence sharpen_factor
+            pad_sentence pad_token pad_weights pad_weights_nomask pad_zero prob_table probs
+            probs_shown_pct_sum probs_shown_sum qkv_identity reordered_sentence residual scaled scores
+            sentence sharpen_factor
             sqrt_d_k top_id top_prob top_token vocab_size vocab_table weights weights_enc weights_sharp
             weights_unscaled h2_K h2_K_T h2_Q h2_V h2_W_K h2_W_Q h2_W_V h2_out h2_residual h2_scaled h2_scores
             h2_weights h2_weights_enc tokens""".split()),

@@ -23,7 +23,8 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
-from anatomia_engine import codec, live as livemod, placeholders, runner
+from anatomia_engine import codec, placeholders, runner
+from anatomia_engine import live as livemod
 from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill

@@ -14,7 +14,6 @@ import posixpath
 import tempfile
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
@@ -24,8 +23,19 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File, InclusionLevel
 
-from anatomia_engine import deps, incremental, katex, links, live, markdown, notebooks, runner, search_pl, served
-from anatomia_engine import store
+from anatomia_engine import (
+    deps,
+    incremental,
+    katex,
+    links,
+    live,
+    markdown,
+    notebooks,
+    runner,
+    search_pl,
+    served,
+    store,
+)
 from anatomia_engine import messages as M
 from anatomia_engine.config import Config
 
@@ -209,7 +219,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         site = Path(config.site_dir)
         # every page's links and search sections: rendered by this build or kept from the one that did
         every = self.files.documentation_pages(inclusion=InclusionLevel.all)
-        pages = [self.differential.kept[file.src_uri] for file in every if file.src_uri in self.differential.kept]
+        stored = self.differential.kept
+        pages = [stored[file.src_uri] for file in every if file.src_uri in stored]
         self.links.pages = [kept.links for kept in pages]
         if self.uses_search:
             kept = {kept.url: kept.sections for kept in pages if kept.url not in self.sections}

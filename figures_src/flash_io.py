@@ -184,7 +184,7 @@ def io_traffic_roofline(style) -> Plot:
 def _roof_sides(std_i, fl_i, ridge: float) -> str:
     """Where the points of each method sit on the roofline (the alt text's words follow the numbers)."""
     def side(name: str, intensity) -> str:
-        above = [n for n, x in zip(IO_NS, intensity) if x >= ridge]
+        above = [n for n, x in zip(IO_NS, intensity, strict=True) if x >= ridge]
         span = f"od {fmt_dec(min(intensity), 0)} do {fmt_dec(max(intensity), 0)} FLOP/B"
         if not above:
             return f"punkty {name} ({span}) leżą na pochyłej części: ogranicza je pamięć"
