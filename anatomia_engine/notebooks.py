@@ -43,8 +43,8 @@ log = logging.getLogger("anatomia_engine.notebooks")
 KERNEL = "python3"
 PAGE = "page.ipynb"   # the name mkdocs-jupyter is told to render (mkdocs.yml)
 REPO_ONLY_NOTE = (
-    "*W tym miejscu przy budowaniu strony działa ukryta komórka, która porównuje wyniki notatnika z biblioteką "
-    "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
+    "*W tym miejscu przy budowaniu strony działa ukryta komórka, która porównuje wyniki notatnika "
+    "z biblioteką `attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
     "projektu tej biblioteki nie ma, więc w pobranym notatniku komórkę pominięto.*"
 )
 # Run in the kernel before the first cell and after the last (deps.py records in that process,
