@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import katex
+from anatomia_engine import messages as M
 
 ITEMS = ".num, .live-word, [data-claim], .arithmatex"   # the browser's selector, in document order
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
@@ -113,6 +115,9 @@ def publish(output: str, page, config) -> str:
     """MkDocs on_post_page: on a live page, write the sidecar and return the lighter page."""
     if not page.meta.get("live"):
         return output
+    if f'id="{ROOT_ID}"' not in output:   # name the page's source, not its output
+        where = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        raise BuildError(M.text("live_without_example", where=where, root=ROOT_ID))
     output, data = split(output, page.file.dest_uri)
     sidecar = Path(config.site_dir, page.file.dest_uri).with_suffix(".live.json")
     sidecar.parent.mkdir(parents=True, exist_ok=True)

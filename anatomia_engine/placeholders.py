@@ -171,6 +171,9 @@ _COMPARISON = {name: _checked(fn) for name, fn in {
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
+    owners = sorted(k.split(".", 1)[0] for k in scope if "." in k and k.split(".", 1)[1] == name)
+    if len(owners) > 1:   # not unknown: computed by several modules, none of them listed
+        return M.text("value_in_modules", name=name, modules=", ".join(owners), example=f"{owners[0]}.{name}")
     near = difflib.get_close_matches(name, list(scope), n=3, cutoff=0.6)
     if near:
         return M.text("unknown_value_near", name=name, near=" or ".join(f"'{n}'" for n in near))

@@ -33,6 +33,7 @@ from anatomia_engine import (
     notebooks,
     runner,
     search_pl,
+    sources,
     served,
     store,
 )
@@ -170,6 +171,12 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if self._is_notebook(page.file.src_uri):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
+
+    def on_page_read_source(self, *, page, config):
+        """A page's source read here, so that one not in UTF-8 or nested too deep stops with file:line."""
+        if page.file.abs_src_path and page.file.src_uri.endswith(".md"):
+            return sources.read_page(Path(page.file.abs_src_path), f"{self.docs_name}/{page.file.src_uri}")
+        return None
 
     def on_page_markdown(self, text, *, page, config, files):
         # Material's indexer skips every page; the page's own `search:` (boost, exclude) is for ours
