@@ -166,7 +166,14 @@ def test_a_numbers_span_inside_a_textarea_stops_the_build_whatever_put_it_there(
         net.run('<p><textarea><span class="num" tabindex="0">0,31</span></textarea></p>')
 
 
-# --- code no page source wrote, and link schemes ----------------------------------------------------
+# --- addresses, code no page source wrote, and link schemes ------------------------------------------
+
+@pytest.mark.parametrize("body", ['<a href="../{{ s }}/">x</a>\n', "[x](../strona/#{{ s }})\n"])
+def test_a_text_in_an_address_is_percent_encoded(body):
+    href = re.search(r'href="([^"]*)"', page(body))[1]
+    assert not re.search(r"[<>\"\s]", html.unescape(href)) and "%22b%3C/script%3E" in href
+
+
 
 @pytest.mark.parametrize("output", [
     '<p><a href="javascript:alert(1)">x</a></p>',
