@@ -17,6 +17,16 @@ from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_spec, is_number
 
 KIND = "__computed_kind__"
+# What Markdown would read as markup in a module's string: HTML (escaped as entities), a table cell's
+# bar, and the inline marks of emphasis, code and links (escaped with a backslash).
+_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": r"\|", "\\": "\\\\", "`": r"\`",
+                         "*": r"\*", "_": r"\_", "[": r"\[", "]": r"\]"})
+
+
+def markdown_text(value: Any) -> str:
+    """`value` as Markdown that shows it as written: `<script>alert(3)` is text on the page, not a tag
+    (a table cell, a figure's caption: wherever a module's string lands in a page's Markdown)."""
+    return str(value).translate(_MARKUP)
 
 
 def values(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
@@ -117,12 +127,12 @@ class Table:
         return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in columns]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
-        """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
+        """Markdown table; `cell(value, spec)` renders one cell (default: the site format). The header and
+        text cells show the module's strings as written (markdown_text)."""
         cell = cell or fmt_spec
         specs = self.column_specs()
-        bar = str.maketrans({"|": r"\|"})   # a cell's own bar would end it
-        lines = [[h.translate(bar) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
-        lines += [[cell(v, s) if s else str(v).translate(bar) for v, s in zip(row, specs, strict=True)]
+        lines = [[markdown_text(h) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
+        lines += [[cell(v, s) if s else markdown_text(v) for v, s in zip(row, specs, strict=True)]
                   for row in self.rows]
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 

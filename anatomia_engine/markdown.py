@@ -26,7 +26,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from anatomia_engine import codec, placeholders, runner
 from anatomia_engine import messages as M
-from anatomia_engine.kit import Table
+from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
 
 FIGURE_DIR = "figures"
@@ -112,7 +112,7 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}', "",
         "/// caption", f"    attrs: {{id: {figure_id}, class: computed-figure}}",   # a caption block
-        entry["caption"], "///", "",
+        markdown_text(entry["caption"]), "///", "",   # the module's text, shown as written
         f'??? info "{DATA_SUMMARY}"', "",
         textwrap.indent(table.to_markdown(), "    "), "",
         f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
