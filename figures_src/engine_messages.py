@@ -6,7 +6,7 @@ list a message the engine does not produce, nor miss one it does.
 """
 
 from anatomia_engine import messages
-from anatomia_engine.kit import Table, values
+from anatomia_engine.kit import MARKDOWN, Table, values
 
 
 def _code(text: str) -> str:
@@ -21,7 +21,9 @@ def catalogue():
     rows = {group: [] for group in messages.GROUPS}
     for m in messages.CATALOGUE.values():
         rows[m.group].append([_code(m.example()), m.cause, m.fix])
-    return {f"errors_{group}": Table(["komunikat", "przyczyna", "co zrobić"], rows[group]) for group in rows}
+    # every column is Markdown written here on purpose: the message as HTML code, code spans in the rest
+    return {f"errors_{group}": Table(["komunikat", "przyczyna", "co zrobić"], rows[group], [MARKDOWN] * 3)
+            for group in rows}
 
 
 @values
