@@ -24,8 +24,8 @@ _MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": r"\|", "\\
                          "*": r"\*", "_": r"\_", "[": r"\[", "]": r"\]"})
 
 
-# A Table column format: its cells are Markdown the module writes on purpose (code spans, character
-# references), passed through as written; a column without a format shows its strings as text.
+# The column format of text the project itself writes as Markdown (the contributor page's tables of
+# messages, with their code spans): shown as Markdown, not escaped. Computed strings never use it.
 MARKDOWN = "markdown"
 
 
@@ -94,7 +94,7 @@ class Table:
 
     header: Sequence[str]
     rows: Sequence[Sequence[Any]]
-    formats: Sequence[str | None] | None = None
+    formats: Sequence[str | None] | None = None  # MARKDOWN: a text column written as Markdown
 
     def __post_init__(self) -> None:
         width = len(self.header)
@@ -108,11 +108,10 @@ class Table:
         for j, spec in enumerate(self.column_specs()):
             for i, row in enumerate(self.rows):
                 value = row[j]
-                if spec in (None, MARKDOWN) and (is_number(value) or value is None):
+                if spec is None and (is_number(value) or value is None):
                     raise ValueError(M.text("table_text_cell", row=i, column=self.header[j],
                                             value=repr(value)))
-                if spec in (None, MARKDOWN) or (isinstance(value, (float, np.floating))
-                                                and not math.isfinite(value)):
+                if spec is None or (isinstance(value, (float, np.floating)) and not math.isfinite(value)):
                     continue   # NaN and infinities: codec.py refuses them naming the function and the value
                 try:
                     fmt_spec(value, spec)
@@ -121,9 +120,10 @@ class Table:
                                             value=repr(value), spec=spec, problem=exc)) from None
 
     def column_specs(self) -> list[str | None]:
-        """One format per column: `formats`, else 'dec:2' for a column holding a number in any row."""
+        """One format per column: `formats` (None for text), else 'dec:2' for a column holding a number
+        in any row."""
         if self.formats is not None:
-            return list(self.formats)
+            return [None if spec == MARKDOWN else spec for spec in self.formats]
         columns = range(len(self.header))
         return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in columns]
 
@@ -132,11 +132,18 @@ class Table:
         text cells show the module's strings as written (markdown_text)."""
         cell = cell or fmt_spec
         specs = self.column_specs()
-        numeric = [spec not in (None, MARKDOWN) for spec in specs]
-        lines = [[markdown_text(h) for h in self.header], ["---:" if n else ":---" for n in numeric]]
-        lines += [[cell(v, s) if s not in (None, MARKDOWN) else markdown_text(v) if s is None
-                   else str(v).replace("|", r"\|") for v, s in zip(row, specs, strict=True)]
-                  for row in self.rows]
+        lines = [[markdown_text(h) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
+        markdown = [self.formats is not None and spec == MARKDOWN for spec in self.formats or specs]
+        for row in self.rows:
+            cells = []
+            for value, spec, is_markdown in zip(row, specs, markdown, strict=True):
+                if spec:
+                    cells.append(cell(value, spec))
+                elif is_markdown:
+                    cells.append(str(value))
+                else:
+                    cells.append(markdown_text(value))
+            lines.append(cells)
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
     def to_csv(self) -> str:

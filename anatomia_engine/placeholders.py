@@ -29,7 +29,7 @@ from mkdocs.exceptions import BuildError
 from anatomia_engine import katex
 from anatomia_engine import messages as M
 from anatomia_engine import numfmt as nf
-from anatomia_engine.kit import MARKDOWN, Table
+from anatomia_engine.kit import Table
 
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
@@ -552,8 +552,7 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False,
     """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`);
     `stash` sets the span's markup aside from Markdown (a row's label in its attribute stays as written)."""
     specs = table.column_specs()
-    cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs)
-                  if spec not in (None, MARKDOWN)])
+    cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
     def cell(value, spec):
         r, row, j = next(cells)  # kit.Table.to_markdown calls it row by row, left to right

@@ -21,9 +21,10 @@ def catalogue():
     rows = {group: [] for group in messages.GROUPS}
     for m in messages.CATALOGUE.values():
         rows[m.group].append([_code(m.example()), m.cause, m.fix])
-    # every column is Markdown written here on purpose: the message as HTML code, code spans in the rest
-    return {f"errors_{group}": Table(["komunikat", "przyczyna", "co zrobić"], rows[group], [MARKDOWN] * 3)
-            for group in rows}
+    header = ["komunikat", "przyczyna", "co zrobić"]
+    # the catalogue's causes and fixes are Markdown (code spans), the message is HTML code
+    formats = [MARKDOWN, MARKDOWN, MARKDOWN]
+    return {f"errors_{group}": Table(header, rows[group], formats) for group in rows}
 
 
 @values
