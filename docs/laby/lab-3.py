@@ -73,7 +73,7 @@
 import numpy as np
 import matplotlib.pyplot as plt
 
-np.set_printoptions(precision=3, suppress=True)   # liczby z trzema miejscami po przecinku
+np.set_printoptions(precision=3, suppress=True)   # najwyżej trzy cyfry po przecinku (końcowe zera NumPy pomija)
 
 # %%
 # Dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze.
