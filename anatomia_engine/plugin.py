@@ -12,7 +12,6 @@ import pickle
 import posixpath
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
@@ -61,7 +60,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_files(self, files, *, config):
         started = time.perf_counter()
-        with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
+        with notebooks.executing() as pool:   # the notebooks execute while the modules run; both end here
             notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
                              if self._is_notebook(file.src_uri)}
             self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)

@@ -469,7 +469,7 @@
       probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
       // the rows of worked_example's tables (the page shows their numeric cells)
       vocab_table: inp.vocab.map(function (tok, i) {
-        return [i, tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
+        return [String(i), tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
       }),
       prob_table: inp.vocab.map(function (tok, i) { return [tok, dec.logits[i], dec.probs[i]]; }),
     }, pad);
