@@ -39,7 +39,7 @@ docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the pr
 	@$(PY) -m anatomia_engine.publish --site-dir $(SITE) --strict
 
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
-	$(VENV)/bin/watchfiles "$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000" anatomia_engine
+	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
 check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
 	$(PYTEST) tests/unit
@@ -49,6 +49,9 @@ check: $(STAMP) ## the unit tier: no site build, no browser (the quick check whi
 lint: $(STAMP) ## ruff over the repository, Biome over the site's JavaScript
 	$(VENV)/bin/ruff check --quiet --output-format concise .
 	node_modules/.bin/biome check --error-on-warnings --log-level=error .
+
+unchecked: $(STAMP) ## sentences showing a value beside a comparing word outside a claim (file:line)
+	@$(PY) -m anatomia_engine.unchecked docs
 
 test: $(STAMP) ## every tier: unit, site (one build of the real site) and browser
 	$(PYTEST)

@@ -12,12 +12,12 @@ import pickle
 import posixpath
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File
 
 from anatomia_engine import deps, katex, links, live, markdown, notebooks, runner, search_pl, store
@@ -50,7 +50,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.search_meta: dict[str, dict] = {}
         self.notebook_inputs: list[Path] = []   # what the notebooks' kernels read
         self.executed: dict[str, str] = {}   # notebook page -> its executed copy
-        pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
+        # the logger of the core's warnings about links: "properdocs.structure.pages" under
+        # ProperDocs (which maps mkdocs.* imports onto itself), "mkdocs.structure.pages" under MkDocs
+        pages_log = logging.getLogger(mkdocs_pages.__name__)
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
             pages_log.removeFilter(earlier)
         self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
@@ -58,7 +60,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_files(self, files, *, config):
         started = time.perf_counter()
-        with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
+        with notebooks.executing() as pool:   # the notebooks execute while the modules run; both end here
             notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
                              if self._is_notebook(file.src_uri)}
             self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
@@ -125,6 +127,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         source = source if source.is_file() else None
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
         markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
+        markdown.check_active_content(output, source.read_text(encoding="utf-8") if source else "", where)
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them (not its comments)
         code = store.code_key(links, search_pl)

@@ -156,9 +156,15 @@
     return r.negative ? -units : units;
   }
 
+  /** numfmt.fmt_int: every digit. A BigInt is exact; a number beyond 2^53 is not (2^53 + 1 has no
+   * double of its own), so it is refused rather than shown with wrong digits. */
   function fmtInt(x, math) {
+    if (typeof x === "bigint") return decimalText(x < BigInt(0), String(x < BigInt(0) ? -x : x), "", math);
     checkNumber(x, false);
     if (x !== Math.trunc(x)) throw new RangeError("not a whole number: " + x);
+    if (!Number.isSafeInteger(x)) {
+      throw new RangeError(String(x) + " is beyond 2^53, where a JavaScript number is not exact; pass a BigInt");
+    }
     return decimalText(x < 0, String(Math.abs(x)), "", math);
   }
 
@@ -237,6 +243,38 @@
     return decimalText(negative, whole, frac, false);
   }
 
+  // numfmt._FORMS: Polish numerals 2..20 in the nominative, genitive, dative and instrumental.
+  var FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
+    "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma", "siedem siedmiu siedmiu siedmioma",
+    "osiem ośmiu ośmiu ośmioma", "dziewięć dziewięciu dziewięciu dziewięcioma",
+    "dziesięć dziesięciu dziesięciu dziesięcioma", "jedenaście jedenastu jedenastu jedenastoma",
+    "dwanaście dwunastu dwunastu dwunastoma", "trzynaście trzynastu trzynastu trzynastoma",
+    "czternaście czternastu czternastu czternastoma", "piętnaście piętnastu piętnastu piętnastoma",
+    "szesnaście szesnastu szesnastu szesnastoma", "siedemnaście siedemnastu siedemnastu siedemnastoma",
+    "osiemnaście osiemnastu osiemnastu osiemnastoma", "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+    "dwadzieścia dwudziestu dwudziestu dwudziestoma"];
+  var CASES = ["mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik"];
+  var CASE_FORM = [0, 1, 2, 0, 3, 1]; // the accusative is written as the nominative, the locative as the genitive
+
+  /** numfmt.fmt_words: a whole number from 2 to 20 in Polish words, in a case. */
+  function fmtWords(x, grammaticalCase, math) {
+    checkNumber(x, false);
+    if (x !== Math.trunc(x) || x < 2 || x > 20) throw new RangeError("words writes whole numbers from 2 to 20");
+    var c = CASES.indexOf(grammaticalCase === undefined ? "mianownik" : grammaticalCase);
+    if (c < 0) throw new RangeError("unknown case " + grammaticalCase);
+    var word = FORMS[x - 2].split(" ")[CASE_FORM[c]];
+    return math ? "\\text{" + word + "}" : word;
+  }
+
+  /** numfmt.fmt_times: a ratio in words, 4.27 -> "ponad cztery razy". */
+  function fmtTimes(x, math) {
+    checkNumber(x, false);
+    var whole = Math.floor(x);
+    if (whole < 2 || whole > 20) throw new RangeError("times shows a ratio from 2 to under 21");
+    var words = (x === whole ? "" : "ponad ") + fmtWords(whole, "mianownik", false) + " razy";
+    return math ? "\\text{" + words + "}" : words;
+  }
+
   /** numfmt.apply: `value` shown with filter `name` and its args. The build names the filter
    * (a JS number cannot tell Python's 1 from 1.0, whose default formats differ). */
   function format(value, name, args, math) {
@@ -248,7 +286,9 @@
       case "int": return fmtInt(value, math);
       case "vec": return fmtVecOf(value, args[0], math);
       case "bmatrix": return fmtBmatrix(value, args[0]);
-      case "text": return String(value);
+      case "words": return fmtWords(value, args[0], math);
+      case "times": return fmtTimes(value, math);
+      case "text": return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
       default: throw new Error("this page's live code has no filter '" + name + "'");
     }
   }
@@ -719,6 +759,8 @@
     this.ui.preset.value = String(index);
     this.ui.presetInfo.textContent = p.description;
     this.say("");
+    this.ui.newWord.removeAttribute("aria-invalid");
+    this.ui.newWordError.textContent = "";
     this.update(null, true);
   };
 
@@ -928,12 +970,14 @@
       ]),
     ]);
 
-    var controls = h("div", { class: "attn-x__controls" }, [tasks, start, maths, projections, sentence, vocab]);
+    // The numbers close the controls' column: on a wide screen the picture stays in view beside
+    // them too, down to the last field of the vocabulary.
+    var numbers = h("details", { class: "attn-x__details", open: true }, [
+      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }), ui.numbers,
+    ]);
+    var controls = h("div", { class: "attn-x__controls" }, [tasks, start, maths, projections, sentence, vocab, numbers]);
     // Picture first: beside the controls on a wide screen, above them on a phone (explorer.css).
     this.root.appendChild(h("div", { class: "attn-x__layout" }, [stage, controls]));
-    this.root.appendChild(h("details", { class: "attn-x__details", open: true }, [
-      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }), ui.numbers,
-    ]));
   };
 
   function errorLine(id) {
@@ -1440,12 +1484,24 @@
     return [left, bottom, side];
   };
 
-  // The box [left, top, right, bottom] of a text of `chars` characters of font `size` whose
-  // baseline starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
-  function textBox(x, y, chars, size, anchor) {
-    var w = chars * size * 0.65;
-    var x0 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
-    return [x0, y - 0.95 * size, x0 + w, y + 0.27 * size];
+  // The box [left, top, right, bottom] of a text `width` wide, of font `size`, whose baseline
+  // starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
+  function textBox(x, y, width, size, anchor) {
+    var x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
+    return [x0, y - 0.95 * size, x0 + width, y + 0.27 * size];
+  }
+
+  // The width of an SVG text element, measured once per text and font size (a guess from the
+  // number of characters while the plane is not laid out, e.g. in a closed tab).
+  var textWidths = {};
+  function textWidth(label, size) {
+    var key = size + ":" + label.textContent;
+    if (!(key in textWidths)) {
+      var measured = label.getComputedTextLength ? label.getComputedTextLength() : 0;
+      if (!(measured > 0)) return label.textContent.length * size * 0.65;
+      textWidths[key] = measured + 1;
+    }
+    return textWidths[key];
   }
 
   function overlapArea(a, b) {
@@ -1460,20 +1516,27 @@
   }
 
   // Baseline offsets from a point, nearest first: beside, above and below, then farther out.
+  // Spots from the ninth on get a line to their mark.
+  var NEAR_SPOTS = 8;
   var LABEL_SPOTS = [[10, 4, "start"], [-10, 4, "end"], [9, -8, "start"], [9, 15, "start"], [-9, -8, "end"],
     [-9, 15, "end"], [0, -12, "middle"], [0, 21, "middle"],
-    [9, -20, "start"], [9, 27, "start"], [-9, -20, "end"], [-9, 27, "end"], [0, -24, "middle"], [0, 33, "middle"]];
+    [9, -20, "start"], [9, 27, "start"], [-9, -20, "end"], [-9, 27, "end"], [0, -24, "middle"], [0, 33, "middle"],
+    [14, -34, "start"], [14, 41, "start"], [-14, -34, "end"], [-14, 41, "end"], [0, -38, "middle"], [0, 47, "middle"],
+    [36, 4, "start"], [-36, 4, "end"], [30, -22, "start"], [30, 29, "start"], [-30, -22, "end"], [-30, 29, "end"]];
 
   // Put `label` next to its mark (x, y) at the first spot whose box covers no box in `taken`,
   // stays inside the plane (the box `bounds`) and lies nearer to its own mark than to any other of
   // `marks` (so it cannot be read as another point's label); when no spot does all that, where it
-  // breaks them least, with a thin line to its mark.
-  function placeLabel(label, x, y, chars, fontSize, taken, bounds, marks, leaderParent) {
+  // breaks them least, with a thin line to its mark; `optional` (a word outside the sentence):
+  // then not at all (the point keeps its name for screen readers and in its tooltip).
+  function placeLabel(label, x, y, fontSize, taken, bounds, marks, leaderParent, optional) {
     var best = null;
+    var width = textWidth(label, fontSize);
     for (var n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
       var sp = LABEL_SPOTS[n];
-      var box = textBox(x + sp[0], y + sp[1], chars, fontSize, sp[2]);
-      var cost = (box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds);
+      var box = textBox(x + sp[0], y + sp[1], width, fontSize, sp[2]);
+      // leaving the plane is worse than anything else: the label would be cut off
+      var cost = 50 * ((box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds));
       taken.forEach(function (b) { cost += overlapArea(box, b); });
       var own = boxDistance(box, x, y);
       marks.forEach(function (m) {
@@ -1481,7 +1544,11 @@
         var other = boxDistance(box, m[0], m[1]);
         if (other < own + 3) cost += 400 + 40 * (own + 3 - other);
       });
-      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost, far: n >= 8 };
+      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost, far: n >= NEAR_SPOTS };
+    }
+    if (best.cost > 0 && optional) {
+      label.parentNode.removeChild(label);
+      return;
     }
     taken.push(best.box);
     label.setAttribute("x", x + best.spot[0]);
@@ -1490,7 +1557,8 @@
     if (best.cost > 0 || best.far) { // a line from the label's nearest edge to its mark
       var b = best.box;
       var ex = Math.max(b[0], Math.min(x, b[2])), ey = Math.max(b[1], Math.min(y, b[3]));
-      leaderParent.appendChild(s("line", { x1: x, y1: y, x2: ex, y2: ey, class: "attn-x__leader" }));
+      leaderParent.appendChild(s("line", { x1: x, y1: y, x2: ex, y2: ey, class: "attn-x__leader",
+        "data-for": label.getAttribute("data-for") }));
     }
   }
 
@@ -1521,8 +1589,8 @@
     var marks = [];    // centres of points and diamonds: a label must lie nearest to its own
     var grid = s("g", { class: "attn-x__grid" });
     var tick = function (x, y, anchor, text) {
+      taken.push(textBox(x, y, text.length * TICK_PX * 0.65, TICK_PX, anchor));
       grid.appendChild(s("text", { x: x, y: y, class: "attn-x__tick", "text-anchor": anchor, text: text }));
-      taken.push(textBox(x, y, text.length, TICK_PX, anchor));
     };
     var step = niceStep(side);
     var decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2;
@@ -1621,8 +1689,12 @@
     });
     svg.appendChild(outs);
     svg.appendChild(points); // on top: a point is never under a diamond or a label of an output
-    outLabels.concat(pointLabels, fadedLabels).forEach(function (item) {
-      placeLabel(item[0], item[1], item[2], item[3], item[4], taken, [0, 0, size, height], marks, leaders);
+    var bounds = [0, 0, size, height];
+    outLabels.concat(pointLabels).forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, false);
+    });
+    fadedLabels.forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, true);
     });
     if (focusedWord !== null) {
       var again = svg.querySelector('[data-word="' + focusedWord + '"]');

@@ -19,7 +19,7 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "krok-po-kroku.md"
 
 def _claims() -> list[str]:
     _, tags = ph.scan(PAGE.read_text(encoding="utf-8"), 1)
-    return [t.cond for t in tags if t.block == "claim"]
+    return [ph.claim_parts(t)[0] for t in tags if t.block == "claim"]
 
 
 def _python_truth(cond: str, values: dict):
