@@ -23,6 +23,11 @@ _MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": r"\|", "\\
                          "*": r"\*", "_": r"\_", "[": r"\[", "]": r"\]"})
 
 
+# The column format of text the project itself writes as Markdown (the contributor page's tables of
+# messages, with their code spans): shown as Markdown, not escaped. Computed strings never use it.
+MARKDOWN = "markdown"
+
+
 def markdown_text(value: Any) -> str:
     """`value` as Markdown that shows it as written: `<script>alert(3)` is text on the page, not a tag
     (a table cell, a figure's caption: wherever a module's string lands in a page's Markdown)."""
@@ -94,7 +99,7 @@ class Table:
 
     header: Sequence[str]
     rows: Sequence[Sequence[Any]]
-    formats: Sequence[str | None] | None = None
+    formats: Sequence[str | None] | None = None  # MARKDOWN: a text column written as Markdown
 
     def __post_init__(self) -> None:
         width = len(self.header)
@@ -120,9 +125,10 @@ class Table:
                                             value=repr(value), spec=spec, problem=exc)) from None
 
     def column_specs(self) -> list[str | None]:
-        """One format per column: `formats`, else 'dec:2' for a column holding a number in any row."""
+        """One format per column: `formats` (None for text), else 'dec:2' for a column holding a number
+        in any row."""
         if self.formats is not None:
-            return list(self.formats)
+            return [None if spec == MARKDOWN else spec for spec in self.formats]
         columns = range(len(self.header))
         return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in columns]
 
@@ -132,8 +138,17 @@ class Table:
         cell = cell or fmt_spec
         specs = self.column_specs()
         lines = [[markdown_text(h) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
-        lines += [[cell(v, s) if s else markdown_text(v) for v, s in zip(row, specs, strict=True)]
-                  for row in self.rows]
+        markdown = [self.formats is not None and spec == MARKDOWN for spec in self.formats or specs]
+        for row in self.rows:
+            cells = []
+            for value, spec, is_markdown in zip(row, specs, markdown, strict=True):
+                if spec:
+                    cells.append(cell(value, spec))
+                elif is_markdown:
+                    cells.append(str(value))
+                else:
+                    cells.append(markdown_text(value))
+            lines.append(cells)
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
     def to_csv(self) -> str:
