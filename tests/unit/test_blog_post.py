@@ -164,7 +164,10 @@ def test_excerpt_separator_follows_the_intro():
     before, after = body.split("<!-- more -->")
     intro = "## :material-rocket-launch: Wstęp"
     assert intro in before and "## " not in before.replace(intro, "")
-    assert after.lstrip().startswith("## :material-clipboard-text-outline: W skrócie { #tldr }")
+    # a short excerpt on the blog index: the intro's first paragraph, no boxes
+    paragraphs = [p for p in before.split(intro, 1)[1].split("\n\n")[1:] if p.strip()]
+    assert len(paragraphs) == 1 and "!!!" not in before
+    assert "## :material-clipboard-text-outline: W skrócie { #tldr }" in after
     assert "[^" not in before, "footnote references in the excerpt break on the blog index"
 
 
