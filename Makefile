@@ -38,8 +38,9 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the previous site/)
 	@$(PY) -m anatomia_engine.publish --site-dir $(SITE) --strict
 
+# --dirty: a save renders again only the pages whose inputs changed (anatomia_engine/incremental.py)
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
-	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --strict --dev-addr 127.0.0.1:8000" anatomia_engine
+	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --dirty --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
 check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
 	$(PYTEST) tests/unit

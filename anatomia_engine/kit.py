@@ -17,6 +17,21 @@ from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_spec, is_number
 
 KIND = "__computed_kind__"
+# What Markdown would read as markup in a module's string: HTML (escaped as entities), a table cell's
+# bar, and the inline marks of emphasis, code and links (escaped with a backslash).
+_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": r"\|", "\\": "\\\\", "`": r"\`",
+                         "*": r"\*", "_": r"\_", "[": r"\[", "]": r"\]"})
+
+
+# The column format of text the project itself writes as Markdown (the contributor page's tables of
+# messages, with their code spans): shown as Markdown, not escaped. Computed strings never use it.
+MARKDOWN = "markdown"
+
+
+def markdown_text(value: Any) -> str:
+    """`value` as Markdown that shows it as written: `<script>alert(3)` is text on the page, not a tag
+    (a table cell, a figure's caption: wherever a module's string lands in a page's Markdown)."""
+    return str(value).translate(_MARKUP)
 
 
 def values(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
@@ -55,15 +70,20 @@ class Value:
             text = getattr(self, key)
             if text is not None and not isinstance(text, str):
                 return M.text("meta_not_text", key=key, type=type(text).__name__)
-        letters = "ijklmn"[:len(self.axes or ())]
+        if self.axes is not None and not all(isinstance(axis, Sequence) and not isinstance(axis, str)
+                                             for axis in self.axes):
+            return M.text("axes_lists", axes=repr(self.axes)[:60])
+        letters = list("ijklmn"[:len(self.axes or ())])
         try:
-            parts = string.Formatter().parse(self.what or "")
-            fields = [field for _, field, _, _ in parts if field is not None]
+            fields = [(field, spec, conversion) for _, field, spec, conversion
+                      in string.Formatter().parse(self.what or "") if field is not None]
         except ValueError as exc:   # "Single '}' encountered in format string"
             return M.text("what_template", what=self.what, problem=exc)
-        for field in fields:
-            if field not in letters:
-                return M.text("what_field", what=self.what, field="{" + field + "}",
+        for field, spec, conversion in fields:
+            if field not in letters or spec or conversion:   # {i:>3}, {i!r}: the page fills labels only
+                written = field + ("!" + conversion if conversion else "") + (":" + spec if spec else "")
+                shown = "{" + written + "}"
+                return M.text("what_field", what=self.what, field=shown,
                               known=", ".join("{" + c + "}" for c in letters) or "none (no axes=)")
         shape = getattr(self.value, "shape", ())
         for k, labels in enumerate(self.axes or ()):
@@ -79,7 +99,7 @@ class Table:
 
     header: Sequence[str]
     rows: Sequence[Sequence[Any]]
-    formats: Sequence[str | None] | None = None
+    formats: Sequence[str | None] | None = None  # MARKDOWN: a text column written as Markdown
 
     def __post_init__(self) -> None:
         width = len(self.header)
@@ -105,20 +125,30 @@ class Table:
                                             value=repr(value), spec=spec, problem=exc)) from None
 
     def column_specs(self) -> list[str | None]:
-        """One format per column: `formats`, else 'dec:2' for a column holding a number in any row."""
+        """One format per column: `formats` (None for text), else 'dec:2' for a column holding a number
+        in any row."""
         if self.formats is not None:
-            return list(self.formats)
+            return [None if spec == MARKDOWN else spec for spec in self.formats]
         columns = range(len(self.header))
         return ["dec:2" if any(is_number(row[j]) for row in self.rows) else None for j in columns]
 
     def to_markdown(self, cell: Callable[[Any, str | None], str] | None = None) -> str:
-        """Markdown table; `cell(value, spec)` renders one cell (default: the site format)."""
+        """Markdown table; `cell(value, spec)` renders one cell (default: the site format). The header and
+        text cells show the module's strings as written (markdown_text)."""
         cell = cell or fmt_spec
         specs = self.column_specs()
-        bar = str.maketrans({"|": r"\|"})   # a cell's own bar would end it
-        lines = [[h.translate(bar) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
-        lines += [[cell(v, s) if s else str(v).translate(bar) for v, s in zip(row, specs, strict=True)]
-                  for row in self.rows]
+        lines = [[markdown_text(h) for h in self.header], ["---:" if spec else ":---" for spec in specs]]
+        markdown = [self.formats is not None and spec == MARKDOWN for spec in self.formats or specs]
+        for row in self.rows:
+            cells = []
+            for value, spec, is_markdown in zip(row, specs, markdown, strict=True):
+                if spec:
+                    cells.append(cell(value, spec))
+                elif is_markdown:
+                    cells.append(str(value))
+                else:
+                    cells.append(markdown_text(value))
+            lines.append(cells)
         return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
     def to_csv(self) -> str:

@@ -25,7 +25,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from anatomia_engine import codec, live as livemod, placeholders, runner
 from anatomia_engine import messages as M
-from anatomia_engine.kit import Table
+from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
 
 FIGURE_DIR = "figures"
@@ -113,7 +113,7 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}', "",
         "/// caption", f"    attrs: {{id: {figure_id}, class: computed-figure"   # a caption block
         + (f", data-live: {live}}}" if live else "}"),
-        entry["caption"], "///", "",
+        markdown_text(entry["caption"]), "///", "",   # the module's text, shown as written
         f'??? info "{DATA_SUMMARY}"', "",
         textwrap.indent(table.to_markdown(), "    "), "",
         f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
@@ -248,7 +248,8 @@ class FigureBlockProcessor(BlockProcessor):
         if isinstance(value, Table):
             check_live(record, tag)
             try:
-                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
+                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live,
+                                                   stash=self.parser.md.htmlStash.store)
             except TemplateError as exc:
                 raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
             self.parser.parseChunk(parent, text.strip("\n"))
@@ -276,20 +277,24 @@ BRACES = str.maketrans("{}", "\ue002\ue003")
 # content is not markup (below), tags and comments, text.
 _CODE_TOKEN = re.compile(r"\ue000(?:<[^>]*>|[pt0-9])*\ue001")
 _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
-                        r"|(?P<element><(?P<e>script|style|textarea|title|svg|math)\b(?P<open>[^>]*)>"
+                        r"|(?P<element><(?P<e>script|style|textarea|title|svg|math|xmp|iframe|noembed|noframes)\b(?P<open>[^>]*)>"
                         r"(?P<body>.*?)(?P<close></(?P=e)\s*>))"
                         r"|(?P<tag><!--.*?-->|<[^>]*>)|[^<]+|<", re.DOTALL | re.IGNORECASE)
 # The output contexts of HTML where a number's <span> cannot stand, by the element that makes them: a
 # script's or a style's body (raw text: a value there is code), the text of a textarea or a title (the
 # browser shows markup as written) and inline SVG or MathML (foreign content: the browser moves an HTML
 # <span> out of the drawing). A value in the first two goes in as JSON or not at all, in the others as text.
+# The legacy raw-text elements (xmp, iframe, noembed, noframes) show their content as written, entities
+# too: a value there is text without '<' or '&'.
 RAW_CONTEXTS = {"script": "script", "style": "style", "textarea": "rcdata", "title": "rcdata",
-                "svg": "foreign", "math": "foreign"}
-_RAW_TAG = re.compile(r"<(/?)(script|style|textarea|title|svg|math)\b[^>]*?(/?)>", re.IGNORECASE)
+                "svg": "foreign", "math": "foreign", "xmp": "rawtext", "iframe": "rawtext",
+                "noembed": "rawtext", "noframes": "rawtext"}
+_RAW_TAG = re.compile(r"<(/?)(" + "|".join(RAW_CONTEXTS) + r")\b[^>]*?(/?)>", re.IGNORECASE)
 # A token, or raw HTML Python-Markdown set aside (an inline tag such as <textarea>), in document order.
 _TOKEN_OR_STASH = re.compile(TOKEN.pattern + "|" + util.HTML_PLACEHOLDER % r"(?P<stash>[0-9]+)")
-# Attributes whose value is code (event handlers) or a style sheet: a value cannot go in as text.
-_CODE_ATTRIBUTE = re.compile(r"on[a-z]+|style", re.IGNORECASE)
+# Attributes whose value is code (event handlers), a style sheet or a document (an iframe's srcdoc): a
+# value cannot go in as text.
+_CODE_ATTRIBUTE = re.compile(r"on[a-z]+|style|srcdoc", re.IGNORECASE)
 
 
 def attribute_at(tag: str, position: int) -> str | None:
@@ -371,8 +376,11 @@ class PlaceholderTreeprocessor(Treeprocessor):
             return htmlmod.escape(shown.text, quote=True).translate(BRACES)
         if context == "script":  # JSON, as numfmt.fmt_json wrote it: no "<" to end the script
             return shown.text if raw or tag.expr is None else self.md.htmlStash.store(shown.text)
-        if context in ("rcdata", "foreign"):  # text; the tree's serializer escapes what is not raw
-            return (htmlmod.escape(shown.text, quote=False) if raw else shown.text).translate(BRACES)
+        if context == "rawtext" and re.search(r"[<>&]", shown.text):   # shown as written, entities too
+            raise tag.error(M.text("value_in_rawtext", source=tag.source, text=shown.text[:40]))
+        if context in ("rcdata", "foreign", "rawtext"):  # text; the tree's serializer escapes what is not raw
+            escaped = htmlmod.escape(shown.text, quote=False) if raw and context != "rawtext" else shown.text
+            return escaped.translate(BRACES)
         if context == "prose" and (raw or shown.span is not None or shown.markup is not None):
             markup = placeholders.span_html(shown).translate(BRACES)
             return markup if raw else self.md.htmlStash.store(markup)
@@ -473,7 +481,7 @@ _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-
 _MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 _ENGINE_SPAN = re.compile(r'<span class="num"')
-_MARKUP_FREE = re.compile(r"<(?P<e>script|style|textarea|title|svg|math)\b[^>]*>(?P<body>.*?)</(?P=e)\s*>",
+_MARKUP_FREE = re.compile(r"<(?P<e>" + "|".join(RAW_CONTEXTS) + r")\b[^>]*>(?P<body>.*?)</(?P=e)\s*>",
                           re.DOTALL | re.IGNORECASE)
 
 

@@ -471,7 +471,9 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
             with contextlib.suppress(AttributeError, LookupError):
                 index = [int(i) for i in form.split(" ")[1:]]  # AttributeError for an expression
                 labels = {k: axis[i] for k, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
-                what = entry.what.format(**labels)
+                # only {i}, {j} … are filled: any other brace is the description's own text
+                fill_axis = lambda m: str(labels.get(m[1], m[0]))  # noqa: E731, B023 - used at once
+                what = entry.what and re.sub(r"\{([ijklmn])\}", fill_axis, entry.what)
             shown = replace(shown, span=number_attrs(value, entry, what))
         if live and context == "prose" and shown.span is None and used and isinstance(value, str):
             shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
@@ -545,8 +547,10 @@ def span_html(shown: Shown) -> str:
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
 
 
-def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
-    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`)."""
+def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False,
+                   stash: Callable[[str], str] = lambda markup: markup) -> str:
+    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`);
+    `stash` sets the span's markup aside from Markdown (a row's label in its attribute stays as written)."""
     specs = table.column_specs()
     # a number's popover names its row by the first text column (a token), else by the first column,
     # written as the table shows it ("klucz xⱼ: 1,0", not "1.0")
@@ -570,7 +574,7 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
                              f"({table.header[label]}: {row_label(row)})")
         if live:
             attrs |= {"data-expr": compiled(f"{name}[{r}][{j}]"), "data-fmt": spec}
-        return span_html(Shown(text, attrs))
+        return stash(span_html(Shown(text, attrs)))
 
     return table.to_markdown(cell)
 
@@ -847,10 +851,11 @@ def check_value_name(name: str, module_source: str, function: str | None) -> Non
 def refuse_in_notebook(source: Path, where: str) -> None:
     """Stop at file:line on `{{` or `{%` outside code in a Markdown cell of a jupytext percent notebook
     (mkdocs-jupyter fills no placeholder)."""
-    in_markdown = fenced = False
+    in_markdown = fenced = False   # the kind of the cell ("Markdown", "raw") when not code
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("# %%"):
-            in_markdown, fenced = "[markdown]" in line or "[md]" in line, False
+            kinds = {"[markdown]": "Markdown", "[md]": "Markdown", "[raw]": "raw"}
+            in_markdown, fenced = next((k for mark, k in kinds.items() if mark in line), False), False
             continue
         body = line[2:] if line.startswith("# ") else line.lstrip("#")
         if in_markdown and re.match(r"[ \t]*(`{3,}|~{3,})", body):
@@ -858,4 +863,5 @@ def refuse_in_notebook(source: Path, where: str) -> None:
             continue
         m = re.search(r"\{\{|\{%", re.sub(r"(`+).+?\1", lambda c: " " * len(c.group(0)), body))
         if in_markdown and not fenced and m:
-            raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0)))
+            raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0),
+                                                                         kind=in_markdown))

@@ -5,8 +5,8 @@ The page embeds `explorer_data` as JSON (`{{ explorer_data | json }}` assigned t
 window.attentionExplorerData in <script id="explorer-presets">); the script recomputes
 softmax(Q K^T * scale + M) V in the browser from these inputs.
 Inputs come from figures_src/inputs.py, where they are written down once (never retyped
-here): the worked example's VOCAB, W_VOCAB, SENTENCE_IDS, W_Q, W_K, W_V and the lab's TOY_X,
-LEAK_A, LEAK_B.
+here): the worked example's VOCAB, W_VOCAB, SENTENCE_IDS, W_Q, W_K, W_V, its second head's
+HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V and the lab's TOY_X, LEAK_A, LEAK_B.
 The guided tasks ("Zadania") are data too: each names its preset, a check the script runs on
 every change (one of CHECKS) and a solution; the build verifies with attn_core that the check
 fails at the preset's start and holds for the solution, so no task is done before it starts and
@@ -26,7 +26,20 @@ from anatomia_engine.kit import values
 from anatomia_engine.numfmt import fmt_dec
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import lab3
-from figures_src.inputs import LEAK_A, LEAK_B, SENTENCE_IDS, TOY_X, VOCAB, W_K, W_Q, W_V, W_VOCAB
+from figures_src.inputs import (
+    HEAD2_W_K,
+    HEAD2_W_Q,
+    HEAD2_W_V,
+    LEAK_A,
+    LEAK_B,
+    SENTENCE_IDS,
+    TOY_X,
+    VOCAB,
+    W_K,
+    W_Q,
+    W_V,
+    W_VOCAB,
+)
 
 # The explorer's own inputs: the sentence the "own sentence" preset starts from (the worked
 # example's words in reverse order: without positions, attention only permutes the result)
@@ -41,6 +54,10 @@ LIMITS: dict = {
     "temperature": {"min": 0.1, "max": 5.0, "step": 0.1, "default": 1.0},
     "new_word_embedding": [0.5, 0.5],
 }
+
+
+def _quoted(token: str) -> str:
+    return f"„{token}”"
 
 
 def _rows(x: np.ndarray) -> list[list[float]]:
@@ -67,16 +84,18 @@ def _positions_preset(pid: str, name: str, description: str, x: np.ndarray, lett
 
 
 def _vocab_preset(pid: str, name: str, description: str, sentence: list[int],
-                  causal: bool) -> dict:
-    """A preset on the worked example's vocabulary (columns of W_VOCAB) and W_Q, W_K, W_V."""
+                  causal: bool, w=(W_Q, W_K, W_V), query: int | None = None) -> dict:
+    """A preset on the worked example's vocabulary (columns of W_VOCAB) and its W_Q, W_K, W_V
+    (or the matrices `w`); the query is the last position unless `query` names another."""
+    w_q, w_k, w_v = w
     return {
         "id": pid, "name": name, "description": description,
         "vocab": [{"token": tok, "embedding": _rows(W_VOCAB[:, i])} for i, tok in enumerate(VOCAB)],
         "sentence": [int(i) for i in sentence],
-        "w_q": _rows(W_Q), "w_k": _rows(W_K), "w_v": _rows(W_V),
+        "w_q": _rows(w_q), "w_k": _rows(w_k), "w_v": _rows(w_v),
         "causal": causal, "scale": True,
         "temperature": LIMITS["temperature"]["default"],
-        "query": len(sentence) - 1,
+        "query": len(sentence) - 1 if query is None else query,
     }
 
 
@@ -90,6 +109,14 @@ def presets() -> tuple[dict, ...]:
             "macierze zapytań, kluczy i wartości są jednostkowe, z maską przyczynową "
             "i dzieleniem przez √dₖ, jak w dekoderze.",
             SENTENCE_IDS, causal=True),
+        _vocab_preset(
+            "druga-glowa", "Przykład krok po kroku: druga głowa (czasownik szuka zwierzęcia)",
+            "Druga głowa z artykułu „Krok po kroku”: to samo zdanie, ale W_Q, W_K i W_V są "
+            "ustawione ręcznie i różne. Zapytanie powstaje z wymiaru 1 („akcja”), klucz "
+            "z wymiaru 0 („zwierzęcość”) minus wymiar 1, a wartość przenosi tylko zwierzęcość. "
+            f"Wybrane zapytanie to czasownik {_quoted(VOCAB[SENTENCE_IDS[1]])}; wyłącz maskę "
+            "i zobacz, na kogo patrzy, gdy widzi całe zdanie.",
+            SENTENCE_IDS, causal=True, w=(HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V), query=1),
         _positions_preset(
             "lab3-toy", "Laboratorium 3: trzy małe wektory",
             "Mała macierz z laboratorium 3: każdy jej wiersz to jedna pozycja, a zapytania, "
@@ -127,10 +154,6 @@ CHECKS = ("weight_at_least", "argmax", "more_than", "spread_below", "output_belo
 # What a task may ask to keep as the preset has it ("fixed"): the sentence's embeddings X, the
 # three matrices, the mask. The check then also fails while any of them differs from the start.
 FIXED = ("x", "w_q", "w_k", "w_v", "causal")
-
-
-def _quoted(token: str) -> str:
-    return f"„{token}”"
 
 
 def tasks() -> tuple[dict, ...]:

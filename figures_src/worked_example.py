@@ -193,9 +193,10 @@ def worked_example() -> dict:
         "top_prob": float(probs[top_id]),
         "vocab_table": Table(
             header=["id", "token", "wymiar 0", "wymiar 1", "w zdaniu"],
-            rows=[[i, tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
+            # the id is a label (an input), not a result: plain text, no provenance popover or Tab stop
+            rows=[[str(i), tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
                   for i, tok in enumerate(VOCAB)],
-            formats=["int", None, "dec:1", "dec:1", None]),
+            formats=[None, None, "dec:1", "dec:1", None]),
         "prob_table": Table(
             header=["token", "logit", "prawdopodobieństwo"],
             rows=[[tok, dec.logits[i], probs[i]] for i, tok in enumerate(VOCAB)],
@@ -701,7 +702,7 @@ def head2_weights(style) -> Plot:
 # The Transformer block of Vaswani et al. (2017), figure 1, drawn bottom to top.
 _BLOCK = [
     ("x", "wejście bloku x (jeden wektor na token)"),
-    ("attn", "uwaga wielogłowa (z maską w dekoderze)"),
+    ("attn", "uwaga wielogłowa (z maską w bloku typu GPT)"),
     ("add1", "dodaj i normalizuj: LayerNorm(x + uwaga(x))"),
     ("ffn", "sieć feed-forward (osobno dla każdej pozycji)"),
     ("add2", "dodaj i normalizuj: LayerNorm(y + FFN(y))"),
@@ -754,7 +755,8 @@ def transformer_block(style) -> Plot:
                     "wielogłowa, dodaj i normalizuj, sieć feed-forward, drugie dodaj i normalizuj, "
                     "wyjście. Dwie strzałki omijają podwarstwy: wejście uwagi trafia wprost do "
                     "pierwszego dodawania, a wejście sieci feed-forward do drugiego.",
-                caption="Blok Transformera (Vaswani i in., 2017, rysunek 1), czytany od dołu: "
-                        "każda podwarstwa dodaje swoje wyjście do wektora, który do niej wszedł "
+                caption="Warstwa enkodera Transformera (Vaswani i in., 2017, rysunek 1), czytana od "
+                        "dołu; blok dekodera typu GPT wygląda tak samo, tylko z maską (dekoder "
+                        "oryginału ma jeszcze uwagę na wyjście enkodera). Każda podwarstwa dodaje swoje wyjście do wektora, który do niej wszedł "
                         "(połączenie rezydualne), a suma przechodzi przez normalizację warstwy.",
                 table=Table(header=["kolejność", "element bloku"], rows=rows))

@@ -469,7 +469,7 @@
       probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
       // the rows of worked_example's tables (the page shows their numeric cells)
       vocab_table: inp.vocab.map(function (tok, i) {
-        return [i, tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
+        return [String(i), tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
       }),
       prob_table: inp.vocab.map(function (tok, i) { return [tok, dec.logits[i], dec.probs[i]]; }),
     }, pad);
@@ -1484,12 +1484,24 @@
     return [left, bottom, side];
   };
 
-  // The box [left, top, right, bottom] of a text of `chars` characters of font `size` whose
-  // baseline starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
-  function textBox(x, y, chars, size, anchor) {
-    var w = chars * size * 0.65;
-    var x0 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
-    return [x0, y - 0.95 * size, x0 + w, y + 0.27 * size];
+  // The box [left, top, right, bottom] of a text `width` wide, of font `size`, whose baseline
+  // starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
+  function textBox(x, y, width, size, anchor) {
+    var x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
+    return [x0, y - 0.95 * size, x0 + width, y + 0.27 * size];
+  }
+
+  // The width of an SVG text element, measured once per text and font size (a guess from the
+  // number of characters while the plane is not laid out, e.g. in a closed tab).
+  var textWidths = {};
+  function textWidth(label, size) {
+    var key = size + ":" + label.textContent;
+    if (!(key in textWidths)) {
+      var measured = label.getComputedTextLength ? label.getComputedTextLength() : 0;
+      if (!(measured > 0)) return label.textContent.length * size * 0.65;
+      textWidths[key] = measured + 1;
+    }
+    return textWidths[key];
   }
 
   function overlapArea(a, b) {
@@ -1504,19 +1516,25 @@
   }
 
   // Baseline offsets from a point, nearest first: beside, above and below, then farther out.
+  // Spots from the ninth on get a line to their mark.
+  var NEAR_SPOTS = 8;
   var LABEL_SPOTS = [[10, 4, "start"], [-10, 4, "end"], [9, -8, "start"], [9, 15, "start"], [-9, -8, "end"],
     [-9, 15, "end"], [0, -12, "middle"], [0, 21, "middle"],
-    [9, -20, "start"], [9, 27, "start"], [-9, -20, "end"], [-9, 27, "end"], [0, -24, "middle"], [0, 33, "middle"]];
+    [9, -20, "start"], [9, 27, "start"], [-9, -20, "end"], [-9, 27, "end"], [0, -24, "middle"], [0, 33, "middle"],
+    [14, -34, "start"], [14, 41, "start"], [-14, -34, "end"], [-14, 41, "end"], [0, -38, "middle"], [0, 47, "middle"],
+    [36, 4, "start"], [-36, 4, "end"], [30, -22, "start"], [30, 29, "start"], [-30, -22, "end"], [-30, 29, "end"]];
 
   // Put `label` next to its mark (x, y) at the first spot whose box covers no box in `taken`,
   // stays inside the plane (the box `bounds`) and lies nearer to its own mark than to any other of
   // `marks` (so it cannot be read as another point's label); when no spot does all that, where it
-  // breaks them least, with a thin line to its mark.
-  function placeLabel(label, x, y, chars, fontSize, taken, bounds, marks, leaderParent) {
+  // breaks them least, with a thin line to its mark; `optional` (a word outside the sentence):
+  // then not at all (the point keeps its name for screen readers and in its tooltip).
+  function placeLabel(label, x, y, fontSize, taken, bounds, marks, leaderParent, optional) {
     var best = null;
+    var width = textWidth(label, fontSize);
     for (var n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
       var sp = LABEL_SPOTS[n];
-      var box = textBox(x + sp[0], y + sp[1], chars, fontSize, sp[2]);
+      var box = textBox(x + sp[0], y + sp[1], width, fontSize, sp[2]);
       // leaving the plane is worse than anything else: the label would be cut off
       var cost = 50 * ((box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds));
       taken.forEach(function (b) { cost += overlapArea(box, b); });
@@ -1526,7 +1544,11 @@
         var other = boxDistance(box, m[0], m[1]);
         if (other < own + 3) cost += 400 + 40 * (own + 3 - other);
       });
-      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost, far: n >= 8 };
+      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost, far: n >= NEAR_SPOTS };
+    }
+    if (best.cost > 0 && optional) {
+      label.parentNode.removeChild(label);
+      return;
     }
     taken.push(best.box);
     label.setAttribute("x", x + best.spot[0]);
@@ -1567,8 +1589,8 @@
     var marks = [];    // centres of points and diamonds: a label must lie nearest to its own
     var grid = s("g", { class: "attn-x__grid" });
     var tick = function (x, y, anchor, text) {
+      taken.push(textBox(x, y, text.length * TICK_PX * 0.65, TICK_PX, anchor));
       grid.appendChild(s("text", { x: x, y: y, class: "attn-x__tick", "text-anchor": anchor, text: text }));
-      taken.push(textBox(x, y, text.length, TICK_PX, anchor));
     };
     var step = niceStep(side);
     var decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2;
@@ -1667,8 +1689,12 @@
     });
     svg.appendChild(outs);
     svg.appendChild(points); // on top: a point is never under a diamond or a label of an output
-    outLabels.concat(pointLabels, fadedLabels).forEach(function (item) {
-      placeLabel(item[0], item[1], item[2], item[3], item[4], taken, [0, 0, size, height], marks, leaders);
+    var bounds = [0, 0, size, height];
+    outLabels.concat(pointLabels).forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, false);
+    });
+    fadedLabels.forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, true);
     });
     if (focusedWord !== null) {
       var again = svg.querySelector('[data-word="' + focusedWord + '"]');

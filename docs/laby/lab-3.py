@@ -25,7 +25,7 @@
 # [eksploratorem uwagi](../../llm/anatomia/#uwaga). Pierwowzorem jest trzecie laboratorium
 # kursu „Modele językowe (LLM Basics)”, napisane w PyTorch — stąd „3” w adresie strony. Innych
 # laboratoriów tamtego kursu tu nie ma i nie są potrzebne. Te same operacje wykonujemy w NumPy,
-# na małych macierzach, a oryginalny kod PyTorch pokazujemy w zwijanych ramkach jako
+# na małych macierzach, a oryginalny kod PyTorch pokazujemy w rozwijanych blokach jako
 # odniesienie — nie jest on uruchamiany.
 #
 # ## Czego nauczysz się w tej części?
@@ -577,7 +577,7 @@ print("wyjście Y = AV:\n", result)
 # 5. Sprawdź asercją, że każdy wiersz macierzy `weights` sumuje się do 1.
 
 # %% [markdown]
-# Rozwiązania są schowane w zwijanych ramkach — zajrzyj do nich dopiero po własnej próbie.
+# Rozwiązania są schowane w rozwijanych blokach — zajrzyj do nich dopiero po własnej próbie.
 
 # %% [markdown] tags=["solution"] exercise=1
 # Dla `scores[0, 2]` porównujemy zapytanie `q[0]` z kluczem `k[2]`: mnożymy ich współrzędne

@@ -632,9 +632,9 @@ def test_a_task_is_not_done_by_breaking_what_it_keeps(page):
 
 # --- labels on the plane -----------------------------------------------------------------------
 
-# Every label of a point or an output whose box lies nearer to another mark (a point or a diamond
-# at another place) than to its own, with no line drawn from it to its own mark: a reader would
-# take it for that mark's label.
+# Every label of a point or an output that covers a point, or whose box lies nearer to another
+# mark (a point or a diamond at another place) than to its own with no line drawn from it to its
+# own mark: a reader would take it for that mark's label.
 MISLABELLED = """() => {
   const plane = document.querySelector('svg.attn-x__plane');
   const centre = el => {
@@ -644,8 +644,16 @@ MISLABELLED = """() => {
   const dist = (r, [x, y]) =>
     Math.hypot(Math.max(r.left - x, 0, x - r.right), Math.max(r.top - y, 0, y - r.bottom));
   const bad = [];
+  const dots = [...plane.querySelectorAll('circle.attn-x__dot')].map(c => c.getBoundingClientRect());
   plane.querySelectorAll('text[data-for]').forEach(t => {
     const key = t.getAttribute('data-for');
+    const box = t.getBoundingClientRect();
+    dots.forEach(q => {   // a label over a point hides it
+      if (Math.min(box.right, q.right) - Math.max(box.left, q.left) > 2 &&
+          Math.min(box.bottom, q.bottom) - Math.max(box.top, q.top) > 2) {
+        bad.push(t.textContent + ' covers a point');
+      }
+    });
     const own = key.startsWith('y')
       ? centre(plane.querySelectorAll('path.attn-x__out')[+key.slice(1)])
       : centre(plane.querySelector(`[data-word="${key}"] circle.attn-x__dot`));

@@ -14,6 +14,7 @@ import pytest
 
 from attn_core import tiny_decoder
 from figures_src import explorer
+from figures_src.inputs import HEAD2_W_K, HEAD2_W_Q, HEAD2_W_V
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
 
@@ -35,6 +36,11 @@ def test_presets_come_from_the_shared_inputs():
     for key, w in (("w_q", W_Q), ("w_k", W_K), ("w_v", W_V)):
         np.testing.assert_array_equal(np.array(worked[key]), w)
     assert worked["causal"] and worked["scale"] and worked["temperature"] == 1.0
+    head2 = by_id("druga-glowa")   # the page's second head: the same sentence, its own matrices
+    assert head2["sentence"] == worked["sentence"] and head2["vocab"] == worked["vocab"]
+    for key, w in (("w_q", HEAD2_W_Q), ("w_k", HEAD2_W_K), ("w_v", HEAD2_W_V)):
+        np.testing.assert_array_equal(np.array(head2[key]), w)
+    assert head2["w_q"] != head2["w_k"]
     for pid, x in (("lab3-toy", TOY_X), ("lab3-leak-a", LEAK_A), ("lab3-leak-b", LEAK_B)):
         np.testing.assert_array_equal(preset_x(by_id(pid)), x)
     assert by_id("lab3-toy")["causal"] is False  # the lab's first exercise has no mask

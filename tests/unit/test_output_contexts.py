@@ -119,6 +119,7 @@ def test_a_text_in_a_script_can_never_close_it(body):
     'Tekst <b style="width: {{ n }}px">x</b>\n',
     '<div onclick="show({{ n }})">x</div>\n',
     'Tekst <b onmouseover="show({{ s | json }})">x</b>\n',
+    '<iframe srcdoc="{{ s }}"></iframe>\n',   # an iframe's document: the browser parses it as HTML
 ])
 def test_a_value_in_a_style_sheet_or_an_event_handler_is_refused(body):
     text = error(body)
@@ -141,6 +142,16 @@ def test_where_markup_cannot_stand_a_value_is_plain_text(body, element):
     assert 'class="num"' not in out, out
     assert parsed.elements.count("script") == 0
     assert f"0,31 {HOSTILE}" in parsed.inside(element)
+
+
+@pytest.mark.parametrize("body", ["Tekst <xmp>{{ s }}</xmp>\n", "<iframe>{{ s }}</iframe>\n"])
+def test_a_text_with_markup_characters_is_refused_where_entities_show_as_written(body):
+    assert error(body).startswith("docs/x.md:4: ")
+
+
+def test_a_number_where_entities_show_as_written_is_plain_text():
+    out = page("Tekst <xmp>{{ p }}</xmp>\n")
+    assert Parts(out).inside("xmp") == "0,31" and 'class="num"' not in out
 
 
 def test_a_number_outside_those_elements_keeps_its_span():
@@ -293,6 +304,18 @@ def test_a_table_columns_format_holds_for_every_row():
         Table(["t", "v"], [["a", None]])
 
 
+def test_a_table_rows_label_stays_as_written_in_its_numbers_attribute():
+    VALUES["labelled"] = Table(["token", "p"], [['*em* `c` [l](x" onmouseover="go())', 0.3]])
+    try:
+        out = page("{{ labelled }}\n")
+    finally:
+        del VALUES["labelled"]
+    span = re.search(r'<span class="num"[^>]*>', out)[0]
+    attrs = dict(re.findall(r'([a-z-]+)="([^"]*)"', span))
+    assert html.unescape(attrs["data-what"]) == 'p: *em* `c` [l](x" onmouseover="go())'
+    assert "onmouseover" not in attrs
+
+
 def test_text_joins_a_list_of_texts_and_refuses_a_number():
     assert page("Tokeny: {{ names | text }}.\n") == "<p>Tokeny: alfa, beta.</p>"
     assert "dec(n)" in error("{{ p | text }}\n")
@@ -312,6 +335,9 @@ def test_a_figure_shown_twice_on_a_page_gets_two_ids():
     (Value(np.zeros(2), what="waga {j}", axes=[["a", "b"]]), "names {j}"),
     (Value(np.zeros(2), what="waga {i}", axes=[["a"]]), "1 labels for axis 0"),
     (Value(0.5, what=3), "must be a text"),
+    (Value(np.zeros(2), what="waga {}", axes=[["a", "b"]]), "names {}"),
+    (Value(np.zeros(2), what="waga {i:>9}", axes=[["a", "b"]]), "names {i:>9}"),
+    (Value(np.zeros(2), what="waga {i}", axes="ab"), "one list of labels per axis"),
 ])
 def test_a_values_metadata_is_checked_naming_module_function_and_value(value, problem):
     with pytest.raises(codec.CodecError) as info:
