@@ -312,7 +312,7 @@ def test_a_table_rows_label_stays_as_written_in_its_numbers_attribute():
         del VALUES["labelled"]
     span = re.search(r'<span class="num"[^>]*>', out)[0]
     attrs = dict(re.findall(r'([a-z-]+)="([^"]*)"', span))
-    assert html.unescape(attrs["data-what"]) == 'p: *em* `c` [l](x" onmouseover="go())'
+    assert html.unescape(attrs["data-what"]) == 'p (token: *em* `c` [l](x" onmouseover="go()))'
     assert "onmouseover" not in attrs
 
 
