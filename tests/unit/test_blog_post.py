@@ -115,6 +115,8 @@ def formats_of(value) -> set[str]:
         shown.add(nf.fmt_bytes(value, n))
     if float(value) == int(value):
         shown.add(nf.fmt_int(value))
+    if 2 <= value < 21:   # a ratio in words
+        shown.add(nf.fmt_times(value))
     return shown
 
 
@@ -164,7 +166,10 @@ def test_excerpt_separator_follows_the_intro():
     before, after = body.split("<!-- more -->")
     intro = "## :material-rocket-launch: Wstęp"
     assert intro in before and "## " not in before.replace(intro, "")
-    assert after.lstrip().startswith("## :material-clipboard-text-outline: W skrócie { #tldr }")
+    # a short excerpt on the blog index: the intro's first paragraph, no boxes
+    paragraphs = [p for p in before.split(intro, 1)[1].split("\n\n")[1:] if p.strip()]
+    assert len(paragraphs) == 1 and "!!!" not in before
+    assert "## :material-clipboard-text-outline: W skrócie { #tldr }" in after
     assert "[^" not in before, "footnote references in the excerpt break on the blog index"
 
 

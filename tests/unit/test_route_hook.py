@@ -1,0 +1,61 @@
+"""hooks/route.py: reading time of the visible text, and the home page's reading-time markers.
+
+The footer's order is walked in the browser (tests/browser/test_route.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+HOOK = Path(__file__).resolve().parents[2] / "hooks" / "route.py"
+
+
+@pytest.fixture(scope="module")
+def route():
+    spec = importlib.util.spec_from_file_location("route_hook", HOOK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _words(n: int) -> str:
+    return " ".join(["słowo"] * n)
+
+
+def test_reading_time_counts_the_visible_words_at_material_s_rate(route):
+    one_minute = route.WORDS_PER_MINUTE
+    assert route.reading_minutes(f"<p>{_words(one_minute)}</p>") == 1
+    assert route.reading_minutes(f"<p>{_words(3 * one_minute)}</p>") == 3
+    assert route.reading_minutes(f"<p>{_words(3 * one_minute + 1)}</p>") == 4
+
+
+def test_collapsed_blocks_formulas_and_drawings_add_no_reading_time(route):
+    text = f"<p>{_words(2 * route.WORDS_PER_MINUTE)}</p>"
+    hidden = (f"<details><summary>Dane</summary><table><tr><td>{_words(5000)}</td></tr></table>"
+              f"<details><p>{_words(100)}</p></details></details>"
+              f"<span class='arithmatex'><math><mi>{_words(800)}</mi></math></span>"
+              f"<svg><text>{_words(900)}</text></svg>")
+    assert route.reading_minutes(text + hidden) == route.reading_minutes(text) == 2
+    # text after a hidden block counts again
+    assert route.reading_minutes(hidden + text) == 2
+
+
+def test_an_image_adds_seconds_as_in_material(route):
+    text = f"<p>{_words(route.WORDS_PER_MINUTE)}</p>"
+    assert route.reading_minutes(text + '<img src="a.svg">') == 2   # 60 s + 12 s
+    assert route.reading_minutes(text + '<details><img src="a.svg"></details>') == 1
+
+
+def test_a_marker_gets_the_page_s_minutes_and_an_unknown_page_stops_the_build(route, monkeypatch):
+    known = SimpleNamespace(page=SimpleNamespace(content=f"<p>{_words(route.WORDS_PER_MINUTE * 2)}</p>"))
+    files = SimpleNamespace(get_file_from_path=lambda path: known if path == "a.md" else None)
+    monkeypatch.setattr(route, "_files", files)
+    home = SimpleNamespace(file=SimpleNamespace(src_path="index.md"))
+    out = route.on_post_page('<p>ok. <span data-readtime="a.md"></span> min</p>', page=home, config=None)
+    assert out == '<p>ok. <span data-readtime="a.md">2</span> min</p>'
+    with pytest.raises(PluginError, match="no page b.md"):
+        route.on_post_page('<span data-readtime="b.md"></span>', page=home, config=None)
