@@ -202,7 +202,8 @@ def test_ctrl_c_stops_a_build_whose_notebook_cell_runs_for_minutes(tmp_path):
     import os
     import signal
     import subprocess
-    import sys
+
+    from helpers import core
 
     project = fixture_project(tmp_path / "project", lab=True)
     started = tmp_path / "started"
@@ -210,8 +211,8 @@ def test_ctrl_c_stops_a_build_whose_notebook_cell_runs_for_minutes(tmp_path):
         lab.write(f"\n# %%\nimport pathlib, time\n\npathlib.Path({str(started)!r}).write_text('1')\n"
                   "time.sleep(600)\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
-                             str(tmp_path / "site")], cwd=project, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(core("build", "--strict", "--site-dir", str(tmp_path / "site")),
+                            cwd=project, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         assert wait_for(started.exists, timeout=300), "the sleeping cell never started"

@@ -9,10 +9,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from helpers import REPO, copy_project, session_site_was_cold
+from helpers import CORE, REPO, copy_project, session_site_was_cold
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -27,8 +26,7 @@ def _differ(first: dict[str, bytes], second: dict[str, bytes]) -> list[str]:
 def _build(project: Path, site: Path, cwd: Path, **env: str) -> str:
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SOURCE_DATE_EPOCH")}
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
-         "--site-dir", str(site)],
+        [*CORE, "build", "--strict", "--config-file", str(project / "mkdocs.yml"), "--site-dir", str(site)],
         cwd=cwd, env=environment | env, capture_output=True, text=True, timeout=900)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]
