@@ -1,9 +1,9 @@
 """A live page's recomputation data out of its first load, into a sidecar file beside it.
 
-On a live page (front matter `live: {model: …}`) what the browser needs to recompute each number, claim and formula (MOVED) and
-the model's inputs are not needed until the reader presses "Zmień liczby": `publish` moves them into
-`<page>.live.json`, each element keyed by its position among ITEMS with the text it shows (the browser
-refuses a sidecar that does not belong to its page).
+On a live page (front matter `live: {model: …}`) what the browser needs to recompute each number,
+claim and formula (MOVED) and the model's inputs are not needed until the reader presses
+"Zmień liczby": `publish` moves them into `<page>.live.json`, each element keyed by its position
+among ITEMS with the text it shows (the browser refuses a sidecar that does not belong to its page).
 """
 
 import html
@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import katex
+from anatomia_engine import messages as M
 
 ITEMS = ".num, .live-word, [data-claim], .arithmatex"   # the browser's selector, in document order
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
@@ -33,11 +35,12 @@ class Model:
 
 MODELS = {
     "workedExample": Model(
-        names=frozenset("""E K K_T Q V W_FFN W_K W_Q W_V W_vocab attn_out change continued d_k d_model exp_logits
-            exp_masked ffn_out h_last last_out_reordered last_row_same logits mask masked mouse_gap
+        names=frozenset("""E K K_T Q V W_FFN W_K W_Q W_V W_vocab attn_out change continued d_k d_model
+            exp_logits exp_masked ffn_out h_last last_out_reordered last_row_same logits mask masked mouse_gap
             mouse_gap_shown_agrees n_params order_gap pad_embedding pad_full_len pad_gap pad_leak pad_len
-            pad_sentence pad_token pad_weights pad_weights_nomask pad_zero prob_table probs probs_shown_pct_sum
-            probs_shown_sum qkv_identity reordered_sentence residual scaled scores sentence sharpen_factor
+            pad_sentence pad_token pad_weights pad_weights_nomask pad_zero prob_table probs
+            probs_shown_pct_sum probs_shown_sum qkv_identity reordered_sentence residual scaled scores
+            sentence sharpen_factor
             sqrt_d_k top_id top_prob top_token vocab_size vocab_table weights weights_enc weights_sharp
             weights_unscaled h2_K h2_K_T h2_Q h2_V h2_W_K h2_W_Q h2_W_V h2_out h2_residual h2_scaled h2_scores
             h2_weights h2_weights_enc tokens""".split()),
@@ -112,6 +115,9 @@ def publish(output: str, page, config) -> str:
     """MkDocs on_post_page: on a live page, write the sidecar and return the lighter page."""
     if not page.meta.get("live"):
         return output
+    if f'id="{ROOT_ID}"' not in output:   # name the page's source, not its output
+        where = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        raise BuildError(M.text("live_without_example", where=where, root=ROOT_ID))
     output, data = split(output, page.file.dest_uri)
     sidecar = Path(config.site_dir, page.file.dest_uri).with_suffix(".live.json")
     sidecar.parent.mkdir(parents=True, exist_ok=True)

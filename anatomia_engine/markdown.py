@@ -23,7 +23,8 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
-from anatomia_engine import codec, live as livemod, placeholders, runner
+from anatomia_engine import codec, placeholders, runner
+from anatomia_engine import live as livemod
 from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
@@ -43,6 +44,24 @@ class FrontMatter:
     computed_line: int
 
 
+class _Duplicate(Exception):
+    def __init__(self, key, first: int, line: int):
+        self.key, self.first, self.line = key, first, line
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """SafeLoader refusing a key given twice in one mapping (YAML would keep the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in getattr(node, "value", []):
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:   # (lines of the file: +2)
+                raise _Duplicate(key, seen[key] + 2, key_node.start_mark.line + 2)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
+
 def front_matter(raw: str, where: str) -> FrontMatter:
     """Parse and check a page's YAML front matter; TemplateError naming `where:line` if it is wrong."""
     m = FRONT_MATTER.match(raw)
@@ -51,7 +70,10 @@ def front_matter(raw: str, where: str) -> FrontMatter:
             raise TemplateError(f"{where}:1: " + M.text("fm_not_closed"))
         return FrontMatter({}, 1, [], 1)
     try:
-        meta = yaml.safe_load(m.group(1)) or {}
+        meta = yaml.load(m.group(1), Loader=_UniqueKeys) or {}   # noqa: S506 - a SafeLoader
+    except _Duplicate as exc:
+        raise TemplateError(f"{where}:{exc.line}: " + M.text("fm_duplicate", key=exc.key,
+                                                             first=exc.first)) from None
     except yaml.YAMLError as exc:
         line = 2 + getattr(getattr(exc, "problem_mark", None), "line", 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -34,7 +34,8 @@ from anatomia_engine.kit import Table
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
 BLOCKS = ("claim", "endclaim")
-MARKS = ("nocompare",)   # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
+# {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
+MARKS = ("nocompare",)
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
 
@@ -170,6 +171,9 @@ _COMPARISON = {name: _checked(fn) for name, fn in {
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
+    owners = sorted(k.split(".", 1)[0] for k in scope if "." in k and k.split(".", 1)[1] == name)
+    if len(owners) > 1:   # not unknown: computed by several modules, none of them listed
+        return M.text("value_in_modules", name=name, modules=", ".join(owners), example=f"{owners[0]}.{name}")
     near = difflib.get_close_matches(name, list(scope), n=3, cutoff=0.6)
     if near:
         return M.text("unknown_value_near", name=name, near=" or ".join(f"'{n}'" for n in near))
@@ -476,7 +480,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 what = entry.what and re.sub(r"\{([ijklmn])\}", fill_axis, entry.what)
             shown = replace(shown, span=number_attrs(value, entry, what))
         if live and context == "prose" and shown.span is None and used and isinstance(value, str):
-            shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
+            # a computed word follows the reader's numbers
+            shown = replace(shown, span={"class": "live-word"})
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):

@@ -29,10 +29,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_dec, fmt_int
-
+from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 
 BYTES_PER_VALUE = 2
 N = 4096
@@ -160,12 +159,12 @@ def io_traffic_roofline(style) -> Plot:
     right.legend(fontsize=9, loc="upper left")
     for ax in (left, right):
         ax.spines[["top", "right"]].set_visible(False)
-    rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i)]
+    rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i, strict=True)]
     ridge = PEAK_FLOPS / HBM_BANDWIDTH
     return Plot(
         fig=fig,
-        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane między pamięcią "
-             f"HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
+        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane "
+             f"między pamięcią HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
              f"{fmt_int(IO_NS[0])} do {fmt_int(IO_NS[-1])}; zwykła uwaga od "
              f"{fmt_bytes(std_b[0], 1)} do {fmt_bytes(std_b[-1], 1)}, FlashAttention od "
              f"{fmt_bytes(fl_b[0], 1)} do {fmt_bytes(fl_b[-1], 1)}, kilka razy mniej. Na "
@@ -185,7 +184,7 @@ def io_traffic_roofline(style) -> Plot:
 def _roof_sides(std_i, fl_i, ridge: float) -> str:
     """Where the points of each method sit on the roofline (the alt text's words follow the numbers)."""
     def side(name: str, intensity) -> str:
-        above = [n for n, x in zip(IO_NS, intensity) if x >= ridge]
+        above = [n for n, x in zip(IO_NS, intensity, strict=True) if x >= ridge]
         span = f"od {fmt_dec(min(intensity), 0)} do {fmt_dec(max(intensity), 0)} FLOP/B"
         if not above:
             return f"punkty {name} ({span}) leżą na pochyłej części: ogranicza je pamięć"

@@ -50,7 +50,8 @@ def test_a_value_the_model_cannot_recompute_stops_the_build_at_its_line():
     assert "cannot recompute 'soft_table'" in str(table.value)
 
 
-@pytest.mark.parametrize("front", ["live: true\n", "live: {model: nowhere}\n", "live: {model: workedExample, x: 1}\n"])
+@pytest.mark.parametrize("front", ["live: true\n", "live: {model: nowhere}\n",
+                                   "live: {model: workedExample, x: 1}\n"])
 def test_a_live_page_names_a_known_model(front):
     got = str(pytest.raises(TemplateError, render, front, "tekst").value)
     assert got.startswith("docs/x.md:3: live:") and "workedExample" in got
