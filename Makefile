@@ -20,7 +20,7 @@ SITE := site
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 PYTEST := PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: help docs serve check test test-site test-browser bench bench-docs lock clean
+.PHONY: help docs serve check lint test test-site test-browser bench bench-docs lock clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -40,10 +40,19 @@ docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the pr
 
 # --dirty: a save renders again only the pages whose inputs changed (anatomia_engine/incremental.py)
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
-	$(VENV)/bin/watchfiles "$(VENV)/bin/mkdocs serve --dirty --strict --dev-addr 127.0.0.1:8000" anatomia_engine
+	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --dirty --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
 check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
 	$(PYTEST) tests/unit
+
+# ruff with pyproject.toml's [tool.ruff] over every Python file; Biome (biome.json) lints the site's
+# scripts and checks their formatting. Both are pinned by the locks and installed by the set-up.
+lint: $(STAMP) ## ruff over the repository, Biome over the site's JavaScript
+	$(VENV)/bin/ruff check --quiet --output-format concise .
+	node_modules/.bin/biome check --error-on-warnings --log-level=error .
+
+unchecked: $(STAMP) ## sentences showing a value beside a comparing word outside a claim (file:line)
+	@$(PY) -m anatomia_engine.unchecked docs
 
 test: $(STAMP) ## every tier: unit, site (one build of the real site) and browser
 	$(PYTEST)

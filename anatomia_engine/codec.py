@@ -14,7 +14,7 @@ from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, Value
 
 FORMAT = 2   # bumped when the layout of the encoded result changes
-META = ("function", "what", "cite", "axes")   # what a page may say about a value
+META = ("function", "what", "cite", "axes", "at", "limit")   # what a page may say about a value
 
 
 class CodecError(ValueError):
@@ -90,9 +90,12 @@ def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
     meta = produced if isinstance(produced, Value) else Value(produced)
     if isinstance(meta.value, Value):
         raise CodecError(M.text("value_in_value", where=where))
+    if problem := meta.problem():   # kit.Value: what a page would otherwise fail on, with no module named
+        raise CodecError(f"{where}: {problem}")
     axes = None if meta.axes is None else [[str(x) for x in a] for a in meta.axes]
     return {"encoded": encode_value(meta.value, where, masked=meta.masked), "function": function,
-            "what": meta.what, "cite": meta.cite, "axes": axes, "masked": meta.masked}
+            "what": meta.what, "cite": meta.cite, "axes": axes, "masked": meta.masked, "at": meta.at,
+            "limit": meta.limit}
 
 
 def decode(doc: Mapping) -> tuple[dict, dict, dict]:
@@ -103,7 +106,8 @@ def decode(doc: Mapping) -> tuple[dict, dict, dict]:
         module, values, meta = doc["module"], {}, {}
         for name, item in doc["values"].items():
             value = decode_value(item["encoded"])
-            meta_value = Value(value, item["what"], item["cite"], item["axes"], item["masked"])
+            meta_value = Value(value, item["what"], item["cite"], item["axes"], item["masked"],
+                               item.get("at"), item.get("limit", False))
             entry = value_entry(module, item["function"], name, meta_value)
             values[name] = decode_value(entry["encoded"])
             meta[name] = {key: entry[key] for key in META}

@@ -1,8 +1,11 @@
 """What a computation read, recorded by its own process (a depfile), and whether that still holds:
 every project file it imports (compiled from the bytes hashed, never from a `.pyc`), every place an
-import looked in vain, every file it opens for reading, every folder it lists, every environment
-variable it reads. The Python installation, /dev, /proc, /sys, the temporary folder and hidden or
-cache folders are not inputs.
+import looked in vain, every file it opens (for reading or for update: a database changed in place),
+every file or folder whose existence or size it checks (`os.stat`, `Path.exists`), every folder it
+lists, every environment variable it reads (`os.environ`, `os.environb`). A path through a symbolic
+link is recorded as written and as resolved, so a link pointed elsewhere is a change. Dot files and dot
+folders of the project are inputs like any other (`.env`, `figures_src/.data/`). The Python
+installation, /dev, /proc, /sys, the temporary folder, `__pycache__` and the build's own cache are not.
 """
 
 import collections.abc
@@ -19,16 +22,20 @@ from pathlib import Path
 _files: dict[str, str] = {}        # absolute path -> SHA-256 of what was read
 _absent: set[str] = set()          # absolute paths an import looked for
 _folders: dict[str, str] = {}      # absolute path -> SHA-256 of its sorted listing
+_present: set[str] = set()         # absolute paths of folders whose existence was checked
 _env: dict[str, str | None] = {}   # variable -> value read (None: unset); "" -> the names listed
 _busy = threading.local()          # set while this file reads for itself (no recording)
 _skip: list[str] = []              # more folders that are not inputs (a run's own output)
 _root: list[str] = [""]            # the project root, once `start` turned recording on
-_OUTSIDE = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                                  sys.base_exec_prefix, tempfile.gettempdir())}
-                 | {"/dev", "/proc", "/sys"})
+# The Python installation is never an input, even inside the project (.venv); what else is outside the
+# project is not one either: the temporary folder (the project itself may be in it), /dev, /proc, /sys.
+PYTHON = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                 sys.base_exec_prefix)})
+_OUTSIDE = (*PYTHON, os.path.realpath(tempfile.gettempdir()), "/dev", "/proc", "/sys")
 _SKIPPED_PARTS = {"__pycache__", "site-packages", "dist-packages", "node_modules"}
+_STORE = os.path.join(".cache", "anatomia")   # the build's own cache (store.py), in the project
 # The engine's own files are inputs wherever it is installed (a checkout under /tmp, site-packages).
-_ENGINE = os.path.dirname(os.path.realpath(__file__))
+ENGINE = os.path.dirname(os.path.realpath(__file__))
 _METADATA = os.path.dirname(importlib.metadata.__file__)   # installed packages' metadata lookups
 
 
@@ -38,10 +45,23 @@ def inside(path: str, folder: str) -> bool:
 
 
 def _is_input(path: str, root: str) -> bool:
-    base = next((b for b in (root, _ENGINE) if inside(path, b)), None)
-    if any(p.startswith(".") or p in _SKIPPED_PARTS for p in path[len(base or ""):].split(os.sep)):
+    base = next((b for b in (root, ENGINE) if inside(path, b)), None)
+    if any(p in _SKIPPED_PARTS for p in path[len(base or ""):].split(os.sep)):
         return False
-    return not any(inside(path, o) for o in (*_skip, *(() if base else _OUTSIDE)))
+    if base == root and inside(path, os.path.join(root, _STORE)):
+        return False
+    python = () if base == ENGINE else PYTHON     # (the engine may be installed in site-packages)
+    return not any(inside(path, o) for o in (*_skip, *python, *(() if base else _OUTSIDE)))
+
+
+def _names(path, resolved: bool = True) -> list[str]:
+    """The absolute forms of the path `path` that a record may hold: as written (made absolute: a
+    symbolic link on the way stays, so pointing it elsewhere is a change) and, if `resolved`, with every
+    link resolved (the file that was read). Empty for a file descriptor."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return []
+    written = os.path.abspath(os.fsdecode(path))
+    return list(dict.fromkeys([written, os.path.realpath(written)] if resolved else [written]))
 
 
 def _listing(path: str) -> str:
@@ -54,33 +74,86 @@ def _file_digest(path: str) -> str:
 
 
 def _note_file(path: str, data: bytes | None = None) -> None:
-    if path not in _files and _is_input(path, _root[0]) and os.path.isfile(path):
-        _busy.on = True
-        with contextlib.suppress(OSError):
-            _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
-        _busy.on = False
+    busy = getattr(_busy, "on", False)
+    _busy.on = True
+    try:
+        if path not in _files and _is_input(path, _root[0]) and os.path.isfile(path):
+            with contextlib.suppress(OSError):
+                _files[path] = hashlib.sha256(data).hexdigest() if data is not None else _file_digest(path)
+    finally:
+        _busy.on = busy
+
+
+def _note_exists(path: str) -> None:
+    """Record what a check of `path`'s existence, kind or size depends on: a file's content, that a
+    folder is there, or that nothing is."""
+    if path in _files or path in _present or path in _absent or not _is_input(path, _root[0]):
+        return
+    if os.path.isfile(path):
+        _note_file(path)
+    elif os.path.isdir(path):
+        _present.add(path)
+    elif not os.path.lexists(path):
+        _absent.add(path)
+
+
+# an open that changes a file without reading it: its content before is not an input
+_WRITE_ONLY = os.O_WRONLY | os.O_TRUNC
 
 
 def _audit(event: str, args: tuple) -> None:
-    """Audit hook: files opened for reading and folders listed, resolved now (sys.addaudithook)."""
-    if getattr(_busy, "on", False) or event not in ("open", "os.listdir", "os.scandir"):
+    """Audit hook: files opened (for reading or update), databases connected to and folders listed,
+    resolved now (sys.addaudithook)."""
+    if getattr(_busy, "on", False) or event not in ("open", "os.listdir", "os.scandir", "sqlite3.connect"):
         return
+    _busy.on = True
     try:
-        path = "." if args[0] is None else args[0]
-        if not isinstance(path, (str, bytes, os.PathLike)):
-            return                                   # a file descriptor
-        path = os.path.realpath(os.fsdecode(path))
-        if event == "open":
-            if not (args[2] or 0) & (os.O_WRONLY | os.O_RDWR):      # read, not written
-                _note_file(path)
-        elif (path not in _folders and _is_input(path, _root[0]) and os.path.isdir(path)
-              and not sys._getframe(1).f_code.co_filename.startswith(("<frozen importlib", _METADATA))):
-            _busy.on = True                          # (the import system's lookups: see _Finder)
-            _folders[path] = _listing(path)
+        path = "." if event.startswith("os.") and args[0] is None else args[0]
+        if event == "sqlite3.connect":
+            path = _sqlite_file(path)
+        for name in _names(path):
+            if event == "open":
+                flags = args[2] or 0
+                if not flags & os.O_WRONLY and not (flags & os.O_RDWR and flags & os.O_TRUNC):
+                    _note_file(name)                 # read, or opened for update ("r+", "a+")
+            elif event == "sqlite3.connect":
+                _note_file(name)                     # its content before this run changed it
+            elif (name not in _folders and _is_input(name, _root[0]) and os.path.isdir(name)
+                  and not sys._getframe(1).f_code.co_filename.startswith(("<frozen importlib", _METADATA))):
+                _folders[name] = _listing(name)      # (the import system's lookups: see _Finder)
     except Exception:   # noqa: BLE001 - an audit hook must never break the operation
         pass
     finally:
         _busy.on = False
+
+
+def _sqlite_file(database) -> str | None:
+    """The file an `sqlite3.connect(database)` opens (None: an in-memory database)."""
+    name = os.fsdecode(database) if isinstance(database, (str, bytes, os.PathLike)) else ""
+    if name.startswith("file:"):                     # a URI: file:path?mode=ro
+        name = name[len("file:"):].split("?", 1)[0].removeprefix("//")
+    return None if name in ("", ":memory:") or "mode=memory" in os.fsdecode(database) else name
+
+
+def _checking(real):
+    """`real` (os.stat, os.lstat, os.access, os.readlink) recording the path it is given: whether it
+    exists, its kind and size depend on the project as much as its content does."""
+
+    def check(path, *args, **kwargs):
+        if not getattr(_busy, "on", False):
+            _busy.on = True
+            try:
+                follow = kwargs.get("follow_symlinks", True) and real is not os.lstat
+                for name in _names(path, resolved=follow):
+                    _note_exists(name)
+            except Exception:   # noqa: BLE001 - recording must never break the check
+                pass
+            finally:
+                _busy.on = False
+        return real(path, *args, **kwargs)
+
+    check.__name__, check.__doc__, check.__wrapped__ = real.__name__, real.__doc__, real
+    return check
 
 
 class _Loader(importlib.machinery.SourceFileLoader):
@@ -111,14 +184,16 @@ def _path_hook(entry: str):
 
 
 class _Environ(collections.abc.MutableMapping):
-    """os.environ that records each variable read (not those this process set itself)."""
+    """os.environ (or os.environb) that records each variable read (not those this process set itself);
+    a record holds names and values as text."""
 
     def __init__(self, real) -> None:
         self._real, self._set = real, set()
 
     def _note(self, key) -> None:
-        if isinstance(key, str) and key not in self._set and key not in _env:
-            _env[key] = self._real.get(key)
+        if isinstance(key, (str, bytes)) and key not in self._set and os.fsdecode(key) not in _env:
+            value = self._real.get(key)
+            _env[os.fsdecode(key)] = None if value is None else os.fsdecode(value)
 
     def __getitem__(self, key):
         self._note(key)
@@ -133,7 +208,7 @@ class _Environ(collections.abc.MutableMapping):
         del self._real[key]
 
     def __iter__(self):   # the names it sees; a value read is noted by __getitem__
-        _env.setdefault("", "\n".join(sorted(k for k in self._real if k not in self._set)))
+        _env.setdefault("", "\n".join(sorted(os.fsdecode(k) for k in self._real if k not in self._set)))
         return iter(list(self._real))
 
     def __len__(self) -> int:
@@ -151,6 +226,10 @@ def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
         sys.path_importer_cache.clear()
         sys.addaudithook(_audit)
         os.environ = _Environ(os.environ)  # noqa: B003 - recording reads, keeping the real mapping inside
+        os.environb = _Environ(os.environb)
+        # no audit event says a path was checked: os.path.exists, Path.is_file, … call these
+        for name in ("stat", "lstat", "access", "readlink"):
+            setattr(os, name, _checking(getattr(os, name)))
     importlib.invalidate_caches()
     _skip.extend(os.path.realpath(p) for p in skip)
     note(Path(root, "requirements.lock"))   # what is installed
@@ -179,12 +258,17 @@ def snapshot(root: Path) -> dict:
         if isinstance(getattr(module, "__file__", None), str):
             note(Path(module.__file__))
     base = os.path.realpath(root)
-    return {"python": sys.version,
-            "files": {_name(p, base): d for p, d in sorted(_files.items())},
-            "absent": sorted(_name(p, base) for p in _absent
-                             if p not in _files and _is_input(p, base) and not os.path.exists(p)),
-            "folders": {_name(p, base): d for p, d in sorted(_folders.items())},
-            "env": dict(sorted(_env.items()))}
+    busy, _busy.on = getattr(_busy, "on", False), True   # (its own checks are not the computation's)
+    try:
+        return {"python": sys.version,
+                "files": {_name(p, base): d for p, d in sorted(_files.items())},
+                "absent": sorted(_name(p, base) for p in _absent
+                                 if p not in _files and _is_input(p, base) and not os.path.lexists(p)),
+                "folders": {_name(p, base): d for p, d in sorted(_folders.items())},
+                "present": sorted(_name(p, base) for p in _present if os.path.isdir(p)),
+                "env": dict(sorted(_env.items()))}
+    finally:
+        _busy.on = busy
 
 
 def _now(read, path: str) -> str | None:
@@ -206,8 +290,11 @@ def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]
             if _now(_listing, os.path.join(base, name)) != sha:
                 return f"the listing of {name} changed"
         for name in record["absent"]:
-            if os.path.exists(os.path.join(base, name)):
+            if os.path.lexists(os.path.join(base, name)):
                 return f"{name} appeared"
+        for name in record["present"]:
+            if not os.path.isdir(os.path.join(base, name)):
+                return f"{name} is gone"
         for key, value in record["env"].items():
             seen = "\n".join(sorted(environ)) if key == "" else environ.get(key)
             if seen != value:

@@ -23,6 +23,10 @@ URL_ATTRS: dict[str, tuple[str, ...]] = {
     "source": ("src", "srcset"), "input": ("src",), "script": ("src",), "iframe": ("src",),
     "embed": ("src",), "object": ("data",), "video": ("src", "poster"), "audio": ("src",), "track": ("src",)}
 
+# The schemes a link or an image may name: a page's links lead to pages, files and mail. Any other
+# (javascript:, data:, file:, vbscript: …) runs code, embeds what nobody checked or leaves the web.
+SCHEMES = ("http", "https", "mailto")
+
 
 @dataclass
 class Link:
@@ -155,7 +159,13 @@ class Checker(logging.Filter):
             seen: set[str] = set()
             for link in parsed[page.dest].links:
                 url = link.url
-                if url in seen or urlsplit(url).scheme or urlsplit(url).netloc or url in ("", "#") \
+                scheme = urlsplit(url).scheme.lower()
+                if scheme and scheme not in SCHEMES and url not in seen:   # javascript:, data:, file: …
+                    seen.add(url)
+                    problems.append(f"{_place(page, link)}: <{link.tag} {link.attr}=\"{url}\">: "
+                                    + M.text("link_scheme", scheme=scheme, allowed=", ".join(SCHEMES)))
+                    continue
+                if url in seen or scheme or urlsplit(url).netloc or url in ("", "#") \
                         or url.startswith("#!") or (page.where, url) in self.reported:
                     continue   # external links are not fetched
                 seen.add(url)

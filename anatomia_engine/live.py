@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 
 from anatomia_engine import katex
 
-ITEMS = ".num, [data-claim], .arithmatex"   # the browser's selector, in document order
+ITEMS = ".num, .live-word, [data-claim], .arithmatex"   # the browser's selector, in document order
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
 ROOT_ID = "live-example"
 

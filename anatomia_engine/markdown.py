@@ -25,7 +25,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from anatomia_engine import codec, placeholders, runner
 from anatomia_engine import messages as M
-from anatomia_engine.kit import Table
+from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
 
 FIGURE_DIR = "figures"
@@ -74,8 +74,11 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
     for module, result in results.items():
         source = f"{runner.PACKAGE}/{module}.py"
         for key, value in result.values.items():
-            meta = result.meta.get(key, {})  # function, what, cite, axes
+            meta = result.meta.get(key, {})  # function, what, cite, axes, at, limit
             placeholders.check_value_name(key, source, meta.get("function"))
+            if meta.get("at") is not None and meta["at"] not in result.values:
+                raise TemplateError(f"{source}: " + M.text("value_at_unknown", function=meta.get("function"),
+                                                           name=key, at=meta["at"]))
             scope[f"{module}.{key}"] = Entry(value, source, **meta)
         for key in result.figures:
             scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
@@ -94,9 +97,12 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
     return scope
 
 
-def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, *, page_uri: str) -> str:
-    """Light and dark images, a caption, and a collapsible data table with a CSV link (figures/<module>/)."""
+def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, *, page_uri: str,
+                    copy: int = 1) -> str:
+    """Light and dark images, a caption, and a collapsible data table with a CSV link (figures/<module>/);
+    the `copy`-th showing of the figure on its page gets its own id (fig-module-name, then …-2, …-3)."""
     module, name = qualified.split(".", 1)
+    figure_id = f"fig-{module}-{name}" + (f"-{copy}" if copy > 1 else "")
     entry = results[module].figures[name]
     base = posixpath.relpath(f"{FIGURE_DIR}/{module}", posixpath.dirname(page_uri) or ".")
     alt = entry["alt"].replace("[", "(").replace("]", ")").replace("\n", " ")
@@ -104,8 +110,8 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
     return "\n".join([
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}', "",
-        "/// caption", f"    attrs: {{id: fig-{module}-{name}, class: computed-figure}}",   # a caption block
-        entry["caption"], "///", "",
+        "/// caption", f"    attrs: {{id: {figure_id}, class: computed-figure}}",   # a caption block
+        markdown_text(entry["caption"]), "///", "",   # the module's text, shown as written
         f'??? info "{DATA_SUMMARY}"', "",
         textwrap.indent(table.to_markdown(), "    "), "",
         f'    [Pobierz dane (CSV)]({base}/{entry["files"]["csv"]}){{ download="{module}-{name}.csv" }}',
@@ -184,6 +190,7 @@ class PlaceholderPreprocessor(Preprocessor):
             raise TemplateError(M.text("needs_page"))
         self.md.anatomia_record = _tag(m)[0] if m else next(
             (r for r in _records.values() if r.tokenized == text), None)
+        self.md.anatomia_figures = {}  # figure -> how often this conversion showed it (its ids differ)
         return lines
 
 
@@ -215,12 +222,16 @@ class FigureBlockProcessor(BlockProcessor):
         start = len(parent)
         if isinstance(value, Table):
             try:
-                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live)
+                text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live,
+                                                   stash=self.parser.md.htmlStash.store)
             except TemplateError as exc:
                 raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
             self.parser.parseChunk(parent, text.strip("\n"))
             return
-        self.parser.parseChunk(parent, figure_markdown(record.results, value.name, page_uri=record.page.uri))
+        shown = self.parser.md.anatomia_figures
+        shown[value.name] = shown.get(value.name, 0) + 1
+        self.parser.parseChunk(parent, figure_markdown(record.results, value.name, page_uri=record.page.uri,
+                                                       copy=shown[value.name]))
         module, name = value.name.split(".", 1)  # the data box's accessible name says whose data it holds
         for box in (box for el in parent[start:] for box in el.iter("details")):
             box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
@@ -230,11 +241,34 @@ CODE_TAGS = {"code", "pre", "kbd", "samp"}
 BLOCK_TAGS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption"}
 # Braces a placeholder's value shows ({{ "{{" }}) travel as these until the output check is done.
 BRACES = str.maketrans("{}", "\ue002\ue003")
-# A token in highlighted code, perhaps split by Pygments' markup; and raw HTML's code, scripts, tags.
+# A token in highlighted code, perhaps split by Pygments' markup; and raw HTML's code, elements whose
+# content is not markup (below), tags and comments, text.
 _CODE_TOKEN = re.compile(r"\ue000(?:<[^>]*>|[pt0-9])*\ue001")
 _RAW_PARTS = re.compile(r"(?P<code><(?P<c>pre|code|kbd|samp)\b.*?</(?P=c)>)"
-                        r"|(?P<script><(?P<s>script|style)\b.*?</(?P=s)>)|(?P<tag><!--.*?-->|<[^>]*>)|[^<]+|<",
-                        re.DOTALL | re.IGNORECASE)
+                        r"|(?P<element><(?P<e>script|style|textarea|title|svg|math|xmp|iframe|noembed|noframes)\b(?P<open>[^>]*)>"
+                        r"(?P<body>.*?)(?P<close></(?P=e)\s*>))"
+                        r"|(?P<tag><!--.*?-->|<[^>]*>)|[^<]+|<", re.DOTALL | re.IGNORECASE)
+# The output contexts of HTML where a number's <span> cannot stand, by the element that makes them: a
+# script's or a style's body (raw text: a value there is code), the text of a textarea or a title (the
+# browser shows markup as written) and inline SVG or MathML (foreign content: the browser moves an HTML
+# <span> out of the drawing). A value in the first two goes in as JSON or not at all, in the others as text.
+# The legacy raw-text elements (xmp, iframe, noembed, noframes) show their content as written, entities
+# too: a value there is text without '<' or '&'.
+RAW_CONTEXTS = {"script": "script", "style": "style", "textarea": "rcdata", "title": "rcdata",
+                "svg": "foreign", "math": "foreign", "xmp": "rawtext", "iframe": "rawtext",
+                "noembed": "rawtext", "noframes": "rawtext"}
+_RAW_TAG = re.compile(r"<(/?)(" + "|".join(RAW_CONTEXTS) + r")\b[^>]*?(/?)>", re.IGNORECASE)
+# A token, or raw HTML Python-Markdown set aside (an inline tag such as <textarea>), in document order.
+_TOKEN_OR_STASH = re.compile(TOKEN.pattern + "|" + util.HTML_PLACEHOLDER % r"(?P<stash>[0-9]+)")
+# Attributes whose value is code (event handlers), a style sheet or a document (an iframe's srcdoc): a
+# value cannot go in as text.
+_CODE_ATTRIBUTE = re.compile(r"on[a-z]+|style|srcdoc", re.IGNORECASE)
+
+
+def attribute_at(tag: str, position: int) -> str | None:
+    """The name of the attribute whose value holds `position` of the raw tag `tag`, if any."""
+    m = re.search(r"([^\s\"'<>/=]+)\s*=\s*(?:\"[^\"]*|'[^']*|[^\s\"'=<>`]*)$", tag[:position])
+    return m and m.group(1)
 
 
 class PlaceholderTreeprocessor(Treeprocessor):
@@ -245,6 +279,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
         self.seen: dict[int, _Record] = {}  # the pages whose tokens it filled
         self.groups: list[list[Tag]] = []  # the tags of each block of text, for the shown sums
         self.stash_context: dict[int, str] = {}  # raw HTML set aside -> where its placeholder stands
+        self.open_raw: list[str] = []  # inline raw elements (<textarea>, <svg> …) open where the walk is
         self.unwrapped: set[tuple[int, int]] = set()  # live claims marked on an element instead
         self.mark_claims(root)
         self.tree(root)
@@ -282,15 +317,19 @@ class PlaceholderTreeprocessor(Treeprocessor):
             last.set("data-claim-expr", placeholders.claim_expression(claim))
             self.unwrapped |= {start, end}
 
-    def text(self, m: re.Match, context: str, group: list | None, raw: bool = False) -> str:
-        """A token's text in `context` ('tag' and 'script': raw HTML's), recording where it stood and what
-        it showed; a number's span is set aside as raw HTML, as a hand-written span would be."""
+    def text(self, m: re.Match, context: str, group: list | None, raw: bool = False,
+             attribute: str | None = None) -> str:
+        """A token's text in `context` ('tag': raw HTML's; 'script', 'style', 'rcdata', 'foreign': see
+        RAW_CONTEXTS), recording where it stood and what it showed; a number's span is set aside as raw
+        HTML, as a hand-written span would be. `attribute`: the attribute whose value holds it."""
         record, tag = _tag(m)
         if context in ("prose", "plain") and not raw and m.string[m.start() - 1:m.start()] == "\\":
             raise tag.error(M.text("escaped_tag", mark=tag.source[:2], snippet="\\" + tag.source))
         self.seen[record.id] = record
-        plain = "plain" if context in ("tag", "script") else context
+        plain = "plain" if context in ("tag", *RAW_CONTEXTS.values()) else context
         tag.contexts.append(plain)
+        if tag.expr is not None:  # a claim's tags show nothing, wherever they stand
+            refuse_context(tag, context, attribute)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=plain, live=live)
         if plain == "prose" and tag.expr is not None:
@@ -301,19 +340,27 @@ class PlaceholderTreeprocessor(Treeprocessor):
             return htmlmod.escape(shown.text, quote=False) if raw and context == "code" else shown.text
         if context == "tag":
             return htmlmod.escape(shown.text, quote=True).translate(BRACES)
+        if context == "script":  # JSON, as numfmt.fmt_json wrote it: no "<" to end the script
+            return shown.text if raw or tag.expr is None else self.md.htmlStash.store(shown.text)
+        if context == "rawtext" and re.search(r"[<>&]", shown.text):   # shown as written, entities too
+            raise tag.error(M.text("value_in_rawtext", source=tag.source, text=shown.text[:40]))
+        if context in ("rcdata", "foreign", "rawtext"):  # text; the tree's serializer escapes what is not raw
+            escaped = htmlmod.escape(shown.text, quote=False) if raw and context != "rawtext" else shown.text
+            return escaped.translate(BRACES)
         if context == "prose" and (raw or shown.span is not None or shown.markup is not None):
             markup = placeholders.span_html(shown).translate(BRACES)
             return markup if raw else self.md.htmlStash.store(markup)
         return shown.text.translate(BRACES)
 
     def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None):
-        def fill_text(text: str, context: str) -> str:
-            filled = TOKEN.sub(lambda m: self.text(m, context, group), text)
+        def fill_text(text: str, context: str, attribute: str | None = None) -> str:
+            filled = _TOKEN_OR_STASH.sub(lambda m: self.follow_raw(m) if m["stash"] else self.text(
+                m, self.raw_context(context), group, attribute=attribute), text)
             return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
 
         for key, value in el.attrib.items():
             if "\ue000" in value:
-                el.set(key, fill_text(value, "plain"))
+                el.set(key, fill_text(value, "plain", key))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         if el.tag in BLOCK_TAGS or (math and el.tag == "div"):
@@ -330,9 +377,26 @@ class PlaceholderTreeprocessor(Treeprocessor):
             if child.tail and "\ue000" in child.tail:
                 child.tail = fill_text(child.tail, context)
 
+    def follow_raw(self, m: re.Match) -> str:
+        """Keep `open_raw` in step with the raw HTML set aside at this place of the text (kept as is)."""
+        block = self.md.htmlStash.rawHtmlBlocks[int(m["stash"])]
+        for t in _RAW_TAG.finditer(block if isinstance(block, str) else ""):
+            name = t[2].lower()
+            if t[1] and name in self.open_raw:
+                del self.open_raw[len(self.open_raw) - 1 - self.open_raw[::-1].index(name):]
+            elif not t[1] and not t[3]:
+                self.open_raw.append(name)
+        return m[0]
+
+    def raw_context(self, context: str) -> str:
+        """`context`, or the one an inline raw element open at this place makes (RAW_CONTEXTS)."""
+        if context in ("prose", "plain") and self.open_raw:
+            return RAW_CONTEXTS[self.open_raw[-1]]
+        return context
+
     def raw(self, text: str, context: str) -> str:
-        """Tokens in raw HTML set aside: code keeps the tag as written, tags, comments and scripts get
-        plain text, the text between them a number's span."""
+        """Tokens in raw HTML set aside: code keeps the tag as written, tags and comments get plain text,
+        scripts, textareas, SVG … what RAW_CONTEXTS says, the text between them a number's span."""
         group: list = []
         self.groups.append(group)
 
@@ -340,27 +404,84 @@ class PlaceholderTreeprocessor(Treeprocessor):
             t = TOKEN.fullmatch(re.sub(r"<[^>]*>", "", m.group(0)))
             return self.text(t, "code", None, raw=True) if t else m.group(0)
 
+        def in_tag(tag: str) -> str:
+            return TOKEN.sub(lambda m: self.text(m, "tag", group, raw=True,
+                                                 attribute=attribute_at(m.string, m.start())), tag)
+
         def part(p: re.Match) -> str:
             if p["code"]:
                 return _CODE_TOKEN.sub(code, p[0])
-            kind = "tag" if p["tag"] else "script" if p["script"] else "prose"
-            return TOKEN.sub(lambda m: self.text(m, kind, group, raw=True), p[0])
+            if p["tag"]:
+                return in_tag(p[0])
+            if not p["element"]:
+                return TOKEN.sub(lambda m: self.text(m, "prose", group, raw=True), p[0])
+            kind = RAW_CONTEXTS[p["e"].lower()]
+            body = p["body"]
+            if kind == "foreign":  # SVG or MathML: its tags hold attributes, the text between them text
+                body = re.sub(r"<[^>]*>|[^<]+", lambda b: in_tag(b[0]) if b[0].startswith("<") else TOKEN.sub(
+                    lambda m: self.text(m, kind, group, raw=True), b[0]), body)
+            else:
+                body = TOKEN.sub(lambda m: self.text(m, kind, group, raw=True), body)
+            return in_tag(f"<{p['e']}{p['open']}>") + body + p["close"]
 
         if context == "code":  # the content of a code span, already escaped
             return _CODE_TOKEN.sub(code, text)
         return _RAW_PARTS.sub(part, text)
 
 
+def refuse_context(tag: Tag, context: str, attribute: str | None) -> None:
+    """Stop where a value cannot go in as text: a style sheet, an event handler's code, a script unless
+    it is shown as JSON (`| json`, which writes no "<" that could end the script)."""
+    if context == "style" or (attribute and _CODE_ATTRIBUTE.fullmatch(attribute)):
+        where = "a <style> element" if context == "style" else f"the attribute {attribute}"
+        raise tag.error(M.text("value_in_code", source=tag.source, where=where))
+    if context == "script":
+        expr, bar, filt = tag.expr.rpartition("|")
+        if not bar or filt.strip() != "json":
+            raise tag.error(M.text("script_needs_json", source=tag.source,
+                                   fix="{{ " + (expr if bar else tag.expr).strip() + " | json }}"))
+
+
 _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
                      r"|<(span|div) class=\"arithmatex\">.*?</\2>", re.DOTALL)
 _MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
+_ENGINE_SPAN = re.compile(r'<span class="num"')
+_MARKUP_FREE = re.compile(r"<(?P<e>" + "|".join(RAW_CONTEXTS) + r")\b[^>]*>(?P<body>.*?)</(?P=e)\s*>",
+                          re.DOTALL | re.IGNORECASE)
 
 
 def check_theme_text(html: str, where: str) -> None:   # tags, nav titles: the theme shows them as written
     if m := _MARKS.search(_HIDDEN.sub(" ", html)):
         shown = htmlmod.unescape(re.match(r'[^<"]*', m.string[m.start():m.start() + 200])[0]).strip()[:60]
         raise TemplateError(f"{where}: " + M.text("outside_body", mark=m[0], snippet=shown))
+
+
+# What the final scan of a page reads: its tags (script and style bodies and comments hold no tags) and
+# their attributes.
+_NOT_TAGS = re.compile(r"(<(script|style)\b[^>]*>).*?</\2\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE)
+_START_TAG = re.compile(r"<[a-zA-Z][^\s/>]*((?:\s*[^\s\"'>/=]+"
+                        r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?|\s*/)*)\s*>")
+_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
+_RUNS_CODE = re.compile(r"(?:java|vb)script:", re.IGNORECASE)
+
+
+def check_active_content(html: str, source: str, where: str) -> None:
+    """The final scan of a page: an event-handler attribute (onclick=…) or a javascript: URL that the
+    page's source does not write came from a value or a template, and would run code; stop naming it."""
+    for tag in _START_TAG.finditer(_NOT_TAGS.sub(lambda m: m[1] or " ", html)):
+        for attribute in _ATTRIBUTE.finditer(tag[1]):
+            name, value = attribute[1], htmlmod.unescape((attribute[2] or "").strip("\"'"))
+            # a browser ignores ASCII whitespace and control characters in a URL: "java\tscript:"
+            url = re.sub(r"[\x00-\x20]", "", value)
+            handler = name.lower().startswith("on")
+            if not (handler or _RUNS_CODE.match(url)):
+                continue
+            # a handler written in raw HTML; a javascript: link written in Markdown is the link check's
+            named = re.search(rf"\b{re.escape(name)}\s*=", source, re.IGNORECASE)
+            written = value in source and (named or not handler)
+            if not written:
+                raise TemplateError(f"{where}: " + M.text("active_content", attribute=attribute[0][:100]))
 
 
 class OutputCheckPostprocessor(Postprocessor):
@@ -374,6 +495,11 @@ class OutputCheckPostprocessor(Postprocessor):
             tag, place = _tag(t)[1], " ".join(plain[max(0, t.start() - 40):t.start()].split())
             raise tag.error(M.text("unresolved", source=(tag.expr or tag.source).strip(),
                                    place=f"after '{place[-30:]}'"))
+        for element in _MARKUP_FREE.finditer(text):  # the net under RAW_CONTEXTS
+            if _ENGINE_SPAN.search(element["body"]):
+                snippet = " ".join(re.sub(r"<[^>]*>", "", element["body"]).split())[:60]
+                raise TemplateError(f"{self.where('{{')}: " + M.text(
+                    "markup_in_element", element=element["e"].lower(), snippet=snippet))
         visible = _HIDDEN.sub(" ", text)
         m = ENGINE_MARKUP.search(visible) or _MARKS.search(visible)
         if m:

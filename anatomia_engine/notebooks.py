@@ -1,13 +1,18 @@
 """The lab notebook: a jupytext percent `.py` file, executed at build time, published twice.
 
-`build` executes it with nbclient unless its store entry still holds (the kernel records what it reads
-as a module run does) and returns the page copy mkdocs-jupyter renders, its figures and the download
-copy; a failing cell stops the build with file:line. Cell tags: `remove_cell` is left out of the page;
-`solution` cells with the same `exercise=N` form one collapsible "Rozwiązanie ćwiczenia N"; `repo-only`
-is a note in the download. An image needs alt text: `display(fig, metadata={"alt": "..."})`.
+`build` executes it with nbclient unless its store entry still holds and returns the page copy
+mkdocs-jupyter renders, its figures and the download copy. The kernel is held to the modules' rules: it
+records what it reads (deps.py) and refuses what no record reproduces (hermetic.py: unseeded generators,
+the clock, the network, writes into docs/); a cell's output is bounded in size and line length and may
+not show NaN. A failing cell stops the build with file:line; `stop()` ends every kernel at once (Ctrl-C).
+Cell tags: `remove_cell` is left out of the page; `solution` cells with the same `exercise=N` form one
+collapsible "Rozwiązanie ćwiczenia N"; `repo-only` is a note in the download. An image needs alt text:
+`display(fig, metadata={"alt": "..."})`.
 """
 
+import asyncio
 import base64
+import contextlib
 import copy
 import hashlib
 import html
@@ -15,10 +20,13 @@ import json
 import logging
 import os
 import re
+import signal
 import sys
 import tempfile
 import textwrap
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,19 +43,72 @@ log = logging.getLogger("anatomia_engine.notebooks")
 KERNEL = "python3"
 PAGE = "page.ipynb"   # the name mkdocs-jupyter is told to render (mkdocs.yml)
 REPO_ONLY_NOTE = (
-    "*Na stronie w tym miejscu jest komórka, która porównuje wyniki notatnika z biblioteką "
+    "*W tym miejscu przy budowaniu strony działa ukryta komórka, która porównuje wyniki notatnika z biblioteką "
     "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
     "projektu tej biblioteki nie ma, więc w pobranym notatniku komórkę pominięto.*"
 )
-# Run in the kernel before the first cell and after the last (deps.py records in that process).
-_START = ("from pathlib import Path as _Path\nfrom anatomia_engine import deps as _deps\n"
-          "_deps.start(_Path({root!r}))\nfor _p in {noted!r}:\n    _deps.note(_Path(_p))\n")
+# Run in the kernel before the first cell and after the last (deps.py records in that process,
+# hermetic.py refuses there what no record reproduces, as in a module's run).
+_START = ("from pathlib import Path as _Path\n"
+          "from anatomia_engine import deps as _deps, hermetic as _hermetic\n"
+          "_deps.start(_Path({root!r}))\nfor _p in {noted!r}:\n    _deps.note(_Path(_p))\n"
+          "_hermetic.start(_Path({root!r}), {where!r})\n")
 _REPORT = ("from IPython.display import display as _display\n"
-           "_display({{'application/json': _deps.snapshot(_Path({root!r}))}}, raw=True)\n")
+           "_display({{'application/json': {{'deps': _deps.snapshot(_Path({root!r})),\n"
+           "    'refused': _hermetic.refused, 'cells': _hermetic.cells}}}}, raw=True)\n")
+# What one cell may show: its text outputs together, and one line of them (a page is no log file; one
+# long line also made nbclient's stream coalescing quadratic). The lab's cells show at most a few hundred.
+MAX_OUTPUT = 20_000   # characters per cell
+MAX_LINE = 500        # characters per line
+_NAN = re.compile(r"(?<![\w.])nan(?![\w(])", re.IGNORECASE)   # NumPy's nan, pandas' NaN; not "nanosekundy"
+_TEXT = ("text/plain", "text/html", "text/markdown", "text/latex")
+_running: dict[int, object] = {}   # id -> the NotebookClient executing (stop() ends their kernels)
+_stopping = threading.Event()
 
 
 class NotebookError(BuildError):
     """The notebook cannot be published; the message starts with the file (and line)."""
+
+
+def stop() -> None:
+    """End every running kernel now (Ctrl-C, another part of the build failed): a cell may run for
+    minutes, and the build must not wait for it. The executing threads end with NotebookError."""
+    _stopping.set()
+    for client in list(_running.values()):
+        pid = getattr(getattr(getattr(client, "km", None), "provisioner", None), "pid", None)
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)   # it runs in a session of its own (jupyter_client)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def executing():
+    """A thread pool to build notebooks in, waited for on leaving; an exception inside (a failed module)
+    or Ctrl-C while waiting ends every kernel first, so the build stops now, not after a cell's minutes."""
+    pool = ThreadPoolExecutor()
+    try:
+        yield pool
+        pool.shutdown(wait=True)
+    except BaseException:
+        stop()
+        pool.shutdown(wait=True)
+        raise
+    finally:
+        _stopping.clear()
+
+
+def cell_line(source: Path, nb, index: int) -> int | None:
+    """The line of the notebook's source file where cell `index` starts (None if unknown)."""
+    starts = links.cell_starts(source.read_text(encoding="utf-8").splitlines())
+    return starts[index] if len(starts) == len(nb.cells) and 0 <= index < len(starts) else None
+
+
+def _at(where: str, source: Path, nb, index: int, offset: int = 0) -> str:
+    first = cell_line(source, nb, index)
+    return f"{where}:{first + offset}" if first else where
 
 
 @dataclass(frozen=True)
@@ -63,8 +124,7 @@ class Built:
 def failure_message(where: str, source: Path, nb, index: int, error: BaseException) -> str:
     """'docs/laby/lab-3.py:473: notebook cell 13 of 35 failed: …', the cell's source numbered with the
     file's lines and the traceback."""
-    starts = links.cell_starts(source.read_text(encoding="utf-8").splitlines())
-    first = starts[index] if len(starts) == len(nb.cells) else None
+    first = cell_line(source, nb, index)
     traceback = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", getattr(error, "traceback", "") or "")
     traceback = traceback.rsplit("-" * 18 + "\n", 1)[-1].strip("\n")   # nbclient repeats the source first
     failing = re.search(r"^Cell In\[\d+\], line (\d+)", traceback, re.MULTILINE)
@@ -88,46 +148,129 @@ def kernel_environment(root: Path) -> dict[str, str]:
 
 def execute(nb, source: Path, where: str, root: Path) -> dict:
     """Run every cell of `nb` in place, recording in the kernel; return the kernel's record."""
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, DeadKernelError
     from traitlets.config import Config
 
     noted = [str(source), __file__]
-    nb.cells.insert(0, nbformat.v4.new_code_cell(_START.format(root=str(root), noted=noted), id="start"))
+    start = _START.format(root=str(root), noted=noted, where=where)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(start, id="start"))
     report = nbformat.v4.new_code_cell(_REPORT.format(root=str(root)), id="report")
     nb.cells.append(report)
     running = {"index": 0}
+
+    def on_cell_start(cell, cell_index):
+        running.update(index=cell_index)
+        if _stopping.is_set():
+            raise KeyboardInterrupt
+
     # Unix sockets of this build's own: a free TCP port picked here may be taken before the kernel binds it
     sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
     ipc = Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")})
-    client = NotebookClient(nb, config=ipc, kernel_name=KERNEL, timeout=180, startup_timeout=120,   # s
+    client = _bounded_client()(nb, config=ipc, kernel_name=KERNEL, timeout=180, startup_timeout=120,   # s
                             record_timing=False, coalesce_streams=True,   # the same page every build
-                            on_cell_start=lambda cell, cell_index: running.update(index=cell_index),
-                            resources={"metadata": {"path": str(root)}})
+                            on_cell_start=on_cell_start, resources={"metadata": {"path": str(root)}})
+    _running[id(client)] = client
     with sockets, tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
         try:
+            if _stopping.is_set():
+                raise KeyboardInterrupt
             client.execute(env=kernel_environment(root), stderr=kernel_log)
-        except (CellControlSignal, DeadKernelError) as exc:
-            kernel_log.seek(0)
-            if isinstance(exc, DeadKernelError):
-                exc.traceback = kernel_log.read()[-3000:]
-            index = running["index"] - 1
+        except BaseException as exc:
             del nb.cells[0], nb.cells[-1]
-            if not 0 <= index < len(nb.cells):
-                raise NotebookError(M.text("inputs_unread", where=where, problem=exc)) from None
-            raise NotebookError(failure_message(where, source, nb, index, exc)) from None
-        except Exception as exc:   # the kernel did not start or stopped answering
+            if _stopping.is_set() or isinstance(exc, KeyboardInterrupt):
+                raise NotebookError(M.text("notebook_stopped", where=where)) from None
+            if client.too_much is not None:
+                index, message = client.too_much
+                raise NotebookError(f"{_at(where, source, nb, index - 1)}: {message}") from None
             kernel_log.seek(0)
+            if isinstance(exc, (CellControlSignal, DeadKernelError)):
+                if isinstance(exc, DeadKernelError):
+                    exc.traceback = kernel_log.read()[-3000:]
+                index = running["index"] - 1
+                if not 0 <= index < len(nb.cells):
+                    raise NotebookError(M.text("inputs_unread", where=where, problem=exc)) from None
+                raise NotebookError(failure_message(where, source, nb, index, exc)) from None
+            if not isinstance(exc, Exception):
+                raise
+            # the kernel did not start or stopped answering
             problem = f"{type(exc).__name__}: {exc}\n  kernel log:\n" + textwrap.indent(
                 kernel_log.read()[-3000:].rstrip(), "    ")
             raise NotebookError(M.text("kernel_failed", where=where, kernel=KERNEL, python=sys.executable,
                                        problem=problem)) from None
+        finally:
+            _running.pop(id(client), None)
     del nb.cells[0], nb.cells[-1]
+    if client.too_much is not None:   # (the interrupt may have reached a later cell, or none)
+        index, message = client.too_much
+        raise NotebookError(f"{_at(where, source, nb, index - 1)}: {message}")
     records = [o.data["application/json"] for o in report.outputs
                if o.output_type == "display_data" and "application/json" in o.get("data", {})]
-    if len(records) != 1 or not isinstance(records[0], dict) or "files" not in records[0]:
+    if len(records) != 1 or not isinstance(records[0], dict) or "files" not in records[0].get("deps", {}):
         raise NotebookError(M.text("kernel_report", where=where, report=f"{report.outputs!r:.300}"))
-    return dict(records[0])
+    if records[0].get("refused"):   # a cell caught the refusal: it still stops the build
+        code, line = (records[0].get("cells") or [[None, None]])[0]
+        index = next((i for i, c in enumerate(nb.cells)
+                      if c.cell_type == "code" and code and c.source.strip() == code.strip()), None)
+        message = records[0]["refused"][0]
+        if index is None:
+            raise NotebookError(message if message.startswith(where) else f"{where}: {message}")
+        at = _at(where, source, nb, index, (line or 1) - 1)
+        raise NotebookError(f"{at}: notebook cell {index + 1} {message.removeprefix(where + ' ')}")
+    check_outputs(nb, source, where)
+    return dict(records[0]["deps"])
+
+
+def _bounded_client():
+    """NotebookClient that counts each cell's text output as it arrives: past MAX_OUTPUT characters or a
+    line of MAX_LINE it keeps no more and interrupts the kernel (before nbclient joins the pieces); the
+    cell then fails, and `too_much` says why."""
+    from nbclient import NotebookClient
+
+    class BoundedClient(NotebookClient):
+        too_much: tuple[int, str] | None = None   # (cell index, message)
+
+        def output(self, outs, msg, display_id, cell_index):
+            if self.too_much is not None:
+                return None
+            content = msg.get("content", {})
+            if msg["msg_type"] == "stream":
+                texts = [content.get("text", "")]
+            else:
+                texts = [str(v) for k, v in content.get("data", {}).items() if k in _TEXT]
+            counts = self.__dict__.setdefault("_anatomia_counts", {})
+            total, line = counts.get(cell_index, (0, 0))
+            for text in texts:
+                total += len(text)
+                parts = text.split("\n")
+                longest = max([line + len(parts[0]), *(len(part) for part in parts[1:])])
+                line = line + len(parts[0]) if len(parts) == 1 else len(parts[-1])
+                if total > MAX_OUTPUT or longest > MAX_LINE:
+                    self.too_much = (cell_index, M.text("cell_output_size", cell=cell_index, size=total,
+                                                        line=longest, most=MAX_OUTPUT, longest=MAX_LINE))
+                    asyncio.ensure_future(self.km.interrupt_kernel())
+                    return None
+                if msg["msg_type"] != "stream":
+                    line = 0
+            counts[cell_index] = (total, line)
+            return super().output(outs, msg, display_id, cell_index)
+
+    return BoundedClient
+
+
+def check_outputs(nb, source: Path, where: str) -> None:
+    """Refuse a cell that shows NaN: readers would see [nan nan], which no page may publish."""
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            texts = [output.get("text", "")] + [
+                "".join(v) if isinstance(v, list) else str(v)
+                for k, v in output.get("data", {}).items() if k in _TEXT]
+            for text in texts:
+                m = _NAN.search(text)
+                if m:
+                    line = text[:m.start()].count("\n")
+                    shown = text.splitlines()[line] if text.splitlines() else text
+                    raise NotebookError(f"{_at(where, source, nb, index)}: " + M.text(
+                        "cell_nan", cell=index + 1, shown=shown.strip()[:120]))
 
 
 def figure_html(data: dict, alt: str, figures: dict[str, bytes]) -> str:

@@ -12,7 +12,7 @@ import json
 import math as _math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, getcontext
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, getcontext, localcontext
 from functools import partial
 
 import numpy as np
@@ -24,11 +24,20 @@ NARROW_NBSP = "\u202f"
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _check(x: float, *, allow_inf: bool = False) -> float:
+def is_whole(x) -> bool:
+    """A whole-number type (Python's int, NumPy's integers), not a boolean: shown exactly, never
+    through a float (2**53 + 1 has no float of its own)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _check(x: float, *, allow_inf: bool = False) -> float | int:
+    """`x` as a float, or as a Python int if it is whole-number typed; ValueError if it is no number."""
     if isinstance(x, (bool, np.bool_)):
         raise ValueError(M.text("expected_number", got=f"the boolean {x!r}"))
     if isinstance(x, np.ndarray) and x.ndim > 0:
         raise ValueError(M.text("expected_number_array", shape=x.shape))
+    if is_whole(x):
+        return int(x)
     try:
         x = float(x)
     except (TypeError, ValueError):
@@ -41,24 +50,36 @@ def _check(x: float, *, allow_inf: bool = False) -> float:
 
 
 MAX_DECIMALS = 12
+MAX_EXACT_DIGITS = 1000  # digits of a product a claim compares exactly (a page's integers stay far below)
 PLACES = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}   # the filters with decimal places, and their default
 
 
-def round_half_up(x: float, decimals: int) -> Decimal:
-    """Round `x` half-up to `decimals` places, from its shortest decimal representation."""
+def _exact(x) -> Decimal:
+    """The decimal a number stands for: a whole number's own digits, a float's shortest repr."""
+    return Decimal(int(x)) if is_whole(x) else Decimal(repr(float(x)))
+
+
+def round_half_up(x: float | int | Decimal, decimals: int) -> Decimal:
+    """Round `x` half-up to `decimals` places, from its shortest decimal representation (a whole
+    number or a Decimal: from its own digits)."""
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
         raise ValueError(M.text("decimals_whole", got=repr(decimals)))
     if not 0 <= decimals <= MAX_DECIMALS:
         raise ValueError(M.text("decimals_range", most=MAX_DECIMALS, got=decimals))
+    exact = x if isinstance(x, Decimal) else _exact(x)
     try:
-        return Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        return exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     except InvalidOperation:  # more digits than the decimal context holds (28): 1.5e300 with dec(2)
-        raise ValueError(M.text("too_many_digits", value=repr(float(x)), most=getcontext().prec - decimals,
+        most = getcontext().prec - decimals
+        if is_whole(x):  # a float would have been rounded: an integer's digits are all known
+            raise ValueError(M.text("too_many_digits_int", digits=len(str(abs(int(x)))), most=most,
+                                    example=fmt_sci(int(x), 1))) from None
+        raise ValueError(M.text("too_many_digits", value=repr(float(x)), most=most,
                                 example=fmt_sci(float(x), 1))) from None
 
 
 def _decimal_text(d: Decimal, math: bool) -> str:
-    whole, _, frac = format(abs(d), "f").partition(".")
+    whole, _, frac = format(d.copy_abs(), "f").partition(".")  # abs() would round to 28 digits
     if len(whole) >= 5:
         whole = format(int(whole), ",").replace(",", r"\," if math else NARROW_NBSP)
     sign = ("-" if math else MINUS) if d < 0 else ""     # a value rounded to zero has none
@@ -70,24 +91,28 @@ _IEC = [("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)]
 _UNITS = {"pct": (r"\%", "%"), "sci": (r" \cdot 10^{{{}}}", "·10{}"), "bytes": (r"\ \text{{{}}}", "\u00a0{}")}
 
 
-def _written(name: str, x: float, places: int) -> tuple[Decimal, Decimal, str]:
-    """What the number filter `name` writes for `x`: the rounded number, the size of its unit (their
-    product is what a reader reads back) and the unit: pct(1) of 0.3543 -> (35.4, 0.01, '%')."""
+def _written(name: str, x: float | int, places: int) -> tuple[Decimal, Decimal, str]:
+    """What the number filter `name` writes for `x` (a float, or a Python int: exactly): the rounded
+    number, the size of its unit (their product is what a reader reads back) and the unit: pct(1) of
+    0.3543 -> (35.4, 0.01, '%')."""
+    whole = is_whole(x)
     if name == "int":
-        if x != int(x):
+        if not whole and x != int(x):
             raise ValueError(M.text("not_whole", value=repr(x)))
-        return Decimal(int(x)), Decimal(1), ""
+        return _exact(x).to_integral_value(), Decimal(1), ""   # a float from its repr: 1e30 is 10**30
     if name == "pct":
-        return round_half_up(Decimal(repr(x)) * 100, places), Decimal("0.01"), "%"
+        hundred = x * 100 if whole else float(Decimal(repr(x)) * 100)   # float: as the browser computes it
+        return round_half_up(hundred, places), Decimal("0.01"), "%"
     if name == "bytes":
         unit, size = next(((unit, size) for unit, size in _IEC if abs(x) >= size), ("B", 1))
-        return round_half_up(x / size, places), Decimal(size), unit
+        return round_half_up(Decimal(x) / size if whole else x / size, places), Decimal(size), unit
     if name == "sci" and x:
-        exponent = Decimal(repr(abs(x))).adjusted()
-        mantissa = round_half_up(Decimal(repr(x)).scaleb(-exponent), places)
+        exponent = _exact(abs(x)).adjusted()
+        scaled = _exact(x).scaleb(-exponent)
+        mantissa = round_half_up(scaled if whole else float(scaled), places)
         if abs(mantissa) >= 10:  # 9.96 rounded up to 10.0
             exponent += 1
-            mantissa = round_half_up(mantissa / 10, places)
+            mantissa = round_half_up(mantissa / 10 if whole else float(mantissa / 10), places)
         return mantissa, Decimal(1).scaleb(exponent), str(exponent)
     return round_half_up(x, places), Decimal(1), ""
 
@@ -96,7 +121,7 @@ def _number(name: str, x: float, places: int | None = None, *, math: bool = Fals
             allow_inf: bool = False) -> str:
     """`x` shown by the number filter `name` with `places` decimals (None: its default); ∞ if `allow_inf`."""
     x = _check(x, allow_inf=allow_inf)
-    if _math.isinf(x):
+    if isinstance(x, float) and _math.isinf(x):
         return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
     number, _, unit = _written(name, x, PLACES.get(name, 0) if places is None else places)
     math_unit, prose_unit = _UNITS[name] if unit else ("", "")
@@ -158,10 +183,22 @@ def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
     return rf"\text{{{word}}}" if math else word
 
 
+def fmt_times(x: float, *, math: bool = False) -> str:
+    """A ratio in Polish words, as a reader says it: 4.0 -> 'cztery razy', 4.27 -> 'ponad cztery razy'
+    (the whole part from 2 to 20 in words; 'ponad' when the ratio is not whole)."""
+    x = _check(x)
+    whole = int(_math.floor(x))
+    if not 2 <= whole <= 20:
+        raise ValueError(M.text("times_range", value=repr(x)))
+    words = ("" if x == whole else "ponad ") + fmt_words(whole) + " razy"
+    return rf"\text{{{words}}}" if math else words
+
+
 def fmt_json(x, *, math: bool = False) -> str:
-    """Full precision as JSON (for scripts in a page); `</` is escaped so it cannot end a <script>."""
+    """Full precision as JSON (for scripts in a page). Every "<" (only ever inside a JSON string) is
+    written \\u003c, so no value can end a <script> ("</script>") or open a comment ("<!--") in it."""
     plain = x.tolist() if isinstance(x, np.ndarray) else x
-    return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
+    return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
 
 
 def fmt_exact(x) -> str:
@@ -169,13 +206,26 @@ def fmt_exact(x) -> str:
     if isinstance(x, (np.ndarray, list, tuple)) and np.ndim(x) > 0:
         return "[" + "; ".join(fmt_exact(v) for v in np.asarray(x, dtype=float)) + "]"
     x = _check(x, allow_inf=True)
-    if _math.isinf(x):
+    if isinstance(x, float) and _math.isinf(x):
         return fmt_dec(x, allow_inf=True)
     if x == int(x) and abs(x) < 1e15:
         return _decimal_text(Decimal(int(x)), False)
-    mantissa, _, exponent = f"{x:.7g}".partition("e")
+    mantissa, _, exponent = format(_exact(x) if is_whole(x) else x, ".7g").partition("e")
     power = "·10" + str(int(exponent)).translate(SUPERSCRIPT) if exponent else ""
     return _decimal_text(Decimal(mantissa), False) + power
+
+
+def fmt_text(x, *, math: bool = False) -> str:
+    """A text as written; a list of texts joined by commas ('alfa, beta'). A number is refused: its digits
+    would bypass this formatter (str(0.1 + 0.2) is '0.30000000000000004')."""
+    if isinstance(x, str):
+        return x
+    items = x.tolist() if isinstance(x, np.ndarray) else x
+    if isinstance(items, (list, tuple)) and all(isinstance(item, str) for item in items):
+        return ", ".join(items)
+    if is_number(x) or isinstance(x, (bool, np.bool_)):
+        raise ValueError(M.text("text_of_number", value=repr(x)))
+    raise ValueError(M.text("text_of_list", type=type(x).__name__))
 
 
 @dataclass(frozen=True)
@@ -197,11 +247,13 @@ FILTERS: dict[str, Filter] = {
     "int": Filter(fmt_int, 0, "int: a whole number, grouped by thousands from five digits"),
     "bytes": Filter(fmt_bytes, 1, "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB"),
     "words": Filter(fmt_words, 1, 'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
+    "times": Filter(fmt_times, 0, 'times: a ratio in Polish words, e.g. 4.27 -> "ponad cztery razy"',
+                    where=("prose", "math")),
     "vec": Filter(fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", where=("prose", "math")),
     "bmatrix": Filter(fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
                       where=("math",)),
     "json": Filter(fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, where=("prose",)),
-    "text": Filter(lambda x, *, math=False: str(x), 0, "text: the value as plain text", number=False,
+    "text": Filter(fmt_text, 0, "text: a text, or a list of texts joined by commas", number=False,
                    where=("prose", "math")),
 }
 COLUMNS = [name for name, f in FILTERS.items() if "column" in f.where]
@@ -228,15 +280,17 @@ def default_filter(value, *, math: bool) -> str:
 def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
     """The number a reader sees when `value` is shown with the filter `name` (None: the default), in
     the value's units (pct(1) of 0.3543 -> 0.354); None for arrays and text."""
-    if not is_number(value) or not _math.isfinite(value):
+    if not is_number(value) or not (is_whole(value) or _math.isfinite(value)):
         return None
     name = name or default_filter(value, math=False)
     if name == "words":
-        return Decimal(repr(float(value)))
+        return _exact(value)
     if name not in PLACES and name != "int":
         return None
-    number, size, _ = _written(name, float(value), args[0] if args else PLACES.get(name, 0))
-    return number * size
+    number, size, _ = _written(name, _check(value), args[0] if args else PLACES.get(name, 0))
+    with localcontext() as exact:  # a whole number's every digit (28 by default)
+        exact.prec = MAX_EXACT_DIGITS
+        return number * size
 
 
 def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> str:

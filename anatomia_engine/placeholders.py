@@ -34,6 +34,7 @@ from anatomia_engine.kit import Table
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
 BLOCKS = ("claim", "endclaim")
+MARKS = ("nocompare",)   # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
 
@@ -51,6 +52,8 @@ class Entry:
     what: str | None = None  # what the number is, in Polish (kit.Value)
     cite: str | None = None  # a publication it is quoted from, if not computed (kit.Value)
     axes: tuple | None = None  # labels per array axis, for `what` with {i}, {j}
+    at: str | None = None  # the value (same module) saying where/when this one was measured (kit.Value)
+    limit: bool = False  # a check's threshold, not a measurement: conditions read it, no page shows it
 
 
 @dataclass(frozen=True)
@@ -71,13 +74,99 @@ FUNCTIONS: dict[str, Callable] = {
 }
 RESERVED = set(FUNCTIONS) | {"figure"}
 _ENV = Environment()  # only its expression parser is used: evaluation is `_eval` below
+
+# --- what an expression may cost ------------------------------------------------------------
+# A page's expression runs inside the build: each limit keeps one placeholder from hanging it or
+# filling memory (10 ** (10 ** 10), "x" * 10 ** 8, a thousand nested brackets). Each is far above
+# what a page shows: a whole number a reader can read, a sentence, a short list.
+MAX_DEPTH = 40  # operations nested inside one another
+MAX_INT_BITS = 1024  # a whole number: about 308 digits, a double's range
+MAX_LENGTH = 10_000  # characters of a text, items of a list (its nested lists counted too)
+MAX_ELEMENTS = 1_000_000  # elements of an array an operation makes from smaller ones
+
+
+class CostLimit(Exception):
+    """An operation would exceed one of the limits above; its message comes from the catalogue."""
+
+
+def _size(x) -> int:
+    """Characters of a text, items of a list or tuple counted with their nested items; else 1."""
+    if isinstance(x, str):
+        return len(x)
+    if isinstance(x, (list, tuple)):
+        total = len(x)
+        for item in x:
+            total += _size(item) - 1 if isinstance(item, (str, list, tuple)) else 0
+            if total > MAX_LENGTH:  # stop counting: a list repeated by itself is large only by reference
+                break
+        return total
+    return 1
+
+
+def _bits(x) -> int:
+    """Binary digits of a whole number (or of a fraction's larger part); 0 for anything else."""
+    if isinstance(x, bool):
+        return 0
+    if isinstance(x, int):
+        return x.bit_length()
+    if isinstance(x, Fraction):
+        return max(x.numerator.bit_length(), x.denominator.bit_length())
+    return 0
+
+
+def _bounded(result):
+    """`result` if it is within the limits, else CostLimit."""
+    if _bits(result) > MAX_INT_BITS:
+        raise CostLimit(M.text("expr_integer", bits=_bits(result), most=MAX_INT_BITS))
+    if isinstance(result, (str, list, tuple)) and _size(result) > MAX_LENGTH:
+        raise CostLimit(M.text("expr_length", length=_size(result), most=MAX_LENGTH))
+    return result
+
+
+def _whole(result):
+    """`result` of a function: a list it makes has the size of a module's array, a number is checked."""
+    if _bits(result) > MAX_INT_BITS:  # sum() of whole numbers each within the limit
+        raise CostLimit(M.text("expr_integer", bits=_bits(result), most=MAX_INT_BITS))
+    return result
+
+
+def _checked(fn: Callable) -> Callable:
+    """A binary operation refused before it runs if it would cost too much, its result checked after."""
+
+    def run(a, b):
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            shapes = [np.shape(x) for x in (a, b)]
+            elements = int(np.prod(np.broadcast_shapes(*shapes)))
+            if elements > max(MAX_ELEMENTS, *(int(np.prod(s)) for s in shapes)):
+                raise CostLimit(M.text("expr_elements", elements=elements, most=MAX_ELEMENTS))
+        if fn is operator.pow and not isinstance(b, bool) and isinstance(b, int) and _bits(a) > 1:
+            if _bits(a) * abs(b) > 2 * MAX_INT_BITS:  # the result's size, known before computing it
+                raise CostLimit(M.text("expr_power", base=_short(a), exponent=_short(b), most=MAX_INT_BITS))
+        if fn is operator.mul:
+            times, seq = (b, a) if isinstance(a, (str, list, tuple)) else (a, b)
+            if isinstance(seq, (str, list, tuple)) and isinstance(times, (int, np.integer)):
+                if _size(seq) * int(times) > MAX_LENGTH:
+                    raise CostLimit(M.text("expr_length", length=_size(seq) * int(times), most=MAX_LENGTH))
+        if fn is operator.mod and isinstance(a, str):  # "%09999999d" % 1: Python's printf, not arithmetic
+            raise CostLimit(M.text("expr_text_format"))
+        return _bounded(fn(a, b))
+
+    return run
+
+
+def _short(x) -> str:
+    """A number as a message quotes it: its digits, or how many there are."""
+    text = repr(x)
+    return text if len(text) <= 20 else f"a number of {len(text)} digits"
+
+
 # Jinja's operator names; docs/javascripts/explorer.js names the operations of the compiled form by them too.
-OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-             "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
-             "neg": operator.neg, "pos": operator.pos, "not": operator.not_}
-_COMPARISON = {"eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge,
-               "lt": operator.lt, "lteq": operator.le, "in": lambda a, b: a in b,
-               "notin": lambda a, b: a not in b}
+OPERATORS = {"+": _checked(operator.add), "-": _checked(operator.sub), "*": _checked(operator.mul),
+             "/": _checked(operator.truediv), "//": _checked(operator.floordiv), "%": _checked(operator.mod),
+             "**": _checked(operator.pow), "neg": operator.neg, "pos": operator.pos, "not": operator.not_}
+_COMPARISON = {name: _checked(fn) for name, fn in {
+    "eq": operator.eq, "ne": operator.ne, "gt": operator.gt, "gteq": operator.ge, "lt": operator.lt,
+    "lteq": operator.le, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}.items()}
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
@@ -105,7 +194,27 @@ def compile_expression(source: str):
     except TemplateSyntaxError as exc:
         raise TemplateError(M.text("bad_expression", source=source, problem=exc.message,
                                    functions=", ".join(sorted(RESERVED)))) from None
+    except RecursionError:  # Jinja's parser recurses for each bracket and unary sign
+        raise TemplateError(M.text("expr_depth", source=_quote(source), depth=f"more than {MAX_DEPTH}",
+                                   most=MAX_DEPTH)) from None
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:  # `_compile` and `_eval` recurse once per level
+        raise TemplateError(M.text("expr_depth", source=_quote(source), depth=depth, most=MAX_DEPTH))
     return _compile(tree, source)
+
+
+def _quote(source: str) -> str:
+    return source if len(source) <= 60 else source[:57] + "..."
+
+
+def _depth(tree: nodes.Node) -> int:
+    """How deep the operations of a parsed expression nest, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.iter_child_nodes())
+    return deepest
 
 
 def _compile(node: nodes.Node, source: str):
@@ -193,6 +302,8 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             return _eval(form, scope), names_used(form)
+    except CostLimit as exc:
+        raise TemplateError(M.text("expr_cost", source=_quote(source), problem=exc)) from None
     except Exception as exc:  # noqa: BLE001 - every failure must name the page and line
         problem = f"{type(exc).__name__}: {exc}"
         if isinstance(exc, LookupError):
@@ -217,11 +328,11 @@ _OPS: dict[str, Callable] = {
     **{op: functools.partial(lambda fn, ev, *args: fn(*map(ev, args)), fn) for op, fn in OPERATORS.items()},
     "s": lambda ev, text: text, "i": lambda ev, obj, key: ev(obj)[ev(key)],
     "slice": lambda ev, *bounds: slice(*map(ev, bounds)),
-    "list": lambda ev, items: [ev(item) for item in items],
+    "list": lambda ev, items: _bounded([ev(item) for item in items]),
     "and": lambda ev, left, right: ev(left) and ev(right),
     "or": lambda ev, left, right: ev(left) or ev(right),
     "if": lambda ev, test, yes, no: ev(yes) if ev(test) else ev(no), "cmp": _compare,
-    "f": lambda ev, name, args: FUNCTIONS[name](*map(ev, args)), "figure": lambda ev, name: ev(name),
+    "f": lambda ev, name, args: _whole(FUNCTIONS[name](*map(ev, args))), "figure": lambda ev, name: ev(name),
 }
 
 
@@ -360,8 +471,12 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
             with contextlib.suppress(AttributeError, LookupError):
                 index = [int(i) for i in form.split(" ")[1:]]  # AttributeError for an expression
                 labels = {k: axis[i] for k, i, axis in zip("ijklmn", index, entry.axes or (), strict=False)}
-                what = entry.what.format(**labels)
+                # only {i}, {j} … are filled: any other brace is the description's own text
+                fill_axis = lambda m: str(labels.get(m[1], m[0]))  # noqa: E731, B023 - used at once
+                what = entry.what and re.sub(r"\{([ijklmn])\}", fill_axis, entry.what)
             shown = replace(shown, span=number_attrs(value, entry, what))
+        if live and context == "prose" and shown.span is None and used and isinstance(value, str):
+            shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
@@ -377,8 +492,10 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
 
 def _claim_markup(tag: Tag, live: bool) -> Shown:
     """A {% %} tag shows nothing; on a live page a claim in prose becomes the span holding its sentence."""
+    if tag.block in MARKS:
+        return Shown("")
     if tag.block not in BLOCKS:
-        near = difflib.get_close_matches(tag.block or "", BLOCKS, n=1)
+        near = difflib.get_close_matches(tag.block or "", BLOCKS + MARKS, n=1)
         hint = f"did you mean '{{% {near[0]} … %}}'? " if near else ""
         raise tag.error(M.text("unknown_tag", tag=tag.source, hint=hint))
     if not live:
@@ -392,9 +509,24 @@ def _claim_markup(tag: Tag, live: bool) -> Shown:
 def claim_expression(claim: Tag) -> str:
     """The compiled condition of a claim on a live page (the browser recomputes it)."""
     try:
-        return compiled(claim.cond)
+        return compiled(claim_parts(claim)[0])
     except TemplateError as exc:
         raise claim.error(M.text("claim_error", cond=claim.cond, problem=exc)) from None
+
+
+CONTEXT = re.compile(r";\s*context\s*:(?P<names>[^;]*)$")
+
+
+def claim_parts(claim: Tag) -> tuple[str, list[str]]:
+    """A claim's condition and the names it declares as context: `{% claim a > b; context: step, who %}`
+    (values its sentence shows that label what the condition compares, not take part in it)."""
+    m = CONTEXT.search(claim.cond)
+    if m is None:
+        return claim.cond, []
+    names = [n.strip() for n in m.group("names").split(",")]
+    if not all(re.fullmatch(r"[A-Za-z_][\w.]*", n) for n in names):
+        raise claim.error(M.text("claim_context_syntax", cond=claim.cond))
+    return claim.cond[:m.start()].strip(), names
 
 
 def number_attrs(value, entry: Entry, what: str | None) -> dict[str, str]:
@@ -415,8 +547,10 @@ def span_html(shown: Shown) -> str:
     return f"<span {attrs}>{html.escape(shown.text, quote=False)}</span>"
 
 
-def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False) -> str:
-    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`)."""
+def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False,
+                   stash: Callable[[str], str] = lambda markup: markup) -> str:
+    """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`);
+    `stash` sets the span's markup aside from Markdown (a row's label in its attribute stays as written)."""
     specs = table.column_specs()
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
@@ -432,7 +566,7 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False)
         attrs = number_attrs(value, entry, table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}")
         if live:
             attrs |= {"data-expr": compiled(f"{name}[{r}][{j}]"), "data-fmt": spec}
-        return span_html(Shown(text, attrs))
+        return stash(span_html(Shown(text, attrs)))
 
     return table.to_markdown(cell)
 
@@ -444,6 +578,7 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> 
     sentence shows (`text`: the page as handed to `scan`)."""
     claim: Tag | None = None
     inside: list[Tag] = []
+    claims: list[tuple[Tag, Tag, list[Tag]]] = []
     for tag in sorted(tags, key=lambda t: t.index):
         if not tag.contexts or "code" in tag.contexts:
             continue
@@ -454,20 +589,136 @@ def check_claims(tags: Iterable[Tag], text: str, scope: Mapping[str, Entry]) -> 
         elif tag.block == "endclaim":
             if not claim:
                 raise tag.error(M.text("endclaim_alone"))
-            _check_claim(claim, tag, inside, text, scope)
+            claims.append((claim, tag, inside))
             claim = None
         elif claim:
             inside.append(tag)
     if claim:
         raise claim.error(M.text("claim_never_closed"))
+    # the values shown outside every claim (a value another claim shows is checked by that one)
+    shown = [t for t in tags if t.expr is not None and _visible(t)
+             and not any(c.start < t.start < e.start for c, e, _ in claims)]
+    for claim, end, inside in claims:
+        _check_claim(claim, end, inside, text, scope, shown)
 
 
-def _numbers_shown(tags: Iterable[Tag]) -> dict[str, Shown]:
-    """The repr of each expression `tags` show as one number in running text -> how it is shown."""
+def _visible(tag: Tag) -> bool:
+    """Did the placeholder show its value to a reader (running text or math, not code or an attribute)?"""
+    return any(c in ("prose", "math") for c in tag.contexts)
+
+
+def canonical(form, scope: Mapping[str, Entry]):
+    """`form` with every name written as `module.name`, however the page wrote it (`name` or
+    `module.name`), so a claim and its sentence name one value alike."""
+    if isinstance(form, str):
+        name, *index = form.split(" ")
+        return " ".join([_qualified(name, scope), *index])
+    if not isinstance(form, list) or form[0] == "s":
+        return form
+    if form[0] == "cmp":
+        return ["cmp", canonical(form[1], scope), [[op, canonical(r, scope)] for op, r in form[2]]]
+    if form[0] == "f":
+        return ["f", form[1], [canonical(a, scope) for a in form[2]]]
+    if form[0] == "list":
+        return ["list", [canonical(a, scope) for a in form[1]]]
+    if form[0] == "figure":
+        return form
+    return [form[0], *(canonical(part, scope) for part in form[1:])]
+
+
+def _qualified(name: str, scope: Mapping[str, Entry]) -> str:
+    if "." in name or name not in scope:
+        return name
+    entry = scope[name]
+    return next((key for key, e in scope.items() if e is entry and key.endswith("." + name)), name)
+
+
+def _expression(tag: Tag) -> str:
+    """A placeholder's expression without its filter."""
+    expr, bar, filt = tag.expr.rpartition("|")
+    return expr if bar and re.fullmatch(r"\s*[A-Za-z_]\w*\s*(?:\(.*\))?\s*", filt, re.DOTALL) else tag.expr
+
+
+def _reads(source: str, scope: Mapping[str, Entry]) -> list[str]:
+    """The values (as `module.name`) the expression `source` reads."""
+    return [_qualified(n, scope) for n in names_used(compile_expression(source))]
+
+
+def is_statement(form) -> bool:
+    """A comparison, `and`/`or`/`not` of statements, or all()/any() of a comparison or a list of them."""
+    if not isinstance(form, list):
+        return False
+    if form[0] == "cmp":
+        return True
+    if form[0] in ("and", "or"):
+        return all(is_statement(part) for part in form[1:])
+    if form[0] == "not":
+        return is_statement(form[1])
+    if form[0] == "f" and form[1] in ("all", "any") and len(form[2]) == 1:
+        arg = form[2][0]
+        items = arg[1] if isinstance(arg, list) and arg[0] == "list" else [arg]
+        return bool(items) and all(is_statement(item) for item in items)
+    return False
+
+
+def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
+    """The offsets of the paragraph (text between blank lines, list items, table rows) holding
+    text[start:end]."""
+    blank = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+\.)[ \t]|[ \t]*\|)")
+    before = [m.end() for m in blank.finditer(text, 0, start)]
+    after = blank.search(text, end)
+    return (before[-1] if before else 0), (after.start() if after else len(text))
+
+
+def _check_coverage(claim: Tag, cond: str, context: list[str], inside: list[Tag], outside: list[Tag],
+                    scope: Mapping[str, Entry]) -> None:
+    """Every value the sentence shows takes part in the condition or is declared context; every value
+    the condition compares that its paragraph shows is shown inside the claim; a value measured at a
+    step (panel, token: its `at`) has that step related by the condition; a check's limit is never shown."""
+    read = set(_reads(cond, scope))
+    declared = {}
+    for name in context:
+        if name not in scope:
+            raise claim.error(M.text("claim_error", cond=claim.cond, problem=_unknown(name, scope)))
+        declared[_qualified(name, scope)] = name
+    shown_inside: dict[str, Tag] = {}
+    for tag in (t for t in inside if t.expr is not None and _visible(t)):
+        for name in _reads(_expression(tag), scope):
+            shown_inside.setdefault(name, tag)
+            if name not in read and name not in declared:
+                raise tag.error(M.text("claim_unrelated", value=tag.source, name=name.split(".", 1)[1],
+                                       cond=cond))
+    for name, written in declared.items():
+        if name not in shown_inside:
+            raise claim.error(M.text("claim_context_unshown", name=written, cond=claim.cond))
+        if name in read:
+            raise claim.error(M.text("claim_context_read", name=written, cond=claim.cond))
+    compared = {repr(part) for part in _walk(canonical(compile_expression(cond), scope))}
+    inside_forms = {repr(canonical(compile_expression(_expression(t)), scope)) for t in inside if t.expr}
+    for tag in outside:
+        form = repr(canonical(compile_expression(_expression(tag)), scope))
+        if form in compared and form not in inside_forms:
+            raise tag.error(M.text("claim_number_outside", value=tag.source, cond=cond, line=claim.line))
+    for name in sorted(read | set(shown_inside)):
+        entry = scope[name]
+        if entry.limit and name in shown_inside:
+            raise shown_inside[name].error(M.text("limit_shown", name=name.split(".", 1)[1]))
+        if entry.at:
+            companion = f"{name.split('.', 1)[0]}.{entry.at}"
+            if companion not in read:
+                where = shown_inside.get(name, claim)
+                raise where.error(M.text("claim_at_unrelated", name=name.split(".", 1)[1], at=entry.at,
+                                         cond=cond))
+
+
+def _numbers_shown(tags: Iterable[Tag], scope: Mapping[str, Entry] | None = None) -> dict[str, Shown]:
+    """The repr of each expression `tags` show as one number in running text -> how it is shown (with a
+    `scope`, its names written as `module.name`)."""
     numbers: dict[str, Shown] = {}
     for tag in tags:
         if tag.shown is not None and tag.shown.number() is not None:
-            numbers.setdefault(repr(compile_expression(tag.shown.expr)), tag.shown)
+            form = compile_expression(tag.shown.expr)
+            numbers.setdefault(repr(form if scope is None else canonical(form, scope)), tag.shown)
     return numbers
 
 
@@ -478,16 +729,25 @@ def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
     return next((n for n in range(most + 1, nf.MAX_DECIMALS + 1) if works(n)), None)
 
 
-def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> None:
-    """Check one claim; its sentence is quoted as a reader sees it (tags as shown, no markup)."""
+def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope, shown: list[Tag]) -> None:
+    """Check one claim; its sentence is quoted as a reader sees it (tags as shown, no markup); `shown`:
+    the page's placeholders outside every claim."""
     out, pos = [], claim.start + len(claim.source)
     for tag in inside:
         out += [text[pos:tag.start], tag.shown.text if tag.shown else tag.source]
         pos = tag.start + len(tag.source)
     sentence = " ".join(re.sub(r"<[^>]+>", "", "".join(out) + text[pos:end.start]).split())
-    cond = claim.cond
+    cond, context = claim_parts(claim)
     if not cond:
         raise claim.error(M.text("claim_needs_condition"))
+    try:
+        tree = compile_expression(cond)
+    except TemplateError as exc:
+        raise claim.error(M.text("claim_error", cond=cond, problem=exc)) from None
+    if not is_statement(tree):
+        raise claim.error(M.text("claim_not_statement", cond=cond))
+    first, last = _paragraph(text, claim.start, end.start)
+    outside = [t for t in shown if first <= t.start < last]
     try:
         ok, used = evaluate(cond, scope)
     except TemplateError as exc:
@@ -495,10 +755,12 @@ def _check_claim(claim: Tag, end: Tag, inside: list[Tag], text: str, scope) -> N
     if isinstance(ok, np.ndarray):
         raise claim.error(M.text("claim_arrays", cond=cond))
     if not ok:
-        shown = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
-                          if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value)) for n in used)
-        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown))
-    tree, numbers = compile_expression(cond), _numbers_shown(inside)
+        shown_values = "; ".join(f"{n} = " + (np.array2string(scope[n].value, precision=6, separator=", ")
+                                 if isinstance(scope[n].value, np.ndarray) else repr(scope[n].value))
+                                 for n in used)
+        raise claim.error(M.text("false_claim", sentence=sentence, cond=cond, values=shown_values))
+    _check_coverage(claim, cond, context, inside, outside, scope)
+    tree, numbers = canonical(tree, scope), _numbers_shown(inside, scope)
 
     def holds(decimals: int | None) -> bool:
         try:
@@ -581,10 +843,11 @@ def check_value_name(name: str, module_source: str, function: str | None) -> Non
 def refuse_in_notebook(source: Path, where: str) -> None:
     """Stop at file:line on `{{` or `{%` outside code in a Markdown cell of a jupytext percent notebook
     (mkdocs-jupyter fills no placeholder)."""
-    in_markdown = fenced = False
+    in_markdown = fenced = False   # the kind of the cell ("Markdown", "raw") when not code
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("# %%"):
-            in_markdown, fenced = "[markdown]" in line or "[md]" in line, False
+            kinds = {"[markdown]": "Markdown", "[md]": "Markdown", "[raw]": "raw"}
+            in_markdown, fenced = next((k for mark, k in kinds.items() if mark in line), False), False
             continue
         body = line[2:] if line.startswith("# ") else line.lstrip("#")
         if in_markdown and re.match(r"[ \t]*(`{3,}|~{3,})", body):
@@ -592,4 +855,5 @@ def refuse_in_notebook(source: Path, where: str) -> None:
             continue
         m = re.search(r"\{\{|\{%", re.sub(r"(`+).+?\1", lambda c: " " * len(c.group(0)), body))
         if in_markdown and not fenced and m:
-            raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0)))
+            raise TemplateError(f"{where}:{number}: " + M.text("notebook_placeholder", mark=m.group(0),
+                                                                         kind=in_markdown))

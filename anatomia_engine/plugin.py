@@ -14,13 +14,14 @@ import posixpath
 import tempfile
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
 import click
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.commands import build as mkdocs_build
+from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File, InclusionLevel
 
 from anatomia_engine import deps, incremental, katex, links, live, markdown, notebooks, runner, search_pl, served
@@ -56,7 +57,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # MkDocs warns that a --dirty build leaves navigation stale; this plugin renders again every page
         # whose navigation or inputs changed (incremental.py), so the warning would only fail --strict.
         # (Material's projects plugin filters it the same way.)
-        logging.getLogger("mkdocs.commands.build").addFilter(_NoDirtyWarning())
+        logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
     def on_shutdown(self):
         runner.stop_worker()
@@ -79,7 +80,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.search_meta: dict[str, dict] = {}
         self.notebook_inputs: list[Path] = []   # what the notebooks' kernels read
         self.executed: dict[str, str] = {}   # notebook page -> its executed copy
-        pages_log = logging.getLogger("mkdocs.structure.pages")   # MkDocs's warnings about links
+        # the logger of the core's warnings about links: "properdocs.structure.pages" under
+        # ProperDocs (which maps mkdocs.* imports onto itself), "mkdocs.structure.pages" under MkDocs
+        pages_log = logging.getLogger(mkdocs_pages.__name__)
         for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
             pages_log.removeFilter(earlier)
         self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
@@ -87,7 +90,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_files(self, files, *, config):
         started = time.perf_counter()
-        with ThreadPoolExecutor() as pool:   # the notebooks execute while the modules run; both end here
+        with notebooks.executing() as pool:   # the notebooks execute while the modules run; both end here
             notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
                              if self._is_notebook(file.src_uri)}
             self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
@@ -183,6 +186,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         source = source if source.is_file() else None
         where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
         markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
+        markdown.check_active_content(output, source.read_text(encoding="utf-8") if source else "", where)
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them (not its comments)
         code = store.code_key(links, search_pl)
@@ -241,7 +245,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.shown.clear()
         self.failure = None
         self.problems.lines = []
-        logging.getLogger("mkdocs").addHandler(self.problems)
+        core_log = logging.getLogger(mkdocs_build.__name__.split(".")[0])   # mkdocs, or properdocs
+        core_log.addHandler(self.problems)
         try:
             build()
         except Exception as exc:  # noqa: BLE001 - every failure is shown; MkDocs' own loop would print it
@@ -252,7 +257,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             log.error(M.text("serve_failed"))
             self.shown.show(self.site_dir, "\n".join(lines))
         finally:
-            logging.getLogger("mkdocs").removeHandler(self.problems)
+            core_log.removeHandler(self.problems)
 
     def _watch_inputs(self) -> None:
         paths = {self.root / "figures_src", self.root / "attn_core", *self.notebook_inputs}

@@ -94,11 +94,12 @@ def swap_in(new: Path, site: Path) -> None:
 
 
 def run_mkdocs(args: list[str]) -> int:
-    """`mkdocs build ARGS` in this process; its exit status (click ends every run with SystemExit)."""
-    from mkdocs.__main__ import cli
+    """`properdocs build ARGS` in this process; its exit status (click ends every run with SystemExit).
+    ProperDocs, the maintained continuation of MkDocs 1.x, builds the site (README: the core)."""
+    from properdocs.__main__ import cli
 
     try:
-        cli.main(args=["build", *args], prog_name="mkdocs")
+        cli.main(args=["build", "--config-file", "mkdocs.yml", *args], prog_name="properdocs")
     except SystemExit as exc:
         return exc.code
     return 0

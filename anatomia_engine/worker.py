@@ -1,8 +1,8 @@
 """The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child per
 module, one per core at a time. `python -c BOOT ROOT` prints the record of what it read, then reads JSON
 lists of requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each ends.
-A child records what its module reads, refuses global random generators and writes into docs/, and
-writes its store entry into `out`.
+A child records what its module reads (deps.py), refuses what no record reproduces (hermetic.py:
+unseeded generators, the clock, the network, writes into docs/), and writes its store entry into `out`.
 """
 
 import importlib
@@ -15,8 +15,9 @@ import time
 import traceback
 from pathlib import Path
 
-from anatomia_engine import codec, deps
+from anatomia_engine import codec, deps, hermetic
 from anatomia_engine import messages as M
+from anatomia_engine.hermetic import Refused
 
 # The engine's first two files compile from source too (no .pyc read or written), then every import does.
 BOOT = """\
@@ -30,69 +31,6 @@ from anatomia_engine import worker
 sys.exit(worker.serve(sys.argv[1]))
 """
 ENTRY, ERROR, OUTPUT, CURRENT = "entry.json", "error.txt", "output.txt", "current.txt"
-_refused: list[str] = []   # kept even if the module catches the exception
-
-
-class Refused(Exception):
-    """A module did something its recorded inputs cannot reproduce."""
-
-
-def _refuse(message: str) -> None:
-    caller = next(f for f in reversed(traceback.extract_stack()) if f.filename != __file__)
-    _refused.append(f"{message} (at {caller.filename}:{caller.lineno})")
-    raise Refused(_refused[-1])
-
-
-def _refuse_global_random(where: str) -> None:
-    """Make NumPy's legacy global RandomState, `random`'s hidden one and unseeded `default_rng()` raise."""
-    import random
-
-    import numpy as np
-
-    def refusing(name: str):
-        return lambda *args, **kwargs: _refuse(M.text("global_random", where=where, name=name))
-
-    # NumPy's module-level functions on the global state that are not its bound methods
-    legacy = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
-    for module, label, more in ((np.random, "np.random", legacy), (random, "random", ())):
-        shared = module.random.__self__
-        for name in dir(module):
-            if getattr(getattr(module, name), "__self__", None) is shared or name in more:
-                setattr(module, name, refusing(f"{label}.{name}"))
-    seeded = np.random.default_rng
-
-    def default_rng(seed=None):
-        if seed is None:
-            _refuse(M.text("unseeded_rng", where=where))
-        return seeded(seed)
-
-    np.random.default_rng = default_rng
-
-
-_CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
-            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}   # audit event -> the paths it changes
-
-
-def _refuse_writes(docs: Path, where: str) -> None:
-    """An audit hook that stops any write, rename or removal under `docs`."""
-    folder = os.path.realpath(docs)
-
-    def hook(event: str, args: tuple) -> None:
-        if event == "open":
-            changed = [args[0]] if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR) else []
-        else:
-            changed = [args[i] for i in _CHANGES.get(event, ())]
-        for path in changed:
-            if not isinstance(path, (str, bytes, os.PathLike)):
-                continue                                 # a file descriptor
-            path = os.path.realpath(os.fsdecode(path))
-            if deps.inside(path, folder):
-                name = os.path.relpath(path, os.path.dirname(folder))
-                _refuse(M.text("writes_docs", where=where, name=name))
-
-    sys.addaudithook(hook)
-
-
 def run_module(module_name: str, out: Path, root: Path) -> None:
     """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
     import matplotlib
@@ -108,8 +46,7 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
         (out / CURRENT).write_text(what, encoding="utf-8")
 
     deps.start(root, skip=(out,))
-    _refuse_global_random(where)
-    _refuse_writes(root / "docs", where)
+    hermetic.start(root, where)
     module = importlib.import_module(module_name)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
     values, figures, contents = {}, {}, {}
@@ -143,8 +80,8 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
         contents[files["csv"]] = plot.table.to_csv()
         table = codec.encode_value(plot.table, codec.table_where(module_name, name))
         figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
-    if _refused:
-        raise Refused(_refused[0])
+    if hermetic.refused:
+        raise Refused(hermetic.refused[0])
     now_running(f"{module_name} (writing the result)")
     result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
     entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
@@ -170,11 +107,11 @@ def _child(request: dict, root: str) -> None:
     except BaseException as exc:
         current = (out / CURRENT).read_text(encoding="utf-8")
         if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
-            text = _refused[0] if _refused else str(exc)
+            text = hermetic.refused[0] if hermetic.refused else str(exc)
         elif isinstance(exc, SystemExit):
             text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()
         else:
-            text = "\n".join([*_refused[:1], f"in {current}:\n{traceback.format_exc()}"])
+            text = "\n".join([*hermetic.refused[:1], f"in {current}:\n{traceback.format_exc()}"])
         (out / ERROR).write_text(text, encoding="utf-8")
     finally:
         try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 
-from attn_core.softmax import softmax
+from attn_core.softmax import softmax as softmax  # re-exported (the alias says so)
 
 _PUBLIC = {
     "attention": ("AttentionResult", "scaled_dot_product_attention"),

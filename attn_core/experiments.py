@@ -113,7 +113,7 @@ def _saturation_runs(rng: np.random.Generator, d_k_values, n_tokens: int, n_samp
     stats /= n_samples
     return [SaturationStats(d_k=d_k_values, max_weight=st[0], entropy=st[1],
                             jacobian_norm=st[2], scaled=bool(scaled))
-            for st, scaled in zip(stats, scalings)]
+            for st, scaled in zip(stats, scalings, strict=True)]
 
 
 def softmax_saturation(rng: np.random.Generator, d_k_values, n_tokens: int, n_samples: int,

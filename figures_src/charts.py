@@ -2,7 +2,8 @@
 
 `heatmap` draws a (queries x keys) matrix with the site's axis labels, hatches the cells a mask
 blocks and colours each quantity by one policy (`QUANTITIES`: attention weights on 0..1, scores
-diverging around 0, each with its Polish colour-bar label); `bar_chart` labels its bars as the text
+diverging around 0 or, when none is negative, sequential from 0; each with its Polish colour-bar
+label); `bar_chart` labels its bars as the text
 shows the same values. They draw in a `Style` of anatomia_engine/plot.py.
 Used by: figures_src/masking.py, multi_head.py, luong_bahdanau.py, rope_positions.py,
 induction_training.py (heatmap); worked_example.py, induction_heads.py (heatmap, bar_chart).
@@ -37,7 +38,8 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
     """Annotated heatmap of a (T_q, T_k) matrix (rows: queries); `blocked` cells are hatched.
 
     `quantity` picks the colour policy, with a colour bar unless colorbar=False: "weights" on 0..1 (equal
-    weights, equal colours in every figure); "scores" diverging around 0. None: the theme's map."""
+    weights, equal colours in every figure); "scores" diverging around 0, or sequential from 0 when
+    every score is >= 0. None: the theme's map."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2 or m.shape != (len(row_labels), len(col_labels)):
         labels = f"{len(row_labels)} row labels x {len(col_labels)} column labels"
@@ -57,7 +59,12 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
     else:
         lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
     lo, hi = lo if vmin is None else vmin, hi if vmax is None else vmax
-    cmap = matplotlib.colormaps[getattr(style, QUANTITIES[quantity][0]) if quantity else style.cmap]
+    colours = getattr(style, QUANTITIES[quantity][0]) if quantity else style.cmap
+    # Scores that are all >= 0 (and no scale asked to reach below 0): half of a diverging map would
+    # stay unused and its second colour would suggest negative values, so the sequential map, from 0.
+    if quantity == "scores" and vmin is None and (not finite.size or finite.min() >= 0):
+        colours, lo = style.cmap, 0.0
+    cmap = matplotlib.colormaps[colours]
     image = ax.imshow(shown, cmap=cmap, vmin=lo, vmax=hi, aspect="equal")
     if quantity is not None and colorbar is not False:
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, pad=0.03)

@@ -6,7 +6,7 @@ list a message the engine does not produce, nor miss one it does.
 """
 
 from anatomia_engine import messages
-from anatomia_engine.kit import Table, values
+from anatomia_engine.kit import MARKDOWN, Table, values
 
 
 def _code(text: str) -> str:
@@ -21,7 +21,10 @@ def catalogue():
     rows = {group: [] for group in messages.GROUPS}
     for m in messages.CATALOGUE.values():
         rows[m.group].append([_code(m.example()), m.cause, m.fix])
-    return {f"errors_{group}": Table(["komunikat", "przyczyna", "co zrobić"], rows[group]) for group in rows}
+    header = ["komunikat", "przyczyna", "co zrobić"]
+    # the catalogue's causes and fixes are Markdown (code spans), the message is HTML code
+    formats = [MARKDOWN, MARKDOWN, MARKDOWN]
+    return {f"errors_{group}": Table(header, rows[group], formats) for group in rows}
 
 
 @values

@@ -4,7 +4,8 @@ Page: docs/posty/posts/llm-mechanizm-uwagi.md (section "Nowoczesne warianty…",
 
 Inputs: `SEED`; q, k, v ~ N(0, 1) of shape (`N`, `D`) = (1024, 64), drawn once in float64 and
 cast to float32; `BLOCK_SIZE` = 64; `BLOCK_SIZES` and `MEMORY_NS` for the figures;
-`FLASH2_KERNEL_SPEEDUP` (a quoted fact: Dao 2023, about 2x for the attention kernel).
+`FLASH2_KERNEL_SPEEDUP` (a quoted fact: Dao 2023, about 2x for the attention kernel);
+`FLASH3_SPEEDUP_RANGE` (a quoted fact: Shah et al. 2024, over FlashAttention-2 on H100, FP16).
 
 Values: `flash_n`, `flash_d`, `flash_block_size`, `flash_diff_float32`, `flash_diff_float64`
 (largest |tiled - plain| in each precision), `flash_eps_float32`, `flash_eps_float64` (machine
@@ -21,7 +22,8 @@ tiled one), `flash_peak_ratio`, `flash_peak_tiled_spread` (max - min of the tile
 `MEMORY_NS`: 0, it depends on the block size only), `flash_memory_ns` (the n of the memory
 figure), `flash_peak_plain_float64`, `flash_peak_tiled_float64`, `flash_output_bytes` (the n x d
 float32 output both need), `flash_diff_causal_float32` (the same comparison with the causal
-mask), `flash2_kernel_speedup` (quoted: Value with cite).
+mask), `flash2_kernel_speedup`, `flash3_speedup_low`, `flash3_speedup_high` (quoted: Value with
+cite).
 Figures: `flash_difference` (|tiled - plain| vs block size, float32 and float64),
 `flash_memory` (peak intermediate memory of plain vs tiled attention, and the output, vs n).
 """
@@ -52,6 +54,9 @@ MEMORY_NS = (256, 512, 1024, 2048, 4096)
 # "around 2x speedup compared to FlashAttention" for the attention computation; end-to-end
 # training speed-ups are smaller. T. Dao (2023), FlashAttention-2, arXiv:2307.08691.
 FLASH2_KERNEL_SPEEDUP = 2
+# FlashAttention-3 on H100 in FP16: "1.5-2.0x" faster than FlashAttention-2 (abstract), with FP8
+# support. J. Shah, G. Bikshandi, Y. Zhang, V. Thakkar, P. Ramani, T. Dao (2024), arXiv:2407.08608.
+FLASH3_SPEEDUP_RANGE = (1.5, 2.0)
 
 
 def random_qkv(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarray, ...]:
@@ -154,6 +159,12 @@ def flash() -> dict:
         "flash2_kernel_speedup": Value(FLASH2_KERNEL_SPEEDUP, cite="Dao (2023)",
                                        what="przyspieszenie samego liczenia uwagi "
                                             "(FlashAttention-2 względem FlashAttention)"),
+        "flash3_speedup_low": Value(FLASH3_SPEEDUP_RANGE[0], cite="Shah i in. (2024)",
+                                    what="przyspieszenie FlashAttention-3 względem FlashAttention-2 "
+                                         "na H100 w FP16: dolna granica"),
+        "flash3_speedup_high": Value(FLASH3_SPEEDUP_RANGE[1], cite="Shah i in. (2024)",
+                                     what="przyspieszenie FlashAttention-3 względem FlashAttention-2 "
+                                          "na H100 w FP16: górna granica"),
     }
 
 

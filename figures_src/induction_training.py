@@ -20,10 +20,11 @@ seen)), `tr_log_v`; losses at the start and end (`tr_first_start`, `tr_first_end
 `tr_rep_start`, `tr_rep_end`), `tr_first_min` (lowest first-half loss after step 0),
 `tr_first_peak`, `tr_first_peak_step` (highest first-half loss from `tr_plateau_step` on, and where),
 `tr_first_end_gap` (end first-half loss minus log V), `tr_rep_before` (repeated-half loss one
-window before the phase change); the phase change: `tr_phase_step` (step where the
+window before the phase change, measured at `tr_rep_before_step`), `tr_first_min_step` (where the
+lowest first-half loss was measured); the phase change: `tr_phase_step` (step where the
 repeated-half loss falls fastest), `tr_phase_slope` (its fall per 100 steps),
 `tr_plateau_step` (first step with the repeated-half loss below log V), `tr_window` (the
-window, in steps); heads: `tr_prev_head`, `tr_ind_head` (1-based numbers of the strongest
+checks' window, in steps: a limit, never shown); heads: `tr_prev_head`, `tr_ind_head` (1-based numbers of the strongest
 layer-1 previous-token head and layer-2 induction head), their start and end scores
 (`tr_prev_start`, `tr_prev_end`, `tr_ind_start`, `tr_ind_end`), the steps where they pass
 half-way between the two (`tr_prev_half_step`, `tr_ind_half_step`), `tr_prev_others_end`
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
-
+from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_int
 from anatomia_engine.plot import new_figure
@@ -282,16 +283,19 @@ def training_values() -> dict:
         "tr_log_v": float(np.log(s.vocab_size)),
         "tr_first_start": float(h.first[0]), "tr_first_end": float(h.first[-1]),
         "tr_rep_start": float(h.repeated[0]), "tr_rep_end": float(h.repeated[-1]),
-        "tr_first_min": float(h.first[1:].min()),
-        "tr_first_peak": float(h.first[plateau:].max()),
+        # where (when) a value was measured goes with it: a claim showing it relates the step too
+        "tr_first_min": Value(float(h.first[1:].min()), at="tr_first_min_step"),
+        "tr_first_min_step": int(h.steps[1 + int(np.argmin(h.first[1:]))]),
+        "tr_first_peak": Value(float(h.first[plateau:].max()), at="tr_first_peak_step"),
         "tr_first_peak_step": int(h.steps[plateau + int(np.argmax(h.first[plateau:]))]),
         "tr_first_end_gap": float(h.first[-1] - np.log(s.vocab_size)),
-        "tr_rep_before": float(h.repeated[before]),
+        "tr_rep_before": Value(float(h.repeated[before]), at="tr_rep_before_step"),
+        "tr_rep_before_step": int(h.steps[before]),
         "tr_phase_step": int(h.steps[k]),
         "tr_phase_slope": float(-loss_slopes(h)[k] * 100),
         "tr_plateau_step": int(h.steps[plateau]),
         "tr_first_at_plateau": float(h.first[plateau]), "tr_rep_at_plateau": float(h.repeated[plateau]),
-        "tr_window": window,
+        "tr_window": Value(window, limit=True),   # the checks' tolerance, not a measured distance
         "tr_prev_head": prev_head + 1, "tr_ind_head": ind_head + 1,
         "tr_prev_start": float(prev_curve[0]), "tr_prev_end": float(prev_curve[-1]),
         "tr_ind_start": float(ind_curve[0]), "tr_ind_end": float(ind_curve[-1]),

@@ -40,6 +40,22 @@ W_FFN = _frozen([
     [1.0, 0.5],
 ])
 
+# A second head, set by hand so that it does one thing a reader can name: the verb looks for an
+# animal. An embedding's dimension 0 reads as "zwierzęcość", dimension 1 as "akcja" (krok 1 of the
+# page); each matrix maps a row vector x (d_model = 2) to x W (d_k = d_v = 2).
+HEAD2_W_Q = _frozen([      # query: a token's "akcja" becomes a question along dimension 0
+    [0.0, 0.0],            # ("I am an action: I look for an animal"); nouns ask nothing
+    [2.0, 0.0],
+])
+HEAD2_W_K = _frozen([      # key: "zwierzęcość" minus "akcja" along dimension 0
+    [1.0, 0.0],            # ("find me if you look for an animal, not an action")
+    [-1.0, 0.0],
+])
+HEAD2_W_V = _frozen([      # value: only "zwierzęcość" is passed on
+    [1.0, 0.0],
+    [0.0, 0.0],
+])
+
 # ---------------------------------------------------------------------------------------------
 # Lab 3 (docs/laby/lab-3.py). Source: the lab "Modele językowe (LLM Basics) – Lab 3" (PyTorch);
 # the seeds are its torch.manual_seed values (NumPy's generator draws other numbers from them).

@@ -5,7 +5,8 @@ Inputs (written down once in figures_src/inputs.py, re-exported here): VOCAB, W_
 SENTENCE_IDS, W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
 Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, sqrt_d_k,
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
-weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out, h_last, logits,
+weights_enc, weights_unscaled, sharpen_factor, weights_sharp, exp_masked, attn_out, change, ffn_out,
+h_last, logits,
 exp_logits, probs, top_id, top_token, top_prob, qkv_identity, last_row_same, vocab_table,
 prob_table, source_table, n_source_values, n_source_differ, base_d_model, base_heads, base_d_k,
 bert_d_model (quoted: kit.Value with cite); soft lookup: soft_keys, soft_values, soft_query,
@@ -15,7 +16,9 @@ order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pa
 pad_embedding, pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
 probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
-next_token_probs, soft_lookup, padding_mask_figure, transformer_block.
+next_token_probs, soft_lookup, padding_mask_figure, transformer_block, qkv_projection,
+head2_weights. Second head (HEAD2_W_*): tokens, h2_W_Q, h2_W_K, h2_W_V, h2_Q, h2_K, h2_V, h2_K_T,
+h2_scores, h2_scaled, h2_weights, h2_weights_enc, h2_out, h2_residual.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
+from anatomia_engine.kit import Plot, Table, Value, figure, values
+from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
+from anatomia_engine.plot import new_figure
 from attn_core import (
     causal_mask,
     future_mask,
@@ -36,12 +42,19 @@ from attn_core import (
     softmax,
     tiny_decoder,
 )
-from anatomia_engine.kit import Plot, Table, Value, figure, values
-from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
-from anatomia_engine.plot import new_figure
 from figures_src.charts import bar_chart, heatmap
-from figures_src.inputs import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
-
+from figures_src.inputs import (
+    HEAD2_W_K,
+    HEAD2_W_Q,
+    HEAD2_W_V,
+    SENTENCE_IDS,
+    VOCAB,
+    W_FFN,
+    W_K,
+    W_Q,
+    W_V,
+    W_VOCAB,
+)
 
 # Published configurations quoted on the page (facts, not results of this example).
 # Transformer base: Vaswani et al. 2017, "Attention Is All You Need", section 3.2.2 and table 3.
@@ -100,6 +113,15 @@ def _traces():
     """The decoder (causal mask) and the same layer without a mask (encoder-style)."""
     decoder = tiny_decoder(SENTENCE_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=True)
     encoder = tiny_decoder(SENTENCE_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=False)
+    return decoder, encoder
+
+
+@functools.cache
+def _head2_traces():
+    """The second, hand-set head (HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V) on the same embeddings:
+    with the causal mask and without it."""
+    decoder = tiny_decoder(SENTENCE_IDS, W_VOCAB, HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V, W_FFN, causal=True)
+    encoder = tiny_decoder(SENTENCE_IDS, W_VOCAB, HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V, W_FFN, causal=False)
     return decoder, encoder
 
 
@@ -171,9 +193,10 @@ def worked_example() -> dict:
         "top_prob": float(probs[top_id]),
         "vocab_table": Table(
             header=["id", "token", "wymiar 0", "wymiar 1", "w zdaniu"],
-            rows=[[i, tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
+            # the id is a label (an input), not a result: plain text, no provenance popover or Tab stop
+            rows=[[str(i), tok, W_VOCAB[0, i], W_VOCAB[1, i], "tak" if i in SENTENCE_IDS else "nie"]
                   for i, tok in enumerate(VOCAB)],
-            formats=["int", None, "dec:1", "dec:1", None]),
+            formats=[None, None, "dec:1", "dec:1", None]),
         "prob_table": Table(
             header=["token", "logit", "prawdopodobieństwo"],
             rows=[[tok, dec.logits[i], probs[i]] for i, tok in enumerate(VOCAB)],
@@ -189,7 +212,30 @@ def worked_example() -> dict:
     out.update(_order_and_residual(dec))
     out.update(_padding())
     out.update(_rounding(probs))
+    out.update(_second_head())
     return _described(out, tokens)
+
+
+def _second_head() -> dict:
+    """The second head: Q, K and V that differ, scores that are not symmetric, one named job."""
+    dec, enc = _head2_traces()
+    att = dec.attention
+    return {
+        "tokens": _tokens(),
+        "h2_W_Q": np.array(HEAD2_W_Q),
+        "h2_W_K": np.array(HEAD2_W_K),
+        "h2_W_V": np.array(HEAD2_W_V),
+        "h2_Q": dec.q,
+        "h2_K": dec.k,
+        "h2_V": dec.v,
+        "h2_K_T": dec.k.T,
+        "h2_scores": att.scores,
+        "h2_scaled": att.scaled,
+        "h2_weights": att.weights,
+        "h2_weights_enc": enc.attention.weights,
+        "h2_out": att.output,
+        "h2_residual": dec.embeddings + att.output,
+    }
 
 
 def _described(out: dict, tokens: list[str]) -> dict:
@@ -212,6 +258,14 @@ def _described(out: dict, tokens: list[str]) -> dict:
         "logits": ("logit tokenu {i}", (VOCAB,)),
         "probs": ("prawdopodobieństwo, że następny będzie {i}", (VOCAB,)),
         "soft_weights": ("waga klucza {i}", ([fmt_dec(k, 0) for k in SOFT_LOOKUP_KEYS],)),
+        "h2_Q": ("druga głowa, zapytanie: {i}, wymiar {j}", (tokens, dims)),
+        "h2_K": ("druga głowa, klucz: {i}, wymiar {j}", (tokens, dims)),
+        "h2_V": ("druga głowa, wartość: {i}, wymiar {j}", (tokens, dims)),
+        "h2_scores": ("druga głowa, ocena: {i} patrzy na {j}", (tokens, tokens)),
+        "h2_weights": ("druga głowa, waga: {i} patrzy na {j}", (tokens, tokens)),
+        "h2_weights_enc": ("druga głowa bez maski, waga: {i} patrzy na {j}", (tokens, tokens)),
+        "h2_out": ("druga głowa, wyjście: {i}, wymiar {j}", (tokens, dims)),
+        "h2_residual": ("E + wyjście drugiej głowy: {i}, wymiar {j}", (tokens, dims)),
     }
     for name, (text, axes) in what.items():
         out[name] = Value(out[name], what=text, axes=axes, masked=name == "masked")
@@ -248,7 +302,7 @@ def _soft_lookup() -> dict:
         "soft_narrow_top_weight": float(narrow.weights[0].max()),
         "soft_table": Table(
             header=["klucz xⱼ", "wartość yⱼ", "waga aⱼ"],
-            rows=[[k, v, w] for k, v, w in zip(keys, vals, weights)],
+            rows=[[k, v, w] for k, v, w in zip(keys, vals, weights, strict=True)],
             formats=["dec:1", "dec:1", "dec:3"]),
     }
 
@@ -365,12 +419,12 @@ def _source_comparison(vals: dict) -> dict:
 # Figures
 # ---------------------------------------------------------------------------------------------
 _XLABEL = "klucz (na który token patrzymy)"
-_YLABEL = "zapytanie (token, który patrzy)"
+_YLABEL = "zapytanie\n(token, który patrzy)"   # two lines: one is taller than a stacked panel
 
 
 def _matrix_table(matrix, tokens, spec: str = "dec:4") -> Table:
     return Table(header=["zapytanie \\ klucz", *tokens],
-                 rows=[[tok, *map(float, row)] for tok, row in zip(tokens, matrix)],
+                 rows=[[tok, *map(float, row)] for tok, row in zip(tokens, matrix, strict=True)],
                  formats=[None, *[spec] * len(tokens)])
 
 
@@ -407,7 +461,7 @@ def causal_mask_figure(style) -> Plot:
                         "wolno patrzeć, −∞ (zakreskowane) tam, gdzie klucz leży w przyszłości.",
                 table=Table(header=["zapytanie \\ klucz", *tokens],
                             rows=[[tok, *("−∞" if b else "0" for b in row)]
-                                  for tok, row in zip(tokens, blocked)]))
+                                  for tok, row in zip(tokens, blocked, strict=True)]))
 
 
 @figure
@@ -416,12 +470,14 @@ def weights_masked_vs_unmasked(style) -> Plot:
     tokens = _tokens()
     t = len(tokens)
     fig, (left, right) = plt.subplots(2, 1, figsize=(4.6, 7.0), layout="constrained")
-    heatmap(left, dec.attention.weights, tokens, tokens, style=style, decimals=2,
-            quantity="weights", colorbar=False,
-            blocked=future_mask(t), vmin=0.0, vmax=1.0, title="z maską (dekoder)",
-            xlabel=_XLABEL, ylabel=_YLABEL)
+    image = heatmap(left, dec.attention.weights, tokens, tokens, style=style, decimals=2,
+                    quantity="weights", colorbar=False,
+                    blocked=future_mask(t), vmin=0.0, vmax=1.0, title="z maską (dekoder)",
+                    xlabel=_XLABEL, ylabel=_YLABEL)
     heatmap(right, enc.attention.weights, tokens, tokens, style=style, decimals=2, quantity="weights",
-            vmin=0.0, vmax=1.0, title="bez maski (enkoder)", xlabel=_XLABEL, ylabel=_YLABEL)
+            colorbar=False, vmin=0.0, vmax=1.0, title="bez maski (enkoder)", xlabel=_XLABEL,
+            ylabel=_YLABEL)
+    _shared_colorbar(fig, image, [left, right], style)
     rows = [[f"{q} → {k}", float(dec.attention.weights[i, j]), float(enc.attention.weights[i, j])]
             for i, q in enumerate(tokens) for j, k in enumerate(tokens)]
     return Plot(fig=fig,
@@ -433,6 +489,16 @@ def weights_masked_vs_unmasked(style) -> Plot:
                         "maski (enkoder, jak w BERT). Każdy wiersz sumuje się do 1.",
                 table=Table(header=["zapytanie → klucz", "z maską", "bez maski"], rows=rows,
                             formats=[None, "dec:4", "dec:4"]))
+
+
+def _shared_colorbar(fig, image, axes, style) -> None:
+    """One colour bar for stacked weight maps on one scale: both panels keep the same width (a bar
+    beside one panel only would shift the two maps against each other)."""
+    bar = fig.colorbar(image, ax=axes, shrink=0.6, pad=0.03)
+    bar.set_label("waga uwagi", color=style.fg)
+    bar.outline.set_visible(False)
+    bar.ax.tick_params(colors=style.fg, labelsize=9.5)
+    fig.align_ylabels(axes)
 
 
 def _label_away(direction: np.ndarray) -> dict:
@@ -462,7 +528,7 @@ def embedding_plane(style) -> Plot:
     # Smaller than the rings, so that a token attention did not move (cat) shows both markers.
     ax.scatter(out[:, 0], out[:, 1], s=22, color=style.accent2,
                label="wyjście uwagi (po uwadze)", zorder=4)
-    for tok, a, b in zip(tokens, emb, out):
+    for tok, a, b in zip(tokens, emb, out, strict=True):
         if not np.allclose(a, b):
             ax.annotate("", xy=b, xytext=a, zorder=3,
                         arrowprops={"arrowstyle": "->", "color": style.fg, "lw": 1.2,
@@ -476,7 +542,7 @@ def embedding_plane(style) -> Plot:
     ax.grid(True, linewidth=0.5)
     ax.margins(0.15)
     ax.legend(loc="upper right", fontsize=9)
-    rows = [[tok, *map(float, a), *map(float, b)] for tok, a, b in zip(tokens, emb, out)]
+    rows = [[tok, *map(float, a), *map(float, b)] for tok, a, b in zip(tokens, emb, out, strict=True)]
     return Plot(fig=fig,
                 alt="Płaszczyzna embeddingów: oś pozioma to wymiar 0, pionowa wymiar 1. Puste "
                     "kółka to embeddingi tokenów zdania, pełne kółka to ich reprezentacje po "
@@ -527,7 +593,7 @@ def soft_lookup(style) -> Plot:
     top.legend(loc="lower right", fontsize=9)
     top.spines[["top", "right"]].set_visible(False)
     bottom.bar(keys, weights, width=0.35, color=style.accent)
-    for k, w in zip(keys, weights):
+    for k, w in zip(keys, weights, strict=True):
         bottom.annotate(fmt_dec(w, 2), (k, w), xytext=(0, 2), textcoords="offset points",
                         ha="center", va="bottom", color=style.fg, fontsize=9)
     bottom.axvline(SOFT_LOOKUP_QUERY, color=style.accent2, lw=1, ls="--")
@@ -545,7 +611,7 @@ def soft_lookup(style) -> Plot:
                         "każdy klucz; wagi sumują się do 1.",
                 table=Table(header=["klucz xⱼ", "wartość yⱼ", "waga dla zapytania"],
                             rows=[[float(k), float(v), float(w)]
-                                  for k, v, w in zip(keys, vals, weights)],
+                                  for k, v, w in zip(keys, vals, weights, strict=True)],
                             formats=["dec:1", "dec:1", "dec:4"]))
 
 
@@ -554,19 +620,20 @@ def padding_mask_figure(style) -> Plot:
     names, lens, no_mask, with_mask, _, blocked = _padding_results()
     b = blocked[1]
     fig, (left, right) = plt.subplots(2, 1, figsize=(4.6, 7.0), layout="constrained")
-    heatmap(left, no_mask[1], names, names, style=style, decimals=2, vmin=0.0, vmax=1.0,
-            quantity="weights", colorbar=False,
-            title="bez maski dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
+    image = heatmap(left, no_mask[1], names, names, style=style, decimals=2, vmin=0.0, vmax=1.0,
+                    quantity="weights", colorbar=False,
+                    title="bez maski dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
     heatmap(right, with_mask[1], names, names, style=style, decimals=2, blocked=b, quantity="weights",
-            vmin=0.0,
-            vmax=1.0, title="z maską dopełnienia", xlabel=_XLABEL, ylabel=_YLABEL)
+            colorbar=False, vmin=0.0, vmax=1.0, title="z maską dopełnienia", xlabel=_XLABEL,
+            ylabel=_YLABEL)
+    _shared_colorbar(fig, image, [left, right], style)
     rows = [[f"{q} → {k}", float(no_mask[1][i, j]), float(with_mask[1][i, j])]
             for i, q in enumerate(names) for j, k in enumerate(names)]
     n = lens[1]
     return Plot(fig=fig,
                 alt=f"Dwie mapy ciepła wag uwagi dla zdania z {n} tokenów dopełnionego do "
-                    f"{len(names)} pozycji tokenem {PAD_TOKEN}, jedna nad drugą. U góry, bez maski, prawdziwe "
-                    "tokeny oddają część uwagi dopełnieniu. Na dole kolumna dopełnienia jest "
+                    f"{len(names)} pozycji tokenem {PAD_TOKEN}, jedna nad drugą. U góry, bez maski, "
+                    "prawdziwe tokeny oddają część uwagi dopełnieniu. Na dole kolumna dopełnienia jest "
                     "zakreskowana i ma wagę zero, a wagi prawdziwych tokenów sumują się do 1.",
                 caption="Maska dopełnienia (padding mask) w enkoderze: kolumny tokenów "
                         f"{PAD_TOKEN} dostają wagę 0 w każdym wierszu. Wiersz samego {PAD_TOKEN} "
@@ -575,10 +642,67 @@ def padding_mask_figure(style) -> Plot:
                             formats=[None, "dec:4", "dec:4"]))
 
 
+@figure
+def qkv_projection(style) -> Plot:
+    dec, _ = _head2_traces()
+    tokens = _tokens()
+    dims = ["0", "1"]
+    panels = [("E", "embeddingi", dec.embeddings),
+              ("Q = E·W_Q", "czego token szuka", dec.q),
+              ("K = E·W_K", "po czym go znaleźć", dec.k),
+              ("V = E·W_V", "co przekazuje", dec.v)]
+    reach = max(float(np.abs(m).max()) for _, _, m in panels)
+    fig, axes = plt.subplots(2, 2, figsize=(4.6, 5.4), layout="constrained")
+    for ax, (name, role, matrix) in zip(axes.flat, panels, strict=True):
+        heatmap(ax, matrix, tokens, dims, style=style, decimals=1, quantity="scores",
+                colorbar=False, vmin=-reach, vmax=reach, title=f"{name}\n({role})",
+                xlabel="wymiar", ylabel="")
+    rows = [[tok, *(float(m[i, j]) for _, _, m in panels for j in range(2))]
+            for i, tok in enumerate(tokens)]
+    return Plot(fig=fig,
+                alt="Cztery małe macierze w dwóch rzędach, każda z trzema wierszami (cat, chases, "
+                    "mouse) i dwiema kolumnami (wymiar 0 i 1): embeddingi E oraz zapytania Q, "
+                    "klucze K i wartości V drugiej głowy. Q ma niezerową liczbę tylko w wierszu "
+                    "chases; K ma w wymiarze 0 liczby dodatnie dla cat i mouse i ujemną dla "
+                    "chases; V zachowuje tylko wymiar 0 embeddingów.",
+                caption="Te same embeddingi E, trzy różne macierze wag, trzy różne wyniki: "
+                        "zapytania, klucze i wartości drugiej głowy. Kolor: znak i wielkość "
+                        "liczby (zero pośrodku skali).",
+                table=Table(header=["token", *(f"{name.split(' ')[0]}, wymiar {d}"
+                                               for name, _, _ in panels for d in dims)],
+                            rows=rows, formats=[None, *["dec:2"] * 8]))
+
+
+@figure
+def head2_weights(style) -> Plot:
+    dec, enc = _head2_traces()
+    tokens = _tokens()
+    t = len(tokens)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.6, 7.0), layout="constrained")
+    heatmap(top, dec.attention.scores, tokens, tokens, style=style, decimals=1, quantity="scores",
+            title="oceny QKᵀ (przed skalowaniem i maską)", xlabel=_XLABEL, ylabel=_YLABEL)
+    heatmap(bottom, dec.attention.weights, tokens, tokens, style=style, decimals=2,
+            quantity="weights", blocked=future_mask(t), title="wagi z maską przyczynową",
+            xlabel=_XLABEL, ylabel=_YLABEL)
+    fig.align_ylabels([top, bottom])
+    rows = [[f"{q} → {k}", float(dec.attention.scores[i, j]), float(dec.attention.weights[i, j]),
+             float(enc.attention.weights[i, j])]
+            for i, q in enumerate(tokens) for j, k in enumerate(tokens)]
+    return Plot(fig=fig,
+                alt="Dwie mapy ciepła drugiej głowy, jedna nad drugą. U góry oceny QKᵀ: tylko "
+                    "wiersz chases ma liczby różne od zera, więc macierz nie jest symetryczna. Na "
+                    "dole wagi z maską przyczynową: chases patrzy prawie wyłącznie na cat.",
+                caption="Druga głowa: oceny QKᵀ (niesymetryczne — pyta tylko czasownik) i wagi "
+                        "po softmaksie z maską przyczynową.",
+                table=Table(header=["zapytanie → klucz", "ocena QKᵀ", "waga z maską",
+                                    "waga bez maski"],
+                            rows=rows, formats=[None, "dec:4", "dec:4", "dec:4"]))
+
+
 # The Transformer block of Vaswani et al. (2017), figure 1, drawn bottom to top.
 _BLOCK = [
     ("x", "wejście bloku x (jeden wektor na token)"),
-    ("attn", "uwaga wielogłowa (z maską w dekoderze)"),
+    ("attn", "uwaga wielogłowa (z maską w bloku typu GPT)"),
     ("add1", "dodaj i normalizuj: LayerNorm(x + uwaga(x))"),
     ("ffn", "sieć feed-forward (osobno dla każdej pozycji)"),
     ("add2", "dodaj i normalizuj: LayerNorm(y + FFN(y))"),
@@ -606,7 +730,7 @@ def transformer_block(style) -> Plot:
         colour = style.fg if fill is None else style.bg
         ax.text(x0, y, label, ha="center", va="center", fontsize=9, color=colour, wrap=True)
     keys = [k for k, _ in _BLOCK]
-    for a, b in zip(keys, keys[1:]):
+    for a, b in zip(keys[:-1], keys[1:], strict=True):
         ax.add_patch(FancyArrowPatch((x0, ys[a] + height / 2), (x0, ys[b] - height / 2),
                                      arrowstyle="-|>", mutation_scale=10, color=style.fg, lw=1.2))
     # Residual (skip) connections: from a block's input around the sub-layer into "add".
@@ -631,7 +755,8 @@ def transformer_block(style) -> Plot:
                     "wielogłowa, dodaj i normalizuj, sieć feed-forward, drugie dodaj i normalizuj, "
                     "wyjście. Dwie strzałki omijają podwarstwy: wejście uwagi trafia wprost do "
                     "pierwszego dodawania, a wejście sieci feed-forward do drugiego.",
-                caption="Blok Transformera (Vaswani i in., 2017, rysunek 1), czytany od dołu: "
-                        "każda podwarstwa dodaje swoje wyjście do wektora, który do niej wszedł "
+                caption="Warstwa enkodera Transformera (Vaswani i in., 2017, rysunek 1), czytana od "
+                        "dołu; blok dekodera typu GPT wygląda tak samo, tylko z maską (dekoder "
+                        "oryginału ma jeszcze uwagę na wyjście enkodera). Każda podwarstwa dodaje swoje wyjście do wektora, który do niej wszedł "
                         "(połączenie rezydualne), a suma przechodzi przez normalizację warstwy.",
                 table=Table(header=["kolejność", "element bloku"], rows=rows))

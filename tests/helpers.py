@@ -26,15 +26,32 @@ SKIP = {".venv", "site", ".site.tmp", ".site.old", ".git", ".pytest_cache", ".hy
 
 FIXTURE = REPO / "tests" / "site" / "fixture"
 
+# The command that builds and serves, as `make docs` and `make serve` run it: ProperDocs, the
+# maintained continuation of MkDocs 1.x (it runs the `mkdocs.plugins` entry points and Material).
+# The configuration is named, so ProperDocs does not ask for mkdocs.yml to be renamed.
+CORE = [sys.executable, "-m", "properdocs"]
 
-def fixture_project(dest: Path, lab: bool = False) -> Path:
-    """A copy of the fixture project (tests/site/fixture) at `dest`; `lab`: with the notebook
-    page docs/laby/lab.py as well."""
-    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__", "extra"))
+
+def core(command: str, *args: str) -> list[str]:
+    """The argument list of `properdocs COMMAND -f mkdocs.yml ARGS` (run it in the project)."""
+    return [*CORE, command, "--config-file", "mkdocs.yml", *args]
+
+
+def fixture_project(dest: Path, lab: bool = False, files: dict[str, str] | None = None) -> Path:
+    """A copy of the fixture project (tests/site/fixture) at `dest`: the one builder of the tests'
+    small projects. `dest` may exist (empty). `lab`: with the notebook page docs/laby/lab.py as
+    well; `files`: text files written over the copy (paths relative to the project), for a test's
+    own modules, pages or notebook."""
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__", "extra"),
+                    dirs_exist_ok=True)
     shutil.copy(REPO / "requirements.lock", dest / "requirements.lock")
     if lab:
         (dest / "docs" / "laby").mkdir()
         shutil.copy(FIXTURE / "extra" / "lab.py", dest / "docs" / "laby" / "lab.py")
+    for name, text in (files or {}).items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     return dest
 
 
@@ -71,7 +88,7 @@ def start_session_site() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     with open(folder / "site.log", "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder / "site")],
+            core("build", "--strict", "--site-dir", str(folder / "site")),
             cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
 
     def record_exit_code():
@@ -132,10 +149,10 @@ def site_pages(site: Path, containing: str = "") -> list[str]:
 
 
 def mkdocs_build(project: Path, site_dir: Path, *extra: str, timeout: int = 600):
-    """`mkdocs build --strict` of `project` with this venv; returns the CompletedProcess."""
+    """A strict build of `project` with this venv (`core`); returns the CompletedProcess."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir), *extra],
+        core("build", "--strict", "--site-dir", str(site_dir), *extra),
         cwd=project, env=env, capture_output=True, text=True, timeout=timeout,
     )
 
@@ -176,7 +193,7 @@ def mkdocs_serve(project: Path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        core("serve", "--dev-addr", f"127.0.0.1:{port}"),
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
     output: list[str] = []

@@ -156,9 +156,15 @@
     return r.negative ? -units : units;
   }
 
+  /** numfmt.fmt_int: every digit. A BigInt is exact; a number beyond 2^53 is not (2^53 + 1 has no
+   * double of its own), so it is refused rather than shown with wrong digits. */
   function fmtInt(x, math) {
+    if (typeof x === "bigint") return decimalText(x < BigInt(0), String(x < BigInt(0) ? -x : x), "", math);
     checkNumber(x, false);
     if (x !== Math.trunc(x)) throw new RangeError("not a whole number: " + x);
+    if (!Number.isSafeInteger(x)) {
+      throw new RangeError(String(x) + " is beyond 2^53, where a JavaScript number is not exact; pass a BigInt");
+    }
     return decimalText(x < 0, String(Math.abs(x)), "", math);
   }
 
@@ -237,6 +243,38 @@
     return decimalText(negative, whole, frac, false);
   }
 
+  // numfmt._FORMS: Polish numerals 2..20 in the nominative, genitive, dative and instrumental.
+  var FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
+    "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma", "siedem siedmiu siedmiu siedmioma",
+    "osiem ośmiu ośmiu ośmioma", "dziewięć dziewięciu dziewięciu dziewięcioma",
+    "dziesięć dziesięciu dziesięciu dziesięcioma", "jedenaście jedenastu jedenastu jedenastoma",
+    "dwanaście dwunastu dwunastu dwunastoma", "trzynaście trzynastu trzynastu trzynastoma",
+    "czternaście czternastu czternastu czternastoma", "piętnaście piętnastu piętnastu piętnastoma",
+    "szesnaście szesnastu szesnastu szesnastoma", "siedemnaście siedemnastu siedemnastu siedemnastoma",
+    "osiemnaście osiemnastu osiemnastu osiemnastoma", "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+    "dwadzieścia dwudziestu dwudziestu dwudziestoma"];
+  var CASES = ["mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik"];
+  var CASE_FORM = [0, 1, 2, 0, 3, 1]; // the accusative is written as the nominative, the locative as the genitive
+
+  /** numfmt.fmt_words: a whole number from 2 to 20 in Polish words, in a case. */
+  function fmtWords(x, grammaticalCase, math) {
+    checkNumber(x, false);
+    if (x !== Math.trunc(x) || x < 2 || x > 20) throw new RangeError("words writes whole numbers from 2 to 20");
+    var c = CASES.indexOf(grammaticalCase === undefined ? "mianownik" : grammaticalCase);
+    if (c < 0) throw new RangeError("unknown case " + grammaticalCase);
+    var word = FORMS[x - 2].split(" ")[CASE_FORM[c]];
+    return math ? "\\text{" + word + "}" : word;
+  }
+
+  /** numfmt.fmt_times: a ratio in words, 4.27 -> "ponad cztery razy". */
+  function fmtTimes(x, math) {
+    checkNumber(x, false);
+    var whole = Math.floor(x);
+    if (whole < 2 || whole > 20) throw new RangeError("times shows a ratio from 2 to under 21");
+    var words = (x === whole ? "" : "ponad ") + fmtWords(whole, "mianownik", false) + " razy";
+    return math ? "\\text{" + words + "}" : words;
+  }
+
   /** numfmt.apply: `value` shown with filter `name` and its args. The build names the filter
    * (a JS number cannot tell Python's 1 from 1.0, whose default formats differ). */
   function format(value, name, args, math) {
@@ -248,7 +286,9 @@
       case "int": return fmtInt(value, math);
       case "vec": return fmtVecOf(value, args[0], math);
       case "bmatrix": return fmtBmatrix(value, args[0]);
-      case "text": return String(value);
+      case "words": return fmtWords(value, args[0], math);
+      case "times": return fmtTimes(value, math);
+      case "text": return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
       default: throw new Error("this page's live code has no filter '" + name + "'");
     }
   }
@@ -388,7 +428,16 @@
     var re = attentionLayer(inp.reordered_ids, inp, true);
     var lastRe = re.output[re.output.length - 1];
     var pad = paddedBatch(inp);
+    // the second, hand-set head of the page (worked_example._second_head), on the same embeddings
+    var h2In = Object.assign({}, inp, { W_Q: inp.h2_W_Q, W_K: inp.h2_W_K, W_V: inp.h2_W_V });
+    var h2 = attentionLayer(inp.ids, h2In, true);
+    var h2Enc = attentionLayer(inp.ids, h2In, false);
     return Object.assign({
+      tokens: tokens,
+      h2_W_Q: inp.h2_W_Q, h2_W_K: inp.h2_W_K, h2_W_V: inp.h2_W_V,
+      h2_Q: h2.q, h2_K: h2.k, h2_V: h2.v, h2_K_T: transpose(h2.k), h2_scores: h2.scores,
+      h2_scaled: h2.scaled, h2_weights: h2.weights, h2_weights_enc: h2Enc.weights, h2_out: h2.output,
+      h2_residual: mapM(h2.e, function (x, i, j) { return x + h2.output[i][j]; }),
       sentence: tokens.join(" "),
       continued: tokens.concat([inp.vocab[topId]]).join(" "),
       d_model: d, d_k: dK, vocab_size: inp.vocab.length,
@@ -420,7 +469,7 @@
       probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
       // the rows of worked_example's tables (the page shows their numeric cells)
       vocab_table: inp.vocab.map(function (tok, i) {
-        return [i, tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
+        return [String(i), tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
       }),
       prob_table: inp.vocab.map(function (tok, i) { return [tok, dec.logits[i], dec.probs[i]]; }),
     }, pad);
@@ -670,31 +719,55 @@
    * One explorer instance.
    * ------------------------------------------------------------------------------------- */
 
-  function Explorer(root, config) {
+  // The address keeps the reader's state in this query parameter (the first explorer of a page).
+  var URL_PARAM = "eksplorator";
+
+  function Explorer(root, config, ownsUrl) {
     this.root = root;
     this.presets = config.presets;
     this.limits = config.limits;
+    this.tasks = config.tasks || [];
     this.id = "attn-x-" + (++uid);
     this.dragging = null;
     this.frozenRange = null;
+    this.fields = [];          // every typed field: see Explorer.prototype.field
+    this.taskIndex = null;     // the guided task being done, or null
+    this.done = {};            // task id -> true once the page has seen it done
+    this.ownsUrl = ownsUrl;
+    this.urlReady = false;     // no address writes until the start state is settled
     this.build();
-    this.loadPreset(0);
+    if (!(ownsUrl && this.loadFromUrl())) this.loadPreset(0);
+    this.urlReady = true;
   }
 
-  Explorer.prototype.loadPreset = function (index) {
-    var p = this.presets[index];
-    this.presetIndex = index;
-    this.st = {
+  /** The state a preset starts from (a fresh copy). */
+  function presetState(p) {
+    return {
       vocab: p.vocab.map(function (w) { return { token: w.token, vec: w.embedding.slice() }; }),
       sentence: p.sentence.slice(),
       wq: clone(p.w_q), wk: clone(p.w_k), wv: clone(p.w_v),
       causal: !!p.causal, useScale: !!p.scale, temperature: p.temperature,
       query: p.query,
     };
+  }
+
+  Explorer.prototype.loadPreset = function (index, keepTask) {
+    var p = this.presets[index];
+    this.presetIndex = index;
+    this.st = presetState(p);
+    if (!keepTask) this.setTask(null);
     this.ui.preset.value = String(index);
     this.ui.presetInfo.textContent = p.description;
-    this.ui.message.textContent = "";
-    this.update();
+    this.say("");
+    this.ui.newWord.removeAttribute("aria-invalid");
+    this.ui.newWordError.textContent = "";
+    this.update(null, true);
+  };
+
+  /** A line in the explorer's status region (announced politely); "" clears it. */
+  Explorer.prototype.say = function (text, warning) {
+    this.ui.message.textContent = text;
+    this.ui.message.classList.toggle("attn-x__warning", !!warning);
   };
 
   Explorer.prototype.build = function () {
@@ -704,6 +777,31 @@
     var ui = (this.ui = {});
     clear(this.root);
 
+    // Guided tasks: a short list among the controls; the chosen task's text and hint stand in a
+    // card above the picture, so its goal stays in view while the reader works.
+    var tasks = null;
+    ui.taskCard = h("div", { class: "attn-x__taskcard", hidden: true });
+    // Announced when a task starts and when the page sees it done.
+    // (for screen readers: the card shows the same to the eye).
+    ui.taskStatus = h("p", { class: "attn-x__sr", role: "status", "aria-live": "polite" });
+    if (this.tasks.length) {
+      ui.taskList = h("ol", { class: "attn-x__tasks" });
+      this.tasks.forEach(function (task, t) {
+        var button = h("button", { type: "button", class: "attn-x__taskbtn", text: task.title,
+          "aria-label": task.title + " \u2014 zacznij zadanie " + (t + 1) });
+        button.addEventListener("click", function () { self.startTask(t); });
+        ui.taskList.appendChild(h("li", { "data-task": task.id }, [
+          button, h("span", { class: "attn-x__task-done" }),
+        ]));
+      });
+      tasks = h("fieldset", { class: "attn-x__group" }, [
+        h("legend", { text: "Zadania" }),
+        h("p", { class: "attn-x__info", text: "Wybierz zadanie: eksplorator ustawi jego przykład, pokaże cel nad " +
+          "rysunkiem i sam zauważy, kiedy zadanie jest wykonane." }),
+        ui.taskList,
+      ]);
+    }
+
     // Starting point.
     ui.preset = h("select", { id: id + "-preset" });
     this.presets.forEach(function (p, i) {
@@ -711,12 +809,12 @@
     });
     ui.preset.addEventListener("change", function () { self.loadPreset(+ui.preset.value); });
     ui.reset = h("button", { type: "button", class: "md-button attn-x__small", text: "Przywróć ustawienia przykładu" });
-    ui.reset.addEventListener("click", function () { self.loadPreset(self.presetIndex); });
+    ui.reset.addEventListener("click", function () { self.loadPreset(self.presetIndex, true); });
     ui.presetInfo = h("p", { class: "attn-x__info", id: id + "-preset-info" });
     ui.preset.setAttribute("aria-describedby", id + "-preset-info");
     var start = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Punkt wyjścia" }),
-      h("div", { class: "attn-x__row" }, [
+      h("div", { class: "attn-x__row attn-x__preset" }, [
         h("label", { for: id + "-preset", text: "Przykład startowy" }), ui.preset, ui.reset,
       ]),
       ui.presetInfo,
@@ -731,36 +829,18 @@
     var T = L.temperature;
     ui.tempRange = h("input", { type: "range", id: id + "-temp-range", min: T.min, max: T.max, step: T.step,
       "aria-describedby": id + "-scale-info" });
+    ui.tempRange.addEventListener("input", function () {
+      self.st.temperature = Number(ui.tempRange.value);
+      self.update(ui.tempRange);
+    });
     // Number fields are text fields (inputmode decimal): a number field would not take "0,5".
     ui.tempNumber = h("input", { type: "text", id: id + "-temp", inputmode: "decimal", autocomplete: "off",
-      spellcheck: "false", class: "attn-x__num", "aria-describedby": id + "-temp-error " + id + "-scale-info" });
-    // The error stands next to its field (on a phone the shared message line is a screen away),
-    // and says which T the weights shown are still computed with.
-    ui.tempError = h("p", { class: "attn-x__message attn-x__field-error", id: id + "-temp-error",
-      role: "status", "aria-live": "polite" });
-    function onTemperature(ev) {
-      var t = parseNumber(ev.target.value);
-      if (!(t >= T.min && t <= T.max)) {
-        ui.tempNumber.setAttribute("aria-invalid", "true");
-        ui.tempError.textContent = "Temperatura musi leżeć między " + fmtDec(T.min, 1) + " a " +
-          fmtDec(T.max, 1) + "; wagi niżej są nadal liczone dla T = " + fmtDec(self.st.temperature, 1) + ".";
-        return;
-      }
-      ui.tempNumber.removeAttribute("aria-invalid");
-      ui.tempError.textContent = "";
-      self.st.temperature = t;
-      self.update(ev.target);
-    }
-    ui.tempRange.addEventListener("input", onTemperature);
-    ui.tempNumber.addEventListener("input", onTemperature);
-    ui.tempNumber.addEventListener("change", function () { // leaving an invalid entry restores it
-      if (parseNumber(ui.tempNumber.value) !== self.st.temperature) {
-        ui.tempNumber.value = fieldText(self.st.temperature);
-        ui.tempNumber.removeAttribute("aria-invalid");
-        ui.tempError.textContent = "";
-      }
-    });
-    ui.scaleInfo = h("p", { class: "attn-x__info", id: id + "-scale-info", "aria-live": "polite" });
+      spellcheck: "false", class: "attn-x__num" });
+    ui.tempError = errorLine(id + "-temp-error");
+    this.numberField(ui.tempNumber, ui.tempError, T, "Temperatura T",
+      function () { return self.st.temperature; },
+      function (v) { self.st.temperature = v; }, id + "-scale-info");
+    ui.scaleInfo = h("p", { class: "attn-x__info", id: id + "-scale-info" });
     ui.query = h("select", { id: id + "-query" });
     ui.query.addEventListener("change", function () { self.st.query = +ui.query.value; self.update(); });
     var maths = h("fieldset", { class: "attn-x__group" }, [
@@ -780,6 +860,23 @@
       ]),
     ]);
 
+    // The projection matrices W_Q, W_K, W_V (rebuilt when their shape changes).
+    ui.matrices = h("div", { class: "attn-x__matrices" });
+    ui.identity = h("button", { type: "button", class: "md-button attn-x__small", text: "Ustaw wszystkie trzy na I" });
+    ui.identity.addEventListener("click", function () {
+      ["wq", "wk", "wv"].forEach(function (key) {
+        self.st[key] = self.st[key].map(function (row, i) { return row.map(function (_, j) { return i === j ? 1 : 0; }); });
+      });
+      self.update();
+    });
+    var projections = h("fieldset", { class: "attn-x__group" }, [
+      h("legend", { text: "Macierze W_Q, W_K, W_V" }),
+      h("p", { class: "attn-x__info", text: "Zapytanie q = x·W_Q, klucz k = x·W_K, wartość v = x·W_V: wiersz x (embedding tokenu) " +
+        "razy macierz. Gdy W_Q ≠ W_K, token szuka (q) innych cech, niż sam pokazuje innym (k)." }),
+      ui.matrices,
+      ui.identity,
+    ]);
+
     // The sentence.
     ui.sentenceList = h("ol", { class: "attn-x__sentence", start: 0 });
     ui.addPosition = h("button", { type: "button", class: "md-button attn-x__small", text: "Dodaj pozycję" });
@@ -796,31 +893,35 @@
       ui.addPosition,
     ]);
 
-    // The vocabulary and its embeddings.
-    ui.vocabBody = h("tbody");
+    // The vocabulary and its embeddings: one <tbody> per word (its fields and their error line).
+    ui.vocabTable = h("table", { class: "attn-x__vocab" }, [
+      h("thead", null, h("tr", null, [
+        h("th", { scope: "col", text: "token" }),
+        h("th", { scope: "col", text: "wymiar 0" }),
+        h("th", { scope: "col", text: "wymiar 1" }),
+      ])),
+    ]);
     ui.newWord = h("input", { type: "text", id: id + "-new-word", maxlength: L.max_token_chars,
-      autocomplete: "off", spellcheck: "false" });
+      autocomplete: "off", spellcheck: "false", "aria-describedby": id + "-new-word-error" });
+    ui.newWordError = errorLine(id + "-new-word-error");
     ui.addWord = h("button", { type: "button", class: "md-button attn-x__small", text: "Dodaj słowo do słownika i zdania" });
     ui.addWord.addEventListener("click", function () { self.addWord(); });
     ui.newWord.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter") { ev.preventDefault(); self.addWord(); }
     });
-    ui.coordError = h("p", { class: "attn-x__message attn-x__field-error", role: "status", "aria-live": "polite" });
+    ui.newWord.addEventListener("input", function () {
+      if (ui.newWord.getAttribute("aria-invalid") === "true") self.addWordProblem(true);
+    });
     var vocab = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Słownik i embeddingi 2-D" }),
-      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; z klawiszem Shift — dalej)." }),
-      h("table", { class: "attn-x__vocab" }, [
-        h("thead", null, h("tr", null, [
-          h("th", { scope: "col", text: "token" }),
-          h("th", { scope: "col", text: "wymiar 0" }),
-          h("th", { scope: "col", text: "wymiar 1" }),
-        ])),
-        ui.vocabBody,
-      ]),
-      ui.coordError,
+      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby od " + fmtDec(L.coord.min, 0) + " do " +
+        fmtDec(L.coord.max, 0) + " albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; " +
+        "z klawiszem Shift — dalej). Nazwy tokenów muszą być różne." }),
+      h("div", { class: "attn-x__scroll" }, ui.vocabTable),
       h("div", { class: "attn-x__row" }, [
         h("label", { for: id + "-new-word", text: "Nowe słowo" }), ui.newWord, ui.addWord,
       ]),
+      ui.newWordError,
     ]);
 
     ui.message = h("p", { class: "attn-x__message", role: "status", "aria-live": "polite" });
@@ -841,40 +942,144 @@
     }
     ui.heat = s("svg", { class: "attn-x__heat", role: "img", "data-testid": "heatmap" });
     ui.bars = s("svg", { class: "attn-x__bars", role: "img" });
-    ui.summary = h("p", { class: "attn-x__summary", "aria-live": "polite" });
+    // The result in words, announced after each change (the pictures say the same visually).
+    ui.summary = h("p", { class: "attn-x__summary", role: "status", "aria-live": "polite" });
     ui.numbers = h("div", { class: "attn-x__numbers" });
-    var views = h("div", { class: "attn-x__views" }, [
-      h("figure", { class: "attn-x__figure" }, [
-        ui.plane,
-        h("figcaption", { id: id + "-plane-cap", text: "Płaszczyzna embeddingów: kółka to wejścia (tokeny), romby to wyjścia uwagi, każdy połączony przerywaną linią ze swoim wejściem; wypełniony i podpisany romb to wyjście wybranego zapytania. Ciągłe linie prowadzą od zapytania do kluczy, które widzi: im grubsza, tym większa waga." }),
-      ]),
-      h("figure", { class: "attn-x__figure" }, [
-        ui.heat,
-        h("figcaption", { text: "Wagi uwagi: wiersze to zapytania (kto patrzy), kolumny to klucze (na kogo patrzy); pola zakreskowane są zablokowane przez maskę. Kliknięcie wiersza wybiera zapytanie." }),
-      ]),
-      h("figure", { class: "attn-x__figure" }, [
-        ui.bars,
-        h("figcaption", { text: "Wagi wybranego zapytania: jak rozkłada ono uwagę na klucze (suma wynosi 1)." }),
+    var stage = h("div", { class: "attn-x__stage" }, [
+      ui.taskCard,
+      ui.taskStatus,
+      ui.message,
+      ui.summary,
+      h("div", { class: "attn-x__views" }, [
+        h("figure", { class: "attn-x__figure" }, [
+          ui.plane,
+          h("figcaption", { id: id + "-plane-cap", text: "Płaszczyzna embeddingów: kółka to wejścia (tokeny) z wagą, " +
+            "jaką daje im wybrane zapytanie; romby to wyjścia uwagi, każdy połączony przerywaną linią ze swoim wejściem; " +
+            "wypełniony i podpisany romb to wyjście wybranego zapytania. Ciągłe linie prowadzą od zapytania do kluczy, " +
+            "które widzi: im grubsza, tym większa waga." }),
+        ]),
+        h("figure", { class: "attn-x__figure" }, [
+          ui.heat,
+          h("figcaption", { text: "Wagi uwagi: wiersze to zapytania (kto patrzy), kolumny to klucze (na kogo patrzy); " +
+            "pola zakreskowane są zablokowane przez maskę. Kliknięcie wiersza wybiera zapytanie." }),
+        ]),
+        h("figure", { class: "attn-x__figure attn-x__barfig" }, [
+          ui.bars,
+          h("figcaption", { text: "Wagi wybranego zapytania: jak rozkłada ono uwagę na klucze (suma wynosi 1)." }),
+        ]),
       ]),
     ]);
 
-    this.root.appendChild(h("div", { class: "attn-x__controls" }, [start, maths, sentence, vocab]));
-    this.root.appendChild(ui.message);
-    this.root.appendChild(ui.summary);
-    this.root.appendChild(views);
-    this.root.appendChild(h("details", { class: "attn-x__details", open: true }, [
-      h("summary", { text: "Liczby" }), ui.numbers,
-    ]));
+    // The numbers close the controls' column: on a wide screen the picture stays in view beside
+    // them too, down to the last field of the vocabulary.
+    var numbers = h("details", { class: "attn-x__details", open: true }, [
+      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }), ui.numbers,
+    ]);
+    var controls = h("div", { class: "attn-x__controls" }, [tasks, start, maths, projections, sentence, vocab, numbers]);
+    // Picture first: beside the controls on a wide screen, above them on a phone (explorer.css).
+    this.root.appendChild(h("div", { class: "attn-x__layout" }, [stage, controls]));
+  };
+
+  function errorLine(id) {
+    return h("p", { class: "attn-x__message attn-x__field-error", id: id, role: "status", "aria-live": "polite" });
+  }
+
+  /* ------------------------------- typed fields ------------------------------- */
+
+  /** Wire `input` as a field of the state: `parse(text)` returns {value} or {error}; `get()` is
+   * the state's value, `set(v)` takes a valid one, `show(v)` writes it in the field. A bad entry
+   * stays as typed, marked aria-invalid, with its reason in `error` (the line right under the
+   * field, named by aria-describedby) until the reader corrects it, the same value is set some
+   * other way (a drag, a preset), or a preset is loaded: never silently put back. */
+  Explorer.prototype.field = function (input, error, parse, get, set, show, describedBy) {
+    var self = this;
+    var f = { input: input, error: error, get: get, show: show, message: "", shown: null };
+    input.setAttribute("aria-describedby", error.id + (describedBy ? " " + describedBy : ""));
+    input.addEventListener("input", function () {
+      var r = parse(input.value);
+      if (r.error) {
+        f.message = r.error;
+        f.shown = get();
+        input.setAttribute("aria-invalid", "true");
+        self.showErrors(error);
+        return;
+      }
+      f.message = "";
+      input.removeAttribute("aria-invalid");
+      self.showErrors(error);
+      set(r.value);
+      self.update(input);
+      f.shown = get();
+    });
+    this.fields.push(f);
+    return f;
+  };
+
+  /** The reasons of every bad field that writes into `error`, one per line. */
+  Explorer.prototype.showErrors = function (error) {
+    var lines = this.fields.filter(function (f) { return f.error === error && f.message; })
+      .map(function (f) { return f.message; });
+    error.textContent = lines.join(" ");
+  };
+
+  /** A number field between range.min and range.max; `what` names it in the message. */
+  Explorer.prototype.numberField = function (input, error, range, what, get, set, describedBy) {
+    var lo = fmtDec(range.min, 1).replace(/,0$/, ""), hi = fmtDec(range.max, 1).replace(/,0$/, "");
+    function parse(text) {
+      var v = parseNumber(text);
+      if (v >= range.min && v <= range.max) return { value: v };
+      var said = String(text).trim() === "" ? "puste pole" : quoted(String(text).trim());
+      return { error: what + ": " + said + " — wpisz liczbę od " + lo + " do " + hi +
+        " (przecinek albo kropka). Obliczenie używa nadal " + fieldText(get()) + "." };
+    }
+    return this.field(input, error, parse, get, set, fieldText, describedBy);
+  };
+
+  /** Put the state into every field, except the one being typed in and a bad entry whose value
+   * the state still has (`force`: every field, clearing their messages). */
+  Explorer.prototype.syncFields = function (source, force) {
+    var self = this;
+    var touched = [];
+    this.fields = this.fields.filter(function (f) { return f.input.isConnected || !self.root.isConnected; });
+    this.fields.forEach(function (f) {
+      if (f.input === source) return;
+      var v = f.get();
+      if (!force && f.message && v === f.shown) return; // the reader's bad entry stays, with its reason
+      if (f.message && touched.indexOf(f.error) < 0) touched.push(f.error);
+      f.message = "";
+      f.input.removeAttribute("aria-invalid");
+      f.shown = v;
+      if (f.input.value !== f.show(v)) f.input.value = f.show(v);
+    });
+    touched.forEach(function (e) { self.showErrors(e); });
+  };
+
+  /* ------------------------------- words and tasks ------------------------------- */
+
+  /** Why `name` cannot name word `k` (k = -1: a new word), or "" if it can. */
+  Explorer.prototype.nameProblem = function (name, k) {
+    if (!name.trim()) return "Nazwa tokenu nie może być pusta.";
+    var other = -1;
+    this.st.vocab.forEach(function (w, j) { if (j !== k && w.token === name) other = j; });
+    if (other >= 0) return quoted(name) + " jest już w słowniku; nazwy tokenów muszą być różne.";
+    return "";
+  };
+
+  Explorer.prototype.addWordProblem = function (quiet) {
+    var L = this.limits;
+    var problem = this.nameProblem(this.ui.newWord.value, -1);
+    if (!problem && this.st.vocab.length >= L.max_vocab) problem = "Słownik ma już " + L.max_vocab + " słów, więcej się nie zmieści.";
+    if (problem && quiet && !this.ui.newWord.value.trim()) problem = "";
+    this.ui.newWordError.textContent = problem;
+    if (problem) this.ui.newWord.setAttribute("aria-invalid", "true");
+    else this.ui.newWord.removeAttribute("aria-invalid");
+    return problem;
   };
 
   Explorer.prototype.addWord = function () {
     var L = this.limits;
+    if (this.addWordProblem(false)) return;
     var token = this.ui.newWord.value;
-    if (!token.trim()) { this.ui.message.textContent = "Wpisz nazwę nowego tokenu."; return; }
-    if (this.st.vocab.length >= L.max_vocab) {
-      this.ui.message.textContent = "Słownik ma już " + L.max_vocab + " słów.";
-      return;
-    }
     this.st.vocab.push({ token: token, vec: L.new_word_embedding.slice() });
     var note = "Dodano " + quoted(token) + " do słownika";
     if (this.st.sentence.length < L.max_tokens) {
@@ -882,24 +1087,223 @@
       note += " i na koniec zdania";
     }
     this.ui.newWord.value = "";
-    this.ui.message.textContent = note + ".";
+    this.say(note + ".");
     this.update();
   };
 
-  /** Re-synchronise controls with the state (keeping the elements, so focus stays) and redraw. */
-  Explorer.prototype.update = function (source) {
+  /** Make task `t` (or none, null) the chosen one: its card above the picture, its list item marked. */
+  Explorer.prototype.setTask = function (t) {
+    var self = this;
+    var ui = this.ui;
+    this.taskIndex = t;
+    if (!ui.taskList) return;
+    Array.prototype.forEach.call(ui.taskList.children, function (li, j) {
+      li.classList.toggle("attn-x__task-active", j === t);
+    });
+    clear(ui.taskCard);
+    ui.taskCard.classList.remove("attn-x__task-solved");
+    ui.taskCard.hidden = t === null;
+    if (t === null) return;
+    var task = this.tasks[t];
+    var stop = h("button", { type: "button", class: "attn-x__remove attn-x__stop", text: "\u00d7",
+      "aria-label": "Zakończ zadanie", title: "Zakończ zadanie" });
+    stop.addEventListener("click", function () {
+      var button = ui.taskList.children[t].querySelector("button");
+      self.setTask(null);
+      self.writeUrl();
+      button.focus();
+    });
+    ui.taskCard.appendChild(h("div", { class: "attn-x__taskhead" }, [
+      h("p", { class: "attn-x__task-text" }, [
+        h("strong", { text: "Zadanie " + (t + 1) + ": " + task.title + "." }), " " + task.text,
+      ]),
+      stop,
+    ]));
+    ui.taskCard.appendChild(h("details", { class: "attn-x__hint" }, [
+      h("summary", { text: "Podpowiedź" }), h("p", { text: task.hint }),
+    ]));
+  };
+
+  Explorer.prototype.startTask = function (t) {
+    var task = this.tasks[t];
+    var index = this.presets.map(function (p) { return p.id; }).indexOf(task.preset);
+    this.setTask(t);
+    this.done[task.id] = false; // done again, said again
+    this.ui.taskStatus.textContent = "";
+    this.loadPreset(index, true);
+    this.st.query = task.check.query; // the row the task is about, in the picture
+    this.update();
+    this.ui.taskStatus.textContent = "Zadanie " + (t + 1) + ": " + task.title + ". " + task.text;
+  };
+
+  /** Does the state do what task `t` asks (figures_src/explorer.py task_holds, the same checks)? */
+  Explorer.prototype.taskHolds = function (t) {
+    var task = this.tasks[t];
+    var p = this.presets[this.presetIndex];
+    if (p.id !== task.preset) return false;
+    var st = this.st, r = this.result;
+    var x0 = p.sentence.map(function (i) { return p.vocab[i].embedding; });
+    var same = function (a, b) { return JSON.stringify(a) === JSON.stringify(b); };
+    var kept = task.fixed.every(function (part) {
+      if (part === "x") return same(r.x, x0);
+      if (part === "causal") return st.causal === !!p.causal;
+      return same(st[{ w_q: "wq", w_k: "wk", w_v: "wv" }[part]], p[part]);
+    });
+    var c = task.check;
+    if (!kept || c.query >= r.weights.length) return false;
+    var row = r.weights[c.query];
+    switch (c.kind) {
+      case "weight_at_least": return row[c.key] >= c.value;
+      case "argmax": return row.every(function (w, j) { return j === c.key || row[c.key] > w; });
+      case "more_than": return row[c.key] > row[c.other];
+      case "spread_below": {
+        var seen = row.filter(function (_, j) { return !r.blocked[c.query][j]; });
+        return Math.max.apply(null, seen) - Math.min.apply(null, seen) < c.value;
+      }
+      case "output_below": return r.output[c.query][c.dim] < c.value;
+      case "output_moved": return r.output[c.query].some(function (y, d) { return Math.abs(y - r.x[c.query][d]) > c.value; });
+      default: throw new Error("nieznany rodzaj zadania: " + c.kind);
+    }
+  };
+
+  Explorer.prototype.checkTask = function () {
+    var t = this.taskIndex;
+    if (t === null || !this.ui.taskList) return;
+    var task = this.tasks[t];
+    if (this.done[task.id] || !this.taskHolds(t)) return;
+    this.done[task.id] = true;
+    var li = this.ui.taskList.children[t];
+    li.classList.add("attn-x__task-solved");
+    li.setAttribute("data-done", "true");
+    li.querySelector(".attn-x__task-done").textContent = "wykonane \u2713";
+    this.ui.taskCard.classList.add("attn-x__task-solved");
+    this.ui.taskCard.appendChild(h("p", { class: "attn-x__task-done", text: "Wykonane \u2713 Możesz zmieniać dalej " +
+      "albo wybrać następne zadanie." }));
+    this.ui.taskStatus.textContent = "Brawo! Zadanie " + (t + 1) + " („" + task.title + "”) wykonane.";
+  };
+
+  /* ------------------------------- the address ------------------------------- */
+
+  /** The state as the address keeps it (short keys; numbers as JSON numbers); `taskId` or null. */
+  function encodeState(presetId, st, taskId) {
+    var out = {
+      p: presetId,
+      v: st.vocab.map(function (w) { return [w.token, w.vec[0], w.vec[1]]; }),
+      s: st.sentence, wq: st.wq, wk: st.wk, wv: st.wv,
+      m: st.causal ? 1 : 0, sk: st.useScale ? 1 : 0, t: st.temperature, q: st.query,
+    };
+    if (taskId !== null) out.z = taskId;
+    return out;
+  }
+
+  /** The state in a decoded address, checked against the page's limits; throws an Error whose
+   * message says, in Polish, what is wrong. */
+  Explorer.prototype.decode = function (o) {
+    var L = this.limits;
+    var tasks = this.tasks;
+    function need(ok, what) { if (!ok) throw new Error(what); }
+    function num(x, range, what) {
+      need(typeof x === "number" && x >= range.min && x <= range.max,
+        what + " musi być liczbą od " + fmtDec(range.min, 1) + " do " + fmtDec(range.max, 1));
+      return x;
+    }
+    need(o && typeof o === "object" && !Array.isArray(o), "to nie jest opis stanu");
+    var index = this.presets.map(function (p) { return p.id; }).indexOf(o.p);
+    need(index >= 0, "nieznany przykład startowy");
+    need(Array.isArray(o.v) && o.v.length >= 1 && o.v.length <= L.max_vocab,
+      "słownik musi mieć od 1 do " + L.max_vocab + " słów");
+    var names = [];
+    var vocab = o.v.map(function (w) {
+      need(Array.isArray(w) && w.length === 3 && typeof w[0] === "string", "słowo słownika ma zły zapis");
+      need(w[0].trim() !== "" && w[0].length <= L.max_token_chars, "nazwa tokenu jest pusta albo za długa");
+      need(names.indexOf(w[0]) < 0, "nazwa " + quoted(w[0]) + " występuje dwa razy");
+      names.push(w[0]);
+      return { token: w[0], vec: [num(w[1], L.coord, "współrzędna"), num(w[2], L.coord, "współrzędna")] };
+    });
+    need(Array.isArray(o.s) && o.s.length >= 1 && o.s.length <= L.max_tokens,
+      "zdanie musi mieć od 1 do " + L.max_tokens + " pozycji");
+    o.s.forEach(function (i) { need(Number.isInteger(i) && i >= 0 && i < vocab.length, "zdanie wskazuje słowo spoza słownika"); });
+    var d = 2;
+    var matrix = function (m, what) {
+      need(Array.isArray(m) && m.length === d && m.every(function (row) {
+        return Array.isArray(row) && row.length === d;
+      }), what + " musi mieć " + d + " wiersze po " + d + " liczby");
+      return m.map(function (row) { return row.map(function (x) { return num(x, L.weight, "wyraz " + what); }); });
+    };
+    var st = {
+      vocab: vocab, sentence: o.s.slice(),
+      wq: matrix(o.wq, "W_Q"), wk: matrix(o.wk, "W_K"), wv: matrix(o.wv, "W_V"),
+      causal: o.m === 1, useScale: o.sk === 1,
+      temperature: num(o.t, L.temperature, "temperatura"),
+      query: o.q,
+    };
+    need((o.m === 0 || o.m === 1) && (o.sk === 0 || o.sk === 1), "maska i skalowanie to 0 albo 1");
+    need(Number.isInteger(o.q) && o.q >= 0 && o.q < st.sentence.length, "zapytanie wskazuje pozycję spoza zdania");
+    var task = null;
+    if (o.z !== undefined) {
+      task = tasks.map(function (t) { return t.id; }).indexOf(o.z);
+      need(task >= 0 && tasks[task].preset === o.p, "nieznane zadanie");
+    }
+    return { index: index, st: st, task: task };
+  };
+
+  /** Start from the state in the address, if there is one; false when there is none. A state
+   * that cannot be read is said so on the page (the example's start is shown instead). */
+  Explorer.prototype.loadFromUrl = function () {
+    var text = new URLSearchParams(window.location.search).get(URL_PARAM);
+    if (text === null) return false;
+    var got;
+    try {
+      got = this.decode(JSON.parse(text));
+    } catch (err) {
+      this.loadPreset(0);
+      this.say("Adres strony zawiera stan eksploratora, którego nie da się odczytać (" +
+        (err instanceof SyntaxError ? "to nie jest poprawny zapis" : err.message) +
+        "). Pokazuję przykład startowy; zmiana dowolnego ustawienia zapisze w adresie nowy stan.", true);
+      return true;
+    }
+    this.presetIndex = got.index;
+    this.st = got.st;
+    this.ui.preset.value = String(got.index);
+    this.ui.presetInfo.textContent = this.presets[got.index].description;
+    this.setTask(got.task);
+    this.say("Stan eksploratora odczytany z adresu strony. „Przywróć ustawienia przykładu” wraca do początku.");
+    this.update(null, true);
+    return true;
+  };
+
+  /** Keep the state in the address (replaceState: no new history entry per change); the
+   * parameter goes away while the state is a preset's start with no task chosen. */
+  Explorer.prototype.writeUrl = function () {
+    if (!this.ownsUrl || !this.urlReady || !window.history || !window.history.replaceState) return;
+    var p = this.presets[this.presetIndex];
+    var task = this.taskIndex === null ? null : this.tasks[this.taskIndex].id;
+    var mine = JSON.stringify(encodeState(p.id, this.st, task));
+    var url = new URL(window.location.href);
+    if (mine === JSON.stringify(encodeState(p.id, presetState(p), null))) url.searchParams.delete(URL_PARAM);
+    else url.searchParams.set(URL_PARAM, mine);
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
+  };
+
+  /* ------------------------------- update ------------------------------- */
+
+  /** Re-synchronise controls with the state (keeping the elements, so focus stays) and redraw;
+   * `force`: every field shows the state (a preset was loaded). */
+  Explorer.prototype.update = function (source, force) {
     var st = this.st;
     st.query = Math.max(0, Math.min(st.query, st.sentence.length - 1));
     this.result = compute(st);
-    this.syncControls(source);
+    this.syncControls(source, force);
     this.renderSummary();
     this.renderPlane();
     this.renderHeatmap();
     this.renderBars();
     this.renderNumbers();
+    this.checkTask();
+    this.writeUrl();
   };
 
-  Explorer.prototype.syncControls = function (source) {
+  Explorer.prototype.syncControls = function (source, force) {
     var st = this.st;
     var ui = this.ui;
     var L = this.limits;
@@ -908,12 +1312,11 @@
     ui.scale.checked = st.useScale;
     ui.scaleLabel.textContent = "Dziel oceny przez \u221ad\u2096 (d\u2096 = " + r.dK + ")";
     if (source !== ui.tempRange) ui.tempRange.value = String(st.temperature);
-    if (source !== ui.tempNumber) ui.tempNumber.value = fieldText(st.temperature);
     ui.scaleInfo.textContent = "Oceny QK\u1d40 mnożymy przez " +
       (st.useScale ? "1/\u221a" + r.dK : "1") + " \u00b7 1/T = " + fmtDec(r.scale, 3) + ". " +
       (isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
-        ? "Macierze zapytań, kluczy i wartości są jednostkowe, więc Q = K = V = X."
-        : "Q, K i V to X pomnożone przez macierze zapytań, kluczy i wartości z przykładu.");
+        ? "Macierze W_Q, W_K i W_V są jednostkowe, więc Q = K = V = X."
+        : "Q, K i V to X pomnożone przez macierze W_Q, W_K i W_V.");
 
     // Query picker: one option per position.
     syncOptions(ui.query, r.tokens.map(function (t, i) { return "pozycja " + i + ": " + t; }));
@@ -933,21 +1336,27 @@
     ui.addPosition.disabled = st.sentence.length >= L.max_tokens;
     ui.addWord.disabled = st.vocab.length >= L.max_vocab;
 
-    // Vocabulary rows: a text input and two number inputs per word.
-    var vrows = ui.vocabBody.children;
-    while (vrows.length > st.vocab.length) ui.vocabBody.removeChild(ui.vocabBody.lastChild);
-    while (vrows.length < st.vocab.length) ui.vocabBody.appendChild(this.vocabRow(vrows.length));
-    Array.prototype.forEach.call(vrows, function (tr, k) {
-      var inputs = tr.querySelectorAll("input");
-      var word = st.vocab[k];
-      if (inputs[0] !== source && inputs[0].value !== word.token) inputs[0].value = word.token;
-      for (var c = 0; c < 2; c++) {
-        var input = inputs[c + 1];
-        if (input !== source && parseNumber(input.value) !== word.vec[c]) input.value = fieldText(word.vec[c]);
-        input.setAttribute("aria-label", "Token " + word.token + ": wymiar " + c);
-      }
-      tr.classList.toggle("attn-x__unused", st.sentence.indexOf(k) < 0);
+    // Vocabulary: one <tbody> per word; the fields themselves are synced below.
+    var bodies = ui.vocabTable.tBodies;
+    while (bodies.length > st.vocab.length) ui.vocabTable.removeChild(bodies[bodies.length - 1]);
+    while (bodies.length < st.vocab.length) ui.vocabTable.appendChild(this.vocabRow(bodies.length));
+    Array.prototype.forEach.call(bodies, function (body, k) {
+      var inputs = body.querySelectorAll("input");
+      for (var c = 0; c < 2; c++) inputs[c + 1].setAttribute("aria-label", "Token " + st.vocab[k].token + ": wymiar " + c);
+      body.classList.toggle("attn-x__unused", st.sentence.indexOf(k) < 0);
     });
+
+    // W_Q, W_K, W_V: a grid of fields each, rebuilt when the shape changes.
+    var shape = st.wq.length + "x" + st.wq[0].length;
+    if (ui.matrices.getAttribute("data-shape") !== shape) {
+      clear(ui.matrices);
+      ui.matrices.setAttribute("data-shape", shape);
+      var self = this;
+      [["wq", "W_Q", "zapytań"], ["wk", "W_K", "kluczy"], ["wv", "W_V", "wartości"]].forEach(function (m) {
+        ui.matrices.appendChild(self.matrixGrid(m[0], m[1], m[2]));
+      });
+    }
+    this.syncFields(source, force);
   };
 
   function syncOptions(select, labels) {
@@ -959,6 +1368,30 @@
       if (select.options[i].textContent !== text) select.options[i].textContent = text;
     });
   }
+
+  /** The fields of matrix st[key] (named `name`, the matrix "of `what`"), with their error line. */
+  Explorer.prototype.matrixGrid = function (key, name, what) {
+    var self = this;
+    var m = this.st[key];
+    var id = this.id + "-" + key;
+    var error = errorLine(id + "-error");
+    var grid = h("div", { class: "attn-x__grid-fields", role: "group", "aria-labelledby": id + "-name",
+      style: "grid-template-columns: repeat(" + m[0].length + ", 4.2em)" });
+    m.forEach(function (row, i) {
+      row.forEach(function (_, j) {
+        var input = h("input", { type: "text", class: "attn-x__num", id: id + "-" + i + "-" + j, inputmode: "decimal",
+          autocomplete: "off", spellcheck: "false", "aria-label": name + ", wiersz " + i + ", kolumna " + j });
+        self.numberField(input, error, self.limits.weight, name + " [" + i + ", " + j + "]",
+          function () { return self.st[key][i][j]; },
+          function (v) { self.st[key][i][j] = v; });
+        grid.appendChild(input);
+      });
+    });
+    return h("div", { class: "attn-x__matrix-field" }, [
+      h("p", { class: "attn-x__matrix-name", id: id + "-name" }, [h("span", { text: name }), " (macierz " + what + ")"]),
+      grid, error,
+    ]);
+  };
 
   Explorer.prototype.sentenceRow = function (i) {
     var self = this;
@@ -980,43 +1413,31 @@
     return h("li", null, [h("label", { for: id, text: "Pozycja " + i }), select, remove]);
   };
 
+  /** Word k's <tbody>: its name and coordinates, and one line for their errors. */
   Explorer.prototype.vocabRow = function (k) {
     var self = this;
     var L = this.limits;
     var id = this.id + "-word-" + k;
+    var error = errorLine(id + "-error");
     var name = h("input", { type: "text", id: id, maxlength: L.max_token_chars, autocomplete: "off",
       spellcheck: "false", "aria-label": "Nazwa tokenu " + k + " w słowniku" });
-    name.addEventListener("input", function () {
-      self.st.vocab[k].token = name.value;
-      self.update(name);
-    });
+    this.field(name, error, function (text) {
+      var problem = self.nameProblem(text, k);
+      return problem ? { error: problem + " Obliczenie używa nadal " + quoted(self.st.vocab[k].token) + "." } : { value: text };
+    }, function () { return self.st.vocab[k] ? self.st.vocab[k].token : ""; },
+    function (v) { self.st.vocab[k].token = v; }, String);
     var coords = [0, 1].map(function (c) {
       var input = h("input", { type: "text", class: "attn-x__num", id: id + "-" + c, inputmode: "decimal",
         autocomplete: "off", spellcheck: "false" });
-      input.addEventListener("input", function () {
-        var v = parseNumber(input.value);
-        if (!(v >= L.coord.min && v <= L.coord.max)) {
-          self.ui.coordError.textContent = "Współrzędna musi być liczbą od " + fmtDec(L.coord.min, 0) +
-            " do " + fmtDec(L.coord.max, 0) + ".";
-          input.setAttribute("aria-invalid", "true");
-          return;
-        }
-        input.removeAttribute("aria-invalid");
-        self.ui.coordError.textContent = "";
-        self.st.vocab[k].vec[c] = v;
-        self.update(input);
-      });
-      input.addEventListener("change", function () { // leaving an invalid entry restores it
-        var current = self.st.vocab[k].vec[c];
-        if (parseNumber(input.value) !== current) {
-          input.value = fieldText(current);
-          input.removeAttribute("aria-invalid");
-          self.ui.coordError.textContent = "";
-        }
-      });
+      self.numberField(input, error, L.coord, "Współrzędna",
+        function () { return self.st.vocab[k] ? self.st.vocab[k].vec[c] : 0; },
+        function (v) { self.st.vocab[k].vec[c] = v; });
       return input;
     });
-    return h("tr", null, [h("td", null, name), h("td", null, coords[0]), h("td", null, coords[1])]);
+    return h("tbody", null, [
+      h("tr", null, [h("td", null, name), h("td", null, coords[0]), h("td", null, coords[1])]),
+      h("tr", { class: "attn-x__errrow" }, h("td", { colspan: 3 }, error)),
+    ]);
   };
 
   /* ------------------------------- views ------------------------------- */
@@ -1029,26 +1450,58 @@
     var best = [];
     w.forEach(function (x, j) { if (top - x <= 1e-12) best.push(j); });
     var names = best.map(function (j) { return quoted(r.tokens[j]) + " (pozycja " + j + ")"; });
-    this.ui.summary.textContent = "Zapytanie " + quoted(r.tokens[i]) + " (pozycja " + i + ") patrzy " +
+    var text = "Zapytanie " + quoted(r.tokens[i]) + " (pozycja " + i + ") patrzy " +
       (best.length === 1 ? "najmocniej na " + names[0] : "jednakowo mocno na " + names.join(", ")) +
       ", z wagą " + fmtDec(top) + ". Jego wyjście to " + fmtVec(r.output[i]) +
       ", a wejście " + fmtVec(r.x[i]) + ".";
+    if (this.ui.summary.textContent !== text) this.ui.summary.textContent = text;
   };
 
+  // A "nice" grid step (1, 2 or 5 times a power of ten) for a plane `span` units wide.
+  function niceStep(span) {
+    var raw = span / 6;
+    var p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : 5) * p;
+  }
+
+  /** The square of data the plane shows, [x0, y0, side]: every input, every output and the
+   * origin, with a margin; kept while a point is dragged, so the plane does not move under it. */
   Explorer.prototype.planeRange = function () {
     if (this.frozenRange) return this.frozenRange;
-    var m = 1;
-    this.st.vocab.forEach(function (w) { w.vec.forEach(function (x) { m = Math.max(m, Math.abs(x)); }); });
-    this.result.output.forEach(function (y) { y.forEach(function (x) { m = Math.max(m, Math.abs(x)); }); });
-    return Math.ceil((m + 0.25) * 2) / 2;
+    var xs = [0], ys = [0];
+    this.st.vocab.forEach(function (w) { xs.push(w.vec[0]); ys.push(w.vec[1]); });
+    this.result.output.forEach(function (y) { xs.push(y[0]); ys.push(y[1]); });
+    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
+    var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
+    var side = Math.max(x1 - x0, y1 - y0, 1);
+    var margin = 0.18 * side;
+    side += 2 * margin;
+    var step = niceStep(side) / 2; // the square's corner sits on half a grid step
+    var cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+    var left = Math.floor((cx - side / 2) / step) * step, bottom = Math.floor((cy - side / 2) / step) * step;
+    side = Math.ceil((Math.max(cx + side / 2 - left, cy + side / 2 - bottom)) / step) * step;
+    return [left, bottom, side];
   };
 
-  // The box [left, top, right, bottom] of a text of `chars` characters of font `size` whose
-  // baseline starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
-  function textBox(x, y, chars, size, anchor) {
-    var w = chars * size * 0.65;
-    var x0 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
-    return [x0, y - 0.95 * size, x0 + w, y + 0.27 * size];
+  // The box [left, top, right, bottom] of a text `width` wide, of font `size`, whose baseline
+  // starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
+  function textBox(x, y, width, size, anchor) {
+    var x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
+    return [x0, y - 0.95 * size, x0 + width, y + 0.27 * size];
+  }
+
+  // The width of an SVG text element, measured once per text and font size (a guess from the
+  // number of characters while the plane is not laid out, e.g. in a closed tab).
+  var textWidths = {};
+  function textWidth(label, size) {
+    var key = size + ":" + label.textContent;
+    if (!(key in textWidths)) {
+      var measured = label.getComputedTextLength ? label.getComputedTextLength() : 0;
+      if (!(measured > 0)) return label.textContent.length * size * 0.65;
+      textWidths[key] = measured + 1;
+    }
+    return textWidths[key];
   }
 
   function overlapArea(a, b) {
@@ -1056,26 +1509,57 @@
       Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
   }
 
-  // Baseline offsets from a point, nearest first: beside, above and below, then farther out.
-  var LABEL_SPOTS = [[9, -8, "start"], [9, 14, "start"], [-9, -8, "end"], [-9, 14, "end"],
-    [0, -13, "middle"], [0, 20, "middle"], [14, 3, "start"], [-14, 3, "end"],
-    [9, -20, "start"], [9, 26, "start"], [-9, -20, "end"], [-9, 26, "end"], [0, -25, "middle"], [0, 32, "middle"]];
+  // Distance from the point (x, y) to the box b.
+  function boxDistance(b, x, y) {
+    var dx = Math.max(b[0] - x, 0, x - b[2]), dy = Math.max(b[1] - y, 0, y - b[3]);
+    return Math.sqrt(dx * dx + dy * dy);
+  }
 
-  // Put `label` next to the point (x, y) at the first spot whose box covers no box in `taken`
-  // and stays inside the plane (`size` square); when none does, where it covers the least.
-  function placeLabel(label, x, y, chars, fontSize, taken, size) {
+  // Baseline offsets from a point, nearest first: beside, above and below, then farther out.
+  // Spots from the ninth on get a line to their mark.
+  var NEAR_SPOTS = 8;
+  var LABEL_SPOTS = [[10, 4, "start"], [-10, 4, "end"], [9, -8, "start"], [9, 15, "start"], [-9, -8, "end"],
+    [-9, 15, "end"], [0, -12, "middle"], [0, 21, "middle"],
+    [9, -20, "start"], [9, 27, "start"], [-9, -20, "end"], [-9, 27, "end"], [0, -24, "middle"], [0, 33, "middle"],
+    [14, -34, "start"], [14, 41, "start"], [-14, -34, "end"], [-14, 41, "end"], [0, -38, "middle"], [0, 47, "middle"],
+    [36, 4, "start"], [-36, 4, "end"], [30, -22, "start"], [30, 29, "start"], [-30, -22, "end"], [-30, 29, "end"]];
+
+  // Put `label` next to its mark (x, y) at the first spot whose box covers no box in `taken`,
+  // stays inside the plane (the box `bounds`) and lies nearer to its own mark than to any other of
+  // `marks` (so it cannot be read as another point's label); when no spot does all that, where it
+  // breaks them least, with a thin line to its mark; `optional` (a word outside the sentence):
+  // then not at all (the point keeps its name for screen readers and in its tooltip).
+  function placeLabel(label, x, y, fontSize, taken, bounds, marks, leaderParent, optional) {
     var best = null;
+    var width = textWidth(label, fontSize);
     for (var n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
       var sp = LABEL_SPOTS[n];
-      var box = textBox(x + sp[0], y + sp[1], chars, fontSize, sp[2]);
-      var cost = (box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, [0, 0, size, size]);
+      var box = textBox(x + sp[0], y + sp[1], width, fontSize, sp[2]);
+      // leaving the plane is worse than anything else: the label would be cut off
+      var cost = 50 * ((box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds));
       taken.forEach(function (b) { cost += overlapArea(box, b); });
-      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost };
+      var own = boxDistance(box, x, y);
+      marks.forEach(function (m) {
+        if (Math.abs(m[0] - x) < 0.5 && Math.abs(m[1] - y) < 0.5) return; // its own mark
+        var other = boxDistance(box, m[0], m[1]);
+        if (other < own + 3) cost += 400 + 40 * (own + 3 - other);
+      });
+      if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost, far: n >= NEAR_SPOTS };
+    }
+    if (best.cost > 0 && optional) {
+      label.parentNode.removeChild(label);
+      return;
     }
     taken.push(best.box);
     label.setAttribute("x", x + best.spot[0]);
     label.setAttribute("y", y + best.spot[1]);
     label.setAttribute("text-anchor", best.spot[2]);
+    if (best.cost > 0 || best.far) { // a line from the label's nearest edge to its mark
+      var b = best.box;
+      var ex = Math.max(b[0], Math.min(x, b[2])), ey = Math.max(b[1], Math.min(y, b[3]));
+      leaderParent.appendChild(s("line", { x1: x, y1: y, x2: ex, y2: ey, class: "attn-x__leader",
+        "data-for": label.getAttribute("data-for") }));
+    }
   }
 
   Explorer.prototype.renderPlane = function () {
@@ -1084,41 +1568,57 @@
     var st = this.st;
     var r = this.result;
     var L = this.limits;
-    var R = this.planeRange();
-    var size = PLANE_SIZE, pad = 28, span = size - 2 * pad;
-    var px = function (x) { return pad + ((x + R) / (2 * R)) * span; };
-    var py = function (y) { return pad + ((R - y) / (2 * R)) * span; };
+    var range = this.planeRange();
+    var x0 = range[0], y0 = range[1], side = range[2];
+    // The square of data fills the plane but for a margin that holds the tick numbers, so no
+    // tick number can lie under a point.
+    var size = PLANE_SIZE, left = 30, right = 8, top = 16, bottom = 26, span = size - left - right;
+    var height = top + span + bottom;
+    var px = function (x) { return left + ((x - x0) / side) * span; };
+    var py = function (y) { return top + ((y0 + side - y) / side) * span; };
     this.toData = function (sx, sy) {
-      return [((sx - pad) / span) * 2 * R - R, R - ((sy - pad) / span) * 2 * R];
+      return [x0 + ((sx - left) / span) * side, y0 + side - ((sy - top) / span) * side];
     };
     var active = document.activeElement;
     var focusedWord = active && svg.contains(active) ? active.getAttribute("data-word") : null;
     clear(svg);
-    svg.setAttribute("viewBox", "0 0 " + size + " " + size);
+    svg.setAttribute("viewBox", "0 0 " + size + " " + height);
 
     // Boxes labels must not cover: tick numbers, axis names, input points, output diamonds.
     var taken = [];
+    var marks = [];    // centres of points and diamonds: a label must lie nearest to its own
     var grid = s("g", { class: "attn-x__grid" });
     var tick = function (x, y, anchor, text) {
+      taken.push(textBox(x, y, text.length * TICK_PX * 0.65, TICK_PX, anchor));
       grid.appendChild(s("text", { x: x, y: y, class: "attn-x__tick", "text-anchor": anchor, text: text }));
-      taken.push(textBox(x, y, text.length, TICK_PX, anchor));
     };
-    var stepGrid = R <= 3 ? 0.5 : 1;
-    for (var t = -Math.floor(R / stepGrid) * stepGrid; t <= R + 1e-9; t += stepGrid) {
-      var major = Math.abs(t) < 1e-9;
-      grid.appendChild(s("line", { x1: px(t), x2: px(t), y1: py(-R), y2: py(R), class: major ? "attn-x__axis" : "" }));
-      grid.appendChild(s("line", { y1: py(t), y2: py(t), x1: px(-R), x2: px(R), class: major ? "attn-x__axis" : "" }));
-      var tickStep = R > 5 ? 2 : 1;
-      if (Math.abs(t / tickStep - Math.round(t / tickStep)) < 1e-9 && !major) {
-        tick(px(t), py(0) + 12, "middle", fmtDec(t, 0));
-        tick(px(0) - 4, py(t) + 3, "end", fmtDec(t, 0));
-      }
+    var step = niceStep(side);
+    var decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2;
+    grid.appendChild(s("rect", { x: left, y: top, width: span, height: span, class: "attn-x__frame" }));
+    for (var t = Math.ceil(x0 / step) * step; t <= x0 + side + 1e-9; t += step) {
+      var v = Number(t.toFixed(6));
+      grid.appendChild(s("line", { x1: px(v), x2: px(v), y1: top, y2: top + span, class: v === 0 ? "attn-x__axis" : "" }));
+      tick(px(v), top + span + 12, "middle", fmtDec(v, decimals));
     }
-    tick(px(R), py(0) - 5, "end", "wymiar 0");
-    tick(px(0) + 5, py(R) + 10, "start", "wymiar 1");
+    for (t = Math.ceil(y0 / step) * step; t <= y0 + side + 1e-9; t += step) {
+      var u = Number(t.toFixed(6));
+      grid.appendChild(s("line", { y1: py(u), y2: py(u), x1: left, x2: left + span, class: u === 0 ? "attn-x__axis" : "" }));
+      // (not at the bottom corner, where the first number of wymiar 0 stands)
+      if (py(u) < top + span - 8) tick(left - 4, py(u) + 3, "end", fmtDec(u, decimals));
+    }
+    tick(left + span, top + span + 24, "end", "wymiar 0 \u2192");
+    tick(left, 11, "start", "\u2191 wymiar 1");
     svg.appendChild(grid);
-    st.vocab.forEach(function (w) { taken.push([px(w.vec[0]) - 8, py(w.vec[1]) - 8, px(w.vec[0]) + 8, py(w.vec[1]) + 8]); });
-    r.output.forEach(function (y) { taken.push([px(y[0]) - 7, py(y[1]) - 7, px(y[0]) + 7, py(y[1]) + 7]); });
+    st.vocab.forEach(function (w) {
+      var cx = px(w.vec[0]), cy = py(w.vec[1]);
+      taken.push([cx - 8, cy - 8, cx + 8, cy + 8]);
+      marks.push([cx, cy]);
+    });
+    r.output.forEach(function (y) {
+      var cx = px(y[0]), cy = py(y[1]);
+      taken.push([cx - 7, cy - 7, cx + 7, cy + 7]);
+      marks.push([cx, cy]);
+    });
 
     // Lines from the chosen query's input to every key it may see; width follows the weight.
     var qi = st.query;
@@ -1129,26 +1629,8 @@
         "stroke-width": 0.5 + 7 * w }));
     });
     svg.appendChild(links);
-
-    // Outputs y_i, with a dashed line from each input to its output.
-    var outs = s("g", { class: "attn-x__outputs" });
-    var outLabels = [];
-    r.output.forEach(function (y, i) {
-      var chosen = i === qi;
-      outs.appendChild(s("line", { x1: px(r.x[i][0]), y1: py(r.x[i][1]), x2: px(y[0]), y2: py(y[1]),
-        class: "attn-x__move" + (chosen ? " attn-x__chosen" : "") }));
-      var d = 6;
-      var cx = px(y[0]), cy = py(y[1]);
-      outs.appendChild(s("path", {
-        d: "M" + cx + " " + (cy - d) + "L" + (cx + d) + " " + cy + "L" + cx + " " + (cy + d) + "L" + (cx - d) + " " + cy + "Z",
-        class: "attn-x__out" + (chosen ? " attn-x__chosen" : ""),
-      }, s("title", { text: "y" + sub(i) + " (wyjście dla " + r.tokens[i] + "): " + fmtVec(y) })));
-      if (chosen) { // only the chosen query's output is named: close outputs stay readable
-        var label = s("text", { class: "attn-x__outlabel", text: "y" + sub(i) });
-        outs.appendChild(label);
-        outLabels.push([label, cx, cy, 2, 11]);
-      }
-    });
+    var leaders = s("g", { class: "attn-x__leaders" });
+    svg.appendChild(leaders);
 
     // Input points: one per vocabulary word (words not in the sentence are faded).
     var points = s("g", { class: "attn-x__points" });
@@ -1164,7 +1646,8 @@
       var used = st.sentence.indexOf(k) >= 0;
       var isQuery = st.sentence[qi] === k;
       var text = shorten(word.token, 14) + (k in seen ? " " + fmtDec(seen[k], 2) : "");
-      var label = s("text", { text: text });
+      var cx = px(word.vec[0]), cy = py(word.vec[1]);
+      var label = s("text", { text: text, "data-for": k });
       var g = s("g", {
         class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
         tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
@@ -1172,9 +1655,9 @@
         "aria-label": "Punkt tokenu " + text + (k in seen ? " (waga, którą daje mu zapytanie)" : "") +
           ": " + fmtVec(word.vec) +
           ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z klawiszem Shift o " + fmtDec(L.coord.big_step, 1) + ".",
-      }, [s("circle", { class: "attn-x__hit", cx: px(word.vec[0]), cy: py(word.vec[1]), r: hitRadius }),
-        s("circle", { cx: px(word.vec[0]), cy: py(word.vec[1]), r: 7 }), label]);
-      (used ? pointLabels : fadedLabels).push([label, px(word.vec[0]), py(word.vec[1]), text.length, 11]);
+      }, [s("circle", { class: "attn-x__hit", cx: cx, cy: cy, r: hitRadius }),
+        s("circle", { class: "attn-x__dot", cx: cx, cy: cy, r: 6.5 }), label]);
+      (used ? pointLabels : fadedLabels).push([label, cx, cy, text.length, 11]);
       g.addEventListener("pointerdown", function (ev) { self.startDrag(ev, k); });
       // A touch on a point drags it instead of scrolling the page (CSS touch-action on SVG shapes is
       // not honoured by every browser); elsewhere on the plane a swipe scrolls as usual.
@@ -1182,10 +1665,36 @@
       g.addEventListener("keydown", function (ev) { self.keyMove(ev, k); });
       points.appendChild(g);
     });
-    svg.appendChild(points);
-    svg.appendChild(outs); // on top, so an output that sits on its input stays visible
-    pointLabels.concat(outLabels, fadedLabels).forEach(function (item) {
-      placeLabel(item[0], item[1], item[2], item[3], item[4], taken, size);
+
+    // Outputs y_i, with a dashed line from each input to its output. A diamond is an outline
+    // (the chosen one filled, unless a point lies under it), so it never hides an input point.
+    var outs = s("g", { class: "attn-x__outputs" });
+    var outLabels = [];
+    r.output.forEach(function (y, i) {
+      var chosen = i === qi;
+      var cx = px(y[0]), cy = py(y[1]);
+      var onPoint = st.vocab.some(function (w) { return Math.abs(px(w.vec[0]) - cx) < 9 && Math.abs(py(w.vec[1]) - cy) < 9; });
+      outs.appendChild(s("line", { x1: px(r.x[i][0]), y1: py(r.x[i][1]), x2: cx, y2: cy,
+        class: "attn-x__move" + (chosen ? " attn-x__chosen" : "") }));
+      var d = onPoint ? 10 : 6.5;
+      outs.appendChild(s("path", {
+        d: "M" + cx + " " + (cy - d) + "L" + (cx + d) + " " + cy + "L" + cx + " " + (cy + d) + "L" + (cx - d) + " " + cy + "Z",
+        class: "attn-x__out" + (chosen ? " attn-x__chosen" : "") + (onPoint ? " attn-x__around" : ""),
+      }, s("title", { text: "y" + sub(i) + " (wyjście dla " + r.tokens[i] + "): " + fmtVec(y) })));
+      if (chosen) { // only the chosen query's output is named: close outputs stay readable
+        var label = s("text", { class: "attn-x__outlabel", text: "y" + sub(i), "data-for": "y" + i });
+        outs.appendChild(label);
+        outLabels.push([label, cx, cy, 2, 11]);
+      }
+    });
+    svg.appendChild(outs);
+    svg.appendChild(points); // on top: a point is never under a diamond or a label of an output
+    var bounds = [0, 0, size, height];
+    outLabels.concat(pointLabels).forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, false);
+    });
+    fadedLabels.forEach(function (item) {
+      placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, true);
     });
     if (focusedWord !== null) {
       var again = svg.querySelector('[data-word="' + focusedWord + '"]');
@@ -1364,6 +1873,19 @@
         })),
       ]);
     }
+    box.appendChild(h("table", { class: "attn-x__matrix" }, [
+      h("caption", { text: "Rzuty: q = x\u00b7W_Q, k = x\u00b7W_K, v = x\u00b7W_V" }),
+      h("thead", null, h("tr", null, ["pozycja", "token", "x", "q", "k", "v"].map(function (t) {
+        return h("th", { scope: "col", text: t });
+      }))),
+      h("tbody", null, tokens.map(function (t, i) {
+        return h("tr", { class: i === query ? "attn-x__chosen" : null }, [
+          h("th", { scope: "row", text: String(i) }), h("td", { text: t }),
+          h("td", { text: fmtVec(r.x[i]) }), h("td", { text: fmtVec(r.q[i]) }),
+          h("td", { text: fmtVec(r.k[i]) }), h("td", { text: fmtVec(r.v[i]) }),
+        ]);
+      })),
+    ]));
     box.appendChild(matrix("Oceny QK\u1d40", r.scores, 2));
     box.appendChild(matrix("Oceny po skalowaniu (\u00d7 " + fmtDec(r.scale, 3) + ")" +
       (this.st.causal ? " i masce" : ""), r.masked, 2, null, true));
@@ -1398,6 +1920,8 @@
       scale: r.scale, query: st.query, scores: r.scores,
       masked: r.masked.map(function (row) { return row.map(function (x) { return Number.isFinite(x) ? x : null; }); }),
       blocked: r.blocked, weights: r.weights, output: r.output,
+      task: this.taskIndex === null ? null : this.tasks[this.taskIndex].id,
+      tasks_done: Object.keys(this.done).filter(function (k) { return this.done[k]; }, this),
     });
   };
 
@@ -1419,7 +1943,8 @@
       if (root.getAttribute("data-ready") === "true") return;
       root.setAttribute("data-ready", "true");
       try {
-        instances.push(new Explorer(root, readConfig()));
+        // the first explorer of a page keeps its state in the address
+        instances.push(new Explorer(root, readConfig(), instances.length === 0));
       } catch (err) {
         clear(root);
         root.appendChild(h("p", { class: "attn-x__message", text: "Nie udało się uruchomić eksploratora: " + err.message }));
@@ -1444,6 +1969,7 @@
     state: function (i) { return instance(i).snapshot(); },
     presets: function (i) { return clone(instance(i).presets); },
     loadPreset: function (index, i) { instance(i).loadPreset(index); },
+    startTask: function (t, i) { instance(i).startTask(t); },
   });
 
   function start() {

@@ -73,11 +73,12 @@
     this.base = {
       vocab: vocab, ids: ids(json(root, "sentence")),
       W_Q: json(root, "w-q"), W_K: json(root, "w-k"), W_V: json(root, "w-v"), W_FFN: json(root, "w-ffn"),
+      h2_W_Q: json(root, "h2-w-q"), h2_W_K: json(root, "h2-w-k"), h2_W_V: json(root, "h2-w-v"),
       sharpen: json(root, "sharpen"), reordered_ids: ids(json(root, "reordered")),
       pad_embedding: json(root, "pad-embedding"), pad_token: json(root, "pad-token"),
     };
     this.base.batch_ids = [this.base.ids, ids(json(root, "pad-sentence"))];
-    this.numbers = [].slice.call(article.querySelectorAll(".num[data-expr]")).map(function (span) {
+    this.numbers = [].slice.call(article.querySelectorAll(".num[data-expr], .live-word[data-expr]")).map(function (span) {
       return { span: span, expr: JSON.parse(span.getAttribute("data-expr")),
                fmt: core.parseSpec(span.getAttribute("data-fmt")), text: span.textContent,
                exact: span.getAttribute("data-exact") };
@@ -163,12 +164,16 @@
   Live.prototype.show = function (w) {
     var scope = w ? core.workedExample(Object.assign({ W_vocab: w }, this.base)) : null;
     this.numbers.forEach(function (n) {
-      if (!scope) { n.span.textContent = n.text; n.span.setAttribute("data-exact", n.exact); return; }
+      if (!scope) {
+        n.span.textContent = n.text;
+        if (n.exact !== null) n.span.setAttribute("data-exact", n.exact);
+        return;
+      }
       if (!core.namesOf(n.expr).every(function (name) { return name in scope; })) return;
       try {
         var value = core.evaluate(n.expr, scope);
         n.span.textContent = core.format(value, n.fmt[0], n.fmt[1], false);
-        n.span.setAttribute("data-exact", core.fmtExact(value));
+        if (n.exact !== null) n.span.setAttribute("data-exact", core.fmtExact(value));
       } catch (err) {
         n.span.textContent = "\u2014";
         n.span.setAttribute("data-exact", "nie da się policzyć: " + err.message);

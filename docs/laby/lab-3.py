@@ -13,15 +13,19 @@
 # ---
 
 # %% [markdown]
-# # Laboratorium 3: mechanizm uwagi w NumPy
+# # Laboratorium: mechanizm uwagi w NumPy
 #
-# To laboratorium jest notatnikiem Jupytera, który strona uruchamia przy każdej budowie:
-# wszystkie wyniki poniżej — macierze, liczby i wykresy — pochodzą z wykonanego kodu.
-# Notatnik możesz pobrać jako plik `.ipynb` i uruchomić u siebie; wystarczy Python
-# z bibliotekami NumPy i matplotlib.
+# To laboratorium jest notatnikiem Jupytera, który strona uruchamia przy budowaniu: wszystkie
+# wyniki poniżej — macierze, liczby i wykresy — pochodzą z wykonanego kodu. Notatnik możesz
+# pobrać jako plik `.ipynb` i uruchomić u siebie; wystarczy Python z bibliotekami NumPy
+# i matplotlib.
 #
-# Pierwowzorem jest laboratorium napisane w PyTorch. Tutaj te same operacje wykonujemy w NumPy,
-# na małych macierzach, a oryginalny kod PyTorch pokazujemy w zwijanych ramkach jako
+# To trzeci krok trasy serwisu: zakłada, że znasz rachunek z artykułu
+# [Mechanizm uwagi krok po kroku](../../krok-po-kroku/) i że bawiłeś się
+# [eksploratorem uwagi](../../llm/anatomia/#uwaga). Pierwowzorem jest trzecie laboratorium
+# kursu „Modele językowe (LLM Basics)”, napisane w PyTorch — stąd „3” w adresie strony. Innych
+# laboratoriów tamtego kursu tu nie ma i nie są potrzebne. Te same operacje wykonujemy w NumPy,
+# na małych macierzach, a oryginalny kod PyTorch pokazujemy w rozwijanych blokach jako
 # odniesienie — nie jest on uruchamiany.
 #
 # ## Czego nauczysz się w tej części?
@@ -573,7 +577,7 @@ print("wyjście Y = AV:\n", result)
 # 5. Sprawdź asercją, że każdy wiersz macierzy `weights` sumuje się do 1.
 
 # %% [markdown]
-# Rozwiązania są schowane w zwijanych ramkach — zajrzyj do nich dopiero po własnej próbie.
+# Rozwiązania są schowane w rozwijanych blokach — zajrzyj do nich dopiero po własnej próbie.
 
 # %% [markdown] tags=["solution"] exercise=1
 # Dla `scores[0, 2]` porównujemy zapytanie `q[0]` z kluczem `k[2]`: mnożymy ich współrzędne
@@ -992,8 +996,8 @@ print("H:", h.shape, "  głowy:", N_HEADS, "  d_k jednej głowy:", d_head)
 # %% [markdown] tags=["solution"] exercise=7
 # Podział to zmiana kształtu i zamiana osi: `reshape` tnie każdy wiersz na $h$ kawałków po
 # $d_k$ liczb, a `transpose` wysuwa oś głów na początek, żeby mnożenie macierzy działało
-# w każdej głowie osobno. Maskę `[n, n]` NumPy powiela na wszystkie głowy. Ostatnia komórka
-# notatnika porównuje ten wynik z biblioteką `attn_core`.
+# w każdej głowie osobno. Maskę `[n, n]` NumPy powiela na wszystkie głowy. Przy budowaniu
+# strony ukryta komórka porównuje ten wynik z biblioteką `attn_core`.
 
 # %% tags=["solution"] exercise=7
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
@@ -1048,9 +1052,17 @@ assert np.all(weights_mh[:, 0, 0] == 1.0)          # pozycja 0 widzi tylko siebi
 #   same wagi nie wyjaśniają odpowiedzi modelu;
 # - uwagę wielogłową: podział na głowy, maskę w każdej głowie, sklejenie i projekcję $W_O$.
 #
-# Pozostałe strony tego serwisu liczą uwagę własną biblioteką. Przy każdym budowaniu strony
-# serwis sprawdza po cichu, że ręcznie napisany kod tego notatnika daje dokładnie te same macierze
-# co ona, więc laboratorium i reszta serwisu nie mogą się rozjechać.
+# Pozostałe strony tego serwisu liczą uwagę własną biblioteką. Przy budowaniu strony ukryta
+# komórka sprawdza, że ręcznie napisany kod tego notatnika daje dokładnie te same macierze co
+# ona, więc laboratorium i reszta serwisu nie mogą się rozjechać.
+#
+# <div class="admonition next-step">
+# <p class="admonition-title">Co dalej</p>
+# <p>Czwarty krok trasy to wpis <a href="../../posty/llm-mechanizm-uwagi/">Anatomia LLM:
+# mechanizm uwagi</a>: skąd uwaga się wzięła, dlaczego oceny dzielimy przez pierwiastek z wymiaru klucza, po co
+# wiele głów i pozycje obracane przez RoPE, ile pamięci zajmuje pamięć podręczna kluczy
+# i wartości w modelach Llama i jak FlashAttention liczy to samo szybciej.</p>
+# </div>
 
 # %% tags=["repo-only", "remove_cell"]
 from attn_core import (attention_matrix_bytes, embedding_lookup, future_mask,

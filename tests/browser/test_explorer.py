@@ -14,6 +14,7 @@ import http.server
 import json
 import re
 from pathlib import Path
+from urllib.parse import parse_qs, quote, urlsplit
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from helpers import serving
 
 TOL = 1e-9  # max |browser - attn_core| for weights and outputs (float64 on both sides)
 XSS = "<img src=x onerror=window.__xss=1>"
+XSS_2 = "<svg onload=window.__xss=2>"
 
 
 # --- the presets, in Python ---------------------------------------------------------------
@@ -177,13 +179,13 @@ def test_editing_an_embedding_changes_the_heatmap(page):
 def test_typed_token_is_text_not_html(page):
     page.get_by_label("Nowe słowo").fill(XSS)
     page.get_by_role("button", name="Dodaj słowo do słownika i zdania").click()
-    page.get_by_label("Nazwa tokenu 0 w słowniku").fill(XSS)
+    page.get_by_label("Nazwa tokenu 0 w słowniku").fill(XSS_2)
     page.wait_for_timeout(300)  # time for an injected <img> to fail loading and fire onerror
     assert page.evaluate("() => window.__xss") is None
-    assert page.locator("img[src=x], [onerror]").count() == 0
-    assert page.locator(".attn-x img").count() == 0
+    assert page.locator("img[src=x], [onerror], [onload]").count() == 0
+    assert page.locator(".attn-x img, .attn-x foreignObject").count() == 0
     st = assert_matches_attn_core(page)
-    assert st["tokens"] == [XSS, "chases", "mouse", XSS]
+    assert st["tokens"] == [XSS_2, "chases", "mouse", XSS]
     labels = page.locator("[data-weights] title").all_text_contents()
     assert XSS in labels
     assert XSS in page.locator(".attn-x__numbers").inner_text()
@@ -402,3 +404,310 @@ def test_points_have_touch_targets_of_24_px_and_labels_do_not_overlap_in_any_pre
         for value in options:
             chooser.select_option(value)
             assert pg.evaluate(COLLISIONS) == [], f"preset {value} at {width} px"
+
+
+# --- layout: the picture beside the controls, or above them -----------------------------------
+
+BOXES = """() => Object.fromEntries(
+    ['.attn-x__plane', '.attn-x__heat', '.attn-x__controls', '.attn-x__layout'].map(sel => {
+        const r = document.querySelector(sel).getBoundingClientRect();
+        return [sel, {left: r.left, right: r.right, top: r.top, bottom: r.bottom}]; }))"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_picture_stands_beside_the_controls_on_a_desktop_and_above_them_on_a_phone(browser, server, width):
+    with offline_page(browser, server) as pg:
+        pg.set_viewport_size({"width": width, "height": 900})
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        pg.evaluate("document.querySelector('.attn-x__layout').scrollIntoView()")
+        box = pg.evaluate(BOXES)
+        plane, heat, controls = box[".attn-x__plane"], box[".attn-x__heat"], box[".attn-x__controls"]
+        assert pg.evaluate("document.documentElement.scrollWidth") <= width
+        if width < 600:
+            # one column: plane and heatmap first, the controls below both
+            assert plane["bottom"] <= controls["top"] and heat["bottom"] <= controls["top"]
+        else:
+            # side by side, both views in the first screen of the explorer
+            assert plane["right"] <= controls["left"] and heat["right"] <= controls["left"]
+            assert plane["top"] < controls["top"] + 900 / 2 and heat["bottom"] <= 900
+            # and still in view when the reader scrolls down to the last control
+            pg.get_by_label("Nowe słowo").scroll_into_view_if_needed()
+            pg.get_by_label("Nowe słowo").focus()
+            box = pg.evaluate(BOXES)
+            assert 0 <= box[".attn-x__plane"]["top"] and box[".attn-x__heat"]["bottom"] <= 900, box
+
+
+# --- W_Q, W_K, W_V ---------------------------------------------------------------------------
+
+def test_editing_w_q_makes_queries_differ_from_keys(page):
+    before = heatmap_weights(page)
+    page.get_by_label("Maska przyczynowa").uncheck()
+    symmetric = np.array(state(page)["weights"])
+    # a W_Q that is not symmetric: q = x W_Q differs from k = x W_K = x, and the scores
+    # x_i W_Q x_j are no longer the same both ways
+    w_q = [[1.0, 1.0], [0.0, 1.0]]
+    for (i, j), value in np.ndenumerate(np.array(w_q)):
+        page.get_by_label(f"W_Q, wiersz {i}, kolumna {j}").fill(str(value).replace(".", ","))
+    st = assert_matches_attn_core(page)
+    assert st["w_q"] == w_q and st["w_k"] == [[1.0, 0.0], [0.0, 1.0]]
+    x = np.array(st["embeddings"])
+    q, k = x @ np.array(st["w_q"]), x @ np.array(st["w_k"])
+    assert not np.allclose(q, k)
+    scores = np.array(st["scores"])
+    assert not np.allclose(scores, scores.T)       # asymmetric: who looks at whom is not mutual
+    assert not np.allclose(np.array(st["weights"]), symmetric)
+    assert not np.allclose(heatmap_weights(page), before)
+    # W_V changes the outputs and leaves the weights as they are
+    weights = np.array(st["weights"])
+    page.get_by_label("W_V, wiersz 0, kolumna 0").fill("-1")
+    st = assert_matches_attn_core(page)
+    np.testing.assert_array_equal(np.array(st["weights"]), weights)
+    assert st["w_v"][0][0] == -1.0
+    # the table of projections shows the reader's q and k
+    numbers = page.locator(".attn-x__numbers").inner_text()
+    assert fmt_vec(q[1]) in numbers and fmt_vec(k[1]) in numbers
+
+
+# --- bad entries: answered beside the field, never put back silently ----------------------------
+
+def message_of(pg, field) -> tuple[str, float]:
+    """The text of the error lines `field` names in aria-describedby, and how far (px) below the
+    field the first one with text starts."""
+    return pg.evaluate("""(f) => {
+        const ids = (f.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+        const els = ids.map(id => document.getElementById(id))
+            .filter(e => e && e.matches('.attn-x__field-error'));
+        const text = els.map(e => e.textContent).join(' ').trim();
+        const shown = els.find(e => e.textContent.trim());
+        const gap = shown ? shown.getBoundingClientRect().top - f.getBoundingClientRect().bottom : 1e9;
+        return [text, gap]; }""", field.element_handle())
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_every_bad_entry_is_answered_beside_its_field_with_the_allowed_range(browser, server, width):
+    limits = explorer.LIMITS
+    temp, coord, weight = limits["temperature"], limits["coord"], limits["weight"]
+    cases = [
+        ("Temperatura T (liczba)", "temperature", temp, ["0", "0,01", "abc", "", "-1", "100"]),
+        ("Token cat: wymiar 1", "embeddings", coord, ["abc", "50", "1e9"]),
+        ("W_K, wiersz 1, kolumna 0", "w_k", weight, ["9", "x"]),
+    ]
+    with offline_page(browser, server) as pg:
+        pg.set_viewport_size({"width": width, "height": 900})
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        start = state(pg)
+        for label, key, limit, entries in cases:
+            field = pg.get_by_label(label, exact=True)
+            for entry in entries:
+                field.fill(entry)
+                field.press("Tab")                    # leaving the field keeps the entry
+                assert field.input_value() == entry
+                assert field.get_attribute("aria-invalid") == "true"
+                text, gap = message_of(pg, field)
+                for bound in (limit["min"], limit["max"]):
+                    shown = fmt_dec(bound, 1)
+                    assert shown in text or shown.removesuffix(",0") in text, (label, entry, text)
+                assert 0 <= gap < 80, f"{label}: the message stands {gap} px below the field"
+                assert state(pg)[key] == start[key]   # the computation keeps the last good value
+            field.fill("0,5")                         # a good entry clears the message
+            assert field.get_attribute("aria-invalid") is None
+            assert message_of(pg, field)[0] == ""
+            assert_matches_attn_core(pg)
+        # token names: not empty, not a name the vocabulary already has
+        tokens = state(pg)["tokens"]
+        name = pg.get_by_label("Nazwa tokenu 0 w słowniku")
+        for entry in (tokens[1], "  "):
+            name.fill(entry)
+            name.press("Tab")
+            assert name.input_value() == entry and name.get_attribute("aria-invalid") == "true"
+            assert message_of(pg, name)[0]
+            assert state(pg)["tokens"] == tokens
+        new = pg.get_by_label("Nowe słowo")
+        new.fill(tokens[2])
+        pg.get_by_role("button", name="Dodaj słowo do słownika i zdania").click()
+        assert new.get_attribute("aria-invalid") == "true" and message_of(pg, new)[0]
+        assert len(state(pg)["vocab"]) == len(start["vocab"])
+        # a preset load puts every field right again
+        pg.get_by_role("button", name="Przywróć ustawienia przykładu").click()
+        assert pg.locator(".attn-x [aria-invalid=true]").count() == 0
+        assert name.input_value() == tokens[0]
+
+
+# --- the state in the address ------------------------------------------------------------------
+
+SHARED_KEYS = ("preset", "vocab", "sentence", "w_q", "w_k", "w_v", "causal", "use_scale", "temperature",
+               "query", "task")
+
+
+def test_the_address_keeps_the_state_and_a_bad_address_says_so(browser, server, page):
+    page.get_by_label("Temperatura T (liczba)").fill("0,4")
+    page.get_by_label("W_K, wiersz 0, kolumna 1").fill("0,5")
+    page.get_by_label("Token chases: wymiar 0").fill("-0,7")
+    page.get_by_label("Nazwa tokenu 2 w słowniku").fill("mysz")
+    page.get_by_label("Maska przyczynowa").uncheck()
+    page.get_by_label("Zapytanie (token, który patrzy)").select_option("1")
+    mine = state(page)
+    shared = page.url
+    assert "?" in shared
+    with offline_page(browser, server) as other:
+        other.goto(shared)
+        other.wait_for_function(READY)
+        theirs = state(other)
+        assert {k: theirs[k] for k in SHARED_KEYS} == {k: mine[k] for k in SHARED_KEYS}
+        assert_matches_attn_core(other)
+        assert other.locator(".attn-x__warning").count() == 0
+        # back at the example's start, the address is plain again
+        other.get_by_role("button", name="Przywróć ustawienia przykładu").click()
+        assert "?" not in other.url
+    first = explorer.presets()[0]
+    good = json.loads(parse_qs(urlsplit(shared).query)["eksplorator"][0])
+    bad_states = ["abc", "{", "[]", json.dumps(dict(good, t=0)), json.dumps(dict(good, t="1")),
+                  json.dumps(dict(good, v=[["a", 0, 0], ["a", 1, 1]], s=[0, 1])),
+                  json.dumps(dict(good, s=[0, 99])), json.dumps(dict(good, wq=[[1, 0]])),
+                  json.dumps(dict(good, p="nie-ma")), json.dumps(dict(good, q=7)),
+                  json.dumps(dict(good, v=[["a", 50, 0]], s=[0]))]
+    for bad in bad_states:
+        with offline_page(browser, server) as other:
+            other.goto(f"{server}/llm/anatomia/?eksplorator={quote(bad)}#uwaga")
+            other.wait_for_function(READY)
+            warning = other.locator(".attn-x__warning")
+            assert warning.is_visible() and warning.inner_text().strip(), bad
+            st = assert_matches_attn_core(other)
+            assert st["preset"] == first["id"] and st["sentence"] == first["sentence"], bad
+            np.testing.assert_array_equal(np.array(st["embeddings"]), preset_x(first))
+
+
+# --- guided tasks ------------------------------------------------------------------------------
+
+def apply_solution(pg, solution: dict) -> None:
+    """Do a task's solution through the page's fields, as a reader would."""
+    for key, value in solution.items():
+        if key == "temperature":
+            pg.get_by_label("Temperatura T (liczba)").fill(str(value).replace(".", ","))
+        elif key == "causal":
+            pg.get_by_label("Maska przyczynowa").set_checked(value)
+        elif key in ("w_q", "w_k", "w_v"):
+            name = key.upper()
+            for (i, j), x in np.ndenumerate(np.array(value)):
+                pg.get_by_label(f"{name}, wiersz {i}, kolumna {j}").fill(str(x).replace(".", ","))
+        elif key == "vocab":
+            tokens = [w["token"] for w in state(pg)["vocab"]]
+            for k, vec in value.items():
+                for c, x in enumerate(vec):
+                    pg.get_by_label(f"Token {tokens[int(k)]}: wymiar {c}").fill(str(x).replace(".", ","))
+        else:
+            raise AssertionError(f"no way to set {key}")
+
+
+def test_every_guided_task_is_detected_when_done_and_announced(page):
+    tasks = explorer.tasks()
+    status = page.locator(".attn-x__stage [role=status]").first
+    for task in tasks:
+        page.get_by_role("button", name=task["title"]).click()
+        st = state(page)
+        assert st["task"] == task["id"] and task["id"] not in st["tasks_done"]
+        assert st["preset"] == task["preset"]
+        assert page.locator(f'[data-task="{task["id"]}"][data-done]').count() == 0
+        announced = status.inner_text()
+        assert task["title"] in announced
+        apply_solution(page, task["solution"])
+        st = assert_matches_attn_core(page)
+        assert task["id"] in st["tasks_done"], task["id"]
+        assert page.locator(f'[data-task="{task["id"]}"][data-done="true"]').count() == 1
+        assert status.inner_text() != announced    # the page says it is done
+    assert sorted(state(page)["tasks_done"]) == sorted(t["id"] for t in tasks)
+
+
+def test_a_task_is_not_done_by_breaking_what_it_keeps(page):
+    task = next(t for t in explorer.tasks() if "x" in t["fixed"] and "temperature" in t["solution"])
+    page.get_by_role("button", name=task["title"]).click()
+    page.get_by_label("Token cat: wymiar 1").fill("0,1")      # moves a vector the task keeps
+    apply_solution(page, task["solution"])
+    assert task["id"] not in state(page)["tasks_done"]
+    page.get_by_label("Token cat: wymiar 1").fill("0")        # back: now the solution counts
+    assert task["id"] in state(page)["tasks_done"]
+
+
+# --- labels on the plane -----------------------------------------------------------------------
+
+# Every label of a point or an output that covers a point, or whose box lies nearer to another
+# mark (a point or a diamond at another place) than to its own with no line drawn from it to its
+# own mark: a reader would take it for that mark's label.
+MISLABELLED = """() => {
+  const plane = document.querySelector('svg.attn-x__plane');
+  const centre = el => {
+    const r = el.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const marks = [...plane.querySelectorAll('circle.attn-x__dot, path.attn-x__out')].map(centre);
+  const dist = (r, [x, y]) =>
+    Math.hypot(Math.max(r.left - x, 0, x - r.right), Math.max(r.top - y, 0, y - r.bottom));
+  const bad = [];
+  const dots = [...plane.querySelectorAll('circle.attn-x__dot')].map(c => c.getBoundingClientRect());
+  plane.querySelectorAll('text[data-for]').forEach(t => {
+    const key = t.getAttribute('data-for');
+    const box = t.getBoundingClientRect();
+    dots.forEach(q => {   // a label over a point hides it
+      if (Math.min(box.right, q.right) - Math.max(box.left, q.left) > 2 &&
+          Math.min(box.bottom, q.bottom) - Math.max(box.top, q.top) > 2) {
+        bad.push(t.textContent + ' covers a point');
+      }
+    });
+    const own = key.startsWith('y')
+      ? centre(plane.querySelectorAll('path.attn-x__out')[+key.slice(1)])
+      : centre(plane.querySelector(`[data-word="${key}"] circle.attn-x__dot`));
+    if (plane.querySelector(`line.attn-x__leader[data-for="${key}"]`)) return;
+    const r = t.getBoundingClientRect();
+    const d = dist(r, own);
+    marks.forEach(m => {
+      if (Math.hypot(m[0] - own[0], m[1] - own[1]) > 1 && dist(r, m) + 0.5 < d) bad.push(t.textContent);
+    });
+  });
+  return [...new Set(bad)]; }"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_no_label_lies_nearer_another_point_in_any_preset_or_task(browser, server, width):
+    with offline_page(browser, server) as pg:
+        pg.set_viewport_size({"width": width, "height": 900})
+        pg.goto(f"{server}/llm/anatomia/#uwaga")
+        pg.wait_for_function(READY)
+        for index in range(len(explorer.presets())):
+            pg.evaluate("(i) => window.attentionExplorer.loadPreset(i)", index)
+            for query in range(len(state(pg)["tokens"])):
+                pg.get_by_label("Zapytanie (token, który patrzy)").select_option(str(query))
+                assert pg.evaluate(MISLABELLED) == [], (index, query)
+                assert pg.evaluate(COLLISIONS) == [], (index, query)
+        for task in explorer.tasks():
+            pg.get_by_role("button", name=task["title"]).click()
+            apply_solution(pg, task["solution"])
+            assert pg.evaluate(MISLABELLED) == [], task["id"]
+            assert pg.evaluate(COLLISIONS) == [], task["id"]
+
+
+# --- accessibility of the new parts --------------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_with_a_task_open_and_bad_entries_shown(browser, server, scheme):
+    from tests.browser.test_a11y import AXE, BLOCKING, RUN_AXE
+
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(f"{server}/llm/anatomia/?eksplorator=abc#uwaga")   # the message about the address
+        pg.wait_for_function(READY)
+        pg.add_script_tag(path=str(AXE))
+        found = pg.evaluate(RUN_AXE, {})
+        assert pg.locator(".attn-x__warning").is_visible()
+        task = explorer.tasks()[0]                                  # a task's card, done
+        pg.get_by_role("button", name=task["title"]).click()
+        apply_solution(pg, task["solution"])
+        pg.get_by_label("Temperatura T (liczba)").fill("abc")        # two fields' messages
+        pg.get_by_label("Nazwa tokenu 0 w słowniku").fill(state(pg)["tokens"][1])
+        pg.locator(".attn-x__hint summary").click()
+        found += pg.evaluate(RUN_AXE, {})
+        blocking = [v for v in found if v["impact"] in BLOCKING]
+        assert blocking == [], blocking
+    finally:
+        context.close()

@@ -7,8 +7,6 @@ venv's mkdocs (tests/helpers.py).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from bs4 import BeautifulSoup
 
@@ -40,28 +38,3 @@ def test_math_in_the_lab_is_typeset_in_the_browser(server, browser):
     page.close()
     assert typeset > 50
     assert "$" not in left, left[max(0, left.find("$") - 80):left.find("$") + 80]
-
-
-# --- the plugin ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def mini_project(tmp_path) -> Path:
-    """A project with a three-cell notebook, its own attn_core and figures_src."""
-    root = tmp_path / "mini"
-    (root / "docs" / "laby").mkdir(parents=True)
-    (root / "attn_core").mkdir()
-    (root / "figures_src").mkdir()
-    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "figures_src" / "mini.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
-    (root / "requirements.lock").write_text("numpy\n")
-    (root / "docs" / "index.md").write_text("# Start\n")
-    (root / "docs" / "laby" / "mini.py").write_text(
-        '# %% [markdown]\n# # Mini\n#\n# Wynik: $x$.\n\n'
-        '# %% tags=["inputs"]\nfrom figures_src.mini import X\n\n'
-        '# %% tags=["solution"] exercise=1\nimport attn_core\nprint(X * attn_core.SCALE)\n\n'
-        '# %% tags=["repo-only"]\nimport attn_core\n')
-    return root
-
-

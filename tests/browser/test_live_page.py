@@ -148,7 +148,8 @@ def test_at_375_px_the_fields_fit_and_are_touch_sized(browser, server):
         phone.get_by_role("button", name="Zmień liczby").tap()
         field = phone.get_by_label("cat, wymiar 0")
         field.wait_for()
-        boxes = phone.evaluate("""() => [...document.querySelectorAll('#live-example ~ * input, .live-example__field')]
+        boxes = phone.evaluate("""() =>
+            [...document.querySelectorAll('#live-example ~ * input, .live-example__field')]
             .map(i => { const r = i.getBoundingClientRect(); return [r.width, r.height]; })""")
         assert len(boxes) == 10
         assert all(h >= 24 and w >= 24 for w, h in boxes), boxes
@@ -191,7 +192,8 @@ def test_numbers_inside_formulas_recompute_with_the_decimal_comma(page):
         shown = _formula_tex(page, name)
         assert shown and all(want in tex for tex in shown), (name, want, shown)
     assert "0{,}3" in embeddings
-    e = page.locator(".arithmatex[data-tex]").filter(has=page.locator("annotation", has_text=embeddings)).first
+    annotation = page.locator("annotation", has_text=embeddings)
+    e = page.locator(".arithmatex[data-tex]").filter(has=annotation).first
     numbers = e.locator("mn").all_text_contents()
     assert "0,3" in numbers, numbers               # the comma the build shows, typeset again
     page.get_by_role("button", name="Przywróć").click()
@@ -227,7 +229,8 @@ def test_the_weights_heatmap_and_the_probability_chart_redraw(page):
     assert heat.is_visible()
     assert np.allclose(json.loads(heat.get_attribute("data-weights")), want, atol=1e-12)
     cells = heat.locator(".attn-x__cellnum").all_text_contents()
-    assert cells == [("\u00d7" if j > i else nf.fmt_dec(float(want[i][j]), 2)) for i in range(3) for j in range(3)]
+    shown = [("\u00d7" if j > i else nf.fmt_dec(float(want[i][j]), 2)) for i in range(3) for j in range(3)]
+    assert cells == shown
     assert page.locator("[data-testid=live-probs]").is_visible()
     figure = page.locator("#fig-worked_example-weights_masked_vs_unmasked")
     assert figure.locator("img").first.is_hidden()

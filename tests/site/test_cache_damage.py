@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, mkdocs_build
+from helpers import REPO, fixture_project, mkdocs_build
 
 MKDOCS_YML = """\
 site_name: Demo
@@ -59,15 +59,10 @@ def build(project: Path, site: Path) -> str:
 
 
 def make_project(root: Path) -> Path:
-    (root / "docs" / "laby").mkdir(parents=True)
-    (root / "figures_src").mkdir()
-    shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    """The fixture project with this file's configuration, module, page and notebook."""
+    fixture_project(root, files={"mkdocs.yml": MKDOCS_YML, "figures_src/demo.py": MODULE,
+                                 "docs/index.md": PAGE, "docs/laby/mini.py": NOTEBOOK})
     (root / "node_modules").symlink_to(REPO / "node_modules")
-    (root / "figures_src" / "demo.py").write_text(MODULE)
-    (root / "mkdocs.yml").write_text(MKDOCS_YML)
-    (root / "docs" / "index.md").write_text(PAGE)
-    (root / "docs" / "laby" / "mini.py").write_text(NOTEBOOK)
     return root
 
 

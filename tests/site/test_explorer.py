@@ -31,7 +31,8 @@ def test_page_embeds_the_presets_and_loads_only_local_files(built_site):
     assert code.startswith(prefix) and code.endswith(";")
     embedded = json.loads(code[len(prefix):-1])
     assert embedded == json.loads(json.dumps({"presets": list(explorer.presets()),
-                                              "limits": explorer.LIMITS}))
+                                              "limits": explorer.LIMITS,
+                                              "tasks": list(explorer.tasks())}))
     assert soup.select_one("[data-attention-explorer]") is not None
     assert "JavaScript" in soup.find("noscript").get_text()
     page_dir = (site / PAGE).parent

@@ -24,7 +24,7 @@ from numpy.testing import assert_allclose
 
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import lab3
-from helpers import copy_project, mkdocs_build, whole_page
+from helpers import copy_project, fixture_project, mkdocs_build, whole_page
 from tests.unit.test_lab3 import (
     NUMBER,
     PAGE,
@@ -33,7 +33,6 @@ from tests.unit.test_lab3 import (
     outputs,
     printed_block,
     printed_matrix,
-    run_hook,
     toy,
 )
 
@@ -267,22 +266,26 @@ def test_a_failing_cell_fails_the_build_naming_file_line_cell_and_error(tmp_path
 
 
 def make_mini_project(root: Path) -> Path:
-    """A project with a three-cell notebook, its own attn_core and figures_src, at `root`."""
-    (root / "docs" / "laby").mkdir(parents=True)
-    (root / "attn_core").mkdir()
-    (root / "figures_src").mkdir()
-    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "figures_src" / "mini.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
-    (root / "requirements.lock").write_text("numpy\n")
-    (root / "docs" / "index.md").write_text("# Start\n")
-    (root / "docs" / "laby" / "mini.py").write_text(
-        '# %% [markdown]\n# # Mini\n#\n# Wynik: $x$.\n\n'
-        '# %%\nfrom figures_src.mini import X\n\n'
-        '# %% tags=["remove_cell"]\nY = 1\n\n'
-        '# %% tags=["solution"] exercise=1\nimport attn_core\nprint(X * attn_core.SCALE)\n\n'
-        '# %% tags=["repo-only"]\nimport attn_core\n')
-    return root
+    """The fixture project with a notebook of five cells (a removed one, an exercise's solution,
+    a repo-only import) and an attn_core of its own, at `root`."""
+    return fixture_project(root, files={
+        "attn_core/__init__.py": "SCALE = 2\n",
+        "figures_src/mini.py": "import numpy as np\nX = np.array([[1.0, 2.0]])\n",
+        "docs/laby/mini.py": ('# %% [markdown]\n# # Mini\n#\n# Wynik: $x$.\n\n'
+                             '# %%\nfrom figures_src.mini import X\n\n'
+                             '# %% tags=["remove_cell"]\nY = 1\n\n'
+                             '# %% tags=["solution"] exercise=1\nimport attn_core\n'
+                             'print(X * attn_core.SCALE)\n\n'
+                             '# %% tags=["repo-only"]\nimport attn_core\n'),
+    })
+
+
+def run_hook(root: Path, cache: Path):
+    """The plugin's notebook step (notebooks.build) on the mini project's notebook."""
+    from anatomia_engine import notebooks
+
+    source = root / "docs" / "laby" / "mini.py"
+    return notebooks.build(source, "docs/laby/mini.py", cache, root, "../mini.ipynb", "mini.ipynb")
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ import html as htmlmod
 import os
 import re
 import subprocess
-import sys
 import textwrap
 import unicodedata
 
-from tests.helpers import REPO as ROOT
+from helpers import REPO as ROOT
+from helpers import core
 
 # --- the renderer ---------------------------------------------------------------------------
 
@@ -31,6 +31,7 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
         "# Strona\n\nDobry wzór \\(x^2\\).\n\nZły wzór \\(\\frac{1}\\) w zdaniu.\n", encoding="utf-8")
     (tmp_path / "mkdocs.yml").write_text(textwrap.dedent("""\
         site_name: t
+        theme: {name: material, font: false}
         markdown_extensions:
           - pymdownx.arithmatex:
               generic: true
@@ -39,9 +40,8 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
         plugins: [anatomia]
         """), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
-                           str(tmp_path / "site")], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(core("build", "--strict", "--site-dir", str(tmp_path / "site")),
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0, "a formula Temml cannot typeset did not stop the build"
     log = proc.stdout + proc.stderr
     assert "docs/index.md:5" in log, log

@@ -34,22 +34,17 @@ def project(tmp_path) -> Path:
 
 
 def make_project(root: Path) -> Path:
-    (root / "docs" / "laby").mkdir(parents=True)
-    (root / "attn_core").mkdir()
-    (root / "figures_src").mkdir()
-    (root / "attn_core" / "__init__.py").write_text(LAZY_INIT)
-    (root / "attn_core" / "scale.py").write_text("SCALE = 2\n")
-    (root / "attn_core" / "other.py").write_text("OTHER = 5\n")
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "figures_src" / "_base.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
-    (root / "figures_src" / "mini.py").write_text("from ._base import X\n")
-    (root / "requirements.lock").write_text("numpy\n")
-    (root / "docs" / "index.md").write_text("# Start\n")
-    (root / "docs" / "laby" / "mini.py").write_text(
-        '# %% [markdown]\n# # Mini\n\n'
-        '# %%\nfrom figures_src.mini import X\n\n'
-        '# %%\nfrom attn_core import SCALE\nprint(X * SCALE)\n')
-    return root
+    """The fixture project with this file's notebook and attn_core."""
+    return fixture_project(root, files={
+        "attn_core/__init__.py": LAZY_INIT,
+        "attn_core/scale.py": "SCALE = 2\n",
+        "attn_core/other.py": "OTHER = 5\n",
+        "figures_src/_base.py": "import numpy as np\nX = np.array([[1.0, 2.0]])\n",
+        "figures_src/mini.py": "from ._base import X\n",
+        "docs/laby/mini.py": ('# %% [markdown]\n# # Mini\n\n'
+                             '# %%\nfrom figures_src.mini import X\n\n'
+                             '# %%\nfrom attn_core import SCALE\nprint(X * SCALE)\n'),
+    })
 
 
 def build(root: Path, cache: Path) -> notebooks.Built:

@@ -1,7 +1,8 @@
 """The build pipeline on a small project of its own: values, figures, errors, staleness, serve.
 
-Each test builds a tiny site (one page, one figures module, a one-function attn_core) with
-the real plugin and plot styles, so failures point at the pipeline, not at articles.
+Each test builds the fixture project (tests/site/fixture: two pages, one figures module, a
+one-function attn_core) with the real plugin and plot styles, so failures point at the pipeline,
+not at articles.
 """
 
 from __future__ import annotations
@@ -13,71 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, http_get, mkdocs_build, mkdocs_serve, wait_for
-
-MKDOCS_YML = """\
-site_name: Demo
-strict: true
-validation:
-  links: {not_found: warn, absolute_links: warn, unrecognized_links: warn, anchors: warn}
-theme: {name: material, language: pl, font: false}
-markdown_extensions: [attr_list, md_in_html, tables, admonition, pymdownx.details, pymdownx.blocks.caption, {pymdownx.arithmatex: {generic: true}}]
-plugins: [anatomia]
-nav: [index.md, inne.md]
-"""
-
-DEMO = '''\
-"""Demo module. Page: docs/index.md. Values: weight, pair, table. Figures: bars."""
-import numpy as np
-from attn_core import scale
-from anatomia_engine.kit import Plot, Table, figure, values
-from anatomia_engine.plot import new_figure
-
-WEIGHTS = np.array([0.35434369377420455, 0.6456563062257954])
-
-
-@values
-def numbers():
-    return {"weight": WEIGHTS[1] * scale(), "pair": WEIGHTS * scale(),
-            "table": Table(["token", "p"], [["cat", WEIGHTS[0]], ["chases", WEIGHTS[1]]], [None, "pct:1"])}
-
-
-@figure
-def bars(style):
-    fig, ax = new_figure(style, size=(3, 2))
-    ax.bar(["cat", "chases"], WEIGHTS * scale(), color=style.accent)
-    return Plot(fig=fig, alt="Dwa słupki: cat i chases", caption="Wagi",
-                table=Table(["token", "waga"], [["cat", WEIGHTS[0]], ["chases", WEIGHTS[1]]]))
-'''
-
-PAGE = """\
----
-computed: [demo]
----
-# Demo
-
-Waga wynosi {{ weight | dec(2) }}, w LaTeX-u \\( w = {{ weight | dec(3) }} \\).
-
-{% claim weight > pair[0] %}Waga „chases” jest większa niż „cat”.{% endclaim %}
-
-{{ table }}
-
-{{ figure("bars") }}
-"""
-
-
-def make_project(root: Path) -> Path:
-    (root / "docs").mkdir(parents=True)
-    (root / "figures_src").mkdir()
-    (root / "attn_core").mkdir()
-    shutil.copy(REPO / "figures_src" / "__init__.py", root / "figures_src" / "__init__.py")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
-    (root / "attn_core" / "__init__.py").write_text("def scale():\n    return 1.0\n")
-    (root / "figures_src" / "demo.py").write_text(DEMO)
-    (root / "mkdocs.yml").write_text(MKDOCS_YML)
-    (root / "docs" / "index.md").write_text(PAGE)
-    (root / "docs" / "inne.md").write_text("# Inna strona\n\nZwykły tekst bez obliczeń.\n")
-    return root
+from helpers import fixture_project, http_get, mkdocs_build, mkdocs_serve, wait_for
 
 
 def build_ok(project: Path, site: Path) -> subprocess.CompletedProcess:
@@ -90,7 +27,7 @@ def build_ok(project: Path, site: Path) -> subprocess.CompletedProcess:
 def first_build(tmp_path_factory) -> tuple[Path, Path]:
     """The project after one cold build (its computations kept in `.cache/`), and that site."""
     folder = tmp_path_factory.mktemp("pipeline")
-    root = make_project(folder / "proj")
+    root = fixture_project(folder / "proj")
     build_ok(root, folder / "site")
     return root, folder / "site"
 
@@ -136,7 +73,8 @@ def test_editing_a_module_reruns_only_that_module(project, tmp_path):
         "from anatomia_engine.kit import values\n\n@values\ndef v():\n    return {'x': 1.0}\n")
     proc = build_ok(project, tmp_path / "b")
     assert "ran other" in proc.stderr and "ran demo" not in proc.stderr
-    (project / "docs" / "index.md").write_text(PAGE + "\nDopisek.\n")
+    page = project / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nDopisek.\n")
     proc = build_ok(project, tmp_path / "c")
     assert "ran " not in proc.stderr, "a Markdown-only edit must not re-run computations"
     demo = project / "figures_src" / "demo.py"
@@ -201,7 +139,7 @@ def save(path: Path, text: str) -> None:
 
 
 def test_serve_reloads_changed_attn_core_and_survives_errors(tmp_path):
-    project = make_project(tmp_path / "proj")
+    project = fixture_project(tmp_path / "proj")
     nan = "figures_src/demo.py: numbers() returned 'weight' with NaN"
     with mkdocs_serve(project) as (server, url, output):
         assert wait_for(lambda: ">0,65</span>" in http_get(url)), "server did not start"
@@ -221,8 +159,7 @@ def test_serve_reloads_changed_attn_core_and_survives_errors(tmp_path):
 def test_a_placeholder_in_a_navigation_title_stops_the_build(project, tmp_path):
     """The theme shows mkdocs.yml's titles (and front matter tags) as written: the build names the text."""
     config = project / "mkdocs.yml"
-    nav = "nav: [index.md, 'Waga {{ weight }}': inne.md]"
-    config.write_text(config.read_text().replace("nav: [index.md, inne.md]", nav))
+    config.write_text(config.read_text() + "nav: [index.md, 'Waga {{ weight }}': inne.md]\n")
     proc = mkdocs_build(project, tmp_path / "site")
     assert proc.returncode != 0
     assert "docs/index.md: '{{' in '{{ weight }}' outside the page's text" in proc.stderr, proc.stderr[-3000:]

@@ -8,10 +8,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from helpers import copy_project, session_site_was_cold
+from helpers import CORE, copy_project, session_site_was_cold
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -28,8 +27,7 @@ def test_a_build_elsewhere_with_another_environment_and_cache_gives_the_same_sit
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     environment |= {"PYTHONHASHSEED": "2", "ANATOMIA_UNRELATED": "1", "LC_ALL": "C.UTF-8"}
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
-         "--site-dir", str(tmp_path / "site")],
+        [*CORE, "build", "--strict", "-f", str(project / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
         cwd=elsewhere, env=environment, capture_output=True, text=True, timeout=900)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]

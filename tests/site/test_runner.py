@@ -180,7 +180,7 @@ def test_a_kept_worker_is_reused_and_restarted_when_a_file_it_imported_changes(t
         probe.write_text(probe.read_text() + "\n# edited\n")
         found, names = runner.compute(["probe"], root=project, keep_worker=True)
         assert names == ["probe"] and found["probe"].values["worker_pid"] == first       # reused
-        kit = project / "anatomia_engine" / "kit.py"                                     # the worker imported it
+        kit = project / "anatomia_engine" / "kit.py"                          # the worker imported it
         kit.write_text(kit.read_text() + "\n# edited\n")
         found, names = runner.compute(["probe"], root=project, keep_worker=True)
         second = found["probe"].values["worker_pid"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from bs4 import BeautifulSoup
+
 URLS = ["index.html", "krok-po-kroku/index.html", "posty/index.html",
         "posty/llm-mechanizm-uwagi/index.html", "laby/lab-3/index.html",
         "llm/anatomia/index.html", "jak-dodac-wartosc/index.html"]
@@ -16,12 +18,21 @@ def test_site_map_urls_exist(built_site):
     assert 'id="uwaga"' in explorer
 
 
-def test_home_lists_the_articles_and_says_numbers_are_computed(built_site):
+def test_home_lists_the_articles_and_the_contributor_page(built_site):
     home = (built_site / "index.html").read_text()
     for href in ("krok-po-kroku/", "posty/llm-mechanizm-uwagi/", "laby/lab-3/", "llm/anatomia/#uwaga",
                  "jak-dodac-wartosc/"):
         assert f'href="{href}"' in home, href
-    assert "Każda liczba jest policzona" in home
+
+
+def test_home_route_shows_a_reading_time_for_every_step(built_site):
+    """hooks/route.py fills each `data-readtime` marker with the step's minutes (a number)."""
+    home = BeautifulSoup((built_site / "index.html").read_text(encoding="utf-8"), "html.parser")
+    steps = home.select(".route > ol > li")
+    assert len(steps) >= 2
+    for step in steps:
+        times = step.select("[data-readtime]")
+        assert len(times) == 1 and times[0].get_text().isdigit(), step.get_text(" ", strip=True)
 
 
 def test_no_page_loads_anything_from_another_host(built_site):

@@ -19,7 +19,6 @@ from attn_core import (
 )
 from tests.strategies import PROPERTY_SETTINGS, floats_of_shape
 
-
 # --- padding mask --------------------------------------------------------------------------
 
 def test_padding_mask_blocks_columns_from_the_valid_length_on():
@@ -103,7 +102,7 @@ def test_nadaraya_watson_is_the_normalised_gaussian_kernel(data):
     result = nadaraya_watson(queries, keys, values, bandwidth=sigma)
     for i, x in enumerate(queries):
         kernel = [math.exp(-((x - k) ** 2) / (2 * sigma ** 2)) for k in keys]
-        expected = sum(kv * v for kv, v in zip(kernel, values)) / sum(kernel)
+        expected = sum(kv * v for kv, v in zip(kernel, values, strict=True)) / sum(kernel)
         assert_allclose(result.output[i], expected, rtol=1e-9, atol=1e-12)
     assert_allclose(result.weights.sum(axis=1), 1.0, rtol=0, atol=1e-12)
 

@@ -23,8 +23,8 @@ from anatomia_engine.plot import DARK, LIGHT, new_figure
 from attn_core import (
     attention_layer_params,
     flash_attention_io,
-    rope,
     roofline_flops_per_s,
+    rope,
     softmax_jacobian_norm,
     softmax_saturation_pair,
     standard_attention_io,

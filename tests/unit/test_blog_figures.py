@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from figures_src import flash_attention, gqa_kv_cache, induction_heads, quadratic_cost
 from anatomia_engine.kit import KIND, Plot, Table, Value
 from anatomia_engine.plot import STYLES
+from figures_src import flash_attention, gqa_kv_cache, induction_heads, quadratic_cost
 
 MODULES = ("gqa_kv_cache", "quadratic_cost", "flash_attention", "induction_heads", "flash_io",
            "rope_positions", "llama_count")

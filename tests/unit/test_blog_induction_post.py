@@ -19,13 +19,11 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
-from tests.unit.test_induction_training import induction_by_occurrence, plain_patterns, short_run
 
-from anatomia_engine import numfmt as nf
 from anatomia_engine.kit import KIND
-from anatomia_engine.plot import STYLES
-from helpers import whole_page
 from figures_src import induction_training as it
+from helpers import whole_page
+from tests.unit.test_induction_training import induction_by_occurrence, plain_patterns, short_run
 
 REPO = Path(__file__).resolve().parents[2]
 POST = REPO / "docs" / "posty" / "posts" / "glowy-indukcyjne.md"

@@ -140,9 +140,12 @@ def _raised() -> list[tuple[str, str, set[str]]]:
     out = []
     for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text"
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id in ("M", "messages")):
-                assert node.args and isinstance(node.args[0], ast.Constant), f"{path}:{node.lineno}: a literal id"
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "text"
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in ("M", "messages")):
+                literal = node.args and isinstance(node.args[0], ast.Constant)
+                assert literal, f"{path}:{node.lineno}: a literal id"
                 out.append((f"{path.relative_to(ROOT)}:{node.lineno}", node.args[0].value,
                             {k.arg for k in node.keywords}))
     return out
@@ -182,7 +185,8 @@ def test_the_generated_tables_hold_every_catalogued_message():
     from figures_src import engine_messages
 
     tables = engine_messages.catalogue()
-    shown = {group: [html.unescape(row[0]) for row in tables[f"errors_{group}"].rows] for group in messages.GROUPS}
+    shown = {group: [html.unescape(row[0]) for row in tables[f"errors_{group}"].rows]
+             for group in messages.GROUPS}
     for m in messages.CATALOGUE.values():
         assert f"<code>{m.example()}</code>" in shown[m.group], m.id
 

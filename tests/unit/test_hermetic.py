@@ -223,3 +223,181 @@ def test_a_module_changing_docs_is_refused_naming_it(writers, case):
     message, stored = found[f"writer_{case}"]
     assert f"figures_src/writer_{case}.py writes docs/dane_{case}.csv" in message and not stored
     assert docs[f"dane_{case}.csv"] == "stary"
+
+
+# --- what a run depends on without opening it for reading -------------------------------------
+
+# (files the test writes before the first run, the module's function body, how the test changes
+# the project afterwards); the value returned must change with the edit
+CHECKS = {
+    "dot_folder": ({"figures_src/.data/v.json": "1"},
+                   "return {'v': int((ROOT / 'figures_src' / '.data' / 'v.json').read_text())}",
+                   lambda root: (root / "figures_src" / ".data" / "v.json").write_text("2")),
+    "dot_file": ({".env": "LABEL=a"},
+                 "return {'v': (ROOT / '.env').read_text()}",
+                 lambda root: (root / ".env").write_text("LABEL=b")),
+    "size": ({"data/big.bin": "x" * 10},
+             "return {'v': os.path.getsize(ROOT / 'data' / 'big.bin')}",
+             lambda root: (root / "data" / "big.bin").write_text("x" * 20)),
+    "stat": ({"data/big.bin": "x" * 10},
+             "return {'v': (ROOT / 'data' / 'big.bin').stat().st_size}",
+             lambda root: (root / "data" / "big.bin").write_text("x" * 30)),
+    "appears": ({"data/keep": ""},
+                "return {'v': (ROOT / 'data' / 'flag').exists()}",
+                lambda root: (root / "data" / "flag").write_text("")),
+    "vanishes": ({"data/flag": ""},
+                 "return {'v': os.path.isfile(ROOT / 'data' / 'flag')}",
+                 lambda root: (root / "data" / "flag").unlink()),
+    "folder_vanishes": ({"data/sub/x": ""},
+                        "return {'v': (ROOT / 'data' / 'sub').is_dir()}",
+                        lambda root: __import__("shutil").rmtree(root / "data" / "sub")),
+    "symlink": ({"data/a.json": "1", "data/b.json": "2"},
+                "return {'v': int((ROOT / 'data' / 'now.json').read_text())}",
+                lambda root: ((root / "data" / "now.json").unlink(),
+                              (root / "data" / "now.json").symlink_to("b.json"))),
+    "updated": ({"data/n.txt": "5"},
+                "with open(ROOT / 'data' / 'n.txt', 'r+') as f:\n        return {'v': int(f.read())}",
+                lambda root: (root / "data" / "n.txt").write_text("6")),
+    "sqlite": ({},
+               "import sqlite3\n    with sqlite3.connect(ROOT / 'data' / 'db.sqlite') as db:\n"
+               "        return {'v': db.execute('select n from t').fetchone()[0]}",
+               lambda root: _sqlite(root / "data" / "db.sqlite", 2)),
+}
+
+
+def _sqlite(path: Path, n: int) -> None:
+    """An SQLite database at `path` whose table t holds `n`, changed in place (same file)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("create table if not exists t (n integer)")
+        db.execute("delete from t")
+        db.execute("insert into t values (?)", (n,))
+    db.close()
+
+
+@pytest.mark.parametrize("case", sorted(CHECKS))
+def test_what_a_module_checks_or_reads_outside_plain_reads_is_an_input(mini, case):
+    files, body, edit = CHECKS[case]
+    for name, text in files.items():
+        (mini / name).parent.mkdir(parents=True, exist_ok=True)
+        (mini / name).write_text(text)
+    (mini / "data").mkdir(exist_ok=True)
+    if case == "symlink":
+        (mini / "data" / "now.json").symlink_to("a.json")
+    if case == "sqlite":
+        _sqlite(mini / "data" / "db.sqlite", 1)
+    source = "from pathlib import Path\nROOT = Path(__file__).resolve().parents[1]\n\n@values\ndef v():\n"
+    module(mini, case, source + textwrap.indent(body.replace("\n    ", "\n"), "    ") + "\n")
+    first, ran = run(mini, case)
+    assert ran
+    assert run(mini, case) == (first, False)
+    edit(mini)
+    second, ran = run(mini, case)
+    assert ran and second != first, (first, second)
+
+
+def test_a_variable_read_through_environb_is_an_input(mini, monkeypatch):
+    module(mini, "bytes_env", """
+        @values
+        def v():
+            return {"v": os.environb.get(b"ANATOMIA_TEST_LABEL", b"brak").decode()}
+        """)
+    monkeypatch.setenv("ANATOMIA_TEST_LABEL", "jeden")
+    assert run(mini, "bytes_env") == ({"v": "jeden"}, True)
+    assert run(mini, "bytes_env") == ({"v": "jeden"}, False)
+    monkeypatch.setenv("ANATOMIA_TEST_LABEL", "dwa")
+    assert run(mini, "bytes_env") == ({"v": "dwa"}, True)
+
+
+# --- what no record reproduces: refused --------------------------------------------------------
+
+REFUSED = {
+    "RandomState": ("np.random.RandomState().rand()", "np.random.RandomState(SEED)"),
+    "Random": ("__import__('random').Random().random()", "random.Random(SEED)"),
+    "PCG64": ("np.random.Generator(np.random.PCG64()).random()", "np.random.PCG64(SEED)"),
+    "SystemRandom": ("__import__('random').SystemRandom().random()", "np.random.default_rng(SEED)"),
+    "time": ("__import__('time').time()", "reads the clock"),
+    "perf_counter": ("__import__('time').perf_counter()", "reads the clock"),
+    "datetime": ("__import__('datetime').datetime.now()", "reads the clock"),
+    "date": ("__import__('datetime').date.today()", "reads the clock"),
+    "localtime": ("__import__('time').strftime('%Y')", "reads the clock"),
+}
+
+
+@pytest.fixture(scope="module")
+def unrepeatable(project) -> dict[str, tuple[str, bool]]:
+    """One module per case of REFUSED (it swallows the exception), run in one compute."""
+    root = fresh(project)
+    for case, (call, _) in REFUSED.items():
+        module(root, f"once_{case}", f"""
+            @values
+            def v():
+                try:
+                    {call}
+                except Exception:
+                    pass             # swallowing the refusal does not help
+                return {{"n": 1}}
+            """)
+    return failures(root, [f"once_{case}" for case in REFUSED])
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_an_unseeded_generator_or_a_clock_read_is_refused_with_the_fix(unrepeatable, case):
+    message, stored = unrepeatable[f"once_{case}"]
+    assert REFUSED[case][1] in message, message
+    assert f"figures_src/once_{case}.py:" in message.split("(at ", 1)[1]
+    assert not stored
+
+
+def test_seeded_instances_and_the_libraries_own_clock_are_allowed(mini):
+    module(mini, "seeded", """
+        import random
+        import matplotlib.pyplot as plt
+
+        @values
+        def v():
+            fig = plt.figure()            # matplotlib reads the clock and stats its files itself
+            fig.savefig(os.devnull, format="png")
+            plt.close(fig)
+            return {"a": float(np.random.RandomState(1).rand()), "b": random.Random(2).random(),
+                    "c": float(np.random.Generator(np.random.PCG64(3)).random())}
+        """)
+    first, _ = run(mini, "seeded")
+    assert set(first) == {"a", "b", "c"}
+
+
+def test_a_module_reaching_a_server_is_refused_naming_it(mini):
+    import http.server
+    import threading
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"42")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        module(mini, "fetcher", f"""
+            import urllib.request
+
+            @values
+            def v():
+                try:
+                    with urllib.request.urlopen("http://127.0.0.1:{server.server_address[1]}/") as r:
+                        return {{"v": int(r.read())}}
+                except Exception:
+                    return {{"v": 0}}      # a fallback does not hide the refusal
+            """)
+        message, stored = failures(mini, ["fetcher"])["fetcher"]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "figures_src/fetcher.py reaches the network (127.0.0.1:" in message, message
+    assert "figures_src/fetcher.py:" in message.split("(at ", 1)[1]
+    assert not stored

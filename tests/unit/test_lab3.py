@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from pathlib import Path
 
 import jupytext
 import numpy as np
@@ -119,35 +118,3 @@ def test_figures_move_into_files_named_by_content_with_their_size():
     assert svg_tag == (f'<img alt="a &quot;b&quot;" class="lab-figure" src="{svg_name}" width="400" '
                        'height="201" loading="lazy" decoding="async">')
     assert f'src="{png_name}" width="640" height="480" loading="lazy"' in png_tag
-
-
-# --- the plugin ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def mini_project(tmp_path) -> Path:
-    """A project with a three-cell notebook, its own attn_core and figures_src."""
-    root = tmp_path / "mini"
-    (root / "docs" / "laby").mkdir(parents=True)
-    (root / "attn_core").mkdir()
-    (root / "figures_src").mkdir()
-    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "figures_src" / "mini.py").write_text("import numpy as np\nX = np.array([[1.0, 2.0]])\n")
-    (root / "requirements.lock").write_text("numpy\n")
-    (root / "docs" / "index.md").write_text("# Start\n")
-    (root / "docs" / "laby" / "mini.py").write_text(
-        '# %% [markdown]\n# # Mini\n#\n# Wynik: $x$.\n\n'
-        '# %% tags=["inputs"]\nfrom figures_src.mini import X\n\n'
-        '# %% tags=["solution"] exercise=1\nimport attn_core\nprint(X * attn_core.SCALE)\n\n'
-        '# %% tags=["repo-only"]\nimport attn_core\n')
-    return root
-
-
-def run_hook(root: Path, cache: Path):
-    from anatomia_engine import notebooks
-
-    source = root / "docs" / "laby" / "mini.py"
-    return notebooks.build(source, "docs/laby/mini.py", cache, root, "../mini.ipynb", "mini.ipynb")
-
-

@@ -14,9 +14,8 @@ import jupytext
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_array_equal
 
-from attn_core import future_mask, multi_head_attention
 from figures_src import inputs
 from helpers import REPO, whole_page
 

@@ -19,7 +19,7 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "krok-po-kroku.md"
 
 def _claims() -> list[str]:
     _, tags = ph.scan(PAGE.read_text(encoding="utf-8"), 1)
-    return [t.cond for t in tags if t.block == "claim"]
+    return [ph.claim_parts(t)[0] for t in tags if t.block == "claim"]
 
 
 def _python_truth(cond: str, values: dict):
@@ -37,7 +37,7 @@ def test_claims_hold_alike_in_python_and_in_the_browser(monkeypatch):
     claims = _claims()
     checked, flips = set(), set()
     calls, expected = [], []
-    for case, example in zip(cases, examples):
+    for case, example in zip(cases, examples, strict=True):
         js_scope = example["ok"]
         py = _python_values(monkeypatch, *case)
         for cond in claims:
@@ -47,7 +47,7 @@ def test_claims_hold_alike_in_python_and_in_the_browser(monkeypatch):
             calls.append(("evaluate", [form, js_scope]))
             expected.append((cond, _python_truth(cond, py)))
     got = call_many(calls)
-    for (cond, want), result in zip(expected, got):
+    for (cond, want), result in zip(expected, got, strict=True):
         js = bool(result["ok"]) if "ok" in result else None
         assert js == want, (cond, want, result)
         checked.add(cond)
@@ -65,7 +65,8 @@ def test_a_claim_on_the_page_own_numbers_holds():
     claims = [ph.compile_expression(c) for c in _claims()]
     claims = [c for c in claims if set(ph.names_used(c)) <= set(values)]
     got = call_many([("evaluate", [c, _jsonable(values)]) for c in claims])
-    assert all(r.get("ok") is True for r in got), [(c, r) for c, r in zip(claims, got) if r.get("ok") is not True]
+    failed = [(c, r) for c, r in zip(claims, got, strict=True) if r.get("ok") is not True]
+    assert not failed, failed
 
 
 def _jsonable(values: dict) -> dict:
@@ -96,7 +97,7 @@ def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monke
     cases = [_random_inputs(rng, identity=bool(i % 2)) for i in range(10)]
     examples = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
     calls, expected = [], []
-    for case, example in zip(cases, examples):
+    for case, example in zip(cases, examples, strict=True):
         py = _python_values(monkeypatch, *case)
         scope = {k: ph.Entry(v, "test") for k, v in py.items()}
         for tag in _numbers():
@@ -119,5 +120,5 @@ def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monke
             expected.append((expr, want))
     got = call_many(calls)
     assert len(expected) >= 60
-    for (expr, want), result in zip(expected, got):
+    for (expr, want), result in zip(expected, got, strict=True):
         assert result.get("ok") == want, (expr, want, result)

@@ -74,3 +74,18 @@ def test_a_live_claim_the_browser_cannot_recompute_stops_the_build_at_its_line()
     assert "data-claim" not in render(body, live=False)
     with pytest.raises(ph.TemplateError, match=r"^docs/liveTrue\.md:7: claim 'sum\(w\[1\]\[0:2\]\) > 0\.9'"):
         render(body, live=True)
+
+
+def test_a_word_chosen_by_computation_follows_the_reader_on_a_live_page():
+    """A name indexed by argmax (a string) gets its compiled expression like a number does; the
+    browser recomputes it (live-example.js), so the predicted token is not fixed text."""
+    VALUES["names"] = ["cat", "chases"]
+    try:
+        out = render("Wygrywa {{ names[argmax(w[1])] }}.", live=True)
+        plain = render("Wygrywa {{ names[argmax(w[1])] }}.", live=False)
+    finally:
+        del VALUES["names"]
+    span = re.search(r'<span class="live-word" data-expr="([^"]*)" data-fmt="text">chases</span>', out)
+    assert span, out
+    assert json.loads(html.unescape(span.group(1))) == ["i", "names", ["f", "argmax", ["w 1"]]]
+    assert "live-word" not in plain and "Wygrywa chases." in plain

@@ -12,7 +12,8 @@ from anatomia_engine import live
 PAGE = ('<nav><span class="num" data-expr="&quot;x&quot;">9</span></nav><article>'
         '<div class="live-example" id="live-example" data-w="[1, 2]" data-name="&quot;cat&quot;"></div>'
         '<p><span class="claim" data-claim="true" data-claim-expr="[&quot;cmp&quot;]">a '
-        '<span class="num" tabindex="0" data-exact="0.35" data-expr="&quot;w 0&quot;" data-fmt="dec:2">0,35</span>'
+        '<span class="num" tabindex="0" data-exact="0.35" data-expr="&quot;w 0&quot;" '
+        'data-fmt="dec:2">0,35</span>'
         '<br> b</span> <span class="num" data-exact="4">4</span></p>'
         '<div class="arithmatex" data-tex="[&quot;x = &#123;&#125;&quot;]"><math><mn>1</mn>'
         '<annotation>x = {}</annotation></math></div></article>')

@@ -91,7 +91,8 @@ def test_number_in_prose_has_comma_and_provenance():
     assert ">0,65</span>" in out and ">0,354</span>" in out
     first, second = spans(out)
     assert first == {"class": "num", "tabindex": "0", "data-exact": "0,6456563",
-                     "data-what": "waga: chases patrzy na chases", "data-source": SRC, "data-function": "weights"}
+                     "data-what": "waga: chases patrzy na chases", "data-source": SRC,
+                     "data-function": "weights"}
     assert second["data-what"] == "waga: chases patrzy na cat"
     assert "title=" not in out
 
@@ -106,7 +107,8 @@ def test_quoted_number_names_its_publication_not_a_module():
 def test_exact_value_is_polish_with_seven_significant_digits():
     assert 'data-exact="4096"' in r("{{ n }}")  # an integer has no ",0"
     assert "data-exact=\"\u22122,5\"" in r("{{ -n / 1638.4 | dec(1) }}")
-    assert "data-what" not in r("{{ w[1][1] + w[1][0] | dec(1) }}"), "a computed expression is not the named value"
+    computed = r("{{ w[1][1] + w[1][0] | dec(1) }}")
+    assert "data-what" not in computed, "a computed expression is not the named value"
 
 
 def test_same_placeholder_in_math_uses_latex_comma_and_no_html():
@@ -117,7 +119,8 @@ def test_same_placeholder_in_math_uses_latex_comma_and_no_html():
 
 
 def test_latex_and_attribute_syntax_pass_through():
-    out, _ = page("## Nagłówek {#id}\n\n" r"\(\frac{1}{\sqrt{d_k}}\) e^{ {{ p }} }" "\n\n![obraz](x.png){ .klasa }")
+    out, _ = page("## Nagłówek {#id}\n\n" r"\(\frac{1}{\sqrt{d_k}}\) e^{ {{ p }} }"
+                  "\n\n![obraz](x.png){ .klasa }")
     assert '<h2 id="id">' in out and 'class="klasa"' in out
     assert "0,31</span> }" in out  # outside math: prose format
 
@@ -308,7 +311,8 @@ def test_the_engines_markup_in_code_is_not_an_error():
 
 
 def test_braces_in_code_and_latex_are_not_taken_for_tags():
-    out, _ = page("`{{ x }` i `{% x`\n\n```\n}} %}\n```\n\n" r"\( \frac{1}{\sqrt{d_k}} \)" "\n\n" r"\[ \text{35\%} \]")
+    out, _ = page("`{{ x }` i `{% x`\n\n```\n}} %}\n```\n\n"
+                  r"\( \frac{1}{\sqrt{d_k}} \)" "\n\n" r"\[ \text{35\%} \]")
     assert "{{ x }" in html.unescape(out)
     assert r("{{ \"{{\" }}") == "{{"
     assert page('<div>\n{{ "{{" }} w surowym HTML\n</div>\n')[0] == "<div>\n{{ w surowym HTML\n</div>"
@@ -331,7 +335,8 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
     late = Late(md)
     late.token = re.search("\ue000.*?\ue001", text).group(0)
     md.treeprocessors.register(late, "late", 1)
-    with pytest.raises(TemplateError, match=r"docs/x\.md:4: \{\{ p \}\} stands where the engine cannot fill it"):
+    unfilled = r"docs/x\.md:4: \{\{ p \}\} stands where the engine cannot fill it"
+    with pytest.raises(TemplateError, match=unfilled):
         md.convert(text)
 
 
@@ -439,7 +444,8 @@ def test_a_claim_must_hold_for_the_numbers_as_shown():
 def test_equality_must_hold_as_shown():
     assert "holds for the exact values but not" in error(
         "{% claim same == same2 %}{{ same | dec(2) }} to tyle samo co {{ same2 | dec(3) }}{% endclaim %}")
-    assert r("{% claim same == same2 %}{{ same | dec(2) }} to tyle samo co {{ same2 | dec(2) }}{% endclaim %}")
+    assert r("{% claim same == same2 %}{{ same | dec(2) }} to tyle samo co {{ same2 | dec(2) }}"
+             "{% endclaim %}")
 
 
 def test_an_about_claim_must_hold_as_shown_when_the_sentence_shows_both_sides():
@@ -451,11 +457,13 @@ def test_an_about_claim_must_hold_as_shown_when_the_sentence_shows_both_sides():
 
 def test_a_shown_difference_agrees_with_the_shown_terms():
     got = error("Różnica: {{ a | dec(2) }} − {{ b | dec(2) }} = {{ a - b | dec(2) }}.")
-    assert got.startswith("docs/x.md:4: {{ a - b | dec(2) }}: shows 0,45, but the numbers shown for its terms "
+    assert got.startswith("docs/x.md:4: {{ a - b | dec(2) }}: shows 0,45, "
+                          "but the numbers shown for its terms "
                           "give 0,57 − 0,11 = 0,46")
     assert r("Różnica: {{ a | dec(3) }} − {{ b | dec(3) }} = {{ a - b | dec(3) }}.")
     assert r("Różnica: {{ a - b | dec(2) }}; osobno {{ a | dec(2) }}.\n\nI {{ b | dec(2) }}.")
-    zero = error("{{ x | dec(2) }} − {{ y | dec(2) }} = {{ x - y | dec(2) }}", values={**VALUES, "x": 0.346, "y": 0.344})
+    zero = error("{{ x | dec(2) }} − {{ y | dec(2) }} = {{ x - y | dec(2) }}",
+                 values={**VALUES, "x": 0.346, "y": 0.344})
     assert "shows 0,00, but the numbers shown for its terms give 0,35 − 0,34 = 0,01" in zero
 
 

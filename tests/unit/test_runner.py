@@ -24,19 +24,14 @@ import pytest
 
 from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
+from helpers import fixture_project
 
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
 
 
 def make_mini(root: Path) -> Path:
-    """A project with an empty figures_src package, a one-line attn_core and a docs folder."""
-    (root / "figures_src").mkdir(parents=True)
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "attn_core").mkdir()
-    (root / "attn_core" / "__init__.py").write_text("SCALE = 2\n")
-    (root / "docs").mkdir()
-    (root / "requirements.lock").write_text("numpy\n")
-    return root
+    """The fixture project with a one-line attn_core; each test writes its own modules."""
+    return fixture_project(root, files={"attn_core/__init__.py": "SCALE = 2\n"})
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +125,7 @@ def test_results_cross_the_boundary_typed(mini):
         assert isinstance(result.values["t"], Table) and result.values["t"].rows == [["a", 0.5]]
         np.testing.assert_array_equal(result.values["w"], np.array([[0.25, 0.75]]))
         assert result.meta["w"] == {"function": "numbers", "what": "waga {i} {j}", "cite": None,
-                                    "axes": [["a"], ["b", "c"]]}
+                                    "axes": [["a"], ["b", "c"]], "at": None, "limit": False}
         assert result.meta["q"]["cite"] == "Dao (2023)"
 
 

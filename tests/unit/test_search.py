@@ -76,8 +76,9 @@ def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp
     html = '<div class="md-content__inner"><h1>Strona</h1><p>Uwaga na klucze.</p></main>'
 
     def page(url, meta):
-        return types.SimpleNamespace(url=url, meta=meta, title="Strona", content=html, file=types.SimpleNamespace(
-            src_uri=url + "index.html", dest_uri=url + "index.html", abs_src_path=None))
+        where = url + "index.html"
+        file = types.SimpleNamespace(src_uri=where, dest_uri=where, abs_src_path=None)
+        return types.SimpleNamespace(url=url, meta=meta, title="Strona", content=html, file=file)
 
     hidden, plain, boosted = page("ukryta/", {"search": {"exclude": True}}), page("zwykla/", {}), \
         page("wazna/", {"search": {"boost": 2}})

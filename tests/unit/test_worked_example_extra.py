@@ -18,7 +18,6 @@ from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
 
 from anatomia_engine.kit import Value
-from anatomia_engine.numfmt import fmt_dec
 from figures_src import inputs
 from figures_src import worked_example as we
 
@@ -38,7 +37,7 @@ def kernel_regression(query: float, keys, values, sigma: float):
     kernel = [math.exp(-((query - k) ** 2) / (2 * sigma ** 2)) for k in keys]
     total = sum(kernel)
     weights = [x / total for x in kernel]
-    return weights, sum(w * v for w, v in zip(weights, values))
+    return weights, sum(w * v for w, v in zip(weights, values, strict=True))
 
 
 def attention_by_hand(x: np.ndarray, blocked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +140,6 @@ def test_main_values_say_what_they_are_and_quoted_ones_cite():
         assert isinstance(raw[name], Value) and raw[name].what and raw[name].cite is None, name
         axes = raw[name].axes
         assert axes is not None and len(axes) == np.ndim(raw[name].value), name
-        assert all(len(a) == n for a, n in zip(axes, np.shape(raw[name].value))), name
+        assert all(len(a) == n for a, n in zip(axes, np.shape(raw[name].value), strict=True)), name
     for name in ("base_d_model", "base_heads", "bert_d_model"):
         assert isinstance(raw[name], Value) and raw[name].cite, name

@@ -4,16 +4,27 @@
 "use strict";
 const WORD = /[\p{L}\p{N}]+/gu;
 /* A word in a heading outweighs any number of mentions in the text (BM25 gives them < k1 + 1 = 2.2) */
-const TITLE = 3, K1 = 1.2;
-const STEM = 0.7, PREFIX = 0.5;   /* weights of words found by the stem fallback, by completion */
-const SNIPPET = 220, BEFORE = 60, HIGHLIGHTS = 12;
+const TITLE = 3;
+const K1 = 1.2;
+/* The weights of words found by the stem fallback and by completion */
+const STEM = 0.7;
+const PREFIX = 0.5;
+const SNIPPET = 220;
+const BEFORE = 60;
+const HIGHLIGHTS = 12;
 
 const tokenize = (text) => text.normalize("NFC").match(WORD) || [];
-const fold = (word) => word.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").replace(/ł/g, "l")
-  .replace(/x/g, "ks").normalize("NFC");
+const fold = (word) =>
+  word
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .replace(/ł/g, "l")
+    .replace(/x/g, "ks")
+    .normalize("NFC");
 /* The key of a folded word the table knows: search_pl.normalise */
-const known = (folded, table) => table.get(folded) ??
-  (/^(nie|naj)/.test(folded) ? table.get(folded.slice(3)) : undefined);
+const known = (folded, table) =>
+  table.get(folded) ?? (/^(nie|naj)/.test(folded) ? table.get(folded.slice(3)) : undefined);
 const normalise = (word, table) => known(fold(word), table) ?? fold(word);
 const escapeHTML = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -37,15 +48,21 @@ function sameStem(a, b) {
 
 /* A text's words with their keys and offsets, so that snippets can mark the words as written. */
 function tokens(text, table) {
-  const nfc = text.normalize("NFC"), counts = new Map();
-  const list = [...nfc.matchAll(WORD)].map((m) =>
-    ({ word: m[0], key: normalise(m[0], table), start: m.index, end: m.index + m[0].length }));
+  const nfc = text.normalize("NFC");
+  const counts = new Map();
+  const list = [...nfc.matchAll(WORD)].map((m) => ({
+    word: m[0],
+    key: normalise(m[0], table),
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
   for (const t of list) counts.set(t.key, (counts.get(t.key) || 0) + 1);
   return { text: nfc, list, counts };
 }
 
 function mark(t, keys, from, to) {
-  let out = "", pos = from;
+  let out = "";
+  let pos = from;
   for (const tok of t.list.filter((tok) => tok.start >= from && tok.end <= to && keys.has(tok.key))) {
     out += `${escapeHTML(t.text.slice(pos, tok.start))}<mark>${escapeHTML(tok.word)}</mark>`;
     pos = tok.end;
@@ -69,11 +86,16 @@ class Engine {
   constructor(index, table) {
     this.table = table;
     this.df = new Map();
-    this.pages = new Map();     /* page location -> its documents, in page order */
-    this.vocab = new Map();     /* folded word of the site -> its key */
+    this.pages = new Map(); /* page location -> its documents, in page order */
+    this.vocab = new Map(); /* folded word of the site -> its key */
     this.docs = index.docs.map((doc) => {
-      const d = { doc, page: doc.location.split("#")[0], title: tokens(doc.title, table),
-                  text: tokens(doc.text, table), boost: doc.boost ?? 1 };
+      const d = {
+        doc,
+        page: doc.location.split("#")[0],
+        title: tokens(doc.title, table),
+        text: tokens(doc.text, table),
+        boost: doc.boost ?? 1,
+      };
       const words = [...d.title.list, ...d.text.list];
       for (const k of new Set(words.map((tok) => tok.key))) this.df.set(k, (this.df.get(k) || 0) + 1);
       for (const tok of words) this.vocab.set(fold(tok.word), tok.key);
@@ -86,9 +108,11 @@ class Engine {
   /* The query's words, each with the keys it stands for: its own; for a word the table does not
    * know, the site's words of the same stem; for the word being typed, the site's words it begins. */
   parse(query) {
-    const words = tokenize(query), typing = !/\s$/.test(query);
+    const words = tokenize(query);
+    const typing = !/\s$/.test(query);
     return words.map((word, i) => {
-      const folded = fold(word), keys = new Map([[normalise(word, this.table), 1]]);
+      const folded = fold(word);
+      const keys = new Map([[normalise(word, this.table), 1]]);
       const add = (weight, test) => {
         for (const [surface, k] of this.vocab) if (!keys.has(k) && test(surface)) keys.set(k, weight);
       };
@@ -100,22 +124,27 @@ class Engine {
 
   /* The text a result shows for `d`: its own, else the next text of its page. */
   textOf(d) {
-    const docs = this.pages.get(d.page), i = docs.indexOf(d);
+    const docs = this.pages.get(d.page);
+    const i = docs.indexOf(d);
     const next = [...docs.slice(i), ...docs.slice(0, i).reverse()].find((x) => x.text.list.length);
     return next ? next.text : d.title;
   }
 
   /* BM25 of each query word's best key in `d`, a heading's words weighing TITLE more. */
   score(d, terms) {
-    const n = this.docs.length, len = d.text.list.length, matched = [];
+    const n = this.docs.length;
+    const len = d.text.list.length;
+    const matched = [];
     let score = 0;
     terms.forEach((term, t) => {
       let best = 0;
       for (const [key, weight] of term.keys) {
-        const x = d.text.counts.get(key) || 0, inTitle = d.title.counts.has(key), df = this.df.get(key);
+        const x = d.text.counts.get(key) || 0;
+        const inTitle = d.title.counts.has(key);
+        const df = this.df.get(key);
         if (!x && !inTitle) continue;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        const tf = x * (K1 + 1) / (x + K1 * (0.25 + 0.75 * len / this.avgLen));
+        const tf = (x * (K1 + 1)) / (x + K1 * (0.25 + (0.75 * len) / this.avgLen));
         best = Math.max(best, weight * idf * (tf + (inTitle ? TITLE : 0)));
       }
       if (best > 0) matched.push(t);
@@ -127,13 +156,19 @@ class Engine {
   /* Results grouped by page, as Material renders them: pages holding every query word first, then by
    * their best section; in a page, its sections by score. */
   search(query) {
-    const terms = this.parse(query), keys = new Set(terms.flatMap((term) => [...term.keys.keys()]));
+    const terms = this.parse(query);
+    const keys = new Set(terms.flatMap((term) => [...term.keys.keys()]));
     const pages = [];
     for (const [location, docs] of this.pages) {
       const hits = docs.map((d) => this.score(d, terms)).filter((s) => s.matched.length);
       if (!hits.length) continue;
       hits.sort((a, b) => b.score - a.score || a.d.doc.location.localeCompare(b.d.doc.location));
-      pages.push({ page: location, held: new Set(hits.flatMap((s) => s.matched)), best: hits[0].score, hits });
+      pages.push({
+        page: location,
+        held: new Set(hits.flatMap((s) => s.matched)),
+        best: hits[0].score,
+        hits,
+      });
     }
     pages.sort((a, b) => b.held.size - a.held.size || b.best - a.best || a.page.localeCompare(b.page));
     return { items: pages.map((p) => this.group(p, terms, keys)) };
@@ -141,13 +176,24 @@ class Engine {
 
   group(p, terms, keys) {
     /* what ?h= highlights on the page: its words that matched, as first written, longest first */
-    const docs = this.pages.get(p.page), found = docs.flatMap((d) => [...d.title.list, ...d.text.list])
-      .filter((tok) => keys.has(tok.key)).reverse().map((tok) => [tok.word.toLowerCase(), tok.word]);
+    const docs = this.pages.get(p.page);
+    const found = docs
+      .flatMap((d) => [...d.title.list, ...d.text.list])
+      .filter((tok) => keys.has(tok.key))
+      .reverse()
+      .map((tok) => [tok.word.toLowerCase(), tok.word]);
     const forms = [...new Map(found).values()].sort((a, b) => b.length - a.length || a.localeCompare(b));
     const state = Object.fromEntries(forms.slice(0, HIGHLIGHTS).map((w) => [w, true]));
-    terms.forEach((term, t) => { if (!p.held.has(t)) state[term.word] = false; });
-    const item = (d, title, score) => ({ location: d.doc.location, title, score, terms: state,
-                                        text: "<p>" + snippet(this.textOf(d), keys) + "</p>" });
+    terms.forEach((term, t) => {
+      if (!p.held.has(t)) state[term.word] = false;
+    });
+    const item = (d, title, score) => ({
+      location: d.doc.location,
+      title,
+      score,
+      terms: state,
+      text: `<p>${snippet(this.textOf(d), keys)}</p>`,
+    });
     const items = p.hits.map((s) => item(s.d, mark(s.d.title, keys, 0, s.d.title.text.length), s.score));
     if (!p.hits.some((s) => s.d === docs[0]) && docs[0].doc.location === p.page) {
       items.push(item(docs[0], escapeHTML(docs[0].doc.title), 0));
@@ -157,9 +203,14 @@ class Engine {
 }
 
 function worker() {
-  const SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
-  const get = (name) => fetch(new URL("../../../search/" + name, self.location)).then((r) => r.json());
-  let config = null, loading = null, latest = "";
+  const SETUP = 0;
+  const READY = 1;
+  const QUERY = 2;
+  const RESULT = 3;
+  const get = (name) => fetch(new URL(`../../../search/${name}`, self.location)).then((r) => r.json());
+  let config = null;
+  let loading = null;
+  let latest = "";
   self.onmessage = async ({ data: { type, data } }) => {
     if (type === SETUP) {
       config = data.config;
@@ -167,8 +218,11 @@ function worker() {
     } else if (type === QUERY) {
       latest = data;
       if (!data.trim()) return self.postMessage({ type: RESULT, data: { items: [] } });
-      loading = loading || Promise.all([get(config.pl_index), get(config.pl_forms)])
-        .then(([index, forms]) => new Engine(index, decodeTable(forms)));
+      loading =
+        loading ||
+        Promise.all([get(config.pl_index), get(config.pl_forms)]).then(
+          ([index, forms]) => new Engine(index, decodeTable(forms)),
+        );
       const engine = await loading;
       if (data === latest) self.postMessage({ type: RESULT, data: engine.search(data) });
     }
