@@ -18,14 +18,26 @@ from importlib.metadata import version
 from pathlib import Path
 
 import click
+from mkdocs.commands import build as mkdocs_build
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
-from mkdocs.commands import build as mkdocs_build
 from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File, InclusionLevel
 
-from anatomia_engine import deps, incremental, katex, links, live, markdown, notebooks, runner, search_pl, served
-from anatomia_engine import store
+from anatomia_engine import (
+    deps,
+    incremental,
+    katex,
+    links,
+    live,
+    markdown,
+    notebooks,
+    runner,
+    search_pl,
+    sources,
+    served,
+    store,
+)
 from anatomia_engine import messages as M
 from anatomia_engine.config import Config
 
@@ -161,6 +173,12 @@ class AnatomiaPlugin(BasePlugin[Config]):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
 
+    def on_page_read_source(self, *, page, config):
+        """A page's source read here, so that one not in UTF-8 or nested too deep stops with file:line."""
+        if page.file.abs_src_path and page.file.src_uri.endswith(".md"):
+            return sources.read_page(Path(page.file.abs_src_path), f"{self.docs_name}/{page.file.src_uri}")
+        return None
+
     def on_page_markdown(self, text, *, page, config, files):
         # Material's indexer skips every page; the page's own `search:` (boost, exclude) is for ours
         self.search_meta[page.url] = search_pl.own_search_meta(page.meta)
@@ -209,7 +227,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         site = Path(config.site_dir)
         # every page's links and search sections: rendered by this build or kept from the one that did
         every = self.files.documentation_pages(inclusion=InclusionLevel.all)
-        pages = [self.differential.kept[file.src_uri] for file in every if file.src_uri in self.differential.kept]
+        stored = self.differential.kept
+        pages = [stored[file.src_uri] for file in every if file.src_uri in stored]
         self.links.pages = [kept.links for kept in pages]
         if self.uses_search:
             kept = {kept.url: kept.sections for kept in pages if kept.url not in self.sections}

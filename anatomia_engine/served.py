@@ -38,7 +38,7 @@ def banner(text: str) -> bytes:
     return (f'<div class="{BANNER_CLASS}" role="alert" style="{_STYLE}">'
             f'<p style="margin:0 0 .4rem;font-weight:bold">{html.escape(M.text("serve_failed"))}</p>'
             f'<pre style="{_PRE_STYLE}">{html.escape(text)}</pre>'
-            "</div>").encode("utf-8")
+            "</div>").encode()
 
 
 class Shown:

@@ -2,8 +2,8 @@
 
 One process keeps the plugin between builds as `properdocs serve` (`make serve`) does and builds the fixture project with
 `dirty=True` after each of a sequence of edits in random order (a page's text, a module's value, a
-title, a deleted page, a new page; the project has a notebook page too); after each, a clean `mkdocs build` of the same sources must
-give the same files. ANATOMIA_EDIT_SEED picks another sequence.
+title, a deleted page, a new page; the project has a notebook page too); after each, a clean
+`mkdocs build` of the same sources must give the same files. ANATOMIA_EDIT_SEED picks another sequence.
 """
 
 from __future__ import annotations
