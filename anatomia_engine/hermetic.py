@@ -1,5 +1,5 @@
 """What a computation may not do, because no record of its inputs could reproduce it: draw from a random
-generator nobody seeded, read the clock, reach the network, change the docs folder.
+generator nobody seeded, read the clock, reach the network, start another program, change the docs folder.
 
 One mechanism for the figures_src modules' runs (worker.py) and the lab notebook's kernel (notebooks.py):
 `start(root, where)` after deps.start, in the process that runs the computation. A refused call raises
@@ -229,6 +229,30 @@ def _describe(target) -> str:
     return str(target)
 
 
+# --- other programs ----------------------------------------------------------------------
+
+_PROGRAMS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.fork",
+             "os.forkpty")
+_STDLIB = os.path.dirname(os.path.realpath(os.__file__))
+
+
+def _refuse_programs(where: str) -> None:
+    """A program the project's code starts reads what no record sees (`git log`, `cat data.csv`): refused.
+    A library may start one for itself (matplotlib's fc-list)."""
+
+    def hook(event: str, args: tuple) -> None:
+        if event not in _PROGRAMS:
+            return
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith((_STDLIB, "<frozen")):
+            frame = frame.f_back                         # subprocess.py, os.py: who called them
+        if frame is not None and _own(frame.f_code.co_filename):
+            program = args[1] if event == "subprocess.Popen" else args[0]
+            refuse(M.text("program", where=where, program=str(program)[:200]))
+
+    sys.addaudithook(hook)
+
+
 # --- the docs folder ----------------------------------------------------------------------
 
 _CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
@@ -265,4 +289,5 @@ def start(root: Path, where: str) -> None:
     _refuse_unseeded(where)
     _refuse_clock(where)
     _refuse_network(where)
+    _refuse_programs(where)
     _refuse_writes(Path(root, "docs"), where)

@@ -76,6 +76,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def on_config(self, config):
         self.root = Path(config.config_file_path).resolve().parent
+        if "SOURCE_DATE_EPOCH" not in os.environ and (stamp := sources.source_date_epoch(self.root)):
+            os.environ["SOURCE_DATE_EPOCH"] = stamp   # the build date MkDocs writes: the last commit's
         self.site_dir = Path(config.site_dir)
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
         self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))

@@ -3,6 +3,7 @@ nested no deeper than Markdown can render. Either mistake would end the build in
 (UnicodeDecodeError, RecursionError); here it stops with the file, the line and the fix."""
 
 import re
+import subprocess
 from pathlib import Path
 
 from mkdocs.exceptions import BuildError
@@ -47,3 +48,16 @@ def read_page(path: Path, where: str) -> str:
     text = read_text(path, where)
     check_depth(text, where)
     return text
+
+
+def source_date_epoch(root: Path) -> str | None:
+    """The time of the project's last commit (seconds since 1970), for SOURCE_DATE_EPOCH: the build date
+    MkDocs writes (the sitemap's lastmod, its .gz header) then follows the sources, not the clock of the
+    build. None outside a git checkout."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True,
+                              text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    stamp = done.stdout.strip()
+    return stamp if done.returncode == 0 and stamp.isdigit() else None

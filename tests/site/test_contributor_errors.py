@@ -21,3 +21,16 @@ def test_the_contributor_page_lists_every_catalogued_message(built_site):
         assert shown in rows, f"the page does not list {m.id!r}: {shown}"
         assert " ".join(m.cause.replace("`", "").split()) in rows[shown], m.id
         assert " ".join(m.fix.replace("`", "").split()) in rows[shown], m.id
+
+
+def test_a_page_not_in_utf8_stops_the_build_with_its_line_not_a_traceback(tmp_path):
+    """The plugin reads each page before MkDocs does (on_page_read_source)."""
+    from helpers import fixture_project, mkdocs_build
+
+    project = fixture_project(tmp_path / "project")
+    (project / "docs" / "inne.md").write_bytes(b"# Inna strona\n\nZa\xbf\xf3\xb3\xe6 g\xea\xb6l\n")
+    proc = mkdocs_build(project, tmp_path / "site", timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output[-2000:]
+    assert "docs/inne.md:3: the file is not UTF-8" in output, output[-2000:]
+    assert "Traceback" not in output, output[-2000:]

@@ -194,3 +194,40 @@ def test_serve_executes_the_notebook_again_when_a_file_it_read_changes(tmp_path)
         draft.write_text("0.75\n")
         draft.replace(data)
         assert wait_for(lambda: "waga: 0.75" in http_get(page), timeout=300), "".join(output)[-3000:]
+
+
+def test_ctrl_c_stops_a_build_whose_notebook_cell_runs_for_minutes(tmp_path):
+    """SIGINT while a cell sleeps for ten minutes: the build ends within a minute (the kernel, in a
+    session of its own, does not get the Ctrl-C; the plugin ends it), leaving no kernel behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    project = fixture_project(tmp_path / "project", lab=True)
+    started = tmp_path / "started"
+    with (project / "docs" / "laby" / "lab.py").open("a", encoding="utf-8") as lab:
+        lab.write(f"\n# %%\nimport pathlib, time\n\npathlib.Path({str(started)!r}).write_text('1')\n"
+                  "time.sleep(600)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                             str(tmp_path / "site")], cwd=project, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert wait_for(started.exists, timeout=300), "the sleeping cell never started"
+        kernels = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "ipykernel"], capture_output=True,
+                                 text=True).stdout.split()
+        os.killpg(proc.pid, signal.SIGINT)             # Ctrl-C reaches the terminal's process group
+        output, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode != 0, output[-2000:]
+    assert kernels, "no kernel was found running"
+
+    def gone(pid: str) -> bool:
+        status = Path(f"/proc/{pid}/status")
+        return not status.exists() or "State:\tZ" in status.read_text()
+
+    assert wait_for(lambda: all(gone(pid) for pid in kernels), timeout=20), "a kernel outlived the build"

@@ -322,6 +322,8 @@ REFUSED = {
     "datetime": ("__import__('datetime').datetime.now()", "reads the clock"),
     "date": ("__import__('datetime').date.today()", "reads the clock"),
     "localtime": ("__import__('time').strftime('%Y')", "reads the clock"),
+    "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "starts another program"),
+    "system": ("os.system('true')", "starts another program"),
 }
 
 
