@@ -26,7 +26,7 @@ help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): requirements.lock package-lock.json pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed (found " + sys.version.split()[0] + ")")'
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11, 5) and "Python 3.11.5+ is needed (found " + sys.version.split()[0] + ")")'
 	@$(PYTHON) .ci/lockcheck.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check $(UV_PIN)
@@ -38,10 +38,11 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 docs: $(STAMP) ## build the site into site/ (strict; a failed build keeps the previous site/)
 	@$(PY) -m anatomia_engine.publish --site-dir $(SITE) --strict
 
+# --dirty: a save renders again only the pages whose inputs changed (anatomia_engine/incremental.py)
 serve: $(STAMP) ## serve the site on http://127.0.0.1:8000 with live reload (an engine edit restarts it)
-	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --strict --dev-addr 127.0.0.1:8000" anatomia_engine
+	$(VENV)/bin/watchfiles "$(VENV)/bin/properdocs serve -f mkdocs.yml --dirty --strict --dev-addr 127.0.0.1:8000" anatomia_engine
 
-check: $(STAMP) ## the unit tier: no site build, no browser (the quick check while editing)
+check: lint ## the lint and the unit tier: no site build, no browser (the quick check while editing)
 	$(PYTEST) tests/unit
 
 # ruff with pyproject.toml's [tool.ruff] over every Python file; Biome (biome.json) lints the site's
@@ -53,7 +54,7 @@ lint: $(STAMP) ## ruff over the repository, Biome over the site's JavaScript
 unchecked: $(STAMP) ## sentences showing a value beside a comparing word outside a claim (file:line)
 	@$(PY) -m anatomia_engine.unchecked docs
 
-test: $(STAMP) ## every tier: unit, site (one build of the real site) and browser
+test: lint ## the lint and every tier: unit, site (one build of the real site) and browser
 	$(PYTEST)
 
 test-site: $(STAMP) ## the site tier only (one build of the real site, the fixture project)
@@ -72,10 +73,12 @@ bench-docs: $(STAMP) ## build times (cold, warm, Markdown edit, module edit) and
 bench-search: docs ## search recall over (query form, page) pairs from the site's words and the dictionary; form table size
 	$(PY) tests/bench/search.py $(SITE)
 
-lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/package.json
+# `make lock` keeps the locked versions that still satisfy pyproject.toml (uv reads the old lock);
+# `make lock UPGRADE=1` moves every Python package to its newest release.
+lock: ## re-resolve requirements.lock and package-lock.json from pyproject.toml/package.json (UPGRADE=1: newest)
 	$(PYTHON) -m venv .lock-venv && .lock-venv/bin/pip install --quiet $(UV_PIN)
-	.lock-venv/bin/uv pip compile pyproject.toml --extra test --python-version 3.11 --quiet \
-	  --custom-compile-command "make lock" -o requirements.lock
+	.lock-venv/bin/uv pip compile pyproject.toml --extra test --python-version 3.11.5 --quiet \
+	  $(if $(UPGRADE),--upgrade) --custom-compile-command "make lock" -o requirements.lock
 	$(PYTHON) .ci/lockcheck.py --write
 	rm -rf .lock-venv
 	$(NPM) install --package-lock-only --no-audit --no-fund

@@ -24,6 +24,7 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from anatomia_engine import codec, placeholders, runner
+from anatomia_engine import live as livemod
 from anatomia_engine import messages as M
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
@@ -43,6 +44,24 @@ class FrontMatter:
     computed_line: int
 
 
+class _Duplicate(Exception):
+    def __init__(self, key, first: int, line: int):
+        self.key, self.first, self.line = key, first, line
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """SafeLoader refusing a key given twice in one mapping (YAML would keep the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in getattr(node, "value", []):
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:   # (lines of the file: +2)
+                raise _Duplicate(key, seen[key] + 2, key_node.start_mark.line + 2)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
+
 def front_matter(raw: str, where: str) -> FrontMatter:
     """Parse and check a page's YAML front matter; TemplateError naming `where:line` if it is wrong."""
     m = FRONT_MATTER.match(raw)
@@ -51,7 +70,10 @@ def front_matter(raw: str, where: str) -> FrontMatter:
             raise TemplateError(f"{where}:1: " + M.text("fm_not_closed"))
         return FrontMatter({}, 1, [], 1)
     try:
-        meta = yaml.safe_load(m.group(1)) or {}
+        meta = yaml.load(m.group(1), Loader=_UniqueKeys) or {}   # noqa: S506 - a SafeLoader
+    except _Duplicate as exc:
+        raise TemplateError(f"{where}:{exc.line}: " + M.text("fm_duplicate", key=exc.key,
+                                                             first=exc.first)) from None
     except yaml.YAMLError as exc:
         line = 2 + getattr(getattr(exc, "problem_mark", None), "line", 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -98,9 +120,10 @@ def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter, wher
 
 
 def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, *, page_uri: str,
-                    copy: int = 1) -> str:
+                    copy: int = 1, live: str | None = None) -> str:
     """Light and dark images, a caption, and a collapsible data table with a CSV link (figures/<module>/);
-    the `copy`-th showing of the figure on its page gets its own id (fig-module-name, then …-2, …-3)."""
+    the `copy`-th showing of the figure on its page gets its own id (fig-module-name, then …-2, …-3);
+    on a live page the caption says whether the browser redraws it (`live`: drawn, fixed, stale)."""
     module, name = qualified.split(".", 1)
     figure_id = f"fig-{module}-{name}" + (f"-{copy}" if copy > 1 else "")
     entry = results[module].figures[name]
@@ -110,7 +133,8 @@ def figure_markdown(results: Mapping[str, runner.ModuleResult], qualified: str, 
     return "\n".join([
         f'![{alt}]({base}/{entry["files"]["light"]}#only-light){{ loading=lazy }}',
         f'![{alt}]({base}/{entry["files"]["dark"]}#only-dark){{ loading=lazy }}', "",
-        "/// caption", f"    attrs: {{id: {figure_id}, class: computed-figure}}",   # a caption block
+        "/// caption", f"    attrs: {{id: {figure_id}, class: computed-figure"   # a caption block
+        + (f", data-live: {live}}}" if live else "}"),
         markdown_text(entry["caption"]), "///", "",   # the module's text, shown as written
         f'??? info "{DATA_SUMMARY}"', "",
         textwrap.indent(table.to_markdown(), "    "), "",
@@ -145,7 +169,8 @@ class _Record:
     scope: dict[str, Entry]
     results: Mapping[str, runner.ModuleResult]  # for its figures
     tokenized: str
-    live: bool  # front matter `live: true`: claims and numbers carry their compiled expressions
+    live: bool  # front matter `live: {model: …}`: claims and numbers carry their compiled expressions
+    declared: livemod.Declaration | None = None  # what the browser model recomputes, and what it need not
 
 
 _records: dict[int, _Record] = {}
@@ -167,9 +192,31 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
                                   text)
     record_id = _ids.setdefault(page.where, len(_ids) + 1)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
+    try:
+        declared = livemod.declaration(fm.meta)
+    except ValueError as exc:
+        raise TemplateError(f"{page.where}:{lines.get('live', 1)}: {exc}") from None
     _records[record_id] = _Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized,
-                                  fm.meta.get("live") is True)
+                                  declared is not None, declared)
     return tokenized
+
+
+def check_live(record: _Record, tag: Tag) -> None:
+    """On a live page, every value a sentence, a formula or a claim shows must be one the browser model
+    recomputes from the reader's numbers or one the page declares `fixed`: nothing is left as built
+    without the page saying so."""
+    declared = record.declared
+    if declared is None or tag.block not in (None, "claim"):
+        return
+    source = placeholders.claim_parts(tag)[0] if tag.block == "claim" else placeholders.expression_of(tag)
+    try:
+        names = placeholders.names_used(placeholders.compile_expression(source))
+    except TemplateError:
+        return   # reported where the tag is filled
+    for name in names:
+        if not declared.recomputes(name) and not isinstance(record.scope.get(name, Entry(None, "")).value,
+                                                            FigureRef):   # a figure: FigureBlockProcessor
+            raise tag.error(M.text("live_unrecomputable", source=tag.source, model=declared.model, name=name))
 
 
 def _tag(m: re.Match) -> tuple[_Record, Tag]:
@@ -221,6 +268,7 @@ class FigureBlockProcessor(BlockProcessor):
             self.parser.parseBlocks(parent, [before])
         start = len(parent)
         if isinstance(value, Table):
+            check_live(record, tag)
             try:
                 text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live,
                                                    stash=self.parser.md.htmlStash.store)
@@ -228,10 +276,16 @@ class FigureBlockProcessor(BlockProcessor):
                 raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
             self.parser.parseChunk(parent, text.strip("\n"))
             return
+        state = None
+        if record.declared is not None:
+            state = record.declared.figure(value.name)
+            if state is None:
+                raise tag.error(M.text("live_figure", name=value.name.split(".", 1)[1],
+                                       model=record.declared.model))
         shown = self.parser.md.anatomia_figures
         shown[value.name] = shown.get(value.name, 0) + 1
         self.parser.parseChunk(parent, figure_markdown(record.results, value.name, page_uri=record.page.uri,
-                                                       copy=shown[value.name]))
+                                                       copy=shown[value.name], live=state))
         module, name = value.name.split(".", 1)  # the data box's accessible name says whose data it holds
         for box in (box for el in parent[start:] for box in el.iter("details")):
             box.set("aria-label", f"{DATA_SUMMARY}: {record.results[module].figures[name]['caption']}")
@@ -327,6 +381,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
             raise tag.error(M.text("escaped_tag", mark=tag.source[:2], snippet="\\" + tag.source))
         self.seen[record.id] = record
         plain = "plain" if context in ("tag", *RAW_CONTEXTS.values()) else context
+        if plain in ("prose", "math"):
+            check_live(record, tag)
         tag.contexts.append(plain)
         if tag.expr is not None:  # a claim's tags show nothing, wherever they stand
             refuse_context(tag, context, attribute)

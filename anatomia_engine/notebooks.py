@@ -35,7 +35,7 @@ import nbformat
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import deps, links, placeholders, runner, store
+from anatomia_engine import deps, links, placeholders, runner, sources, store
 from anatomia_engine import messages as M
 
 log = logging.getLogger("anatomia_engine.notebooks")
@@ -43,8 +43,8 @@ log = logging.getLogger("anatomia_engine.notebooks")
 KERNEL = "python3"
 PAGE = "page.ipynb"   # the name mkdocs-jupyter is told to render (mkdocs.yml)
 REPO_ONLY_NOTE = (
-    "*W tym miejscu przy budowaniu strony działa ukryta komórka, która porównuje wyniki notatnika z biblioteką "
-    "`attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
+    "*W tym miejscu przy budowaniu strony działa ukryta komórka, która porównuje wyniki notatnika "
+    "z biblioteką `attn_core` projektu (tą samą, z której liczą pozostałe strony). Poza repozytorium "
     "projektu tej biblioteki nie ma, więc w pobranym notatniku komórkę pominięto.*"
 )
 # Run in the kernel before the first cell and after the last (deps.py records in that process,
@@ -357,6 +357,7 @@ def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: 
           download_name: str) -> Built:
     """The page and download copies of the notebook at `source`: from the store while the kernel's record
     holds, else executed and stored."""
+    sources.read_text(source, where)                 # UTF-8, or file:line
     placeholders.refuse_in_notebook(source, where)   # its Markdown cells are rendered by nbconvert, not by us
     entries = store.Store(cache_dir, ".json")
     relative = os.path.relpath(source.resolve(), root.resolve())

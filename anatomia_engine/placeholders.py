@@ -34,7 +34,8 @@ from anatomia_engine.kit import Table
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
 TAG = re.compile(PLACEHOLDER + r"|\{%-?[ \t]*(?P<block>[A-Za-z_]\w*)?(?P<cond>[^\n]*?)-?%\}", re.DOTALL)
 BLOCKS = ("claim", "endclaim")
-MARKS = ("nocompare",)   # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
+# {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
+MARKS = ("nocompare",)
 TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
 
 
@@ -170,6 +171,9 @@ _COMPARISON = {name: _checked(fn) for name, fn in {
 
 
 def _unknown(name: str, scope: Mapping[str, Entry]) -> str:
+    owners = sorted(k.split(".", 1)[0] for k in scope if "." in k and k.split(".", 1)[1] == name)
+    if len(owners) > 1:   # not unknown: computed by several modules, none of them listed
+        return M.text("value_in_modules", name=name, modules=", ".join(owners), example=f"{owners[0]}.{name}")
     near = difflib.get_close_matches(name, list(scope), n=3, cutoff=0.6)
     if near:
         return M.text("unknown_value_near", name=name, near=" or ".join(f"'{n}'" for n in near))
@@ -476,7 +480,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
                 what = entry.what and re.sub(r"\{([ijklmn])\}", fill_axis, entry.what)
             shown = replace(shown, span=number_attrs(value, entry, what))
         if live and context == "prose" and shown.span is None and used and isinstance(value, str):
-            shown = replace(shown, span={"class": "live-word"})   # a computed word follows the reader's numbers
+            # a computed word follows the reader's numbers
+            shown = replace(shown, span={"class": "live-word"})
         if not live or (shown.span is None and not math):
             return shown
         if len(args) > 1 or (args and ":" in str(args[0])):
@@ -552,6 +557,13 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False,
     """A Table as Markdown, each number in its span (what: column and row; on a `live` page `name[r][j]`);
     `stash` sets the span's markup aside from Markdown (a row's label in its attribute stays as written)."""
     specs = table.column_specs()
+    # a number's popover names its row by the first text column (a token), else by the first column,
+    # written as the table shows it ("klucz xⱼ: 1,0", not "1.0")
+    label = next((j for j, spec in enumerate(specs) if spec is None), 0)
+
+    def row_label(row) -> str:
+        return nf.fmt_spec(row[label], specs[label]) if specs[label] else str(row[label])
+
     cells = iter([(r, row, j) for r, row in enumerate(table.rows) for j, spec in enumerate(specs) if spec])
 
     def cell(value, spec):
@@ -563,7 +575,8 @@ def table_markdown(table: Table, name: str, entry: Entry, *, live: bool = False,
                                        value=repr(value), spec=spec, problem=exc)) from None
         if not nf.is_number(value):
             return text
-        attrs = number_attrs(value, entry, table.header[j] if j == 0 else f"{table.header[j]}: {row[0]}")
+        attrs = number_attrs(value, entry, table.header[j] if j == label else f"{table.header[j]} "
+                             f"({table.header[label]}: {row_label(row)})")
         if live:
             attrs |= {"data-expr": compiled(f"{name}[{r}][{j}]"), "data-fmt": spec}
         return stash(span_html(Shown(text, attrs)))
@@ -633,7 +646,7 @@ def _qualified(name: str, scope: Mapping[str, Entry]) -> str:
     return next((key for key, e in scope.items() if e is entry and key.endswith("." + name)), name)
 
 
-def _expression(tag: Tag) -> str:
+def expression_of(tag: Tag) -> str:
     """A placeholder's expression without its filter."""
     expr, bar, filt = tag.expr.rpartition("|")
     return expr if bar and re.fullmatch(r"\s*[A-Za-z_]\w*\s*(?:\(.*\))?\s*", filt, re.DOTALL) else tag.expr
@@ -683,7 +696,7 @@ def _check_coverage(claim: Tag, cond: str, context: list[str], inside: list[Tag]
         declared[_qualified(name, scope)] = name
     shown_inside: dict[str, Tag] = {}
     for tag in (t for t in inside if t.expr is not None and _visible(t)):
-        for name in _reads(_expression(tag), scope):
+        for name in _reads(expression_of(tag), scope):
             shown_inside.setdefault(name, tag)
             if name not in read and name not in declared:
                 raise tag.error(M.text("claim_unrelated", value=tag.source, name=name.split(".", 1)[1],
@@ -694,9 +707,9 @@ def _check_coverage(claim: Tag, cond: str, context: list[str], inside: list[Tag]
         if name in read:
             raise claim.error(M.text("claim_context_read", name=written, cond=claim.cond))
     compared = {repr(part) for part in _walk(canonical(compile_expression(cond), scope))}
-    inside_forms = {repr(canonical(compile_expression(_expression(t)), scope)) for t in inside if t.expr}
+    inside_forms = {repr(canonical(compile_expression(expression_of(t)), scope)) for t in inside if t.expr}
     for tag in outside:
-        form = repr(canonical(compile_expression(_expression(tag)), scope))
+        form = repr(canonical(compile_expression(expression_of(tag)), scope))
         if form in compared and form not in inside_forms:
             raise tag.error(M.text("claim_number_outside", value=tag.source, cond=cond, line=claim.line))
     for name in sorted(read | set(shown_inside)):

@@ -127,16 +127,17 @@ class _Worker:
             raise ComputeError(f"{ended}\n{said}")
         return json.loads(line)
 
-    def run(self, requests: list[dict], patience: float) -> dict[str, int]:
-        """{id: exit status} for every request; the children enforce their time limits."""
+    def run(self, requests: list[dict], patience: float) -> dict[str, dict]:
+        """{id: {"status": exit status, "peak_kib": its peak memory}} for every request; the children
+        enforce their time limits."""
         with contextlib.suppress(BrokenPipeError):
             self.proc.stdin.write(json.dumps(requests).encode() + b"\n")
-        statuses: dict[str, int] = {}
-        while len(statuses) < len(requests):
-            waiting = ", ".join(r["id"] for r in requests if r["id"] not in statuses)
+        replies: dict[str, dict] = {}
+        while len(replies) < len(requests):
+            waiting = ", ".join(r["id"] for r in requests if r["id"] not in replies)
             reply = self._reply(patience, waiting)
-            statuses[reply["id"]] = reply["status"]
-        return statuses
+            replies[reply["id"]] = reply
+        return replies
 
     def usable(self, root: Path) -> bool:
         """Still running, for this project, and what it read while starting unchanged."""
@@ -165,7 +166,12 @@ def stop_worker() -> None:
         _kept.pop().end()
 
 
-def _failure(name: str, work: Path, status: int, limit: float) -> str:
+def _memory_mib() -> int:
+    """This machine's memory in MiB (what a module killed for lack of memory is compared with)."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+
+
+def _failure(name: str, work: Path, status: int, limit: float, peak_kib: int = 0) -> str:
     """The message for a run that did not produce a result."""
     where = f"{PACKAGE}/{name}.py"
     current = _tail(work / CURRENT) or f"{PACKAGE}.{name} (import)"
@@ -174,6 +180,9 @@ def _failure(name: str, work: Path, status: int, limit: float) -> str:
     elif (work / ERROR).exists():
         error = _tail(work / ERROR, 8000)
         message = error if error.startswith(where) else f"{where} failed:\n{error}"
+    elif status == -signal.SIGKILL:   # what the kernel's out-of-memory killer sends
+        message = M.text("killed_memory", where=where, current=current, peak=peak_kib // 1024,
+                         total=_memory_mib())
     elif status < 0:
         message = M.text("killed", where=where, signal=signal.Signals(-status).name, status=status,
                          current=current)
@@ -226,7 +235,7 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
                 stop_worker()
             if not _kept:
                 _kept.append(_Worker(root))
-            statuses = _kept[0].run(requests, max(limits.values()) + 120)
+            replies = _kept[0].run(requests, max(limits.values()) + 120)
         except BaseException:
             stop_worker()
             raise
@@ -235,8 +244,9 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
         results, errors = {}, []
         for n in names:
             key, work = entry_name(n, root), Path(tmp, n)
-            if statuses[n] != 0 or not (work / ENTRY).exists():
-                errors.append(_failure(n, work, statuses[n], limits[n]))
+            if replies[n]["status"] != 0 or not (work / ENTRY).exists():
+                reply = replies[n]
+                errors.append(_failure(n, work, reply["status"], limits[n], reply.get("peak_kib", 0)))
                 continue
             try:
                 data = (work / ENTRY).read_bytes()

@@ -44,7 +44,8 @@ _NEAR = re.compile(r"(?<!\w)(?:" + "|".join(NEAR_VALUE) + r")\s+(?:krok\w*\s+)?\
 _FRONT = re.compile(r"^-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$", re.DOTALL | re.MULTILINE)
 _CODE_SPAN = re.compile(r"(`+).+?\1", re.DOTALL)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[„\"(*\[\ue000A-ZĄĆĘŁŃÓŚŹŻ0-9])|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+\.)\s)")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[„\"(*\[\ue000A-ZĄĆĘŁŃÓŚŹŻ0-9])"
+                           r"|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+\.)\s)")
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def scan(text: str, where: str) -> Iterator[Finding]:
             continue   # nothing to judge, or judged
         first = offset + sentence.index("\ue001" if marked else "\ue000")
         line = text.count("\n", 0, first) + 1
-        source = " ".join(text[offset + len(sentence) - len(sentence.lstrip()):offset + len(sentence)].split())
+        begins = offset + len(sentence) - len(sentence.lstrip())   # the sentence without its leading space
+        source = " ".join(text[begins:offset + len(sentence)].split())
         word = f"{{% {MARK} %}} where no value stands beside a comparing word: remove it" if marked else \
             words.group(0).rstrip("\ue000 ").strip()
         yield Finding(f"{where}:{line}", source, word)

@@ -145,21 +145,22 @@ def serve(root: str) -> int:
                     replies.close()
                     _child(request, root)
                 running[pid] = (request["id"], time.monotonic() + request["limit"] + 1)
-            pid, status = _next_end(running)
-            replies.write(json.dumps({"id": running.pop(pid)[0], "status": status}).encode() + b"\n")
+            pid, status, peak = _next_end(running)
+            reply = {"id": running.pop(pid)[0], "status": status, "peak_kib": peak}
+            replies.write(json.dumps(reply).encode() + b"\n")
     return 0
 
 
-def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int]:
-    """(pid, exit code) of the next child to end; one still running a second past its limit (it caught
-    or blocked SIGALRM) is killed and reported as timed out."""
+def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int, int]:
+    """(pid, exit code, peak memory in KiB) of the next child to end; one still running a second past its
+    limit (it caught or blocked SIGALRM) is killed and reported as timed out."""
     while True:
-        pid, status = os.waitpid(-1, os.WNOHANG)
+        pid, status, usage = os.wait4(-1, os.WNOHANG)
         if pid:
-            return pid, os.waitstatus_to_exitcode(status)
+            return pid, os.waitstatus_to_exitcode(status), usage.ru_maxrss   # (Linux: KiB)
         for pid, (_, deadline) in running.items():
             if time.monotonic() > deadline:
                 os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return pid, -signal.SIGALRM
+                _, _, usage = os.wait4(pid, 0)
+                return pid, -signal.SIGALRM, usage.ru_maxrss
         time.sleep(0.02)

@@ -35,15 +35,15 @@ import functools
 import matplotlib.ticker
 import numpy as np
 
+from anatomia_engine.kit import Plot, Table, Value, figure, values
+from anatomia_engine.numfmt import fmt_bytes, fmt_int, fmt_sci
+from anatomia_engine.plot import new_figure
 from attn_core import (
     causal_mask,
     naive_attention_peak_bytes,
     scaled_dot_product_attention,
     tiled_attention,
 )
-from anatomia_engine.kit import Plot, Table, Value, figure, values
-from anatomia_engine.numfmt import fmt_bytes, fmt_int, fmt_sci
-from anatomia_engine.plot import new_figure
 
 SEED = 20220527  # FlashAttention's arXiv submission date
 N = 1024
@@ -177,7 +177,7 @@ def flash_difference(style) -> Plot:
     scale = float(np.max(np.abs(_plain("float64"))))     # the output's scale (max norm)
     for dtype_name in ("float32", "float64"):
         series[dtype_name] = np.array([max_diff(dtype_name, b) for b in BLOCK_SIZES]) / scale
-    for b, d32, d64 in zip(BLOCK_SIZES, series["float32"], series["float64"]):
+    for b, d32, d64 in zip(BLOCK_SIZES, series["float32"], series["float64"], strict=True):
         rows.append([b, d32, d64])
     x = np.array(BLOCK_SIZES, dtype=float)
     for (dtype_name, colour, marker) in (("float32", style.accent, "o"),
@@ -200,7 +200,7 @@ def flash_difference(style) -> Plot:
     top = max(float(np.max(series["float32"])), float(np.finfo(np.float32).eps))
     ax.set_ylim(top=10 ** np.ceil(np.log10(top) + 0.5))   # a labelled decade above the data
     ax.legend(fontsize=9, loc="center right")
-    zeros = [f"{name}, blok {b}" for name in series for b, v in zip(BLOCK_SIZES, series[name])
+    zeros = [f"{name}, blok {b}" for name in series for b, v in zip(BLOCK_SIZES, series[name], strict=True)
              if v == 0]
     zero_note = (" Różnica równa dokładnie zero (nie da się jej pokazać na osi logarytmicznej): "
                  + "; ".join(zeros) + ".") if zeros else ""
@@ -247,7 +247,7 @@ def flash_memory(style) -> Plot:
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
     fig.legend(loc="outside upper center", fontsize=9)   # inside, the rising line crossed it
-    rows = [[n, int(p), int(t), int(o)] for n, p, t, o in zip(MEMORY_NS, plain, tiled, output)]
+    rows = [[n, int(p), int(t), int(o)] for n, p, t, o in zip(MEMORY_NS, plain, tiled, output, strict=True)]
     return Plot(
         fig=fig,
         alt=(f"Wykres log-log pamięci w float32 (d = {D}) dla n od {fmt_int(MEMORY_NS[0])} do "

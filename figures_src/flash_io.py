@@ -29,10 +29,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_dec, fmt_int
-
+from attn_core import flash_attention_io, roofline_flops_per_s, standard_attention_io
 
 BYTES_PER_VALUE = 2
 N = 4096
@@ -160,19 +159,18 @@ def io_traffic_roofline(style) -> Plot:
     right.legend(fontsize=9, loc="upper left")
     for ax in (left, right):
         ax.spines[["top", "right"]].set_visible(False)
-    rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i)]
+    rows = [[n, s_, f_, si, fi] for n, s_, f_, si, fi in zip(IO_NS, std_b, fl_b, std_i, fl_i, strict=True)]
+    ridge = PEAK_FLOPS / HBM_BANDWIDTH
     return Plot(
         fig=fig,
-        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane między pamięcią "
-             f"HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
+        alt=(f"Dwa wykresy, jeden nad drugim. U góry, w skali logarytmicznej: bajty przesyłane "
+             f"między pamięcią HBM a SRAM przez jedną głowę (d = {D}, wartości 16-bitowe) dla n od "
              f"{fmt_int(IO_NS[0])} do {fmt_int(IO_NS[-1])}; zwykła uwaga od "
              f"{fmt_bytes(std_b[0], 1)} do {fmt_bytes(std_b[-1], 1)}, FlashAttention od "
              f"{fmt_bytes(fl_b[0], 1)} do {fmt_bytes(fl_b[-1], 1)}, kilka razy mniej. Na "
              f"dole model dachowy karty A100: pozioma część dachu to szczyt "
-             f"{fmt_int(PEAK_FLOPS / 1e12)} TFLOP/s, pochyła to przepustowość pamięci. Punkty "
-             f"zwykłej uwagi leżą na pochyłej części (intensywność około "
-             f"{fmt_dec(std_i[-1], 0)} FLOP/B: ogranicza ją pamięć), punkty FlashAttention na "
-             f"poziomej (około {fmt_dec(fl_i[-1], 0)} FLOP/B: ogranicza ją liczenie)."),
+             f"{fmt_int(PEAK_FLOPS / 1e12)} TFLOP/s, pochyła to przepustowość pamięci, a załamanie "
+             f"wypada przy {fmt_dec(ridge, 0)} FLOP/B. " + _roof_sides(std_i, fl_i, ridge)),
         caption=(f"Model IO z pracy Dao i in. (2022): ruch między HBM a SRAM i intensywność "
                  f"arytmetyczna (FLOP na bajt) zwykłej uwagi i FlashAttention; dach: A100 SXM "
                  f"40GB, {fmt_int(HBM_BANDWIDTH / 1e9)} GB/s i {fmt_int(PEAK_FLOPS / 1e12)} "
@@ -181,3 +179,18 @@ def io_traffic_roofline(style) -> Plot:
                             "zwykła: FLOP/B", "FlashAttention: FLOP/B"],
                     rows=rows, formats=["int", "bytes:1", "bytes:1", "dec:1", "dec:1"]),
     )
+
+
+def _roof_sides(std_i, fl_i, ridge: float) -> str:
+    """Where the points of each method sit on the roofline (the alt text's words follow the numbers)."""
+    def side(name: str, intensity) -> str:
+        above = [n for n, x in zip(IO_NS, intensity, strict=True) if x >= ridge]
+        span = f"od {fmt_dec(min(intensity), 0)} do {fmt_dec(max(intensity), 0)} FLOP/B"
+        if not above:
+            return f"punkty {name} ({span}) leżą na pochyłej części: ogranicza je pamięć"
+        if len(above) == len(IO_NS):
+            return f"punkty {name} ({span}) leżą na poziomej części: ogranicza je liczenie"
+        return (f"punkty {name} ({span}) dla n ≥ {fmt_int(above[0])} leżą na poziomej części (ogranicza je "
+                f"liczenie), dla krótszych sekwencji jeszcze na pochyłej (ogranicza je pamięć)")
+    first = side("zwykłej uwagi", std_i)
+    return first[0].upper() + first[1:] + "; " + side("FlashAttention", fl_i) + "."

@@ -15,7 +15,8 @@ Values (all byte counts are plain integers; show them with `bytes(n)`, GiB = 2^3
   context as MHA / as released / as MQA), `config_source`, `config_source_pl` (str);
 - `kv_bytes_per_value`, `llama_head_dim`, `diagram_heads`, `diagram_gqa_kv_heads`,
   `diagram_gqa_group_size`, the same three in words (`diagram_heads_words`,
-  `diagram_gqa_kv_heads_words`, `diagram_gqa_group_size_words`), `gqa_uptrain_fraction` (quoted: Value with cite);
+  `diagram_gqa_kv_heads_words`, `diagram_gqa_group_size_words`), `gqa_uptrain_fraction`
+  (quoted: Value with cite);
 - Llama 3.2 1B (`LLAMA32_1B`, not in the table): `llama32_1b_head_dim`, `llama32_1b_heads`,
   `llama32_1b_hidden`;
 - Llama 2 7B: `llama2_7b_layers`, `llama2_7b_heads`, `llama2_7b_kv_heads`,
@@ -43,15 +44,15 @@ import matplotlib
 import matplotlib.ticker
 import numpy as np
 
-from attn_core import kv_cache_bytes, kv_cache_bytes_per_token, kv_group_of_heads
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_int
 from anatomia_engine.plot import new_figure
+from attn_core import kv_cache_bytes, kv_cache_bytes_per_token, kv_group_of_heads
 
 CONFIG_SOURCE = ("Hugging Face config.json / torchtune builders; "
                  "context lengths: Meta model cards")
-CONFIG_SOURCE_PL = ("pliki konfiguracji modeli (config.json) z Hugging Face i definicje modeli w bibliotece torchtune; "
-                    "długości kontekstu: karty modeli Meta")
+CONFIG_SOURCE_PL = ("pliki konfiguracji modeli (config.json) z Hugging Face i definicje modeli "
+                    "w bibliotece torchtune; długości kontekstu: karty modeli Meta")
 BYTES_PER_VALUE = 2  # 16-bit values (bf16 / fp16)
 BATCH = 1
 
@@ -246,7 +247,7 @@ def gqa_grouping(style) -> Plot:
 
     fig, axes = plt.subplots(3, 1, figsize=(4.6, 5.4), layout="constrained")   # phone-legible
     colours = matplotlib.colormaps["tab10"]
-    for ax, title, n_kv, groups in zip(axes, titles, DIAGRAM_KV_HEADS, _groups()):
+    for ax, title, n_kv, groups in zip(axes, titles, DIAGRAM_KV_HEADS, _groups(), strict=True):
         q_x = np.arange(DIAGRAM_HEADS, dtype=float)
         kv_x = np.array([q_x[np.asarray(groups) == g].mean() for g in range(n_kv)])
         for i, g in enumerate(groups):
@@ -266,14 +267,14 @@ def gqa_grouping(style) -> Plot:
         for spine in ax.spines.values():
             spine.set_visible(False)
     header = ["głowa zapytań"] + [f"{t}: głowa K/V ({kv} KV)" for t, kv in
-                                  zip(titles, DIAGRAM_KV_HEADS)]
+                                  zip(titles, DIAGRAM_KV_HEADS, strict=True)]
     rows = [[f"Q{i + 1}"] + [g[i] + 1 for g in _groups()] for i in range(DIAGRAM_HEADS)]
     mha, gqa, mqa = DIAGRAM_KV_HEADS
     return Plot(
         fig=fig,
-        alt=(f"Trzy schematy, jeden pod drugim, po {DIAGRAM_HEADS} głów zapytań (kółka u góry) połączonych liniami "
-             f"z głowami kluczy i wartości (kwadraty u dołu). MHA: każda głowa zapytań ma własną "
-             f"głowę K/V ({mha} par). GQA: głowy zapytań tworzą {gqa} grupy po "
+        alt=(f"Trzy schematy, jeden pod drugim, po {DIAGRAM_HEADS} głów zapytań (kółka u góry) "
+             f"połączonych liniami z głowami kluczy i wartości (kwadraty u dołu). MHA: każda głowa "
+             f"zapytań ma własną głowę K/V ({mha} par). GQA: głowy zapytań tworzą {gqa} grupy po "
              f"{DIAGRAM_HEADS // gqa}, każda grupa czyta jedną głowę K/V. MQA: wszystkie "
              f"{DIAGRAM_HEADS} głów zapytań czyta {mqa} wspólną głowę K/V."),
         caption=(f"Kto z kim dzieli klucze i wartości: {DIAGRAM_HEADS} głów zapytań przy "
@@ -309,7 +310,7 @@ def kv_cache_sizes(style) -> Plot:
                    facecolors=colour if face is None else face, edgecolors=colour,
                    linewidths=1.6)
         if key == "released":
-            for s_, p in zip(sizes, y):
+            for s_, p in zip(sizes, y, strict=True):
                 ax.annotate(_short_bytes(s_), (s_, p), xytext=(0, 7), textcoords="offset points",
                             ha="center", va="bottom", fontsize=9, color=style.fg)
     ax.set_xscale("log", base=2)
@@ -329,8 +330,8 @@ def kv_cache_sizes(style) -> Plot:
     ax.tick_params(axis="y", length=0)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=9,
               handletextpad=0.3, columnspacing=1.0)
-    rows = [[m.name, m.context, d["MHA"], d["released"], d["MQA"]] for m, d in zip(MODELS, data)]
-    largest = max(zip(names, (d["released"] for d in data)), key=lambda t: t[1])
+    rows = [[m.name, m.context, d["MHA"], d["released"], d["MQA"]] for m, d in zip(MODELS, data, strict=True)]
+    largest = max(zip(names, (d["released"] for d in data), strict=True), key=lambda t: t[1])
     return Plot(
         fig=fig,
         alt=(f"Wykres punktowy w skali logarytmicznej: pamięć KV-cache przy pełnym kontekście "

@@ -32,10 +32,10 @@ import functools
 
 import numpy as np
 
-from attn_core import INDUCTION_SCORE_SCALE, future_mask, induction_toy, softmax
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec
 from anatomia_engine.plot import new_figure
+from attn_core import INDUCTION_SCORE_SCALE, future_mask, induction_toy, softmax
 from figures_src.charts import bar_chart, heatmap
 
 WORDS = ("Pan", "Tadeusz", "wrócił", "do", "Soplicowa", "i", "Pan")
@@ -187,6 +187,6 @@ def induction_prediction(style) -> Plot:
                  f"(logit {fmt_dec(logits[predicted], 0)} dla zwycięzcy, "
                  f"{fmt_dec(np.delete(logits, predicted).max(), 0)} dla pozostałych)."),
         table=Table(header=["token", "logit", "prawdopodobieństwo"],
-                    rows=[[w, float(x), float(p)] for w, x, p in zip(VOCAB, logits, probs)],
+                    rows=[[w, float(x), float(p)] for w, x, p in zip(VOCAB, logits, probs, strict=True)],
                     formats=[None, "dec:2", "pct:1"]),
     )

@@ -24,8 +24,8 @@ window before the phase change, measured at `tr_rep_before_step`), `tr_first_min
 lowest first-half loss was measured); the phase change: `tr_phase_step` (step where the
 repeated-half loss falls fastest), `tr_phase_slope` (its fall per 100 steps),
 `tr_plateau_step` (first step with the repeated-half loss below log V), `tr_window` (the
-checks' window, in steps: a limit, never shown); heads: `tr_prev_head`, `tr_ind_head` (1-based numbers of the strongest
-layer-1 previous-token head and layer-2 induction head), their start and end scores
+checks' window, in steps: a limit, never shown); heads: `tr_prev_head`, `tr_ind_head` (1-based
+numbers of the strongest layer-1 previous-token head and layer-2 induction head), their start and end scores
 (`tr_prev_start`, `tr_prev_end`, `tr_ind_start`, `tr_ind_end`), the steps where they pass
 half-way between the two (`tr_prev_half_step`, `tr_ind_half_step`), `tr_prev_others_end`
 (strongest previous-token score among the other layer-1 heads), `tr_prev_first_half`,
@@ -50,11 +50,10 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
+
 from anatomia_engine.kit import Plot, Table, Value, figure, values
-from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_int
 from anatomia_engine.plot import new_figure
-from figures_src.charts import heatmap
 from attn_core import future_mask, induction_toy
 from attn_core.transformer import (
     Adam,
@@ -66,6 +65,7 @@ from attn_core.transformer import (
     next_token_loss,
     previous_token_scores,
 )
+from figures_src.charts import heatmap
 
 VOCAB = tuple("aąbcćdeęfghijklłmnńoóprsśtuwyzźż")
 SAMPLE_SEED = 13

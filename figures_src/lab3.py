@@ -6,7 +6,8 @@ The inputs themselves live in figures_src/inputs.py; `check_notebook_inputs` sto
 when the notebook's data cell says otherwise (the explorer, which starts from the lab's
 matrices, calls it).
 Values: lab3.toy_x, lab3.leak_a, lab3.leak_b, lab3.d_model, lab3.d_k, lab3.d_v,
-lab3.vocab_size, lab3.max_seq_len, lab3.long_seq_len, lab3.weak_value_scale. Figures: none (the notebook draws its own).
+lab3.vocab_size, lab3.max_seq_len, lab3.long_seq_len, lab3.weak_value_scale.
+Figures: none (the notebook draws its own).
 
 Source of the inputs: the lab "Modele językowe (LLM Basics) – Lab 3" (PyTorch). The seeds
 are the lab's `torch.manual_seed` values; NumPy's generator draws different numbers from
@@ -39,7 +40,6 @@ from figures_src.inputs import (  # noqa: F401  (re-exported: the lab's inputs, 
     VOCAB_SIZE,
     WEAK_VALUE_SCALE,
 )
-
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "laby" / "lab-3.py"
 NAMES = ("SEED_EMBEDDINGS", "VOCAB_SIZE", "D_MODEL", "INPUT_IDS", "MAX_SEQ_LEN", "SEED_PROJECTIONS",

@@ -19,8 +19,8 @@ Figures: none.
 
 from __future__ import annotations
 
-from attn_core import attention_layer_params, attention_matrix_bytes
 from anatomia_engine.kit import Table, values
+from attn_core import attention_layer_params, attention_matrix_bytes
 from figures_src.gqa_kv_cache import MODELS
 
 BYTES_PER_VALUE = 2

@@ -30,10 +30,10 @@ import functools
 
 import numpy as np
 
-from attn_core import attend, bahdanau_additive, luong_concat, luong_dot, luong_general
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec
 from anatomia_engine.plot import new_figure
+from attn_core import attend, bahdanau_additive, luong_concat, luong_dot, luong_general
 from figures_src.charts import heatmap
 
 SEED = 2014  # the year of Bahdanau, Cho & Bengio
@@ -147,10 +147,10 @@ def luong_weights(style) -> Plot:
     n = len(LUONG_SOURCE)
     width = 0.26
     x = np.arange(n)
-    for k, (name, colour) in enumerate(zip(LUONG_NAMES, colours)):
+    for k, (name, colour) in enumerate(zip(LUONG_NAMES, colours, strict=True)):
         heights = r["weights"][name]
         bars = ax.bar(x + (k - 1) * width, heights, width, color=colour, label=name)
-        for rect, height in zip(bars, heights):
+        for rect, height in zip(bars, heights, strict=True):
             ax.annotate(fmt_dec(height, 2), (rect.get_x() + rect.get_width() / 2, height),
                         xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
                         fontsize=9, color=style.fg)
@@ -180,7 +180,7 @@ def bahdanau_alignment(style) -> Plot:
     heatmap(ax, weights, row_labels=BAHDANAU_TARGET, col_labels=BAHDANAU_SOURCE, style=style,
             decimals=2, vmin=0.0, vmax=1.0, quantity="weights",
             xlabel="słowo źródłowe (polskie)", ylabel="generowane słowo (angielskie)")
-    rows = [[word] + list(row) for word, row in zip(BAHDANAU_TARGET, weights)]
+    rows = [[word] + list(row) for word, row in zip(BAHDANAU_TARGET, weights, strict=True)]
     return Plot(
         fig=fig,
         alt=("Mapa ciepła dopasowania w stylu Bahdanaua: wiersze to kolejne angielskie słowa "

@@ -24,9 +24,9 @@ import functools
 
 import numpy as np
 
-from attn_core import causal_mask, future_mask, scaled_dot_product_attention
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import new_figure
+from attn_core import causal_mask, future_mask, scaled_dot_product_attention
 from figures_src.charts import heatmap
 
 SEED = 1706  # arXiv:1706.03762
@@ -110,7 +110,7 @@ def mask_effect(style) -> Plot:
     ]
     reach = float(np.abs(masked.scaled).max())      # one symmetric scale for both score panels
     lo, hi = -reach, reach
-    for k, (ax, (matrix, cells, title, vmin, vmax)) in enumerate(zip(axes, panels)):
+    for ax, (matrix, cells, title, vmin, vmax) in zip(axes, panels, strict=True):
         heatmap(ax, matrix, row_labels=TOKENS, col_labels=TOKENS, style=style, decimals=2,
                 blocked=cells, vmin=lo if vmin is None else vmin,
                 vmax=hi if vmax is None else vmax, xlabel="klucz",

@@ -39,9 +39,9 @@ import matplotlib.colors
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attn_core import attention_matrix_bytes, multi_head_attention, split_heads
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import new_figure
+from attn_core import attention_matrix_bytes, multi_head_attention, split_heads
 from figures_src.charts import heatmap
 
 # Vaswani et al. (2017), arXiv:1706.03762: §3.2.2 (d_model, h, d_k, d_v), §3.1 (N), §3.3 (d_ff).

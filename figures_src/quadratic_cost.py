@@ -21,10 +21,10 @@ from __future__ import annotations
 import matplotlib.ticker
 import numpy as np
 
-from attn_core import attention_matrix_bytes
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_bytes, fmt_int
 from anatomia_engine.plot import new_figure
+from attn_core import attention_matrix_bytes
 
 BYTES_PER_VALUE = 4  # float32
 HEADS = 1
@@ -94,7 +94,7 @@ def attention_matrix_memory(style) -> Plot:
     ax.grid(True, which="major", linewidth=0.5)
     ax.spines[["top", "right"]].set_visible(False)
     fig.legend(loc="outside upper center", fontsize=9)   # inside, the rising line crossed it
-    rows = [[int(n), int(n) * int(n), int(q), int(li)] for n, q, li in zip(N_GRID, quad, lin)]
+    rows = [[int(n), int(n) * int(n), int(q), int(li)] for n, q, li in zip(N_GRID, quad, lin, strict=True)]
     return Plot(
         fig=fig,
         alt=(f"Wykres w skali log-log: pamięć macierzy uwagi n×n jednej głowy w float32 rośnie "

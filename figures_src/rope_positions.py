@@ -28,9 +28,9 @@ import functools
 
 import numpy as np
 
-from attn_core import rope, scaled_dot_product_attention
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import new_figure
+from attn_core import rope, scaled_dot_product_attention
 from figures_src.charts import heatmap
 
 SEED = 2104  # arXiv:2104.09864 (RoFormer)
@@ -122,7 +122,7 @@ def rope_rotation(style) -> Plot:
     radius = float(np.linalg.norm(q[:2]))
     circle = np.linspace(0, 2 * np.pi, 200)
     ax.plot(radius * np.cos(circle), radius * np.sin(circle), color=style.grid, linewidth=1)
-    for m, (a, b) in zip(pos, rotated):
+    for m, (a, b) in zip(pos, rotated, strict=True):
         colour = style.accent if m else style.accent2
         ax.annotate("", xy=(a, b), xytext=(0, 0),
                     arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 1.4})
@@ -137,7 +137,7 @@ def rope_rotation(style) -> Plot:
     ax.set_xlabel("współrzędna 0 zapytania")
     ax.set_ylabel("współrzędna 1 zapytania")
     ax.spines[["top", "right"]].set_visible(False)
-    rows = [[int(m), float(a), float(b), float(m * 1.0)] for m, (a, b) in zip(pos, rotated)]
+    rows = [[int(m), float(a), float(b), float(m * 1.0)] for m, (a, b) in zip(pos, rotated, strict=True)]
     return Plot(
         fig=fig,
         alt=(f"Okrąg i {N_ARROWS} strzałek wychodzących ze środka: pierwsza para współrzędnych "

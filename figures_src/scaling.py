@@ -39,10 +39,10 @@ import functools
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from attn_core import dot_product_variance, softmax_jacobian_norm, softmax_saturation_pair
 from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_int
 from anatomia_engine.plot import new_figure
+from attn_core import dot_product_variance, softmax_jacobian_norm, softmax_saturation_pair
 from figures_src.multi_head import TRANSFORMER_BASE
 
 SEED = 1762  # footnote 4 of arXiv:1706.03762 makes this argument
@@ -154,7 +154,7 @@ def variance_vs_dk(style) -> Plot:
     ax.set_ylabel("wariancja iloczynu skalarnego")
     ax.grid(True, which="major", linewidth=0.5)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2, fontsize=9)
-    rows = [[int(k), v, v / k, v / k**2] for k, v in zip(D_K_VALUES, variance)]
+    rows = [[int(k), v, v / k, v / k**2] for k, v in zip(D_K_VALUES, variance, strict=True)]
     return Plot(
         fig=fig,
         alt=("Wykres w skali logarytmicznej na obu osiach: wariancja iloczynu skalarnego q·k "
@@ -186,7 +186,7 @@ def saturation_vs_dk(style) -> Plot:
          scaled.jacobian_norm, None, None, 2),
     ]
     ticks = d[::3]
-    for ax, (title, raw, fixed, ref, ref_label, decimals) in zip(axes, panels):
+    for ax, (title, raw, fixed, ref, ref_label, decimals) in zip(axes, panels, strict=True):
         ax.plot(d, raw, "o-", color=style.accent2, markersize=4, label="bez skalowania")
         ax.plot(d, fixed, "s-", color=style.accent, markersize=4,
                 label=r"z 1/√dₖ")
@@ -211,8 +211,8 @@ def saturation_vs_dk(style) -> Plot:
             for label, stats in (("bez", unscaled), ("1/√dₖ", scaled))]
     return Plot(
         fig=fig,
-        alt=(f"Trzy wykresy, jeden pod drugim, w funkcji dₖ {_d_k_range()} (skala logarytmiczna) dla softmaksu "
-             f"nad {N_TOKENS} kluczami. Bez skalowania największa waga rośnie w stronę 1, "
+        alt=(f"Trzy wykresy, jeden pod drugim, w funkcji dₖ {_d_k_range()} (skala logarytmiczna) "
+             f"dla softmaksu nad {N_TOKENS} kluczami. Bez skalowania największa waga rośnie w stronę 1, "
              "entropia spada do zera, a norma Frobeniusa jakobianu softmaksu, diag(p) − ppᵀ, "
              "najpierw lekko rośnie, a potem maleje ku zeru. Ze "
              "skalowaniem przez pierwiastek z dₖ wszystkie trzy krzywe pozostają płaskie."),

@@ -757,6 +757,7 @@ def transformer_block(style) -> Plot:
                     "pierwszego dodawania, a wejście sieci feed-forward do drugiego.",
                 caption="Warstwa enkodera Transformera (Vaswani i in., 2017, rysunek 1), czytana od "
                         "dołu; blok dekodera typu GPT wygląda tak samo, tylko z maską (dekoder "
-                        "oryginału ma jeszcze uwagę na wyjście enkodera). Każda podwarstwa dodaje swoje wyjście do wektora, który do niej wszedł "
-                        "(połączenie rezydualne), a suma przechodzi przez normalizację warstwy.",
+                        "oryginału ma jeszcze uwagę na wyjście enkodera). Każda podwarstwa dodaje swoje "
+                        "wyjście do wektora, który do niej wszedł (połączenie rezydualne), a suma "
+                        "przechodzi przez normalizację warstwy.",
                 table=Table(header=["kolejność", "element bloku"], rows=rows))

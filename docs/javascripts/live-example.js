@@ -90,7 +90,8 @@
       return { node: node, tex: JSON.parse(node.getAttribute("data-tex")), html: node.innerHTML,
                display: node.tagName === "DIV" || node.classList.contains("arithmatex-display") };
     });
-    this.figures = [].slice.call(article.querySelectorAll(".computed-figure"));
+    // a figure that does not depend on the reader's numbers (front matter `live: fixed:`) gets no label
+    this.figures = [].slice.call(article.querySelectorAll(".computed-figure:not([data-live='fixed'])"));
     this.build(rows);
   }
 
@@ -304,8 +305,12 @@
     var fits = rows.length === page.length && rows.every(function (r, i) {
       return r.length === page[i].length && r.every(function (x) { return Number.isFinite(x) && Math.abs(x) <= LIMIT; });
     });
-    if (!fits) {
-      this.status.textContent = "Adres strony zawiera liczby, których nie da się odczytać; pokazuję liczby strony.";
+    if (!fits) { // said apart from the status line, which show() rewrites
+      var note = el("p", "live-example__refused",
+        "Adres strony zawiera liczby, których nie da się odczytać (" + text.slice(0, 40) +
+        "); pokazuję liczby strony.");
+      note.setAttribute("role", "alert");
+      this.panel.appendChild(note);
       return false;
     }
     this.set(rows);

@@ -10,27 +10,32 @@
 // the same) that opens the picture in a dialog that scrolls both ways, at its own size or larger:
 // large enough that its smallest label is at least MIN_TEXT CSS px (read from the SVG). The dialog shows the copy of the picture
 // the page shows (light or dark), closes with its button, Escape or a tap outside the picture.
-(function () {
+(() => {
   "use strict";
 
-  var dialog = null;
-  var MIN_TEXT = 10;
+  let dialog = null;
+  const MIN_TEXT = 10;
 
   // Width in CSS px at which the SVG's smallest text is MIN_TEXT px (null: not an SVG we can read).
   function legibleWidth(src) {
-    return fetch(src).then(function (r) { return r.ok ? r.text() : ""; }).then(function (svg) {
-      var box = /viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"/.exec(svg);
-      var sizes = [];
-      svg.replace(/font-size:\s*([\d.]+)px/g, function (_, n) { sizes.push(parseFloat(n)); });
-      if (!box || !sizes.length) return null;
-      var viewWidth = parseFloat(box[1]);
-      return Math.ceil(viewWidth * Math.max(4 / 3, MIN_TEXT / Math.min.apply(null, sizes)));
-    }).catch(function () { return null; });
+    return fetch(src)
+      .then((r) => (r.ok ? r.text() : ""))
+      .then((svg) => {
+        const box = /viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"/.exec(svg);
+        const sizes = [];
+        svg.replace(/font-size:\s*([\d.]+)px/g, (_, n) => {
+          sizes.push(parseFloat(n));
+        });
+        if (!box || !sizes.length) return null;
+        const viewWidth = parseFloat(box[1]);
+        return Math.ceil(viewWidth * Math.max(4 / 3, MIN_TEXT / Math.min.apply(null, sizes)));
+      })
+      .catch(() => null);
   }
 
   function visibleImage(figure) {
-    var imgs = figure.querySelectorAll("img");
-    for (var i = 0; i < imgs.length; i++) if (imgs[i].offsetParent !== null) return imgs[i];
+    const imgs = figure.querySelectorAll("img");
+    for (let i = 0; i < imgs.length; i++) if (imgs[i].offsetParent !== null) return imgs[i];
     return imgs[0] || null;
   }
 
@@ -39,37 +44,45 @@
     dialog = document.createElement("dialog");
     dialog.className = "fig-zoom";
     dialog.setAttribute("aria-label", "Rysunek w pełnym rozmiarze");
-    var close = document.createElement("button");
+    const close = document.createElement("button");
     close.type = "button";
     close.className = "fig-zoom__close md-button";
     close.textContent = "Zamknij";
-    close.addEventListener("click", function () { dialog.close(); });
-    var frame = document.createElement("div");
+    close.addEventListener("click", () => {
+      dialog.close();
+    });
+    const frame = document.createElement("div");
     frame.className = "fig-zoom__frame";
     dialog.appendChild(close);
     dialog.appendChild(frame);
-    dialog.addEventListener("click", function (e) { if (e.target === dialog) dialog.close(); });
-    dialog.addEventListener("close", function () { frame.textContent = ""; });
+    dialog.addEventListener("click", (e) => {
+      if (e.target === dialog) dialog.close();
+    });
+    dialog.addEventListener("close", () => {
+      frame.textContent = "";
+    });
     document.body.appendChild(dialog);
     return dialog;
   }
 
   function open(figure) {
-    var img = visibleImage(figure);
+    const img = visibleImage(figure);
     if (!img) return;
-    var d = ensureDialog();
-    var copy = document.createElement("img");
+    const d = ensureDialog();
+    const copy = document.createElement("img");
     copy.src = img.currentSrc || img.src;
     copy.alt = img.alt;
     copy.className = "fig-zoom__img";
-    var frame = d.querySelector(".fig-zoom__frame");
+    const frame = d.querySelector(".fig-zoom__frame");
     frame.textContent = "";
     frame.appendChild(copy);
     d.showModal();
-    legibleWidth(copy.src).then(function (width) { if (width) copy.style.width = width + "px"; });
+    legibleWidth(copy.src).then((width) => {
+      if (width) copy.style.width = `${width}px`;
+    });
   }
 
-  var SCROLLERS = [
+  const SCROLLERS = [
     [".arithmatex", "wzór, przewijany w bok"],
     [".md-typeset__scrollwrap", "tabela, przewijana w bok"],
     [".jp-OutputArea-output pre", "wynik, przewijany w bok"],
@@ -78,18 +91,19 @@
   function scrollers(root) {
     // All sizes are read first, then attributes written: interleaving the two would make the
     // browser lay the page out again for every box.
-    var boxes = [];
-    SCROLLERS.forEach(function (pair) {
-      root.querySelectorAll("article " + pair[0]).forEach(function (box) {
+    const boxes = [];
+    SCROLLERS.forEach((pair) => {
+      root.querySelectorAll(`article ${pair[0]}`).forEach((box) => {
         // A box in a closed <details> is not laid out: measuring it would force a layout of its
         // own for each one (30 on the post, most of this script's cost). Measured when opened.
         if (box.closest("details:not([open])")) return;
-        var wide = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
+        const wide = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
         boxes.push([box, pair[1], wide, wide ? sides(box) : ""]);
       });
     });
-    boxes.forEach(function (item) {
-      var box = item[0], wide = item[2];
+    boxes.forEach((item) => {
+      const box = item[0];
+      const wide = item[2];
       if (box.classList.contains("md-typeset__scrollwrap")) edges(box, item[3]);
       if (wide && !box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");
@@ -107,37 +121,51 @@
 
   // Which sides of a wide table have more to show (extra.css fades those edges).
   function sides(box) {
-    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    const left = box.scrollLeft > 1;
+    const right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     return left && right ? "both" : left ? "left" : right ? "right" : "";
   }
 
   function mark(box, more) {
-    if (more) box.dataset.more = more; else delete box.dataset.more;
+    if (more) box.dataset.more = more;
+    else delete box.dataset.more;
   }
 
   function edges(box, more) {
     mark(box, more);
     if (more && !box.dataset.edges) {
       box.dataset.edges = "1";
-      box.addEventListener("scroll", function () { mark(box, sides(box)); }, { passive: true });
+      box.addEventListener(
+        "scroll",
+        () => {
+          mark(box, sides(box));
+        },
+        { passive: true },
+      );
     }
   }
 
   // "toggle" does not bubble: listened to while capturing.
-  document.addEventListener("toggle", function (e) {
-    if (e.target.open) scrollers(e.target);
-  }, true);
+  document.addEventListener(
+    "toggle",
+    (e) => {
+      if (e.target.open) scrollers(e.target);
+    },
+    true,
+  );
 
-  var resizeTimer = null;
-  window.addEventListener("resize", function () {
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () { scrollers(document); }, 150);
+    resizeTimer = setTimeout(() => {
+      scrollers(document);
+    }, 150);
   });
 
   // Measuring boxes forces a layout: done once the page has loaded and the browser is idle, so it
   // never holds up the first paint.
   function whenIdle(task) {
-    var run = function () {
+    const run = () => {
       if (window.requestIdleCallback) window.requestIdleCallback(task, { timeout: 2000 });
       else setTimeout(task, 200);
     };
@@ -146,28 +174,39 @@
   }
 
   function init(root) {
-    whenIdle(function () { scrollers(root); });
-    root.querySelectorAll("article figure.computed-figure, article .jupyter-wrapper .jp-OutputArea-output")
-      .forEach(function (figure) {
+    whenIdle(() => {
+      scrollers(root);
+    });
+    root
+      .querySelectorAll("article figure.computed-figure, article .jupyter-wrapper .jp-OutputArea-output")
+      .forEach((figure) => {
         if (figure.dataset.zoom || !figure.querySelector("img")) return;
         figure.dataset.zoom = "1";
-        var button = document.createElement("button");
+        const button = document.createElement("button");
         button.type = "button";
         button.className = "fig-zoom__open";
         button.textContent = "Powiększ";
         button.setAttribute("aria-label", "Powiększ rysunek");
-        button.addEventListener("click", function () { open(figure); });
+        button.addEventListener("click", () => {
+          open(figure);
+        });
         figure.appendChild(button);
-        figure.querySelectorAll("img").forEach(function (img) {
-          img.addEventListener("click", function () { open(figure); });
+        figure.querySelectorAll("img").forEach((img) => {
+          img.addEventListener("click", () => {
+            open(figure);
+          });
         });
       });
   }
 
   if (typeof document$ !== "undefined" && document$.subscribe) {
-    document$.subscribe(function () { init(document); });
+    document$.subscribe(() => {
+      init(document);
+    });
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () { init(document); });
+    document.addEventListener("DOMContentLoaded", () => {
+      init(document);
+    });
   } else {
     init(document);
   }

@@ -8,17 +8,17 @@
 // on keyboard focus and on tap, closes with Escape, a tap elsewhere or when the pointer or the
 // focus leaves, and is the element's aria-describedby, so a screen reader hears the number once
 // (its text) and then what the popover says.
-(function () {
+(() => {
   "use strict";
 
-  var TIP_ID = "num-tip";
-  var tip = null;
-  var current = null;
-  var shownAt = 0;
-  var hideTimer = null;
+  const TIP_ID = "num-tip";
+  let tip = null;
+  let current = null;
+  let shownAt = 0;
+  let hideTimer = null;
 
   function text(tag, cls, value) {
-    var el = document.createElement(tag);
+    const el = document.createElement(tag);
     el.className = cls;
     el.textContent = value;
     return el;
@@ -31,8 +31,12 @@
     tip.className = "num-tip";
     tip.setAttribute("role", "tooltip");
     tip.hidden = true;
-    tip.addEventListener("pointerenter", function () { clearTimeout(hideTimer); });
-    tip.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") hideSoon(); });
+    tip.addEventListener("pointerenter", () => {
+      clearTimeout(hideTimer);
+    });
+    tip.addEventListener("pointerleave", (e) => {
+      if (e.pointerType === "mouse") hideSoon();
+    });
     document.body.appendChild(tip);
     return tip;
   }
@@ -49,21 +53,20 @@
   }
 
   function fill(el) {
-    var t = ensureTip();
-    var d = el.dataset;
+    const t = ensureTip();
+    const d = el.dataset;
     t.textContent = "";
-    var exact = d.exact || el.textContent.trim();
-    var first = text("span", "num-tip__value", exact);
+    const exact = d.exact || el.textContent.trim();
+    const first = text("span", "num-tip__value", exact);
     t.appendChild(first);
     if (d.what) t.appendChild(text("span", "num-tip__what", d.what));
     if (d.cite) {
-      t.appendChild(text("span", "num-tip__where", "z pracy " + d.cite));
+      t.appendChild(text("span", "num-tip__where", `z pracy ${d.cite}`));
     } else if (d.source) {
       // What a reader needs first; the module is a detail for contributors, in small print.
-      t.appendChild(text("span", "num-tip__where",
-                         "Policzone przy budowie strony, nie wpisane ręcznie."));
-      var code = text("span", "num-tip__code", "kod: ");
-      code.appendChild(text("code", "", d.source + (d["function"] ? ", " + d["function"] + "()" : "")));
+      t.appendChild(text("span", "num-tip__where", "Policzone przy budowie strony, nie wpisane ręcznie."));
+      const code = text("span", "num-tip__code", "kod: ");
+      code.appendChild(text("code", "", d.source + (d.function ? `, ${d.function}()` : "")));
       t.appendChild(code);
     } else if (d.legacy) {
       t.appendChild(text("span", "num-tip__where", d.legacy));
@@ -71,19 +74,19 @@
   }
 
   function place(el) {
-    var r = el.getBoundingClientRect();
-    var t = tip;
-    var margin = 8;
-    var vw = document.documentElement.clientWidth;
+    const r = el.getBoundingClientRect();
+    const t = tip;
+    const margin = 8;
+    const vw = document.documentElement.clientWidth;
     t.style.left = "0px";
     t.style.top = "0px";
-    var w = t.offsetWidth;
-    var h = t.offsetHeight;
-    var left = Math.min(Math.max(margin, r.left + r.width / 2 - w / 2), Math.max(margin, vw - w - margin));
-    var top = r.bottom + 6;
+    const w = t.offsetWidth;
+    const h = t.offsetHeight;
+    const left = Math.min(Math.max(margin, r.left + r.width / 2 - w / 2), Math.max(margin, vw - w - margin));
+    let top = r.bottom + 6;
     if (top + h > window.innerHeight - margin && r.top - h - 6 > margin) top = r.top - h - 6;
-    t.style.left = Math.round(left + window.scrollX) + "px";
-    t.style.top = Math.round(top + window.scrollY) + "px";
+    t.style.left = `${Math.round(left + window.scrollX)}px`;
+    t.style.top = `${Math.round(top + window.scrollY)}px`;
   }
 
   function show(el) {
@@ -111,7 +114,7 @@
   }
 
   function numOf(target) {
-    return target && target.closest ? target.closest(".num") : null;
+    return target?.closest ? target.closest(".num") : null;
   }
 
   function init(root) {
@@ -119,49 +122,54 @@
     root.querySelectorAll(".num").forEach(adopt);
   }
 
-  document.addEventListener("focusin", function (e) {
-    var el = numOf(e.target);
+  document.addEventListener("focusin", (e) => {
+    const el = numOf(e.target);
     if (el) show(el);
   });
-  document.addEventListener("focusout", function (e) {
+  document.addEventListener("focusout", (e) => {
     if (numOf(e.target) === current) hide();
   });
-  document.addEventListener("pointerover", function (e) {
+  document.addEventListener("pointerover", (e) => {
     if (e.pointerType !== "mouse") return;
-    var el = numOf(e.target);
+    const el = numOf(e.target);
     if (el) show(el);
   });
-  document.addEventListener("pointerout", function (e) {
+  document.addEventListener("pointerout", (e) => {
     if (e.pointerType !== "mouse") return;
-    var el = numOf(e.target);
+    const el = numOf(e.target);
     if (el && el === current && !el.contains(e.relatedTarget)) hideSoon();
   });
-  document.addEventListener("click", function (e) {
-    var el = numOf(e.target);
+  document.addEventListener("click", (e) => {
+    const el = numOf(e.target);
     if (el) {
       // A tap focuses the number (which opens the popover) and then clicks it: that click must
       // not close it again; a second tap on the same number does.
       if (el === current && !tip.hidden && Date.now() - shownAt > 400) hide();
       else show(el);
-    } else if (current && !(tip && tip.contains(e.target))) {
+    } else if (current && !tip?.contains(e.target)) {
       hide();
     }
   });
-  document.addEventListener("keydown", function (e) {
+  document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && current && !tip.hidden) {
       hide();
     }
   });
   window.anatomiaProvenance = { init: init };
 
-  window.addEventListener("resize", function () {
+  window.addEventListener("resize", () => {
     if (current) place(current);
   });
 
   if (typeof document$ !== "undefined" && document$.subscribe) {
-    document$.subscribe(function () { hide(); init(document); });
+    document$.subscribe(() => {
+      hide();
+      init(document);
+    });
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () { init(document); });
+    document.addEventListener("DOMContentLoaded", () => {
+      init(document);
+    });
   } else {
     init(document);
   }

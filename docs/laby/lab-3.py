@@ -5,7 +5,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -73,7 +73,7 @@
 import numpy as np
 import matplotlib.pyplot as plt
 
-np.set_printoptions(precision=3, suppress=True)   # liczby z trzema miejscami po przecinku
+np.set_printoptions(precision=3, suppress=True)   # najwyżej trzy cyfry po przecinku (końcowe zera NumPy pomija)
 
 # %%
 # Dane wejściowe laboratorium: rozmiary, ziarna generatora i małe macierze.

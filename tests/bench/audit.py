@@ -40,8 +40,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers import CHROMIUM, REPO, serving  # noqa: E402
 from weight import pages  # noqa: E402
+
+from helpers import CHROMIUM, REPO, serving  # noqa: E402
 
 COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
 

@@ -8,8 +8,8 @@ All builds run in one copy of the project, in this run, so the ratios compare li
              its CPU time (every process it waited for) spread over all cores;
 - warm:      our build again, nothing changed (warm and plain: the median of 5 builds each,
              taken in turn: warm, plain, warm, plain, ...);
-- md edit:   `mkdocs serve` running; one Markdown page edited; seconds until the served page
-             shows the edit;
+- md edit:   `mkdocs serve --dirty` running (as `make serve`); one Markdown page edited;
+             seconds until the served page shows the edit;
 - library edit: `mkdocs serve` running; one attn_core file edited (a file only the
              benchmark's marker module imports: the cache re-runs that module alone, in the
              warm worker kept by serve); seconds until the served page shows the new value;
@@ -193,7 +193,8 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     port = free_port()
     log = project / "serve.log"
     with log.open("w") as out:
-        command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"]
+        # as `make serve` runs it: --dirty renders again only the pages whose inputs changed
+        command = [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"]
         server = subprocess.Popen(command,
                                   cwd=project, env=ENV, stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
@@ -246,13 +247,17 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     return times, built[1:1 + repeat], library, softmax  # the first is the initial build
 
 
-def settle(log: Path, quiet: float = 3.0) -> None:
-    """Wait until serve has finished every rebuild it started and started none for `quiet` s."""
-    last, since = None, time.monotonic()
-    while time.monotonic() - since < quiet:
+def settle(log: Path, quiet: float = 3.0, patience: float = 300.0) -> None:
+    """Wait until serve has finished every rebuild it started and started none for `quiet` s (at most
+    `patience` s: a rebuild's last line can be lost between the server's two streams)."""
+    last, since, deadline = None, time.monotonic(), time.monotonic() + patience
+    while time.monotonic() - since < quiet and time.monotonic() < deadline:
         text = log.read_text()
-        state = (text.count("Building documentation"), text.count("Documentation built in"))
-        if state != last or state[0] != state[1]:
+        # a rebuild ends with "Documentation built in" and "Reloading browsers" (the first build: no reload)
+        ended = max(text.count("Documentation built in"), text.count("Reloading browsers") + 1)
+        failed = text.count("An error happened during the rebuild")
+        state = (text.count("Building documentation"), ended + failed)
+        if state != last or state[0] > state[1]:
             last, since = state, time.monotonic()
         time.sleep(0.1)
 

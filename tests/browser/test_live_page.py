@@ -154,6 +154,10 @@ def test_at_375_px_the_fields_fit_and_are_touch_sized(browser, server):
         assert len(boxes) == 10
         assert all(h >= 24 and w >= 24 for w, h in boxes), boxes
         assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+        # the table itself fits: no field is left off-screen in the table's own scroll box
+        right = phone.evaluate("""() => Math.max(...[...document.querySelectorAll('.live-example__field')]
+            .map(e => [e, e.closest('table')]).flat().map(e => e.getBoundingClientRect().right))""")
+        assert right <= 375, right
         field.tap()
         phone.keyboard.press("Control+A")
         phone.keyboard.type("0,3")
@@ -236,6 +240,9 @@ def test_the_weights_heatmap_and_the_probability_chart_redraw(page):
     assert figure.locator("img").first.is_hidden()
     other = page.locator("#fig-worked_example-scaled_scores")
     assert "liczby strony" in other.locator("figcaption").inner_text()
+    # a figure that does not depend on the reader's numbers (front matter live: fixed:) carries no label
+    for fixed in ("transformer_block", "causal_mask_figure", "soft_lookup", "padding_mask_figure"):
+        assert page.locator(f"#fig-worked_example-{fixed} .live-example__stale").count() == 0, fixed
     page.get_by_role("button", name="Przywróć").click()
     assert page.locator("[data-testid=live-heatmap]").count() == 0
     assert figure.locator("img").first.evaluate("i => getComputedStyle(i).display") != "none"
@@ -251,3 +258,48 @@ def test_without_javascript_there_is_no_button_and_nothing_marked(browser, serve
         assert plain.locator("[data-claim='false'], .claim__false, article table input").count() == 0
     finally:
         context.close()
+
+
+def test_a_malformed_shared_link_says_so_visibly(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server + PAGE + "?liczby=abc", wait_until="networkidle")
+        page.get_by_label("cat, wymiar 0").wait_for()
+        alert = page.locator(".live-example__panel [role=alert]")
+        assert alert.is_visible() and "nie da się odczytać" in alert.inner_text()
+        assert page.locator("[data-claim='false']").count() == 0      # the page's own numbers
+    finally:
+        context.close()
+
+
+def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
+    """For several random embeddings typed by a reader, the predicted token's name is the model's
+    argmax (the build's Python, not the page's text) and each claim, the guard of the direction and
+    degree words of its sentence, is marked exactly when the build's evaluator finds it false."""
+    import figures_src.worked_example as we
+    from anatomia_engine import placeholders as ph
+    from tests.unit.test_live_example import _python_values
+
+    rng = np.random.default_rng(11)
+    flips = 0
+    for _ in range(4):
+        w = np.round(rng.uniform(-2, 2, size=np.shape(W_VOCAB)), 1)
+        for tok, name in enumerate(we.VOCAB):
+            for dim in range(len(W_VOCAB)):
+                page.get_by_label(f"{name}, wymiar {dim}").fill(nf.fmt_dec(float(w[dim][tok]), 1))
+        values = _python_values(monkeypatch, w, we.W_Q, we.W_K, we.W_V, we.W_FFN)
+        predicted = we.VOCAB[int(np.argmax(values["probs"]))]
+        words = page.evaluate("""() => [...document.querySelectorAll('.live-word[data-expr]')]
+            .filter(s => JSON.parse(s.dataset.expr) === 'top_token').map(s => s.textContent)""")
+        assert words == [predicted] * len(words) and words, (words, predicted)
+        scope = {k: ph.Entry(v, "test") for k, v in values.items()}
+        claims = page.evaluate("""() => [...document.querySelectorAll('[data-claim-expr]')]
+            .map(c => [JSON.parse(c.getAttribute('data-claim-expr')), c.getAttribute('data-claim'),
+                       c.querySelector(':scope > .claim__false') !== null])""")
+        for form, state, note in claims:
+            with np.errstate(all="ignore"):
+                want = "true" if bool(ph._eval(form, scope)) else "false"
+            assert (state, note) == (want, want == "false"), (form, state, want)
+            flips += want == "false"
+    assert flips > 0, "the random numbers never made a sentence false: the check saw nothing"

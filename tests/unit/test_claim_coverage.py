@@ -20,7 +20,8 @@ VALUES = {"hi": 0.3501, "lo": 0.3499, "a": 0.9, "b": 0.1, "step": 440, "x": 0.35
 
 def page(body: str, values: dict | None = None, meta: dict | None = None) -> str:
     values = {**VALUES, **(values or {})}
-    results = {"demo": SimpleNamespace(values=values, meta=meta or {}, figures={}, folder=Path("."), files=[])}
+    run = SimpleNamespace(values=values, meta=meta or {}, figures={}, folder=Path("."), files=[])
+    results = {"demo": run}
     text = amd.render_page(body, amd.Page("x.md", HEAD + body), results)
     names, configs = extensions()
     return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
@@ -40,7 +41,8 @@ def test_a_condition_that_compares_nothing_stops_the_build(cond):
     assert got.startswith(f"docs/x.md:6: claim '{cond}' is not a statement")
 
 
-@pytest.mark.parametrize("cond", ["a > b", "a > b and not b > a", "all([a > b, b < 1])", "any(p > 0.4)", "a in p or b < a"])
+@pytest.mark.parametrize("cond", ["a > b", "a > b and not b > a", "all([a > b, b < 1])", "any(p > 0.4)",
+                                  "a in p or b < a"])
 def test_comparisons_and_their_combinations_are_statements(cond):
     assert "Zdanie." in page(f"{{% claim {cond} %}}Zdanie.{{% endclaim %}}")
 
@@ -49,8 +51,8 @@ def test_comparisons_and_their_combinations_are_statements(cond):
 
 def test_a_value_the_condition_never_reads_stops_the_build_at_its_line():
     got = error("{% claim a > b %}Wynik {{ a | dec(1) }}\nzmierzono w kroku {{ step }}.{% endclaim %}")
-    assert got.startswith("docs/x.md:5: {{ step }} is shown in the claim's sentence but its condition 'a > b' "
-                          "never reads 'step'")
+    assert got.startswith("docs/x.md:5: {{ step }} is shown in the claim's sentence "
+                          "but its condition 'a > b' never reads 'step'")
 
 
 def test_a_label_declared_as_context_is_allowed_and_must_be_shown_and_not_read():
@@ -122,8 +124,8 @@ def test_the_old_induction_sentences_cannot_pass(sentence):
 def test_the_corrected_induction_sentences_pass():
     corrected = (
         "{% claim tr_rep_before > 4 * tr_rep_end and tr_rep_before_step < tr_phase_step %}Jeszcze "
-        "{{ tr_phase_step - tr_rep_before_step | int }} kroków przed skokiem (krok {{ tr_rep_before_step | int }}) "
-        "wynosi {{ tr_rep_before | dec(2) }}.{% endclaim %}\n\n"
+        "{{ tr_phase_step - tr_rep_before_step | int }} kroków przed skokiem "
+        "(krok {{ tr_rep_before_step | int }}) wynosi {{ tr_rep_before | dec(2) }}.{% endclaim %}\n\n"
         "{% claim tr_first_peak > tr_first_min + 0.2 and tr_first_min_step < tr_phase_step - tr_window and "
         "abs(tr_first_peak_step - tr_phase_step) <= tr_window %}Od minimum {{ tr_first_min | dec(2) }} (krok "
         "{{ tr_first_min_step | int }}) rośnie do {{ tr_first_peak | dec(2) }} (krok "
@@ -132,7 +134,8 @@ def test_the_corrected_induction_sentences_pass():
 
 
 def test_a_value_measured_at_a_step_needs_the_step_related_even_when_only_compared():
-    got = error("{% claim tr_first_min < 4 %}Strata spada.{% endclaim %}", values=INDUCTION, meta=INDUCTION_META)
+    got = error("{% claim tr_first_min < 4 %}Strata spada.{% endclaim %}",
+                values=INDUCTION, meta=INDUCTION_META)
     assert "'tr_first_min' was measured at 'tr_first_min_step'" in got
 
 

@@ -124,7 +124,7 @@ def test_the_page_writes_no_table_of_errors_by_hand():
 
 
 @pytest.mark.parametrize("real, changed", [
-    ("old_python", "Python 3.11+ is required (found …)"),
+    ("old_python", "Python 3.11.5+ is required (found …)"),
     ("build_stopped", "build stopped; … was kept as it was"),
     ("build_failed", "build failed; … was kept as it was"),
 ])

@@ -1,4 +1,4 @@
-"""A page with `live: true` marks each claim and each number with its compiled expression (what
+"""A page with `live:` marks each claim and each number with its compiled expression (what
 docs/javascripts/live-example.js recomputes); any other page gets none of it."""
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ def render(body: str, live: bool) -> str:
         names.append(name)
         if options:
             configs[name] = options
-    head = "---\ncomputed: [demo]\n" + ("live: true\n" if live else "") + "---\n"
+    # the demo's values do not come from a browser model: the page declares them fixed
+    declared = "live: {model: workedExample, fixed: [w, n, tab, names]}\n"
+    head = "---\ncomputed: [demo]\n" + (declared if live else "") + "---\n"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
     text = amd.render_page(body, amd.Page(f"live{live}.md", head + body), results)
     return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)

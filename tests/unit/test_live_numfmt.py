@@ -93,12 +93,14 @@ def test_a_format_spec_reads_as_numfmt_reads_it():
 
 def test_words_and_ratios_in_words_equal_numfmt():
     """The words a page computes (a number in words, a ratio in words) read alike in the browser."""
-    cases = [(float(n), "words", [case], math) for n in range(2, 21) for case in nf.CASES for math in (False, True)]
+    cases = [(float(n), "words", [case], math)
+             for n in range(2, 21) for case in nf.CASES for math in (False, True)]
     rng = np.random.default_rng(5)
     ratios = [2.0, 4.0, 4.000000000000001, 4.27, 5.42, 20.0, 20.99, *rng.uniform(2, 21, 40)]
     cases += [(float(x), "times", [], math) for x in ratios for math in (False, True)]
     js = call_many([("format", [v, f, a, m]) for v, f, a, m in cases])
-    wrong = [(v, f, a, m, r) for (v, f, a, m), r in zip(cases, js) if r.get("ok") != nf.apply(v, f, tuple(a), math=m)]
+    wrong = [(v, f, a, m, r) for (v, f, a, m), r in zip(cases, js, strict=True)
+             if r.get("ok") != nf.apply(v, f, tuple(a), math=m)]
     assert not wrong, wrong[:5]
     refused = call_many([("format", [x, "times", [], False]) for x in (1.99, 21.0, 0.5)])
     assert all("error" in r for r in refused)

@@ -149,7 +149,7 @@ def test_other_filters():
 def test_table_renders_as_a_table_with_number_spans():
     out, _ = page("Tabela:\n\n  {{ tab }}\n")
     assert "<table>" in out and re.search(r"<td[^>]*>cat</td>", out)
-    assert {"class": "num", "tabindex": "0", "data-exact": "0,3", "data-what": "p: chases",
+    assert {"class": "num", "tabindex": "0", "data-exact": "0,3", "data-what": "p (token: chases)",
             "data-source": SRC} in spans(out)
     assert ">30,0%</span>" in out
 
@@ -507,3 +507,11 @@ def test_front_matter_gives_the_first_line_of_the_body():
 
     fm = front_matter("---\ntitle: a\ncomputed: [demo]\n---\n\n\n# T\n", "docs/x.md")
     assert (fm.first_line, fm.computed, fm.computed_line) == (7, ["demo"], 3)
+
+
+def test_a_table_number_names_its_row_as_the_table_shows_it():
+    """No "wartość: 1.0" with a decimal point: a numeric first column is written in the site format."""
+    values = {**VALUES, "keys": Table(["klucz", "waga"], [[1.0, 0.25], [2.5, 0.75]], ["dec:1", "dec:2"])}
+    out, _ = page("{{ keys }}\n", values=values)
+    shown = [s.get("data-what") for s in spans(out)]
+    assert shown == ["klucz", "waga (klucz: 1,0)", "klucz", "waga (klucz: 2,5)"]

@@ -49,14 +49,18 @@ def test_a_time_limit_in_plain_seconds_is_read(mini):
     assert runner.time_limit("limited", mini) == 42.5
 
 
-DEATHS = [
-    ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGKILL)\n    return {}\n",
-     r"killed by SIGKILL \(exit status -9\) while running figures_src\.quit_0\.die\(\)"),
+DEATHS = [   # SIGKILL is what the kernel's out-of-memory killer sends: the message says memory, and how much
+    ("import os, signal\n\n@values\ndef die():\n    block = np.ones(40 * 2**20)   # 320 MiB\n"
+     "    os.kill(os.getpid(), signal.SIGKILL)\n    return {'n': float(block[0])}\n",
+     r"killed \(SIGKILL\) while running figures_src\.quit_0\.die\(\), most likely by the system for lack of "
+     r"memory: it had used [3-9]\d\d MiB"),
     ("import sys\nsys.exit(0)\n",
      r"figures_src\.quit_1 \(import\) called sys\.exit\(0\)"),
     ("import os\n\n@values\ndef leave():\n    print('bye')\n    os._exit(0)\n",
      r"ended with exit status 0 before writing its results \(while running figures_src\.quit_2\.leave\(\)\)"
      r"(?s:.*)bye"),
+    ("import os, signal\n\n@values\ndef die():\n    os.kill(os.getpid(), signal.SIGTERM)\n    return {}\n",
+     r"killed by SIGTERM \(exit status -15\) while running figures_src\.quit_3\.die\(\)"),
 ]
 
 

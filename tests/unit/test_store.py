@@ -121,7 +121,8 @@ def test_a_page_is_read_once_per_html_and_a_damaged_entry_is_not_used(tmp_path):
     parsed.ids.add("b")
     forged = pickle.dumps((parsed, docs))
     name = head.split(b" ")[1]
-    entry.write_bytes(hashlib.sha256(name + b"\n" + forged).hexdigest().encode() + b" " + name + b"\n" + forged)
+    checksum = hashlib.sha256(name + b"\n" + forged).hexdigest().encode()
+    entry.write_bytes(checksum + b" " + name + b"\n" + forged)
     assert _read_page(tmp_path, html) == []
     # ... a damaged one is read again, so the broken link is reported as before.
     entry.write_bytes(entry.read_bytes()[:-3])

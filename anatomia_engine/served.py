@@ -1,0 +1,84 @@
+"""What `mkdocs serve` shows when a save breaks the build: the error in the terminal and on the open page.
+
+MkDocs' server waits for a good build before it answers the open tab again (a failed rebuild leaves the
+tab stale and a reload hanging). The plugin's builder (on_serve) catches the failure instead, puts back
+the pages the failed build rewrote, and writes the error, with its file:line, at the top of every page
+of the served site; the server then reloads the open tab, which shows the error above its last good
+content. The next build takes the error off first, so a good save shows the fixed page.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+from pathlib import Path
+
+from anatomia_engine import messages as M
+
+BANNER_CLASS = "anatomia-build-error"
+_STYLE = ("position:sticky;top:0;z-index:1000;margin:0;padding:.8rem 1rem;background:#b71c1c;color:#fff;"
+          "font:0.8rem/1.4 monospace;max-height:50vh;overflow:auto")
+_PRE_STYLE = "margin:0;white-space:pre-wrap;color:inherit;background:none"
+
+
+class Problems(logging.Handler):
+    """Collects what a build reports at WARNING or above (MkDocs' strict mode fails on warnings)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def banner(text: str) -> bytes:
+    """The error as the top of a page: an alert a screen reader announces, readable in both schemes."""
+    return (f'<div class="{BANNER_CLASS}" role="alert" style="{_STYLE}">'
+            f'<p style="margin:0 0 .4rem;font-weight:bold">{html.escape(M.text("serve_failed"))}</p>'
+            f'<pre style="{_PRE_STYLE}">{html.escape(text)}</pre>'
+            "</div>").encode()
+
+
+class Shown:
+    """The served site's pages as the last good build left them, while a failure is shown on them."""
+
+    def __init__(self) -> None:
+        self.kept: dict[Path, tuple[bytes, int]] = {}       # a page the current build may rewrite
+        self.covered: dict[Path, tuple[bytes, int]] = {}    # a page under the error banner
+
+    @staticmethod
+    def _read(path: Path) -> tuple[bytes, int]:
+        return path.read_bytes(), path.stat().st_mtime_ns
+
+    @staticmethod
+    def _write(path: Path, data: bytes, mtime_ns: int) -> None:
+        path.write_bytes(data)
+        os.utime(path, ns=(mtime_ns, mtime_ns))   # its age is what a --dirty build compares
+
+    def keep(self, paths) -> None:
+        """Remember the good pages a build is about to render again (`paths`: their HTML files)."""
+        self.kept = {Path(p): self._read(Path(p)) for p in paths if os.path.isfile(p)}
+
+    def put_back(self) -> None:
+        """After a failed build: the pages it rewrote as they were."""
+        for path, (data, mtime) in self.kept.items():
+            self._write(path, data, mtime)
+        self.kept = {}
+
+    def show(self, site_dir: Path, text: str) -> None:
+        """The error at the top of every page of the site."""
+        top = banner(text)
+        for path in sorted(Path(site_dir).rglob("*.html")):
+            data, mtime = self.covered.get(path) or self._read(path)
+            self.covered[path] = (data, mtime)
+            at = data.find(b">", data.find(b"<body")) + 1 if b"<body" in data else 0
+            self._write(path, data[:at] + top + data[at:], mtime)
+
+    def clear(self) -> None:
+        """Before the next build: every page without the banner, as the last good build left it."""
+        for path, (data, mtime) in self.covered.items():
+            if path.is_file():
+                self._write(path, data, mtime)
+        self.covered = {}

@@ -1,0 +1,46 @@
+"""`make serve` when a save breaks the build: the terminal says the error, the open page shows it with
+file:line above its last good content, and the next good save shows the fixed page without it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from helpers import fixture_project, free_port, http_get, wait_for
+
+BANNER = "anatomia-build-error"
+
+
+def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers(tmp_path):
+    project = fixture_project(tmp_path / "proj")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--strict", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.extend(server.stdout), daemon=True)
+    reader.start()
+    base = f"http://127.0.0.1:{port}/"
+    page = project / "docs" / "inne.md"
+    try:
+        assert wait_for(lambda: "Zwykły tekst bez obliczeń" in http_get(base + "inne/"), 300), "".join(output)
+        page.write_text("# Inna strona\n\nZwykły tekst, a tu {{ nie_ma_takiej_wartosci }}.\n")
+        assert wait_for(lambda: BANNER in http_get(base + "inne/"), 120), "".join(output)
+        shown = http_get(base + "inne/")
+        assert "docs/inne.md:3" in shown and "nie_ma_takiej_wartosci" in shown
+        assert "Zwykły tekst bez obliczeń" in shown                 # the last good page, under the error
+        assert BANNER in http_get(base)                              # every page of the site shows it
+        terminal = "".join(output)
+        assert "docs/inne.md:3" in terminal and "the open page shows the error" in terminal
+        page.write_text("# Inna strona\n\nPoprawiony tekst.\n")
+        assert wait_for(lambda: "Poprawiony tekst." in http_get(base + "inne/"), 120), "".join(output)
+        assert BANNER not in http_get(base + "inne/") and BANNER not in http_get(base)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        reader.join(timeout=30)
+        server.stdout.close()
