@@ -47,9 +47,12 @@ check: lint ## the lint and the unit tier: no site build, no browser (the quick 
 
 # ruff with pyproject.toml's [tool.ruff] over every Python file; Biome (biome.json) lints the site's
 # scripts and checks their formatting. Both are pinned by the locks and installed by the set-up.
+# Biome is given the folders of biome.json's `files.includes` (from `.` it walks .venv and
+# node_modules too: five times slower).
+JS_PATHS := docs/javascripts anatomia_engine/theme tests biome.json
 lint: $(STAMP) ## ruff over the repository, Biome over the site's JavaScript
 	$(VENV)/bin/ruff check --quiet --output-format concise .
-	node_modules/.bin/biome check --error-on-warnings --log-level=error .
+	node_modules/.bin/biome check --error-on-warnings --log-level=error $(JS_PATHS)
 
 unchecked: $(STAMP) ## sentences showing a value beside a comparing word outside a claim (file:line)
 	@$(PY) -m anatomia_engine.unchecked docs

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-import string
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +17,7 @@ from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_spec, is_number
 
 KIND = "__computed_kind__"
+AXIS_FIELDS = "ijklmn"   # Value(what=...) names an element's labels as {i}, {j} … (placeholders.fill)
 # What Markdown would read as markup in a module's string: HTML (escaped as entities), a table cell's
 # bar, and the inline marks of emphasis, code and links (escaped with a backslash).
 _MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": r"\|", "\\": "\\\\", "`": r"\`",
@@ -64,8 +65,8 @@ class Value:
     limit: bool = False
 
     def problem(self) -> str | None:
-        """What is wrong with what a reader is told about the value (a catalogued message), or None: the
-        page fills `what` with str.format, so a stray brace or an unknown field would stop it there."""
+        """What is wrong with what a reader is told about the value (a catalogued message), or None. A
+        page fills `what`'s {i}, {j} … with the labels of `axes` and keeps any other brace as text."""
         for key in ("what", "cite"):
             text = getattr(self, key)
             if text is not None and not isinstance(text, str):
@@ -73,17 +74,10 @@ class Value:
         if self.axes is not None and not all(isinstance(axis, Sequence) and not isinstance(axis, str)
                                              for axis in self.axes):
             return M.text("axes_lists", axes=repr(self.axes)[:60])
-        letters = list("ijklmn"[:len(self.axes or ())])
-        try:
-            fields = [(field, spec, conversion) for _, field, spec, conversion
-                      in string.Formatter().parse(self.what or "") if field is not None]
-        except ValueError as exc:   # "Single '}' encountered in format string"
-            return M.text("what_template", what=self.what, problem=exc)
-        for field, spec, conversion in fields:
-            if field not in letters or spec or conversion:   # {i:>3}, {i!r}: the page fills labels only
-                written = field + ("!" + conversion if conversion else "") + (":" + spec if spec else "")
-                shown = "{" + written + "}"
-                return M.text("what_field", what=self.what, field=shown,
+        letters = AXIS_FIELDS[:len(self.axes or ())]
+        for field in re.findall(r"\{([" + AXIS_FIELDS + r"])\}", self.what or ""):
+            if field not in letters:   # it would reach the reader as "{j}"
+                return M.text("what_field", what=self.what, field="{" + field + "}",
                               known=", ".join("{" + c + "}" for c in letters) or "none (no axes=)")
         shape = getattr(self.value, "shape", ())
         for k, labels in enumerate(self.axes or ()):
@@ -95,7 +89,8 @@ class Value:
 @dataclass(frozen=True)
 class Table:
     """A table shown on a page (Markdown) and offered as CSV (full precision); `formats` gives one
-    spec per column ('dec:2', 'int', … or None for text), else numbers get 'dec:2'."""
+    spec per column ('dec:2', 'int', … None for text shown as written, MARKDOWN for Markdown the module
+    writes), else a column holding a number gets 'dec:2'."""
 
     header: Sequence[str]
     rows: Sequence[Sequence[Any]]

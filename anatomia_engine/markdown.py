@@ -12,9 +12,10 @@ import html as htmlmod
 import posixpath
 import re
 import textwrap
+import urllib.parse
 import xml.etree.ElementTree as etree
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import yaml
 from markdown import Extension, Markdown, util
@@ -314,6 +315,10 @@ RAW_CONTEXTS = {"script": "script", "style": "style", "textarea": "rcdata", "tit
 _RAW_TAG = re.compile(r"<(/?)(" + "|".join(RAW_CONTEXTS) + r")\b[^>]*?(/?)>", re.IGNORECASE)
 # A token, or raw HTML Python-Markdown set aside (an inline tag such as <textarea>), in document order.
 _TOKEN_OR_STASH = re.compile(TOKEN.pattern + "|" + util.HTML_PLACEHOLDER % r"(?P<stash>[0-9]+)")
+# Attributes whose value is an address, and what a text placed in one keeps as written (RFC 3986's
+# reserved characters and '%'); links.py checks where the address leads and refuses other schemes.
+URL_ATTRIBUTES = {"href", "src", "action", "formaction", "poster", "data", "cite", "xlink:href", "background"}
+URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
 # Attributes whose value is code (event handlers), a style sheet or a document (an iframe's srcdoc): a
 # value cannot go in as text.
 _CODE_ATTRIBUTE = re.compile(r"on[a-z]+|style|srcdoc", re.IGNORECASE)
@@ -388,6 +393,9 @@ class PlaceholderTreeprocessor(Treeprocessor):
             refuse_context(tag, context, attribute)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=plain, live=live)
+        if attribute and attribute.lower() in URL_ATTRIBUTES and isinstance(shown.value, str):
+            # a text in an address is data: a space, a quote or a letter beyond ASCII percent-encoded
+            shown = replace(shown, text=urllib.parse.quote(shown.text, safe=URL_SAFE))
         if plain == "prose" and tag.expr is not None:
             tag.shown = tag.shown or shown
             if group is not None:

@@ -33,8 +33,8 @@ from anatomia_engine import (
     notebooks,
     runner,
     search_pl,
-    sources,
     served,
+    sources,
     store,
 )
 from anatomia_engine import messages as M

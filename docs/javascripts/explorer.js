@@ -1875,14 +1875,14 @@
     }
     box.appendChild(h("table", { class: "attn-x__matrix" }, [
       h("caption", { text: "Rzuty: q = x\u00b7W_Q, k = x\u00b7W_K, v = x\u00b7W_V" }),
-      h("thead", null, h("tr", null, ["pozycja", "token", "x", "q", "k", "v"].map(function (t) {
+      // (x itself is in the last table: four columns fit a phone)
+      h("thead", null, h("tr", null, ["token", "q", "k", "v"].map(function (t) {
         return h("th", { scope: "col", text: t });
       }))),
       h("tbody", null, tokens.map(function (t, i) {
         return h("tr", { class: i === query ? "attn-x__chosen" : null }, [
-          h("th", { scope: "row", text: String(i) }), h("td", { text: t }),
-          h("td", { text: fmtVec(r.x[i]) }), h("td", { text: fmtVec(r.q[i]) }),
-          h("td", { text: fmtVec(r.k[i]) }), h("td", { text: fmtVec(r.v[i]) }),
+          h("th", { scope: "row", text: t }),
+          h("td", { text: fmtVec(r.q[i]) }), h("td", { text: fmtVec(r.k[i]) }), h("td", { text: fmtVec(r.v[i]) }),
         ]);
       })),
     ]));

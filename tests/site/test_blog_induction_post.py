@@ -103,6 +103,7 @@ def test_every_number_in_prose_is_the_module_value(article):
         shown |= {nf.fmt_int(c) for c in candidates if float(c) == int(c)}
         shown |= {nf.fmt_words(c, case) for c in candidates if float(c) == int(c) and 2 <= c <= 20
                   for case in nf.CASES}
+        shown |= {nf.fmt_times(c) for c in candidates if 2 <= c < 21}   # a ratio in words
         assert text in shown, span
 
 

@@ -115,6 +115,8 @@ def formats_of(value) -> set[str]:
         shown.add(nf.fmt_bytes(value, n))
     if float(value) == int(value):
         shown.add(nf.fmt_int(value))
+    if 2 <= value < 21:   # a ratio in words
+        shown.add(nf.fmt_times(value))
     return shown
 
 
