@@ -9,6 +9,10 @@ An MkDocs hook file (mkdocs.yml `hooks:`). Three jobs, each on its own MkDocs ev
   first, are spliced into the chain just before the blog's index page, so that the last route
   step before the posts leads straight to the first post, and the index (the list of all posts)
   follows the last one.
+- on_nav, too: the blog index lists its posts in the route's order, oldest first. Material sorts
+  them newest first and offers only `pin` to change that, whose marker is a <span> directly in a
+  <ul> (an axe "list" violation in Material 9.8's partials/post.html); the index's own list of
+  posts (the view's `posts`, which it renders after on_nav) is sorted here instead.
 - on_page_content: a post's reading time counts what a reader reads by default. Material counts
   every word of the HTML, including the collapsed "Dla dociekliwych" blocks, the data tables
   under each figure and the MathML of every formula; a post then claims 27 minutes for nine
@@ -126,6 +130,7 @@ def on_nav(nav, *, config, files):
                           "no place in the footer's route")
     if posts:
         chain[index:index] = posts
+        posts[0].parent.posts.sort(key=lambda post: post.config.date.created)
     for previous, page, following in zip([None, *chain[:-1]], chain, [*chain[1:], None], strict=True):
         page.previous_page = previous
         page.next_page = following

@@ -83,3 +83,22 @@ def test_every_step_of_the_route_ends_by_pointing_to_the_next(browser, server):
                 assert _path(page.url) != step, step
     finally:
         context.close()
+
+
+def test_the_blog_index_lists_the_route_s_posts_in_the_route_s_order(browser, server, built_site):
+    """hooks/route.py sorts the blog index oldest first, which is the route's order."""
+    from helpers import site_pages
+
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        route = _route(page, server)
+        for index in site_pages(built_site, containing="md-post--excerpt"):
+            page.goto(server + index, wait_until="domcontentloaded")
+            listed = [_path(href) for href in page.locator("article.md-post--excerpt h2 a[href]")
+                      .evaluate_all("links => links.map(a => a.href)")]
+            on_route = [p for p in listed if p in route]
+            assert len(on_route) >= 2, (index, listed)
+            assert on_route == [p for p in route if p in on_route], (index, listed)
+    finally:
+        context.close()
