@@ -18,6 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import click
+from mkdocs.commands import build as mkdocs_build
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure import pages as mkdocs_pages
@@ -68,7 +69,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # MkDocs warns that a --dirty build leaves navigation stale; this plugin renders again every page
         # whose navigation or inputs changed (incremental.py), so the warning would only fail --strict.
         # (Material's projects plugin filters it the same way.)
-        logging.getLogger("mkdocs.commands.build").addFilter(_NoDirtyWarning())
+        logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
     def on_shutdown(self):
         runner.stop_worker()
@@ -265,7 +266,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.shown.clear()
         self.failure = None
         self.problems.lines = []
-        logging.getLogger("mkdocs").addHandler(self.problems)
+        core_log = logging.getLogger(mkdocs_build.__name__.split(".")[0])   # mkdocs, or properdocs
+        core_log.addHandler(self.problems)
         try:
             build()
         except Exception as exc:  # noqa: BLE001 - every failure is shown; MkDocs' own loop would print it
@@ -276,7 +278,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             log.error(M.text("serve_failed"))
             self.shown.show(self.site_dir, "\n".join(lines))
         finally:
-            logging.getLogger("mkdocs").removeHandler(self.problems)
+            core_log.removeHandler(self.problems)
 
     def _watch_inputs(self) -> None:
         paths = {self.root / "figures_src", self.root / "attn_core", *self.notebook_inputs}

@@ -2,7 +2,7 @@
 
 The route is read from the home page itself (its numbered `.route` list), never written here; the
 footer's links and the "Co dalej" boxes (`!!! next-step`) are followed by clicking, as a reader
-would (hooks/route.py splices the blog's posts into the footer's chain).
+would (anatomia_engine/route.py splices the blog's posts into the footer's chain).
 """
 
 from __future__ import annotations
@@ -81,5 +81,24 @@ def test_every_step_of_the_route_ends_by_pointing_to_the_next(browser, server):
                 assert _path(page.url) == following, (step, page.url)
             else:
                 assert _path(page.url) != step, step
+    finally:
+        context.close()
+
+
+def test_the_blog_index_lists_the_route_s_posts_in_the_route_s_order(browser, server, built_site):
+    """anatomia_engine/route.py sorts the blog index oldest first, which is the route's order."""
+    from helpers import site_pages
+
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        route = _route(page, server)
+        for index in site_pages(built_site, containing="md-post--excerpt"):
+            page.goto(server + index, wait_until="domcontentloaded")
+            listed = [_path(href) for href in page.locator("article.md-post--excerpt h2 a[href]")
+                      .evaluate_all("links => links.map(a => a.href)")]
+            on_route = [p for p in listed if p in route]
+            assert len(on_route) >= 2, (index, listed)
+            assert on_route == [p for p in route if p in on_route], (index, listed)
     finally:
         context.close()

@@ -1,9 +1,9 @@
-"""A differential build (`mkdocs serve --dirty`) publishes byte for byte what a clean build publishes.
+"""A differential build (`make serve`: `serve --dirty`) publishes byte for byte what a clean build does.
 
-One process keeps the plugin between builds as `mkdocs serve` does and builds the fixture project with
-`dirty=True` after each of a sequence of edits in random order (a page's text, a module's value, a
-title, a deleted page, a new page; the project has a notebook page too); after each, a clean
-`mkdocs build` of the same sources must give the same files. ANATOMIA_EDIT_SEED picks another sequence.
+One process keeps the plugin between builds as `properdocs serve` (`make serve`) does and builds the
+fixture project with `dirty=True` after each of a sequence of edits in random order (a page's text, a
+module's value, a title, a deleted page, a new page; the project has a notebook page too); after each,
+a clean build of the same sources must give the same files. ANATOMIA_EDIT_SEED picks another sequence.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from helpers import fixture_project, mkdocs_build
 DRIVER = textwrap.dedent("""
     import logging
     import sys
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
+    # as its command line does: the plugins' mkdocs.* imports are ProperDocs' own
+    import properdocs.replacement  # noqa: F401
+    from properdocs.commands.build import build
+    from properdocs.config import load_config
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     first = True

@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 
-from helpers import fixture_project, free_port, http_get, wait_for
+from helpers import core, fixture_project, free_port, http_get, wait_for
 
 BANNER = "anatomia-build-error"
 
@@ -18,7 +17,7 @@ def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers
     project = fixture_project(tmp_path / "proj")
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--strict", "--dev-addr", f"127.0.0.1:{port}"],
+        core("serve", "--dirty", "--strict", "--dev-addr", f"127.0.0.1:{port}"),   # as `make serve`
         cwd=project, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     output: list[str] = []

@@ -1,0 +1,186 @@
+"""The learner's route through the site: footer order, blog posts in it, reading times.
+
+The MkDocs plugin `anatomia-route` (listed in mkdocs.yml after `blog`, whose posts it orders).
+Three jobs, each on its own MkDocs event:
+
+- on_nav: the footer's "previous / next" follow the route. MkDocs links the pages of `nav` in
+  order; Material's blog plugin links its posts only to each other (by date) and leaves the
+  first post without "previous" and the last without "next" (upstream: squidfunk/mkdocs-material
+  #2357 and #8117 ask for per-page footer links; neither option exists). Here the posts, oldest
+  first, are spliced into the chain just before the blog's index page, so that the last route
+  step before the posts leads straight to the first post, and the index (the list of all posts)
+  follows the last one.
+- on_nav, too: the blog index lists its posts in the route's order, oldest first. Material sorts
+  them newest first and offers only `pin` to change that, whose marker is a <span> directly in a
+  <ul> (an axe "list" violation in Material 9.8's partials/post.html); the index's own list of
+  posts (the view's `posts`, which it renders after on_nav) is sorted here instead.
+- on_page_content: a post's reading time counts what a reader reads by default. Material counts
+  every word of the HTML, including the collapsed "Dla dociekliwych" blocks, the data tables
+  under each figure and the MathML of every formula; a post then claims 27 minutes for nine
+  minutes of text. The post's `readtime` (a documented front-matter key of the blog plugin) is
+  set before the blog plugin would compute it, with Material's own formula on the visible text.
+- on_post_page: the home page shows the reading time of every step of the route. A step is an
+  element `<span data-readtime="path/of/page.md"></span>`; it gets the same number the post's
+  header shows, computed from the page's final content (all pages are rendered before any is
+  written). An unknown page stops the build. Under `make serve` (`--dirty`) a page that is not
+  rendered again keeps the reading time of the build that rendered it: the plugin lives through
+  the builds of one `serve` (it has `on_startup`), and the anatomia plugin renders a page with
+  markers again whenever a page it names is rendered again (incremental.py).
+"""
+
+import math
+import re
+from html.parser import HTMLParser
+
+from material.plugins.blog.structure import Post
+from mkdocs.config import base
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
+from mkdocs.structure.pages import Page
+
+# Material's blog plugin default (post_readtime_words_per_minute)
+WORDS_PER_MINUTE = 265
+
+# Tags whose text a reader does not read as running text: collapsed blocks (data tables under
+# figures, "Dla dociekliwych", self-check answers), formulas, scripts and drawings
+HIDDEN = {"details", "math", "script", "style", "svg", "object", "template"}
+
+# HTML void elements (no closing tag), as in the HTML standard
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+MARKER = re.compile(r'<span data-readtime="([^"]+)"></span>')
+
+
+# -------------------------------------------------------------------------------------------------
+# Reading time
+# -------------------------------------------------------------------------------------------------
+
+class _VisibleText(HTMLParser):
+    """Collects the text outside HIDDEN elements and counts the images shown."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.hidden_depth = 0
+        self.text: list[str] = []
+        self.images = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img" and not self.hidden_depth:
+            self.images += 1
+        if tag in VOID:
+            return
+        self.stack.append(tag)
+        if tag in HIDDEN:
+            self.hidden_depth += 1
+
+    def handle_endtag(self, tag):
+        if tag not in self.stack:
+            return
+        while self.stack:   # close whatever the HTML left open inside this element
+            top = self.stack.pop()
+            if top in HIDDEN:
+                self.hidden_depth -= 1
+            if top == tag:
+                break
+
+    def handle_data(self, data):
+        if not self.hidden_depth:
+            self.text.append(data)
+
+
+def reading_minutes(html: str) -> int:
+    """Minutes to read the visible text of `html`, by Material's blog formula.
+
+    Material (material/plugins/blog/readtime): words / words-per-minute, plus 12 s for the first
+    image, 11 s for the second, … down to 3 s per image; rounded up to whole minutes.
+    """
+    parser = _VisibleText()
+    parser.feed(html)
+    parser.close()
+    words = len([w for w in re.split(r"\W+", " ".join(parser.text)) if w])
+    seconds = math.ceil(words / WORDS_PER_MINUTE * 60)
+    delta = 12
+    for _ in range(parser.images):
+        seconds += delta
+        if delta > 3:
+            delta -= 1
+    return max(1, math.ceil(seconds / 60))
+
+
+# -------------------------------------------------------------------------------------------------
+# The plugin
+# -------------------------------------------------------------------------------------------------
+
+class RouteConfig(base.Config):
+    """No options: the route is the nav of mkdocs.yml, with the blog's posts in it."""
+
+
+class RoutePlugin(BasePlugin[RouteConfig]):
+    """The footer's route, the blog index's order and reading times (see the module's docstring)."""
+
+    def __init__(self):
+        # src_uri -> reading minutes of every page, from the build that last rendered it
+        self.minutes: dict[str, int] = {}
+        self.files = None
+
+    def on_startup(self, *, command, dirty):
+        """Defined so that MkDocs keeps this plugin through the builds of one `serve`: a page that a
+        `--dirty` build does not render again keeps its reading time in `self.minutes`."""
+
+    def on_files(self, files, *, config):
+        """Keep the files: on_post_page looks pages up by their source path."""
+        self.files = files
+        return files
+
+    @event_priority(-100)   # after the blog plugin (-50) has attached its posts
+    def on_nav(self, nav, *, config, files):
+        """Splice the blog posts, oldest first, into the footer chain before the blog's index page."""
+        chain = [page for page in nav.pages if isinstance(page, Page)]
+        posts = [file.page for file in files.documentation_pages() if isinstance(file.page, Post)]
+        posts.sort(key=lambda post: post.config.date.created)
+        index = next((i for i, page in enumerate(chain) if posts and page is posts[0].parent), None)
+        if posts and index is None:
+            raise PluginError("anatomia-route: the blog's index page is not in nav; the posts have "
+                              "no place in the footer's route")
+        if posts:
+            chain[index:index] = posts
+            # the index's own list, which Material renders after on_nav (see the module's docstring)
+            posts[0].parent.posts.sort(key=lambda post: post.config.date.created)
+        previous_pages = [None, *chain[:-1]]
+        next_pages = [*chain[1:], None]
+        for previous, page, following in zip(previous_pages, chain, next_pages, strict=True):
+            page.previous_page = previous
+            page.next_page = following
+        return nav
+
+    @event_priority(50)   # before the blog plugin (0) computes its own reading time
+    def _post_reading_time(self, html, *, page, config, files):
+        """A post shows the reading time of its visible text (see the module's docstring)."""
+        if isinstance(page, Post):
+            page.config.readtime = reading_minutes(html)
+        return html
+
+    @event_priority(-100)   # after every other plugin: the page's content as it is published
+    def _count_minutes(self, html, *, page, config, files):
+        """Keep every rendered page's reading time for the markers of on_post_page."""
+        self.minutes[page.file.src_uri] = reading_minutes(html)
+        return html
+
+    # one event, two moments of it (MkDocs' documented CombinedEvent)
+    on_page_content = CombinedEvent(_post_reading_time, _count_minutes)
+
+    @event_priority(10)   # before the anatomia plugin reads the final page for search and links
+    def on_post_page(self, output, *, page, config):
+        """Fill the page's reading-time markers (see the module's docstring)."""
+
+        def minutes(match: re.Match) -> str:
+            path = match.group(1)
+            file = self.files.get_file_from_path(path) if self.files is not None else None
+            if file is None or file.src_uri not in self.minutes:
+                raise PluginError(f"{page.file.src_path}: <span data-readtime=\"{path}\">: no page "
+                                  f"{path} in docs/")
+            return f'<span data-readtime="{path}">{self.minutes[file.src_uri]}</span>'
+
+        return MARKER.sub(minutes, output)
