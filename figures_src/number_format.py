@@ -6,7 +6,7 @@ rule (half-up rounding, a rounded zero, digit grouping, percent, scientific nota
 """
 
 from anatomia_engine import numfmt as nf
-from anatomia_engine.kit import Table, values
+from anatomia_engine.kit import MARKDOWN, Table, values
 
 EXAMPLES = [  # (value, filter as written on a page, formatter, decimals)
     (0.125, "dec(2)", nf.fmt_dec, 2),
@@ -31,5 +31,7 @@ def _show(fmt, value, decimals, math: bool) -> str:
 def policy():
     rows = [[f"`{value!r}`", f"`{name}`", _show(fmt, value, n, False), f"`{_show(fmt, value, n, True)}`"]
             for value, name, fmt, n in EXAMPLES]
-    return {"format_examples": Table(["wartość (pełna precyzja)", "filtr", "w tekście", "we wzorze (LaTeX)"],
-                                     rows)}
+    header = ["wartość (pełna precyzja)", "filtr", "w tekście", "we wzorze (LaTeX)"]
+    # the value, the filter and the LaTeX are code spans this module writes; the text is shown as written
+    formats = [MARKDOWN, MARKDOWN, None, MARKDOWN]
+    return {"format_examples": Table(header, rows, formats)}

@@ -384,9 +384,10 @@ def test_the_kernel_report_survives_long_printed_output_and_a_broken_display_is_
 
     source = mini_project / "docs" / "laby" / "mini.py"
     original = source.read_text()
-    source.write_text(original + "\n# %%\nprint('x' * 2000)\n")      # printed output is left alone
+    # printed output within the cell's bounds (lines of 400 characters, 4 000 in all) is left alone
+    source.write_text(original + "\n# %%\nfor _ in range(10):\n    print('x' * 400)\n")
     page = nbformat.reads(run_hook(mini_project, tmp_path / "cache").page, as_version=4)
-    assert page.cells[-1].outputs[0].text == "x" * 2000 + "\n"
+    assert page.cells[-1].outputs[0].text == ("x" * 400 + "\n") * 10
     source.write_text(original + "\n# %%\nimport IPython.display\n"
                       "IPython.display.display = lambda *a, **k: None\n")
     with pytest.raises(NotebookError, match=r"the kernel's report after the last cell is unreadable"):
