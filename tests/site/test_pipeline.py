@@ -46,7 +46,7 @@ def test_values_figures_and_tables_reach_the_page(first_build):
     assert r"w = 0{,}646" in html
     assert "Waga „chases” jest większa niż „cat”." in html
     assert re.search(r'<td style="text-align: left;">cat</td>\s*<td style="text-align: right;">'
-                     r'<span class="num" tabindex="0" data-exact="0,3543437" data-what="p (token: cat)" '
+                     r'<span class="num" tabindex="0" data-exact="0,3543437" data-what="p \(token: cat\)" '
                      r'data-source="figures_src/demo.py" data-function="numbers">35,4%</span></td>', html)
     assert not re.search(r'<span class="num"[^>]*title=', html)
     for name in ("bars-light.svg", "bars-dark.svg", "bars.csv"):
