@@ -9,6 +9,7 @@ plugin decides instead, from the inputs of each page:
 - every page is rendered again when the site's key changed: mkdocs.yml, the list of source files, and the
   front matter and first heading of every page (titles and dates go into the navigation of every page);
 - the pages that list others (the blog, the tags index) and the pages they list are rendered together;
+- a page showing other pages' reading times (`data-readtime` markers, route.py) is rendered with them;
   if the tags plugin exports its tags (`export`, a file made from the pages it read), the pages with tags
   are rendered in every build.
 
@@ -32,6 +33,7 @@ from anatomia_engine import store
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _HEADING = re.compile(r"^# .*$", re.M)   # Markdown h1s (in a notebook: its Markdown and comments)
 _LISTING = re.compile(r"<!--\s*material/tags")        # the tags plugin's index marker
+_READTIME = re.compile(r'data-readtime="([^"]+)"')     # a page's reading time shown elsewhere (route.py)
 
 
 def results_digest(result) -> str:
@@ -98,6 +100,11 @@ class Differential:
                  if self._lists_or_is_listed(file.src_uri, texts[file.src_uri], folders)}
         if again & group:
             again |= group
+        # A page that shows other pages' reading times (route.py) is rendered again with any page it names
+        for file in pages:
+            named = set(_READTIME.findall(texts[file.src_uri]))
+            if named & again:
+                again.add(file.src_uri)
         if tags_exported:   # the tags plugin writes its export from the pages it read in this build
             again |= {file.src_uri for file in pages
                       if re.search(r"(?m)^tags:", _title_part(texts[file.src_uri]))}

@@ -2,7 +2,7 @@
 
 The route is read from the home page itself (its numbered `.route` list), never written here; the
 footer's links and the "Co dalej" boxes (`!!! next-step`) are followed by clicking, as a reader
-would (hooks/route.py splices the blog's posts into the footer's chain).
+would (anatomia_engine/route.py splices the blog's posts into the footer's chain).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_every_step_of_the_route_ends_by_pointing_to_the_next(browser, server):
 
 
 def test_the_blog_index_lists_the_route_s_posts_in_the_route_s_order(browser, server, built_site):
-    """hooks/route.py sorts the blog index oldest first, which is the route's order."""
+    """anatomia_engine/route.py sorts the blog index oldest first, which is the route's order."""
     from helpers import site_pages
 
     context = browser.new_context()

@@ -26,7 +26,7 @@ def test_home_lists_the_articles_and_the_contributor_page(built_site):
 
 
 def test_home_route_shows_a_reading_time_for_every_step(built_site):
-    """hooks/route.py fills each `data-readtime` marker with the step's minutes (a number)."""
+    """anatomia_engine/route.py fills each `data-readtime` marker with the step's minutes (a number)."""
     home = BeautifulSoup((built_site / "index.html").read_text(encoding="utf-8"), "html.parser")
     steps = home.select(".route > ol > li")
     assert len(steps) >= 2

@@ -1,25 +1,20 @@
-"""hooks/route.py: reading time of the visible text, and the home page's reading-time markers.
+"""anatomia_engine/route.py: reading time of the visible text, and the home page's reading-time markers.
 
 The footer's order is walked in the browser (tests/browser/test_route.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from mkdocs.exceptions import PluginError
 
-HOOK = Path(__file__).resolve().parents[2] / "hooks" / "route.py"
+from anatomia_engine import route as route_module
 
 
 @pytest.fixture(scope="module")
 def route():
-    spec = importlib.util.spec_from_file_location("route_hook", HOOK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return route_module
 
 
 def _words(n: int) -> str:
@@ -50,12 +45,36 @@ def test_an_image_adds_seconds_as_in_material(route):
     assert route.reading_minutes(text + '<details><img src="a.svg"></details>') == 1
 
 
-def test_a_marker_gets_the_page_s_minutes_and_an_unknown_page_stops_the_build(route, monkeypatch):
-    known = SimpleNamespace(page=SimpleNamespace(content=f"<p>{_words(route.WORDS_PER_MINUTE * 2)}</p>"))
+def _page(src: str) -> SimpleNamespace:
+    return SimpleNamespace(file=SimpleNamespace(src_uri=src, src_path=src))
+
+
+def _render(plugin, html: str, page, files) -> str:
+    """on_page_content as MkDocs calls it: each handler of the combined event, in turn."""
+    for handler in plugin.on_page_content.methods:
+        html = handler(html, page=page, config=None, files=files)
+    return html
+
+
+def test_a_marker_gets_the_page_s_minutes_and_an_unknown_page_stops_the_build(route):
+    plugin = route.RoutePlugin()
+    known = SimpleNamespace(src_uri="a.md")
     files = SimpleNamespace(get_file_from_path=lambda path: known if path == "a.md" else None)
-    monkeypatch.setattr(route, "_files", files)
-    home = SimpleNamespace(file=SimpleNamespace(src_path="index.md"))
-    out = route.on_post_page('<p>ok. <span data-readtime="a.md"></span> min</p>', page=home, config=None)
+    plugin.on_files(files, config=None)
+    _render(plugin, f"<p>{_words(route.WORDS_PER_MINUTE * 2)}</p>", _page("a.md"), files)
+    home = _page("index.md")
+    out = plugin.on_post_page('<p>ok. <span data-readtime="a.md"></span> min</p>', page=home, config=None)
     assert out == '<p>ok. <span data-readtime="a.md">2</span> min</p>'
     with pytest.raises(PluginError, match="no page b.md"):
-        route.on_post_page('<span data-readtime="b.md"></span>', page=home, config=None)
+        plugin.on_post_page('<span data-readtime="b.md"></span>', page=home, config=None)
+
+
+def test_a_page_not_rendered_again_keeps_the_minutes_of_the_build_that_rendered_it(route):
+    plugin = route.RoutePlugin()
+    files = SimpleNamespace(get_file_from_path=lambda path: SimpleNamespace(src_uri=path))
+    plugin.on_files(files, config=None)
+    _render(plugin, f"<p>{_words(route.WORDS_PER_MINUTE * 3)}</p>", _page("a.md"), files)
+    # the next build (a --dirty one) renders only the home page: a.md's minutes are the last ones counted
+    plugin.on_files(files, config=None)
+    out = plugin.on_post_page('<span data-readtime="a.md"></span>', page=_page("index.md"), config=None)
+    assert out == '<span data-readtime="a.md">3</span>'

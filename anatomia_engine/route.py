@@ -1,6 +1,7 @@
 """The learner's route through the site: footer order, blog posts in it, reading times.
 
-An MkDocs hook file (mkdocs.yml `hooks:`). Three jobs, each on its own MkDocs event:
+The MkDocs plugin `anatomia-route` (listed in mkdocs.yml after `blog`, whose posts it orders).
+Three jobs, each on its own MkDocs event:
 
 - on_nav: the footer's "previous / next" follow the route. MkDocs links the pages of `nav` in
   order; Material's blog plugin links its posts only to each other (by date) and leaves the
@@ -21,7 +22,10 @@ An MkDocs hook file (mkdocs.yml `hooks:`). Three jobs, each on its own MkDocs ev
 - on_post_page: the home page shows the reading time of every step of the route. A step is an
   element `<span data-readtime="path/of/page.md"></span>`; it gets the same number the post's
   header shows, computed from the page's final content (all pages are rendered before any is
-  written). An unknown page stops the build.
+  written). An unknown page stops the build. Under `make serve` (`--dirty`) a page that is not
+  rendered again keeps the reading time of the build that rendered it: the plugin lives through
+  the builds of one `serve` (it has `on_startup`), and the anatomia plugin renders a page with
+  markers again whenever a page it names is rendered again (incremental.py).
 """
 
 import math
@@ -29,8 +33,9 @@ import re
 from html.parser import HTMLParser
 
 from material.plugins.blog.structure import Post
+from mkdocs.config import base
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.pages import Page
 
 # Material's blog plugin default (post_readtime_words_per_minute)
@@ -45,9 +50,6 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
         "track", "wbr"}
 
 MARKER = re.compile(r'<span data-readtime="([^"]+)"></span>')
-
-# The pages of the site by source path, kept from on_files for on_post_page
-_files = None
 
 
 # -------------------------------------------------------------------------------------------------
@@ -108,53 +110,77 @@ def reading_minutes(html: str) -> int:
 
 
 # -------------------------------------------------------------------------------------------------
-# Hooks
+# The plugin
 # -------------------------------------------------------------------------------------------------
 
-def on_files(files, *, config):
-    """Keep the files: on_post_page looks pages up by their source path."""
-    global _files
-    _files = files
-    return files
+class RouteConfig(base.Config):
+    """No options: the route is the nav of mkdocs.yml, with the blog's posts in it."""
 
 
-@event_priority(-100)   # after the blog plugin (-50) has attached its posts
-def on_nav(nav, *, config, files):
-    """Splice the blog posts, oldest first, into the footer chain before the blog's index page."""
-    chain = [page for page in nav.pages if isinstance(page, Page)]
-    posts = [file.page for file in files.documentation_pages() if isinstance(file.page, Post)]
-    posts.sort(key=lambda post: post.config.date.created)
-    index = next((i for i, page in enumerate(chain) if posts and page is posts[0].parent), None)
-    if posts and index is None:
-        raise PluginError("hooks/route.py: the blog's index page is not in nav; the posts have "
-                          "no place in the footer's route")
-    if posts:
-        chain[index:index] = posts
-        posts[0].parent.posts.sort(key=lambda post: post.config.date.created)
-    for previous, page, following in zip([None, *chain[:-1]], chain, [*chain[1:], None], strict=True):
-        page.previous_page = previous
-        page.next_page = following
-    return nav
+class RoutePlugin(BasePlugin[RouteConfig]):
+    """The footer's route, the blog index's order and reading times (see the module's docstring)."""
 
+    def __init__(self):
+        # src_uri -> reading minutes of every page, from the build that last rendered it
+        self.minutes: dict[str, int] = {}
+        self.files = None
 
-@event_priority(50)   # before the blog plugin (0) computes its own reading time
-def on_page_content(html, *, page, config, files):
-    """Set a post's reading time from its visible text (see the module's docstring)."""
-    if isinstance(page, Post):
-        page.config.readtime = reading_minutes(html)
-    return html
+    def on_startup(self, *, command, dirty):
+        """Defined so that MkDocs keeps this plugin through the builds of one `serve`: a page that a
+        `--dirty` build does not render again keeps its reading time in `self.minutes`."""
 
+    def on_files(self, files, *, config):
+        """Keep the files: on_post_page looks pages up by their source path."""
+        self.files = files
+        return files
 
-@event_priority(10)   # before the anatomia plugin reads the final page for search and links
-def on_post_page(output, *, page, config):
-    """Fill the home page's reading-time markers (see the module's docstring)."""
+    @event_priority(-100)   # after the blog plugin (-50) has attached its posts
+    def on_nav(self, nav, *, config, files):
+        """Splice the blog posts, oldest first, into the footer chain before the blog's index page."""
+        chain = [page for page in nav.pages if isinstance(page, Page)]
+        posts = [file.page for file in files.documentation_pages() if isinstance(file.page, Post)]
+        posts.sort(key=lambda post: post.config.date.created)
+        index = next((i for i, page in enumerate(chain) if posts and page is posts[0].parent), None)
+        if posts and index is None:
+            raise PluginError("anatomia-route: the blog's index page is not in nav; the posts have "
+                              "no place in the footer's route")
+        if posts:
+            chain[index:index] = posts
+            # the index's own list, which Material renders after on_nav (see the module's docstring)
+            posts[0].parent.posts.sort(key=lambda post: post.config.date.created)
+        previous_pages = [None, *chain[:-1]]
+        next_pages = [*chain[1:], None]
+        for previous, page, following in zip(previous_pages, chain, next_pages, strict=True):
+            page.previous_page = previous
+            page.next_page = following
+        return nav
 
-    def minutes(match: re.Match) -> str:
-        path = match.group(1)
-        file = _files.get_file_from_path(path) if _files is not None else None
-        if file is None or file.page is None or file.page.content is None:
-            raise PluginError(f"{page.file.src_path}: <span data-readtime=\"{path}\">: no page "
-                              f"{path} in docs/")
-        return f'<span data-readtime="{path}">{reading_minutes(file.page.content)}</span>'
+    @event_priority(50)   # before the blog plugin (0) computes its own reading time
+    def _post_reading_time(self, html, *, page, config, files):
+        """A post shows the reading time of its visible text (see the module's docstring)."""
+        if isinstance(page, Post):
+            page.config.readtime = reading_minutes(html)
+        return html
 
-    return MARKER.sub(minutes, output)
+    @event_priority(-100)   # after every other plugin: the page's content as it is published
+    def _count_minutes(self, html, *, page, config, files):
+        """Keep every rendered page's reading time for the markers of on_post_page."""
+        self.minutes[page.file.src_uri] = reading_minutes(html)
+        return html
+
+    # one event, two moments of it (MkDocs' documented CombinedEvent)
+    on_page_content = CombinedEvent(_post_reading_time, _count_minutes)
+
+    @event_priority(10)   # before the anatomia plugin reads the final page for search and links
+    def on_post_page(self, output, *, page, config):
+        """Fill the page's reading-time markers (see the module's docstring)."""
+
+        def minutes(match: re.Match) -> str:
+            path = match.group(1)
+            file = self.files.get_file_from_path(path) if self.files is not None else None
+            if file is None or file.src_uri not in self.minutes:
+                raise PluginError(f"{page.file.src_path}: <span data-readtime=\"{path}\">: no page "
+                                  f"{path} in docs/")
+            return f'<span data-readtime="{path}">{self.minutes[file.src_uri]}</span>'
+
+        return MARKER.sub(minutes, output)
