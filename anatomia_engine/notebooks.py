@@ -14,6 +14,7 @@ import asyncio
 import base64
 import contextlib
 import copy
+import functools
 import hashlib
 import html
 import json
@@ -28,6 +29,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import jupytext
@@ -387,6 +389,87 @@ def build(source: Path, where: str, cache_dir: Path, root: Path, download_href: 
     figures = {file: base64.b64decode(data) for file, data in entry["figures"].items()}
     key = store.key(name, json.dumps(entry["deps"], sort_keys=True))
     return Built(key, entry["page"], entry["download"], figures, seconds, entry["deps"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# mkdocs-jupyter's conversion, kept
+# ---------------------------------------------------------------------------------------------------
+# mkdocs-jupyter converts the executed copy to HTML (nbconvert, ~1,5 s) on every build. Its own `cache`
+# option keys an entry by the notebook and its options only (neither its own version nor nbconvert's)
+# and reads the entry unchecked (danielfrg/mkdocs-jupyter#161 asks for caching; the option that answered
+# it has no checks), so the site keeps the conversion in its own checked store instead, keyed by all
+# that produced it. mkdocs-jupyter converts inside the page's `render`, which its on_pre_page sets on
+# the page; `keep_conversion` wraps that one method of that one page (tests/site/test_notebooks_cache.py).
+CONVERTER = "mkdocs-jupyter"   # the distribution whose code, and whose requirements' code, converts
+
+
+@functools.lru_cache(maxsize=1)
+def converter_versions() -> tuple[str, ...]:
+    """'name==version' of mkdocs-jupyter and of everything it requires, transitively (nbconvert,
+    mistune, Pygments, Markdown, …): an upgrade of any of them may change the HTML. Worked out once per
+    process: the code that converts in it is the code imported at its start."""
+    seen: dict[str, str] = {}
+    todo = [CONVERTER]
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in seen:
+            continue
+        try:
+            about = metadata.distribution(name).metadata   # parsed once: name, version, requirements
+        except metadata.PackageNotFoundError:   # a requirement for another platform
+            continue
+        seen[name] = about["Version"]
+        for requirement in about.get_all("Requires-Dist") or []:
+            if "extra ==" not in requirement:   # an extra's requirements are not installed for it
+                todo.append(re.match(r"[A-Za-z0-9._-]+", requirement).group())
+    return tuple(f"{name}=={seen[name]}" for name in sorted(seen))
+
+
+def conversion_key(executed: bytes, src_uri: str, options: dict) -> str:
+    """The key of one notebook page's conversion: the executed copy mkdocs-jupyter reads, the page it
+    becomes, mkdocs-jupyter's options, the converting libraries' versions and this module's code."""
+    return store.key("conversion", src_uri, executed, json.dumps(options, sort_keys=True, default=repr),
+                     *converter_versions(), store.code_key(sys.modules[__name__]))
+
+
+def _toc_tokens(toc) -> list[dict]:
+    """A page's table of contents as the tokens `get_toc` makes it from (the inverse of get_toc)."""
+    return [{"level": link.level, "id": link.id, "name": link.title, "children": _toc_tokens(link.children)}
+            for link in toc]
+
+
+def keep_conversion(page, entries: store.Store, name: str, where: str) -> None:
+    """Make `page.render` (mkdocs-jupyter's conversion) fill the page from the entry `name` when it is
+    stored and sound, and convert and store it otherwise."""
+    from mkdocs.structure.toc import get_toc
+
+    convert = page.render   # mkdocs-jupyter's, bound to this page
+
+    def render(config, files):
+        body = entries.get(name, where)
+        if body is not None:
+            try:
+                entry = json.loads(body)
+                content, toc, title = entry["content"], get_toc(entry["toc"]), entry["title"]
+                if not isinstance(content, str) or not isinstance(title, (str, type(None))):
+                    raise TypeError("content or title of the wrong type")
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning(M.text("stored_conversion", where=where, problem=exc))
+            else:
+                page.content, page.toc = content, toc
+                if title is not None:
+                    page.title = title
+                return
+        # the title the conversion sets (mkdocs-jupyter sets it from the notebook's first heading, or not)
+        before = page.__dict__.pop("title", None)
+        convert(config, files)
+        title = page.__dict__.get("title")
+        if title is None and before is not None:
+            page.title = before
+        entries.put(name, json.dumps({"content": page.content, "toc": _toc_tokens(page.toc), "title": title},
+                                     ensure_ascii=False).encode("utf-8"))
+
+    page.render = render
 
 
 def material_html(html_text: str, where: str) -> str:

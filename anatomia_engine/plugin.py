@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 from mkdocs.commands import build as mkdocs_build
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File, InclusionLevel
 
@@ -82,6 +82,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
         self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))
         self.search = store.Store(store.folder(self.root, "search"), ".json")
+        self.conversions = store.Store(store.folder(self.root, "notebooks"), ".html")   # their HTML
         if "anatomia_engine.markdown" not in config.markdown_extensions:
             config.markdown_extensions.insert(0, "anatomia_engine.markdown")
         self.uses_search = "material/search" in config.plugins
@@ -169,11 +170,24 @@ class AnatomiaPlugin(BasePlugin[Config]):
         return notebooks.build(Path(file.abs_src_path), f"{self.docs_name}/{file.src_uri}",
                                store.folder(self.root, "notebooks"), self.root, href, name)
 
-    def on_pre_page(self, page, *, config, files):
+    @event_priority(50)   # before mkdocs-jupyter's on_pre_page, which reads the path
+    def _point_at_executed_copy(self, page, *, config, files):
         """Point mkdocs-jupyter's NotebookFile (it works the path out from docs_dir) at the executed copy."""
         if self._is_notebook(page.file.src_uri):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
+
+    @event_priority(-50)   # after mkdocs-jupyter's on_pre_page, which sets the page's render to convert
+    def _keep_conversion(self, page, *, config, files):
+        """The notebook's HTML kept in the store by all that produced it (notebooks.keep_conversion)."""
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if self._is_notebook(page.file.src_uri) and jupyter is not None and "render" in vars(page):
+            executed = Path(page.file.abs_src_path).read_bytes()
+            name = notebooks.conversion_key(executed, page.file.src_uri, dict(jupyter.config))
+            notebooks.keep_conversion(page, self.conversions, name, f"{self.docs_name}/{page.file.src_uri}")
+        return page
+
+    on_pre_page = CombinedEvent(_point_at_executed_copy, _keep_conversion)
 
     def on_page_read_source(self, *, page, config):
         """A page's source read here, so that one not in UTF-8 or nested too deep stops with file:line."""
@@ -238,6 +252,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         problems = self.links.check(site)
         for kept in (self.pages, self.search):
             kept.prune()
+        if not self.dirty:   # every notebook page was rendered: the conversions no page used go
+            self.conversions.prune()
         store.prune_others(self.root)
         if problems:
             raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))

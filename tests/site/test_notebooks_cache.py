@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from anatomia_engine import deps, notebooks
-from helpers import fixture_project, http_get, mkdocs_serve, wait_for
+from helpers import fixture_project, http_get, mkdocs_build, mkdocs_serve, wait_for
 
 LAZY_INIT = """\
 import importlib
@@ -232,3 +232,56 @@ def test_ctrl_c_stops_a_build_whose_notebook_cell_runs_for_minutes(tmp_path):
         return not status.exists() or "State:\tZ" in status.read_text()
 
     assert wait_for(lambda: all(gone(pid) for pid in kernels), timeout=20), "a kernel outlived the build"
+
+
+# --- the notebook's HTML (mkdocs-jupyter's conversion) -------------------------------------------
+
+CONVERTING = "Converting notebook"   # mkdocs-jupyter's log line when it converts
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    return {path.relative_to(site).as_posix(): path.read_bytes() for path in sorted(site.rglob("*"))
+            if path.is_file()}
+
+
+def test_the_notebook_html_is_kept_while_what_produced_it_holds(tmp_path):
+    """A warm build converts nothing and publishes the same site; a damaged entry, a changed value the
+    notebook prints and an edited notebook are converted again, as a clean build would convert them."""
+    project = fixture_project(tmp_path / "proj", lab=True)
+    site = tmp_path / "site"
+    page = site / "laby" / "lab" / "index.html"
+
+    def built() -> str:
+        result = mkdocs_build(project, site)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result.stderr
+
+    assert CONVERTING in built()
+    first = site_files(site)
+    assert "[0.354 0.646]" in page.read_text(encoding="utf-8")
+
+    assert CONVERTING not in built()   # warm: the conversion comes from the store
+    assert site_files(site) == first
+
+    (entry,) = (project / ".cache" / "anatomia" / "notebooks").glob("*.html")
+    data = bytearray(entry.read_bytes())
+    data[-200] ^= 1                    # one flipped bit in the stored HTML
+    entry.write_bytes(bytes(data))
+    output = built()
+    assert CONVERTING in output and str(entry) in output
+    assert site_files(site) == first
+
+    (project / "attn_core" / "__init__.py").write_text("def scale():\n    return 2.0\n")
+    assert CONVERTING in built()
+    assert "[0.709 1.291]" in page.read_text(encoding="utf-8")
+    lab = project / "docs" / "laby" / "lab.py"
+    lab.write_text(lab.read_text(encoding="utf-8").replace("Wagi z modułu", "Wagi pary z modułu"),
+                   encoding="utf-8")
+    assert CONVERTING in built()
+    warm = site_files(site)
+    assert "Wagi pary z modułu" in page.read_text(encoding="utf-8")
+
+    clean = shutil.copytree(project, tmp_path / "clean", ignore=shutil.ignore_patterns(".cache"))
+    result = mkdocs_build(clean, tmp_path / "clean-site")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert site_files(tmp_path / "clean-site") == warm
