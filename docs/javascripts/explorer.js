@@ -914,7 +914,7 @@
     });
     var vocab = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Słownik i embeddingi 2-D" }),
-      h("p", { class: "attn-x__info", text: "Zmień współrzędne wpisując liczby od " + fmtDec(L.coord.min, 0) + " do " +
+      h("p", { class: "attn-x__info", text: "Zmień współrzędne, wpisując liczby od " + fmtDec(L.coord.min, 0) + " do " +
         fmtDec(L.coord.max, 0) + " albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; " +
         "z klawiszem Shift — dalej). Nazwy tokenów muszą być różne." }),
       h("div", { class: "attn-x__scroll" }, ui.vocabTable),

@@ -222,9 +222,17 @@
       (fig.querySelector("figcaption") || fig).appendChild(note);
     });
     this.status.textContent = !scope ? "Strona pokazuje swoje liczby." :
-      wrong ? "Twoje liczby: zdań, które przestały być prawdziwe: " + wrong + "." :
+      wrong ? "Twoje liczby: " + sentencesNoLongerTrue(wrong) + "." :
         "Twoje liczby: wszystkie zdania strony nadal są prawdziwe.";
   };
+
+  /** "N zdań przestało być prawdziwych" with the Polish agreement of N (1; 2–4 but not 12–14; the rest). */
+  function sentencesNoLongerTrue(n) {
+    var few = n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14);
+    if (n === 1) return "1 zdanie przestało być prawdziwe";
+    if (few) return n + " zdania przestały być prawdziwe";
+    return n + " zdań przestało być prawdziwych";
+  }
 
   /** The reader's version of a figure, drawn here, or null for a figure this code cannot draw. */
   Live.prototype.draw = function (id, scope) {
