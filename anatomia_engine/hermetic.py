@@ -10,6 +10,7 @@ cell) is refused.
 """
 
 import datetime
+import importlib.util
 import linecache
 import os
 import random
@@ -236,6 +237,21 @@ _PROGRAMS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.s
 _STDLIB = os.path.dirname(os.path.realpath(os.__file__))
 
 
+def _package_folder(name: str) -> str | None:
+    """Where the package `name` is installed, found without importing it (None if it is not)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        return None
+    return os.path.dirname(os.path.realpath(spec.origin))
+
+
+# The code between a cell's shell escape (`out = !ls`, `%sx`) and the audit event: IPython turns the
+# line into get_ipython().getoutput(...), which starts the program through subprocess. A program started
+# there was asked for by the cell, so these frames are passed over like the standard library's.
+_ESCAPE_PACKAGES = ("IPython", "ipykernel", "pexpect", "ptyprocess")
+_SHELL_ESCAPES = tuple(folder for folder in map(_package_folder, _ESCAPE_PACKAGES) if folder is not None)
+
+
 def _refuse_programs(where: str) -> None:
     """A program the project's code starts reads what no record sees (`git log`, `cat data.csv`): refused.
     A library may start one for itself (matplotlib's fc-list)."""
@@ -244,8 +260,9 @@ def _refuse_programs(where: str) -> None:
         if event not in _PROGRAMS:
             return
         frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename.startswith((_STDLIB, "<frozen")):
-            frame = frame.f_back                         # subprocess.py, os.py: who called them
+        passed_over = (_STDLIB, "<frozen", *_SHELL_ESCAPES)
+        while frame is not None and frame.f_code.co_filename.startswith(passed_over):
+            frame = frame.f_back                         # subprocess.py, os.py, IPython: who called them
         if frame is not None and _own(frame.f_code.co_filename):
             program = args[1] if event == "subprocess.Popen" else args[0]
             refuse(M.text("program", where=where, program=str(program)[:200]))

@@ -64,6 +64,7 @@ def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp
     ("from pathlib import Path\nPath('docs/x.txt').write_text('x')", "writes docs/x.txt"),
     ("import time\ntry:\n    time.time()\nexcept Exception:\n    pass", "reads the clock"),
     ("import subprocess\nsubprocess.run(['true'])", "starts another program"),
+    ("out = get_ipython().getoutput('ls')", "starts another program"),          # `out = !ls`
     ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
      "except Exception:\n    pass", "reaches the network"),
 ])
