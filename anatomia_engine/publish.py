@@ -32,7 +32,10 @@ class PublishError(Exception):
 @contextlib.contextmanager
 def build_lock(root: Path, say=print):
     """Hold the checkout's build lock (blocking); tell the user when another build has it."""
-    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:   # a read-only checkout: the first thing a build writes is its lock
+        raise unwritable(root / LOCK_NAME, exc) from None
     try:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -45,6 +48,11 @@ def build_lock(root: Path, say=print):
         yield
     finally:
         os.close(fd)   # releases the lock
+
+
+def unwritable(path: Path, exc: OSError, site_name: str = "site") -> PublishError:
+    """The error for a checkout the build cannot write, naming the path and what the build writes."""
+    return PublishError(M.text("checkout_unwritable", path=path, problem=exc.strerror or exc, site=site_name))
 
 
 def remove_stale(root: Path, say=print) -> list[str]:
@@ -117,7 +125,10 @@ def publish(root: Path, site_name: str, mkdocs_args: list[str]) -> int:
     with build_lock(root):
         remove_stale(root)
         tmp = root / f"{TMP_PREFIX}{os.getpid()}"   # unique: the lock is held, leftovers are gone
-        tmp.mkdir()   # with the umask's mode, as site/ should have (mkdtemp would make it private)
+        try:
+            tmp.mkdir()   # with the umask's mode, as site/ should have (mkdtemp would make it private)
+        except OSError as exc:
+            raise unwritable(tmp, exc, site_name) from None
         try:
             status = run_mkdocs(["--site-dir", str(tmp), *mkdocs_args])
             if status != 0:
@@ -147,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         return publish(Path.cwd(), options.site_dir, mkdocs_args)
     except Stopped as exc:
         return exc.args[0]
+    except PublishError as exc:   # before the build started: the checkout cannot be written
+        print(exc, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

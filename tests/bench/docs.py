@@ -68,7 +68,7 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_MKDOCS_2
 def build(project: Path, site: Path, config: str = "mkdocs.yml",
           env: dict | None = None) -> tuple[float, str]:
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config,
+    proc = subprocess.run([sys.executable, "-m", "properdocs", "build", "--strict", "-f", config,
                            "--site-dir", str(site)], cwd=project, env=env or ENV, capture_output=True,
                           text=True)
     elapsed = time.perf_counter() - started
@@ -151,12 +151,13 @@ print(rendered)
     if int(proc.stdout.split()[-1]) < 3:
         raise SystemExit(f"make_plain rendered only {proc.stdout.strip()} page(s)")
     config = (project / "mkdocs.yml").read_text()
-    config, unplugged = re.subn(r"\n  - anatomia\b[^\n]*", "", config)
+    # our plugins (anatomia, anatomia-route) are not plain Material's
+    config, unplugged = re.subn(r"\n  - anatomia(?:-route)?(?=\s)[^\n]*", "", config)
     # our Markdown extensions (placeholders, build-time KaTeX) are ours too: plain Material has none
     config, dropped = re.subn(r"\n  - anatomia_engine\.(?:markdown|katex)\b[^\n]*", "", config)
-    if dropped != 2 or unplugged != 1:
-        raise SystemExit("mkdocs.yml no longer lists anatomia_engine.markdown and .katex as extensions "
-                         "and the anatomia plugin; update make_plain() in tests/bench/docs.py")
+    if dropped != 2 or unplugged != 2:
+        raise SystemExit("mkdocs.yml no longer lists anatomia_engine.markdown and .katex as extensions and "
+                         "the anatomia and anatomia-route plugins; update make_plain() in tests/bench")
     config = config.replace("\nnav:\n", "\ndocs_dir: docs_plain\nnav:\n")
     config = config.replace("lab-3.py", "lab-3.ipynb")
     config = re.sub(r"(\n      include: )\[[^\]]*\]", r'\1["*.ipynb"]', config)   # mkdocs-jupyter
@@ -194,7 +195,7 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     log = project / "serve.log"
     with log.open("w") as out:
         # as `make serve` runs it: --dirty renders again only the pages whose inputs changed
-        command = [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"]
+        command = [sys.executable, "-m", "properdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"]
         server = subprocess.Popen(command,
                                   cwd=project, env=ENV, stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)

@@ -6,6 +6,7 @@ two builds started half a second apart, a build killed with SIGKILL, a failing b
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -80,3 +81,32 @@ def test_remove_stale_removes_only_build_folders(tmp_path):
     removed = publish.remove_stale(tmp_path, say=lambda text: None)
     assert sorted(removed) == [".site.old.34.cd", ".site.tmp.12.ab"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.lock", "docs", "site"]
+
+
+def test_a_read_only_checkout_is_named_with_what_the_build_writes(tmp_path, monkeypatch, capsys):
+    from anatomia_engine import messages
+
+    real_open = os.open
+
+    def read_only(path, *args, **kwargs):
+        if Path(path).parent == tmp_path:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(publish.os, "open", read_only)
+    assert publish.main([]) == 1
+    expected = messages.text("checkout_unwritable", path=tmp_path / publish.LOCK_NAME,
+                             problem=os.strerror(errno.EROFS), site="site")
+    assert expected in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_build_folder_that_cannot_be_made_is_named(tmp_path, monkeypatch):
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+
+    monkeypatch.setattr(publish.Path, "mkdir", refuse)
+    with pytest.raises(publish.PublishError) as caught:
+        publish.publish(tmp_path, "site", [])
+    assert str(tmp_path / publish.TMP_PREFIX) in str(caught.value)
