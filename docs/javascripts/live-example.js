@@ -280,6 +280,8 @@
     }
     if (id === "fig-worked_example-embedding_plane") {
       box.appendChild(plane(this.vocab, scope));
+      box.appendChild(el("p", "live-example__title", "\u25cb embedding E (przed uwagą), \u25cf wyjście uwagi " +
+        "(po uwadze), \u25a0 pozostałe tokeny słownika"));
       return box;
     }
     if (id === "fig-worked_example-next_token_probs") {
@@ -357,14 +359,16 @@
 
   /** A tokens-by-dimensions matrix as coloured cells with their numbers (the second head's Q, K, V). */
   function matrix(tokens, m, reach, title) {
-    var cell = 44, left = 70, top = 22;
+    var cell = 44, left = 70, top = 34;
     var cols = m[0].length;
     var svg = core.svg("svg", { role: "img", class: "attn-x__heat", "data-testid": "live-matrix",
       viewBox: "0 0 " + (left + cols * cell + 4) + " " + (top + m.length * cell + 4),
       "aria-label": title + " dla Twoich liczb (wiersz: token, kolumna: wymiar): " + rowsInWords(tokens, m, null) });
+    svg.appendChild(core.svg("text", { x: left + cols * cell / 2, y: 11, "text-anchor": "middle",
+      class: "attn-x__axislabel", text: "wymiar" }));
     for (var j = 0; j < cols; j += 1) {
       svg.appendChild(core.svg("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
-        class: "attn-x__label", text: "wymiar " + j }));
+        class: "attn-x__label", text: String(j) }));
     }
     m.forEach(function (row, i) {
       svg.appendChild(core.svg("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end",
