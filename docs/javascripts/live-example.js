@@ -252,6 +252,38 @@
         });
       return box;
     }
+    if (id === "fig-worked_example-scaled_scores") {
+      box.appendChild(heat(tokens, scope.scaled, null, "Przeskalowane oceny QK\u1d40/\u221ad\u2096", "live-scaled"));
+      return box;
+    }
+    if (id === "fig-worked_example-head2_weights") {
+      box.appendChild(el("p", "live-example__title", "oceny QK\u1d40 (przed skalowaniem i maską)"));
+      box.appendChild(heat(tokens, scope.h2_scores, null, "Oceny QK\u1d40 drugiej głowy", "live-h2-scores"));
+      box.appendChild(el("p", "live-example__title", "wagi z maską przyczynową"));
+      box.appendChild(heat(tokens, scope.h2_weights, causal(tokens.length),
+        "Wagi drugiej głowy z maską przyczynową", "live-h2-weights"));
+      return box;
+    }
+    if (id === "fig-worked_example-qkv_projection") {
+      var panels = [["E", "embeddingi", scope.E], ["Q = E\u00b7W_Q", "czego token szuka", scope.h2_Q],
+                    ["K = E\u00b7W_K", "po czym go znaleźć", scope.h2_K], ["V = E\u00b7W_V", "co przekazuje", scope.h2_V]];
+      var reach = Math.max.apply(null, panels.map(function (p) { return largest(p[2]); }));
+      var grid = el("div", "live-example__grid");
+      panels.forEach(function (p) {
+        var cell = el("div");
+        cell.appendChild(el("p", "live-example__title", p[0] + " (" + p[1] + ")"));
+        cell.appendChild(matrix(tokens, p[2], reach, p[0] + " drugiej głowy (" + p[1] + ")"));
+        grid.appendChild(cell);
+      });
+      box.appendChild(grid);
+      return box;
+    }
+    if (id === "fig-worked_example-embedding_plane") {
+      box.appendChild(plane(this.vocab, scope));
+      box.appendChild(el("p", "live-example__title", "\u25cb embedding E (przed uwagą), \u25cf wyjście uwagi " +
+        "(po uwadze), \u25a0 pozostałe tokeny słownika"));
+      return box;
+    }
     if (id === "fig-worked_example-next_token_probs") {
       var probs = scope.probs, vocab = this.vocab;
       var top = probs.indexOf(Math.max.apply(null, probs));
@@ -273,6 +305,137 @@
     }
     return null;
   };
+
+  /** The largest magnitude in a matrix (at least a tiny number, so that it can divide). */
+  function largest(m) {
+    return m.reduce(function (a, row) {
+      return row.reduce(function (b, x) { return Number.isFinite(x) ? Math.max(b, Math.abs(x)) : b; }, a);
+    }, 1e-12);
+  }
+
+  function causal(t) {
+    var out = [];
+    for (var i = 0; i < t; i += 1) {
+      out.push([]);
+      for (var j = 0; j < t; j += 1) out[i].push(j > i);
+    }
+    return out;
+  }
+
+  /** Every row of a matrix in words, for a figure's aria-label ("cat → 0,12, −0,40; …"). */
+  function rowsInWords(rowNames, m, blocked) {
+    return m.map(function (row, i) {
+      return rowNames[i] + " \u2192 " + row.map(function (x, j) {
+        return blocked && blocked[i][j] ? "zablokowane" : core.format(x, "dec", [2]);
+      }).join(", ");
+    }).join("; ");
+  }
+
+  var heatCount = 0;
+
+  /** A token-by-token heatmap drawn like the explorer's; without `blocked` the cells are scores of
+   * any sign, their colour strength the magnitude against the matrix's largest (zero: no colour). */
+  function heat(tokens, m, blocked, title, testid) {
+    heatCount += 1;
+    var svg = core.svg("svg", { role: "img", class: "attn-x__heat", "data-testid": testid,
+      "aria-label": title + " dla Twoich liczb (wiersz: zapytanie, kolumna: klucz): " + rowsInWords(tokens, m, blocked) });
+    core.drawHeatmap(svg, tokens, m, blocked || m.map(function (row) { return row.map(function () { return false; }); }),
+      "live-hatch-" + testid + "-" + heatCount, -1, null);
+    if (!blocked) {
+      var reach = largest(m);
+      var cells = svg.querySelectorAll(".attn-x__cell");
+      var nums = svg.querySelectorAll(".attn-x__cellnum");
+      m.forEach(function (row, i) {
+        row.forEach(function (x, j) {
+          var k = i * row.length + j;
+          var strength = Math.abs(x) / reach;
+          cells[k].setAttribute("fill-opacity", Math.max(0.02, strength));
+          nums[k].classList.toggle("attn-x__ink", strength > 0.55);
+        });
+      });
+    }
+    return svg;
+  }
+
+  /** A tokens-by-dimensions matrix as coloured cells with their numbers (the second head's Q, K, V). */
+  function matrix(tokens, m, reach, title) {
+    var cell = 44, left = 70, top = 34;
+    var cols = m[0].length;
+    var svg = core.svg("svg", { role: "img", class: "attn-x__heat", "data-testid": "live-matrix",
+      viewBox: "0 0 " + (left + cols * cell + 4) + " " + (top + m.length * cell + 4),
+      "aria-label": title + " dla Twoich liczb (wiersz: token, kolumna: wymiar): " + rowsInWords(tokens, m, null) });
+    svg.appendChild(core.svg("text", { x: left + cols * cell / 2, y: 11, "text-anchor": "middle",
+      class: "attn-x__axislabel", text: "wymiar" }));
+    for (var j = 0; j < cols; j += 1) {
+      svg.appendChild(core.svg("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
+        class: "attn-x__label", text: String(j) }));
+    }
+    m.forEach(function (row, i) {
+      svg.appendChild(core.svg("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end",
+        class: "attn-x__label", text: tokens[i] }));
+      row.forEach(function (x, j) {
+        var strength = Math.abs(x) / reach;
+        svg.appendChild(core.svg("rect", { x: left + j * cell + 1, y: top + i * cell + 1, width: cell - 2,
+          height: cell - 2, class: "attn-x__cellbg" }));
+        svg.appendChild(core.svg("rect", { x: left + j * cell + 1, y: top + i * cell + 1, width: cell - 2,
+          height: cell - 2, class: "attn-x__cell", "fill-opacity": Math.max(0.02, strength) }));
+        svg.appendChild(core.svg("text", { x: left + j * cell + cell / 2, y: top + i * cell + cell / 2 + 4,
+          "text-anchor": "middle", class: "attn-x__cellnum" + (strength > 0.55 ? " attn-x__ink" : ""),
+          text: core.format(x, "dec", [1]) }));
+      });
+    });
+    return svg;
+  }
+
+  /** The embedding plane: the other words of the vocabulary (squares), the sentence's embeddings
+   * (rings) and the attention's outputs (dots), an arrow from each embedding to its output. */
+  function plane(vocab, scope) {
+    var tokens = scope.sentence.split(" ");
+    var w = scope.W_vocab, e = scope.E, out = scope.attn_out;
+    var others = vocab.map(function (t, i) { return [t, w[0][i], w[1][i]]; })
+      .filter(function (p) { return tokens.indexOf(p[0]) < 0; });
+    var xs = [], ys = [];
+    others.forEach(function (p) { xs.push(p[1]); ys.push(p[2]); });
+    e.concat(out).forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
+    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
+    var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
+    var span = Math.max(x1 - x0, y1 - y0, 0.5) * 1.3; // equal scales on both axes, a margin around
+    var cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+    var size = 300, pad = 30;
+    function px(x) { return pad + (x - cx + span / 2) / span * size; }
+    function py(y) { return pad + (cy + span / 2 - y) / span * size; }
+    var fmt = function (x) { return core.format(x, "dec", [2]); };
+    var svg = core.svg("svg", { role: "img", class: "attn-x__plane live-example__plane", "data-testid": "live-plane",
+      viewBox: "0 0 " + (size + 2 * pad) + " " + (size + 2 * pad),
+      "aria-label": "Płaszczyzna embeddingów dla Twoich liczb (wymiar 0, wymiar 1): " + tokens.map(function (t, i) {
+        return t + " z (" + fmt(e[i][0]) + "; " + fmt(e[i][1]) + ") po uwadze w (" + fmt(out[i][0]) + "; " +
+          fmt(out[i][1]) + ")";
+      }).join(", ") + (others.length ? "; pozostałe tokeny słownika: " + others.map(function (p) {
+        return p[0] + " (" + fmt(p[1]) + "; " + fmt(p[2]) + ")"; }).join(", ") : "") });
+    if (cx - span / 2 < 0 && cx + span / 2 > 0) {
+      svg.appendChild(core.svg("line", { x1: px(0), y1: pad, x2: px(0), y2: pad + size, class: "live-example__axis" }));
+    }
+    if (cy - span / 2 < 0 && cy + span / 2 > 0) {
+      svg.appendChild(core.svg("line", { x1: pad, y1: py(0), x2: pad + size, y2: py(0), class: "live-example__axis" }));
+    }
+    svg.appendChild(core.svg("text", { x: pad + size / 2, y: size + 2 * pad - 6, "text-anchor": "middle",
+      class: "attn-x__axislabel", text: "wymiar 0" }));
+    svg.appendChild(core.svg("text", { x: 10, y: pad + size / 2, "text-anchor": "middle", class: "attn-x__axislabel",
+      transform: "rotate(-90 10 " + (pad + size / 2) + ")", text: "wymiar 1" }));
+    others.forEach(function (p) {
+      svg.appendChild(core.svg("rect", { x: px(p[1]) - 4, y: py(p[2]) - 4, width: 8, height: 8,
+        class: "live-example__other" }));
+      svg.appendChild(core.svg("text", { x: px(p[1]) + 7, y: py(p[2]) + 12, class: "attn-x__label", text: p[0] }));
+    });
+    tokens.forEach(function (t, i) {
+      var a = [px(e[i][0]), py(e[i][1])], b = [px(out[i][0]), py(out[i][1])];
+      svg.appendChild(core.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "live-example__move" }));
+      svg.appendChild(core.svg("circle", { cx: a[0], cy: a[1], r: 6, class: "live-example__before" }));
+      svg.appendChild(core.svg("circle", { cx: b[0], cy: b[1], r: 3.5, class: "live-example__after" }));
+      svg.appendChild(core.svg("text", { x: a[0] + 8, y: a[1] - 8, class: "attn-x__label", text: t }));
+    });
+    return svg;
+  }
 
   function mark(span, state) {
     span.setAttribute("data-claim", state);

@@ -9,7 +9,7 @@ import pytest
 
 from anatomia_engine import numfmt as nf
 from attn_core import tiny_decoder
-from figures_src.inputs import SENTENCE_IDS, W_FFN, W_K, W_Q, W_V, W_VOCAB
+from figures_src.inputs import HEAD2_W_K, HEAD2_W_Q, HEAD2_W_V, SENTENCE_IDS, W_FFN, W_K, W_Q, W_V, W_VOCAB
 
 PAGE = "/krok-po-kroku/"
 ROW_1 = "weights[1][1] > weights[1][0]"
@@ -238,8 +238,6 @@ def test_the_weights_heatmap_and_the_probability_chart_redraw(page):
     assert page.locator("[data-testid=live-probs]").is_visible()
     figure = page.locator("#fig-worked_example-weights_masked_vs_unmasked")
     assert figure.locator("img").first.is_hidden()
-    other = page.locator("#fig-worked_example-scaled_scores")
-    assert "liczby strony" in other.locator("figcaption").inner_text()
     # a figure that does not depend on the reader's numbers (front matter live: fixed:) carries no label
     for fixed in ("transformer_block", "causal_mask_figure", "soft_lookup", "padding_mask_figure"):
         assert page.locator(f"#fig-worked_example-{fixed} .live-example__stale").count() == 0, fixed
@@ -303,3 +301,51 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
             assert (state, note) == (want, want == "false"), (form, state, want)
             flips += want == "false"
     assert flips > 0, "the random numbers never made a sentence false: the check saw nothing"
+
+
+def _traces(cat_dim0: float):
+    """The first and the second head of the worked example with cat's dimension 0 set by the reader."""
+    w = np.array(W_VOCAB)
+    w[0, 0] = cat_dim0
+    first = tiny_decoder(SENTENCE_IDS, w, W_Q, W_K, W_V, W_FFN)
+    second = tiny_decoder(SENTENCE_IDS, w, HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V, W_FFN)
+    return first, second
+
+
+def test_every_figure_that_depends_on_the_inputs_redraws_with_the_readers_numbers(page):
+    page.get_by_label("cat, wymiar 0").fill("0,3")
+    first, second = _traces(0.3)
+    # the figures the page says depend on the reader's numbers, read from the page itself
+    dependent = page.locator(".computed-figure:not([data-live='fixed'])")
+    assert dependent.count() >= 2
+    for k in range(dependent.count()):
+        figure = dependent.nth(k)
+        name = figure.get_attribute("id")
+        assert figure.get_attribute("data-live") == "drawn", name
+        assert figure.locator(".live-example__drawing svg[role=img]").first.is_visible(), name
+        assert figure.locator("img").first.is_hidden(), name
+        assert "liczby strony, nie Twoje" not in figure.locator("figcaption").inner_text(), name
+    # the scaled scores and the second head's heatmaps hold and say the reader's numbers
+    drawn = {"live-scaled": first.attention.scaled, "live-h2-scores": second.attention.scores,
+             "live-h2-weights": second.attention.weights}
+    for testid, want in drawn.items():
+        heat = page.locator(f"[data-testid={testid}]")
+        assert heat.is_visible(), testid
+        assert np.allclose(json.loads(heat.get_attribute("data-weights")), want, atol=1e-12), testid
+        said = heat.get_attribute("aria-label")
+        assert nf.fmt_dec(float(want[2][0]), 2) in said, (testid, said)
+    masked = page.locator("[data-testid=live-h2-weights] .attn-x__cellnum").all_text_contents()
+    assert masked == [("\u00d7" if j > i else nf.fmt_dec(float(second.attention.weights[i][j]), 2))
+                      for i in range(3) for j in range(3)]
+    # Q, K and V of the second head, and the embedding plane's points after attention
+    matrices = page.locator("#fig-worked_example-qkv_projection [data-testid=live-matrix]")
+    assert matrices.count() == 4
+    for k, want in enumerate([second.embeddings, second.q, second.k, second.v]):
+        cells = matrices.nth(k).locator(".attn-x__cellnum").all_text_contents()
+        assert cells == [nf.fmt_dec(float(x), 1) for x in np.asarray(want).ravel()], k
+    plane = page.locator("[data-testid=live-plane]").get_attribute("aria-label")
+    for i in range(3):
+        for x in first.attention.output[i]:
+            assert nf.fmt_dec(float(x), 2) in plane, plane
+    page.get_by_role("button", name="Przywróć").click()
+    assert page.locator(".live-example__drawing").count() == 0
