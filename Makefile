@@ -20,7 +20,7 @@ SITE := site
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 PYTEST := PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: help docs serve check lint test test-site test-browser bench bench-docs lock clean
+.PHONY: help docs serve check lint test test-site test-browser bench bench-docs readability lock clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -71,6 +71,9 @@ bench: $(STAMP) ## plain vs tiled attention: time and peak memory, as ratios
 
 bench-docs: $(STAMP) ## build times (cold, warm, Markdown edit, module edit) and page weights
 	$(PY) tests/bench/docs.py
+
+readability: $(STAMP) ## how the engine's code reads: conditional expressions, lambdas, packed pairs, comments, line length
+	$(PY) tests/bench/readability.py
 
 .PHONY: bench-search
 bench-search: docs ## search recall over (query form, page) pairs from the site's words and the dictionary; form table size
