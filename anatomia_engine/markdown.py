@@ -186,38 +186,24 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
     fm = front_matter(page.raw, page.where)
     scope = page_scope(results, fm, page.where)
     lines = {text.split(":", 1)[0]: number for number, text in enumerate(page.raw.splitlines(), start=1)}
+    declared = livemod.declaration(fm.meta, f"{page.where}:{lines.get('live', 1)}")
     for key in ("title", "description"):
         if isinstance((meta or {}).get(key), str):
             text, tags = placeholders.scan(meta[key], 0, lines.get(key, 1), page.where)
+            for tag in tags:   # the theme shows them as built: on a live page, fixed values only
+                livemod.check(declared, tag, scope, recomputed=False)
             meta[key] = TOKEN.sub(lambda m, tags=tags: fill(tags[int(m["tag"])], scope, context="plain").text,
                                   text)
     record_id = _ids.setdefault(page.where, len(_ids) + 1)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
-    try:
-        declared = livemod.declaration(fm.meta)
-    except ValueError as exc:
-        raise TemplateError(f"{page.where}:{lines.get('live', 1)}: {exc}") from None
     _records[record_id] = _Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized,
                                   declared is not None, declared)
     return tokenized
 
 
-def check_live(record: _Record, tag: Tag) -> None:
-    """On a live page, every value a sentence, a formula or a claim shows must be one the browser model
-    recomputes from the reader's numbers or one the page declares `fixed`: nothing is left as built
-    without the page saying so."""
-    declared = record.declared
-    if declared is None or tag.block not in (None, "claim"):
-        return
-    source = placeholders.claim_parts(tag)[0] if tag.block == "claim" else placeholders.expression_of(tag)
-    try:
-        names = placeholders.names_used(placeholders.compile_expression(source))
-    except TemplateError:
-        return   # reported where the tag is filled
-    for name in names:
-        if not declared.recomputes(name) and not isinstance(record.scope.get(name, Entry(None, "")).value,
-                                                            FigureRef):   # a figure: FigureBlockProcessor
-            raise tag.error(M.text("live_unrecomputable", source=tag.source, model=declared.model, name=name))
+def check_live(record: _Record, tag: Tag, *, recomputed: bool = True, model_input: bool = False) -> None:
+    """On a live page nothing is left as built without the page saying so (live.check)."""
+    livemod.check(record.declared, tag, record.scope, recomputed=recomputed, model_input=model_input)
 
 
 def _tag(m: re.Match) -> tuple[_Record, Tag]:
@@ -377,7 +363,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
             self.unwrapped |= {start, end}
 
     def text(self, m: re.Match, context: str, group: list | None, raw: bool = False,
-             attribute: str | None = None) -> str:
+             attribute: str | None = None, element_id: str | None = None) -> str:
         """A token's text in `context` ('tag': raw HTML's; 'script', 'style', 'rcdata', 'foreign': see
         RAW_CONTEXTS), recording where it stood and what it showed; a number's span is set aside as raw
         HTML, as a hand-written span would be. `attribute`: the attribute whose value holds it."""
@@ -386,13 +372,14 @@ class PlaceholderTreeprocessor(Treeprocessor):
             raise tag.error(M.text("escaped_tag", mark=tag.source[:2], snippet="\\" + tag.source))
         self.seen[record.id] = record
         plain = "plain" if context in ("tag", *RAW_CONTEXTS.values()) else context
-        if plain in ("prose", "math"):
-            check_live(record, tag)
         tag.contexts.append(plain)
         if tag.expr is not None:  # a claim's tags show nothing, wherever they stand
             refuse_context(tag, context, attribute)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=plain, live=live)
+        if plain != "code":   # a claim is recomputed on its span or on the element holding it
+            check_live(record, tag, recomputed=shown.live or tag.block == "claim",
+                       model_input=livemod.is_model_input(element_id, attribute))
         if attribute and attribute.lower() in URL_ATTRIBUTES and isinstance(shown.value, str):
             # a text in an address is data: a space, a quote or a letter beyond ASCII percent-encoded
             shown = replace(shown, text=urllib.parse.quote(shown.text, safe=URL_SAFE))
@@ -419,7 +406,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
     def tree(self, el: etree.Element, code: bool = False, math: bool = False, group: list | None = None):
         def fill_text(text: str, context: str, attribute: str | None = None) -> str:
             filled = _TOKEN_OR_STASH.sub(lambda m: self.follow_raw(m) if m["stash"] else self.text(
-                m, self.raw_context(context), group, attribute=attribute), text)
+                m, self.raw_context(context), group, attribute=attribute, element_id=el.get("id")), text)
             return util.AtomicString(filled) if isinstance(text, util.AtomicString) else filled
 
         for key, value in el.attrib.items():
@@ -470,7 +457,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
 
         def in_tag(tag: str) -> str:
             return TOKEN.sub(lambda m: self.text(m, "tag", group, raw=True,
-                                                 attribute=attribute_at(m.string, m.start())), tag)
+                                                 attribute=attribute_at(m.string, m.start()),
+                                                 element_id=livemod.element_id(tag)), tag)
 
         def part(p: re.Match) -> str:
             if p["code"]:
