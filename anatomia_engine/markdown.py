@@ -27,6 +27,7 @@ from markdown.treeprocessors import Treeprocessor
 from anatomia_engine import codec, placeholders, runner
 from anatomia_engine import live as livemod
 from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
 
@@ -238,7 +239,7 @@ class FigureBlockProcessor(BlockProcessor):
             record, tag = _tag(m) if m else (None, None)
             if tag is None or tag.expr is None:
                 continue
-            with contextlib.suppress(TemplateError):  # reported where the token is filled
+            with contextlib.suppress(EngineError):  # reported where the token is filled
                 value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
                 if isinstance(value, (FigureRef, Table)):
                     self.found = i, record, tag, value, expr, used  # BlockParser calls run() right after
@@ -259,16 +260,16 @@ class FigureBlockProcessor(BlockProcessor):
             try:
                 text = placeholders.table_markdown(value, expr, record.scope[used[0]], live=record.live,
                                                    stash=self.parser.md.htmlStash.store)
-            except TemplateError as exc:
-                raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
+            except EngineError as exc:
+                raise tag.located(exc) from exc
             self.parser.parseChunk(parent, text.strip("\n"))
             return
         state = None
         if record.declared is not None:
             state = record.declared.figure(value.name)
             if state is None:
-                raise tag.error(M.text("live_figure", name=value.name.split(".", 1)[1],
-                                       model=record.declared.model))
+                raise tag.error("live_figure", name=value.name.split(".", 1)[1],
+                                       model=record.declared.model)
         shown = self.parser.md.anatomia_figures
         shown[value.name] = shown.get(value.name, 0) + 1
         self.parser.parseChunk(parent, figure_markdown(record.results, value.name, page_uri=record.page.uri,
@@ -369,7 +370,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
         HTML, as a hand-written span would be. `attribute`: the attribute whose value holds it."""
         record, tag = _tag(m)
         if context in ("prose", "plain") and not raw and m.string[m.start() - 1:m.start()] == "\\":
-            raise tag.error(M.text("escaped_tag", mark=tag.source[:2], snippet="\\" + tag.source))
+            raise tag.error("escaped_tag", mark=tag.source[:2], snippet="\\" + tag.source)
         self.seen[record.id] = record
         plain = "plain" if context in ("tag", *RAW_CONTEXTS.values()) else context
         tag.contexts.append(plain)
@@ -394,7 +395,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
         if context == "script":  # JSON, as numfmt.fmt_json wrote it: no "<" to end the script
             return shown.text if raw or tag.expr is None else self.md.htmlStash.store(shown.text)
         if context == "rawtext" and re.search(r"[<>&]", shown.text):   # shown as written, entities too
-            raise tag.error(M.text("value_in_rawtext", source=tag.source, text=shown.text[:40]))
+            raise tag.error("value_in_rawtext", source=tag.source, text=shown.text[:40])
         if context in ("rcdata", "foreign", "rawtext"):  # text; the tree's serializer escapes what is not raw
             escaped = htmlmod.escape(shown.text, quote=False) if raw and context != "rawtext" else shown.text
             return escaped.translate(BRACES)
@@ -486,12 +487,13 @@ def refuse_context(tag: Tag, context: str, attribute: str | None) -> None:
     it is shown as JSON (`| json`, which writes no "<" that could end the script)."""
     if context == "style" or (attribute and _CODE_ATTRIBUTE.fullmatch(attribute)):
         where = "a <style> element" if context == "style" else f"the attribute {attribute}"
-        raise tag.error(M.text("value_in_code", source=tag.source, where=where))
+        # the message's field `where` is not the error's place: the text is placed by hand
+        raise TemplateError(f"{tag.place}: " + M.text("value_in_code", source=tag.source, where=where))
     if context == "script":
         expr, bar, filt = tag.expr.rpartition("|")
         if not bar or filt.strip() != "json":
-            raise tag.error(M.text("script_needs_json", source=tag.source,
-                                   fix="{{ " + (expr if bar else tag.expr).strip() + " | json }}"))
+            raise tag.error("script_needs_json", source=tag.source,
+                                   fix="{{ " + (expr if bar else tag.expr).strip() + " | json }}")
 
 
 _HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
@@ -545,8 +547,8 @@ class OutputCheckPostprocessor(Postprocessor):
         t = TOKEN.search(plain)
         if t:
             tag, place = _tag(t)[1], " ".join(plain[max(0, t.start() - 40):t.start()].split())
-            raise tag.error(M.text("unresolved", source=(tag.expr or tag.source).strip(),
-                                   place=f"after '{place[-30:]}'"))
+            raise tag.error("unresolved", source=(tag.expr or tag.source).strip(),
+                                   place=f"after '{place[-30:]}'")
         for element in _MARKUP_FREE.finditer(text):  # the net under RAW_CONTEXTS
             if _ENGINE_SPAN.search(element["body"]):
                 snippet = " ".join(re.sub(r"<[^>]*>", "", element["body"]).split())[:60]

@@ -66,7 +66,7 @@ def test_a_value_two_modules_compute_is_not_called_unknown():
     body = "# A\n\n{{ weight }}\n"
     text = amd.render_page(body, amd.Page("a.md", body), {"a": one, "b": two})
     names, configs = extensions()
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
     message = str(info.value)
     assert "unknown" not in message and "more than one module (a, b)" in message, message

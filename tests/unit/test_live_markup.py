@@ -15,6 +15,7 @@ from mkdocs.utils.yaml import yaml_load
 
 from anatomia_engine import markdown as amd
 from anatomia_engine import placeholders as ph
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +75,7 @@ def test_a_live_claim_the_browser_cannot_recompute_stops_the_build_at_its_line()
 
     body = "Wstęp.\n\n{% claim sum(w[1][0:2]) > 0.9 %}Wiersz sumuje się do jedności.{% endclaim %}\n"
     assert "data-claim" not in render(body, live=False)
-    with pytest.raises(ph.TemplateError, match=r"^docs/liveTrue\.md:7: claim 'sum\(w\[1\]\[0:2\]\) > 0\.9'"):
+    with pytest.raises(EngineError, match=r"^docs/liveTrue\.md:7: claim 'sum\(w\[1\]\[0:2\]\) > 0\.9'"):
         render(body, live=True)
 
 
