@@ -223,7 +223,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         markdown.check_active_content(output, source.read_text(encoding="utf-8") if source else "", where)
         title = page.title or ""
         # its links and search documents, kept by its HTML and the code that reads them (not its comments)
-        code = store.code_key(links, search_pl)
+        code = store.code_key(links, search_pl.documents)
         name = store.key(code, f"beautifulsoup4-{version('beautifulsoup4')}", page.url, title, output)
         kept = self.pages.get(name, where)
         if kept is None:
