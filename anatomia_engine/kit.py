@@ -167,7 +167,7 @@ class Table:
         # Every cell is shown by its column's format: a row that does not fit it stops the
         # module here, not on the page as "0.30000000000000004" or "None".
         for j, spec in enumerate(self.column_specs()):
-            for i, row in enumerate(self.rows):
+            for i in range(len(self.rows)):
                 self._check_cell(i, j, spec)
 
     def _check_cell(self, i: int, j: int, spec: str | None) -> None:

@@ -24,9 +24,11 @@ from anatomia_engine.search_pl.documents import (
     page_docs,
     site_words,
 )
+
 # Once per build, after every page:
 from anatomia_engine.search_pl.forms import build_table, encode_table, paradigm, readings
 from anatomia_engine.search_pl.index import write_index
+
 # What the worker mirrors letter for letter (the tests run both on the same words):
 from anatomia_engine.search_pl.words import PREFIXES, fold, normalise, tokenize
 

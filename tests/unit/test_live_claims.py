@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from anatomia_engine import numfmt as nf
-from anatomia_engine.errors import EngineError
 from anatomia_engine import placeholders as ph
+from anatomia_engine.errors import EngineError
 from tests.unit.live_js import call_many
 from tests.unit.test_live_example import _python_values, _random_inputs, js_inputs
 
