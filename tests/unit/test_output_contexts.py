@@ -19,14 +19,14 @@ from types import SimpleNamespace
 import markdown as pymd
 import numpy as np
 import pytest
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec, links
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
-from anatomia_engine.placeholders import TemplateError
+from tests.helpers import convert_page
 from tests.unit.live_js import EXPLORER, call_many
-from tests.unit.test_placeholders import extensions
 
 HEAD = "---\ncomputed: [demo]\n---\n"  # the page's line 1 is line 4 of its file
 HOSTILE = 'a"b</script><script>alert(2)</script><!--<script>'
@@ -45,9 +45,7 @@ def figure_result() -> dict:
 def convert(body: str) -> tuple[str, pymd.Markdown]:
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={"fig": figure_result()},
                                        folder=Path("."), files=[])}
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
-    return md.convert(amd.render_page(body, amd.Page("x.md", HEAD + body), results)), md
+    return convert_page(body, HEAD + body, results)
 
 
 def page(body: str) -> str:
@@ -55,7 +53,7 @@ def page(body: str) -> str:
 
 
 def error(body: str) -> str:
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         page(body)
     return str(info.value)
 
@@ -163,7 +161,7 @@ def test_a_number_outside_those_elements_keeps_its_span():
 def test_a_numbers_span_inside_a_textarea_stops_the_build_whatever_put_it_there():
     _, md = convert("Tekst {{ p }}\n")
     net = next(p for p in md.postprocessors if isinstance(p, amd.OutputCheckPostprocessor))
-    with pytest.raises(TemplateError, match="<textarea>"):
+    with pytest.raises(BuildError, match="<textarea>"):
         net.run('<p><textarea><span class="num" tabindex="0">0,31</span></textarea></p>')
 
 
@@ -184,7 +182,7 @@ def test_a_text_in_an_address_is_percent_encoded(body):
     '<p title="x" onclick="go()">x</p>',
 ])
 def test_the_final_scan_refuses_code_the_pages_source_does_not_write(output):
-    with pytest.raises(TemplateError, match="docs/x.md: .*runs code"):
+    with pytest.raises(BuildError, match="docs/x.md: .*runs code"):
         amd.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
 
 
