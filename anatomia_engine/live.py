@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup
 
-from anatomia_engine import katex
+from anatomia_engine import mathml
 from anatomia_engine.errors import EngineError
 from anatomia_engine.placeholders import FigureRef, names_of_tag
 
@@ -236,7 +236,7 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
         "inputs": inputs,
         "items": items,
         "selector": ITEMS,
-        "temml": katex.OPTIONS,
+        "temml": mathml.OPTIONS,
     }
     sidecar = PurePosixPath(dest_uri).with_suffix(".live.json").name
     tag = f'<div class="live-example" id="{ROOT_ID}" data-live-src="{html.escape(sidecar)}">'

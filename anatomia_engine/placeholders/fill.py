@@ -28,8 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from anatomia_engine import katex
 from anatomia_engine import numfmt as nf
+from anatomia_engine import sentinels
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from anatomia_engine.placeholders.expressions import compile_expression, compiled
@@ -191,8 +191,8 @@ def _recomputed(shown: Shown, expr: str, name: str, args: tuple, math: bool) -> 
     if args:
         spec = f"{name}:{args[0]}"
     if math:
-        # katex.py lifts it out of the TeX into the formula's template
-        return Shown(katex.slot(code, spec, shown.text), live=True)
+        # mathml.py lifts it out of the TeX into the formula's template
+        return Shown(sentinels.slot(code, spec, shown.text), live=True)
     span = {**shown.span, "data-expr": code, "data-fmt": spec}
     return replace(shown, span=span, live=True)
 

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
 import pytest
 
@@ -14,9 +13,9 @@ from anatomia_engine import live
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
+from tests.helpers import convert_page
 from tests.unit.live_js import call_many
 from tests.unit.test_live_example import _random_inputs, js_inputs
-from tests.unit.test_placeholders import extensions
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases", "tokens": ["cat", "chases"],
@@ -26,9 +25,7 @@ VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases"
 def render(front: str, body: str) -> str:
     raw = f"---\ncomputed: [demo]\n{front}---\n{body}"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page("x.md", raw), results)
-    names, configs = extensions()
-    return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+    return convert_page(body, raw, results)[0]
 
 
 def test_the_declared_model_is_what_the_browser_computes():
@@ -87,7 +84,8 @@ def test_a_title_showing_a_value_of_a_live_page_stops_the_build_at_its_line():
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
     meta = {"title": "Wynik {{ top_token }}"}
     page = amd.Page("x.md", raw)
-    got = pytest.raises(EngineError, amd.render_page, "tekst\n", page, results, meta=meta).value
+    registry = amd.PageRegistry()
+    got = pytest.raises(EngineError, amd.render_page, "tekst\n", page, results, registry, meta=meta).value
     assert (got.id, got.where, got.fields["name"]) == ("live_as_built", "docs/x.md:4", "top_token")
 
 

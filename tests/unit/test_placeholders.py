@@ -1,7 +1,6 @@
 """The placeholder language on short pages, rendered to HTML through Python-Markdown with the
 project's extensions (those of mkdocs.yml): values, filters, math, code, claims, errors."""
 
-import functools
 import html
 import re
 from pathlib import Path
@@ -11,11 +10,12 @@ import markdown as pymd
 import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
-from mkdocs.utils.yaml import yaml_load
 
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
+from anatomia_engine.state import BuildState
+from tests.helpers import convert_page, markdown_extensions
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = "figures_src/demo.py"
@@ -44,28 +44,12 @@ META = {
 }
 
 
-@functools.cache
-def extensions():
-    """markdown_extensions of mkdocs.yml, as MkDocs hands them to Python-Markdown."""
-    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    names, configs = [], {}
-    for item in config["markdown_extensions"]:
-        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, None)
-        names.append(name)
-        if options:
-            configs[name] = options
-    return names, configs
-
-
 def page(body, values=None, *, meta=None):
     """The HTML of a page `body` (under front matter listing the module 'demo'), and its Markdown."""
     values = VALUES if values is None else values
     results = {"demo": SimpleNamespace(values=values, meta={k: v for k, v in META.items() if k in values},
                                        figures={}, folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page("x.md", HEAD + body), results, meta=meta)
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
-    return md.convert(text), md
+    return convert_page(body, HEAD + body, results, meta=meta)
 
 
 def r(body, **kw):
@@ -206,7 +190,8 @@ def test_an_error_in_the_front_matter_title_names_its_line():
     raw = "---\ntitle: Wynik {{ nothere }}\ncomputed: [demo]\n---\ntekst\n"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}
     with pytest.raises(EngineError) as info:
-        amd.render_page("tekst\n", amd.Page("x.md", raw), results, meta={"title": "Wynik {{ nothere }}"})
+        amd.render_page("tekst\n", amd.Page("x.md", raw), results, amd.PageRegistry(),
+                        meta={"title": "Wynik {{ nothere }}"})
     assert (info.value.id, info.value.where) == ("unknown_value", "docs/x.md:2: {{ nothere }}")
 
 
@@ -256,9 +241,7 @@ def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
               "caption": caption, "table": codec.encode_value(Table(["token", "p"], [["cat", 0.2]]))}
     results = {"demo": SimpleNamespace(values={}, meta={}, figures={"fig": figure}, folder=Path("."))}
     body = '{{ figure("fig") }}\n'
-    names, configs = extensions()
-    out = pymd.Markdown(extensions=names, extension_configs=configs).convert(
-        amd.render_page(body, amd.Page("x.md", HEAD + body), results))
+    out, _ = convert_page(body, HEAD + body, results)
     box = re.search(r"<details([^>]*)>\s*<summary>(.*?)</summary>", out, re.DOTALL)
     assert box.group(2) == "Dane do rysunku" and caption in out
     assert f'aria-label="Dane do rysunku: {caption}"' in box.group(1)
@@ -334,10 +317,11 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
 
             etree.SubElement(root, "p").text = self.token
 
+    state = BuildState()
     text = amd.render_page("a {{ p }}", amd.Page("x.md", HEAD + "a {{ p }}"),
-                           {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})})
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
+                           {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}, state.pages)
+    names, configs = markdown_extensions()
+    md = pymd.Markdown(extensions=[state.extension(), *names], extension_configs=configs)
     late = Late(md)
     late.token = re.search("\ue000.*?\ue001", text).group(0)
     md.treeprocessors.register(late, "late", 1)
