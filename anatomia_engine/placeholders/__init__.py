@@ -28,14 +28,15 @@ placed at the page's `file:line`.
 
 from __future__ import annotations
 
-from mkdocs.exceptions import BuildError
-
+# What the Markdown extension (markdown.py) binds to pages: the checks it runs after filling.
 from anatomia_engine.placeholders.claims import (
     canonical,
     check_claims,
     check_shown_sums,
     is_statement,
 )
+
+# The compiled form, which the live pages' code and the browser mirror tests evaluate too.
 from anatomia_engine.placeholders.expressions import (
     FUNCTIONS,
     OPERATORS,
@@ -45,6 +46,8 @@ from anatomia_engine.placeholders.expressions import (
     names_used,
     run,
 )
+
+# A token's text: the Markdown extension asks for it where Python-Markdown put the token.
 from anatomia_engine.placeholders.fill import (
     Shown,
     fill,
@@ -53,6 +56,8 @@ from anatomia_engine.placeholders.fill import (
     table_markdown,
     value_of,
 )
+
+# The scope: the runner checks a module's value names, the contributor page lists the reserved.
 from anatomia_engine.placeholders.names import (
     JINJA_WORDS,
     Entry,
@@ -61,6 +66,9 @@ from anatomia_engine.placeholders.names import (
     evaluate,
     reserved_names,
 )
+
+# The tags: the extension scans pages with them, unchecked.py reads sentences with TAG, the
+# notebook runner refuses them in Markdown cells.
 from anatomia_engine.placeholders.tags import (
     BLOCKS,
     MARKS,
@@ -75,49 +83,13 @@ from anatomia_engine.placeholders.tags import (
     scan,
 )
 
-
-class TemplateError(BuildError):
-    """A message the Markdown extension formats itself, already placed (`file:line: …`).
-
-    Nothing in this package raises it: it stays while anatomia_engine/markdown.py raises it for
-    its own messages, which are to become EngineErrors with their ids.
-    """
-
-
+# The public surface: what other modules and the tests import from the package itself, so that
+# they need not know which module of it does the job.
 __all__ = [
-    "BLOCKS",
-    "FUNCTIONS",
-    "JINJA_WORDS",
-    "MARKS",
-    "OPERATORS",
-    "RESERVED",
-    "TAG",
-    "TOKEN",
-    "Entry",
-    "FigureRef",
-    "Shown",
-    "Tag",
-    "TemplateError",
-    "canonical",
-    "check_claims",
-    "check_shown_sums",
-    "check_value_name",
-    "claim_expression",
-    "claim_parts",
-    "compile_expression",
-    "compiled",
-    "evaluate",
-    "expression_of",
-    "fill",
-    "is_statement",
-    "names_of_tag",
-    "names_used",
-    "number_attrs",
-    "refuse_in_notebook",
-    "reserved_names",
-    "run",
-    "scan",
-    "span_html",
-    "table_markdown",
-    "value_of",
+    "BLOCKS", "FUNCTIONS", "JINJA_WORDS", "MARKS", "OPERATORS", "RESERVED", "TAG", "TOKEN",
+    "Entry", "FigureRef", "Shown", "Tag",
+    "canonical", "check_claims", "check_shown_sums", "check_value_name", "claim_expression",
+    "claim_parts", "compile_expression", "compiled", "evaluate", "expression_of", "fill",
+    "is_statement", "names_of_tag", "names_used", "number_attrs", "refuse_in_notebook",
+    "reserved_names", "run", "scan", "span_html", "table_markdown", "value_of",
 ]

@@ -75,23 +75,26 @@ def _pair(tags: list[Tag]) -> list[Claim]:
     """The claims of `tags`, each opened and closed once; code shows its tags as written."""
     open_claim: Claim | None = None
     claims: list[Claim] = []
+    # the tags in the page's order: Python-Markdown fills them in the order of its tree
     for tag in sorted(tags, key=_position):
+        # a tag no processor reached (an unused link definition) is the output check's to report
         if not tag.contexts or "code" in tag.contexts:
             continue
         if tag.block == "claim":
+            # claims do not nest: a second opening means the first was never closed
             if open_claim:
-                raise open_claim.start.error("claim_open_again", line=tag.line)
+                raise EngineError("claim_open_again", where=open_claim.start.place, line=tag.line)
             open_claim = Claim(tag, tag, [])
         elif tag.block == "endclaim":
             if not open_claim:
-                raise tag.error("endclaim_alone")
+                raise EngineError("endclaim_alone", where=tag.place)
             open_claim.end = tag
             claims.append(open_claim)
             open_claim = None
         elif open_claim:
             open_claim.inside.append(tag)
     if open_claim:
-        raise open_claim.start.error("claim_never_closed")
+        raise EngineError("claim_never_closed", where=open_claim.start.place)
     return claims
 
 
@@ -113,6 +116,7 @@ def canonical(form, scope: Mapping[str, Entry]):
     if isinstance(form, str):
         name, *index = form.split(" ")
         return " ".join([qualified(name, scope), *index])
+    # a text and a figure's name are not values of the scope
     if not isinstance(form, list) or form[0] in ("s", "figure"):
         return form
     if form[0] == "cmp":
@@ -126,6 +130,7 @@ def canonical(form, scope: Mapping[str, Entry]):
 
 
 def _canonical_repr(source: str, scope: Mapping[str, Entry]) -> str:
+    # compiled forms are lists: their repr is what sets and dicts compare them by
     return repr(canonical(compile_expression(source), scope))
 
 
@@ -150,11 +155,13 @@ def is_statement(form) -> bool:
         return all(is_statement(part) for part in form[1:])
     if form[0] == "not":
         return is_statement(form[1])
+    # all(a > b) of arrays, or all([a > b, c < d]): a list of statements
     if form[0] == "f" and form[1] in ("all", "any") and len(form[2]) == 1:
         arg = form[2][0]
         items = [arg]
         if isinstance(arg, list) and arg[0] == "list":
             items = arg[1]
+        # all([]) is true and says nothing
         return bool(items) and all(is_statement(item) for item in items)
     return False
 
@@ -178,9 +185,10 @@ def _declared_context(claim: Tag, context: list[str], scope: Mapping[str, Entry]
     """The labels a claim declares, as `module.name` -> the name as written."""
     declared = {}
     for name in context:
+        # a misspelt label would otherwise excuse nothing and pass unnoticed
         if name not in scope:
             problem = str(unknown(name, scope))
-            raise claim.error("claim_error", cond=claim.cond, problem=problem)
+            raise EngineError("claim_error", where=claim.place, cond=claim.cond, problem=problem)
         declared[qualified(name, scope)] = name
     return declared
 
@@ -196,17 +204,24 @@ def _check_coverage(claim: Claim, cond: str, context: list[str], outside: list[T
     declared = _declared_context(start, context, scope)
     shown_inside: dict[str, Tag] = {}
     for tag in claim.inside:
+        # an attribute or code inside the sentence is not read as part of it
         if tag.expr is None or not _visible(tag):
             continue
         for name in _reads(expression_of(tag), scope):
             shown_inside.setdefault(name, tag)
             if name not in read and name not in declared:
-                raise tag.error("claim_unrelated", value=tag.source, name=_bare(name), cond=cond)
+                raise EngineError("claim_unrelated", where=tag.place, value=tag.source,
+                                  name=_bare(name), cond=cond)
+    # a label must label something the reader sees, and a compared value is no label
     for name, written in declared.items():
         if name not in shown_inside:
-            raise start.error("claim_context_unshown", name=written, cond=start.cond)
+            raise EngineError("claim_context_unshown", where=start.place, name=written,
+                              cond=start.cond)
         if name in read:
-            raise start.error("claim_context_read", name=written, cond=start.cond)
+            raise EngineError("claim_context_read", where=start.place, name=written,
+                              cond=start.cond)
+    # the words that compare a number must stand with it: a claim around "jest większa niż"
+    # alone, with the numbers outside, would check the comparison but not the sentence
     compared = {repr(part) for part in walk(canonical(compile_expression(cond), scope))}
     inside_forms = set()
     for tag in claim.inside:
@@ -215,7 +230,9 @@ def _check_coverage(claim: Claim, cond: str, context: list[str], outside: list[T
     for tag in outside:
         form = _canonical_repr(expression_of(tag), scope)
         if form in compared and form not in inside_forms:
-            raise tag.error("claim_number_outside", value=tag.source, cond=cond, line=start.line)
+            raise EngineError("claim_number_outside", where=tag.place, value=tag.source, cond=cond,
+                              line=start.line)
+    # sorted: the first error a page gets does not depend on a set's order
     for name in sorted(read | set(shown_inside)):
         _check_entry(name, scope[name], read, shown_inside, start, cond)
 
@@ -224,13 +241,15 @@ def _check_entry(name: str, entry: Entry, read: set[str], shown_inside: dict[str
                  claim: Tag, cond: str) -> None:
     """A limit is not shown; a value measured at a step has its step read by the condition."""
     if entry.limit and name in shown_inside:
-        raise shown_inside[name].error("limit_shown", name=_bare(name))
+        raise EngineError("limit_shown", where=shown_inside[name].place, name=_bare(name))
     if not entry.at:
         return
+    # the step is a value of the same module (kit.Value(at=...) names it so)
     companion = f"{name.split('.', 1)[0]}.{entry.at}"
     if companion not in read:
-        where = shown_inside.get(name, claim)
-        raise where.error("claim_at_unrelated", name=_bare(name), at=entry.at, cond=cond)
+        holder = shown_inside.get(name, claim)
+        raise EngineError("claim_at_unrelated", where=holder.place, name=_bare(name), at=entry.at,
+                          cond=cond)
 
 
 def _numbers_shown(tags: Iterable[Tag],
@@ -239,11 +258,13 @@ def _numbers_shown(tags: Iterable[Tag],
     (with a `scope`, its names written as `module.name`)."""
     numbers: dict[str, Shown] = {}
     for tag in tags:
+        # a text, a vector or a table cell is not one number a reader compares
         if tag.shown is None or tag.shown.number() is None:
             continue
         form = compile_expression(tag.shown.expr)
         if scope is not None:
             form = canonical(form, scope)
+        # the first showing counts: a value shown twice reads the same both times
         numbers.setdefault(repr(form), tag.shown)
     return numbers
 
@@ -254,6 +275,7 @@ def _places(shown: Iterable[Shown], works: Callable[[int], bool]) -> int | None:
     for s in shown:
         if s.filter in nf.PLACES:
             most = max(most, s.args[0] if s.args else nf.PLACES[s.filter])
+    # more places than the formatter keeps would not be a fix a page can show
     for n in range(most + 1, nf.MAX_DECIMALS + 1):
         if works(n):
             return n
@@ -268,6 +290,7 @@ def _sentence(claim: Claim, text: str) -> str:
     pos = claim.start.start + len(claim.start.source)
     for tag in claim.inside:
         out.append(text[pos:tag.start])
+        # a tag that showed nothing in prose (a mark, code) is quoted as written
         out.append(tag.shown.text if tag.shown else tag.source)
         pos = tag.start + len(tag.source)
     out.append(text[pos:claim.end.start])
@@ -296,23 +319,25 @@ def _check_claim(claim: Claim, text: str, scope: Mapping[str, Entry], shown: lis
     sentence = _sentence(claim, text)
     cond, context = claim_parts(start)
     if not cond:
-        raise start.error("claim_needs_condition")
+        raise EngineError("claim_needs_condition", where=start.place)
     try:
         tree = compile_expression(cond)
     except EngineError as exc:
-        raise start.error("claim_error", cond=cond, problem=str(exc)) from exc
+        raise EngineError("claim_error", where=start.place, cond=cond, problem=str(exc)) from exc
     if not is_statement(tree):
-        raise start.error("claim_not_statement", cond=cond)
+        raise EngineError("claim_not_statement", where=start.place, cond=cond)
     first, last = _paragraph(text, start.start, claim.end.start)
     outside = [tag for tag in shown if first <= tag.start < last]
     try:
         ok, used = evaluate(cond, scope)
     except EngineError as exc:
-        raise start.error("claim_error", cond=cond, problem=str(exc)) from exc
+        raise EngineError("claim_error", where=start.place, cond=cond, problem=str(exc)) from exc
+    # an array is true or false only element by element: the author says all() or any()
     if isinstance(ok, np.ndarray):
-        raise start.error("claim_arrays", cond=cond)
+        raise EngineError("claim_arrays", where=start.place, cond=cond)
     if not ok:
-        raise start.error("false_claim", sentence=sentence, cond=cond, values=_values(used, scope))
+        raise EngineError("false_claim", where=start.place, sentence=sentence, cond=cond,
+                          values=_values(used, scope))
     _check_coverage(claim, cond, context, outside, scope)
     _check_as_shown(claim, canonical(tree, scope), cond, sentence, scope)
 
@@ -332,11 +357,13 @@ def _check_as_shown(claim: Claim, tree, cond: str, sentence: str,
             # the exact one holds, which is what the build could check
             return True
 
+    # nothing shown as a number: only the exact values can be checked, and were
     if not numbers or holds(None):
         return
     forms = {repr(part) for part in walk(tree)}
     read = [s for key, s in numbers.items() if key in forms]
     n = _places(numbers.values(), holds)
+    # no number of places shows the difference: the sentence must say something else
     fix = "reword the sentence: the numbers agree to 12 decimal places"
     if n is not None:
         more = []
@@ -348,7 +375,8 @@ def _check_as_shown(claim: Claim, tree, cond: str, sentence: str,
         more = ", ".join(dict.fromkeys(more))
         fix = f"show the numbers with {n} decimal places ({more}), or reword the sentence"
     texts = ", ".join(dict.fromkeys(s.text for s in read))
-    raise claim.start.error("shown_claim", cond=cond, shown=texts, sentence=sentence, fix=fix)
+    raise EngineError("shown_claim", where=claim.start.place, cond=cond, shown=texts,
+                      sentence=sentence, fix=fix)
 
 
 # --- shown sums ----------------------------------------------------------------------------------
@@ -374,6 +402,7 @@ def check_shown_sums(group: list[Tag]) -> None:
 
 def _check_sum(tag: Tag, total: Shown, terms: list[tuple[int, Shown]]) -> None:
     def reader(decimals: int | None) -> str:
+        # exact fractions: 0,57 − 0,11 is 0,46, without a float's 0,45999…
         value = sum(sign * shown.number(decimals) for sign, shown in terms)
         return nf.apply(float(value), total.filter, total.args)
 
@@ -382,6 +411,7 @@ def _check_sum(tag: Tag, total: Shown, terms: list[tuple[int, Shown]]) -> None:
         return
     written = []
     for i, (sign, shown) in enumerate(terms):
+        # a first positive term has no sign; a minus is the typographic one the page shows
         if i > 0 or sign < 0:
             written.append(" + " if sign > 0 else " \u2212 ")
         written.append(shown.text)

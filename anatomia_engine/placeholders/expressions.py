@@ -55,6 +55,7 @@ def _size(x) -> int:
     """Characters of a text, items of a list or tuple counted with their nested items; else 1."""
     if isinstance(x, str):
         return len(x)
+    # a number or an array counts as one: arrays have their own limit, MAX_ELEMENTS
     if not isinstance(x, (list, tuple)):
         return 1
     total = len(x)
@@ -69,6 +70,7 @@ def _size(x) -> int:
 
 def _bits(x) -> int:
     """Binary digits of a whole number (or of a fraction's larger part); 0 for anything else."""
+    # True is an int to Python, but no number a page grows
     if isinstance(x, bool):
         return 0
     if isinstance(x, int):
@@ -333,6 +335,7 @@ class _Compiler:
         # a string is tagged, so that a name ("w 1") and a text ("w 1") differ
         if isinstance(value, str):
             return ["s", value]
+        # numbers, True, False and None are JSON as they are
         return value
 
     def item(self, node: nodes.Getitem):
@@ -417,6 +420,7 @@ def _compare(ev: Callable, left, comparisons):
 
 
 def _operator(name: str) -> Callable:
+    # every operand is evaluated before the operator runs (`and`, `or`, `if` are not operators)
     def apply(ev: Callable, *operands):
         return OPERATORS[name](*[ev(operand) for operand in operands])
 
@@ -499,6 +503,7 @@ def run(form, scope: Mapping, shown: Mapping[str, Fraction] | None = None):
             shown = None
     if isinstance(form, str):
         return _lookup(form, scope)
+    # a constant compiles to itself
     if not isinstance(form, list):
         return form
     ev = functools.partial(run, scope=scope, shown=shown)

@@ -74,6 +74,7 @@ class Placeholder:
     filter: str | None
     args: tuple
 
+    # the tuple it was before it had a name: FigureBlockProcessor unpacks it
     def __iter__(self):
         # (value, used, expr, filter, args), as callers unpack it
         return iter((self.value, self.used, self.expr, self.filter, self.args))
@@ -105,6 +106,7 @@ def value_of(tag: Tag, scope: Mapping[str, Entry]) -> Placeholder:
 def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = False) -> Shown:
     """The text of `tag` in `context` ('prose', 'math', 'plain' or 'code'); on a `live` page with
     what the browser needs to recompute it."""
+    # code shows the tag as written, so a page can document the language
     if context == "code":
         return Shown(tag.source)
     if tag.expr is None:
@@ -132,6 +134,7 @@ def _fill(tag: Tag, scope: Mapping[str, Entry], context: str, live: bool) -> Sho
         shown_with = filt or "the default format"
         raise EngineError("cannot_show", filter=shown_with, problem=str(exc)) from exc
     shown = Shown(text, None, value, expr, name, args)
+    # only running text has a popover: math and attributes cannot hold a <span>
     if context == "prose" and used and _is_number(value, name):
         entry = scope[used[0]]
         what = _what(entry, expr)
@@ -207,7 +210,7 @@ def _claim_markup(tag: Tag, live: bool) -> Shown:
         hint = ""
         if near:
             hint = f"did you mean '{{% {near[0]} … %}}'? "
-        raise tag.error("unknown_tag", tag=tag.source, hint=hint)
+        raise EngineError("unknown_tag", where=tag.place, tag=tag.source, hint=hint)
     if not live:
         return Shown("")
     if tag.block == "endclaim":

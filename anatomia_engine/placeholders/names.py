@@ -74,6 +74,7 @@ def check_value_name(name: str, module_source: str, function: str | None) -> Non
         ("a filter", nf.FILTERS),
         ("a word", JINJA_WORDS),
     ]
+    # a value named `max` would be shadowed by the function in every expression that reads it
     for what, names in kinds:
         if name in names:
             raise EngineError("reserved_name", where=module_source, function=function or "@values",
@@ -89,11 +90,13 @@ def unknown(name: str, scope: Mapping[str, Entry]) -> EngineError:
         module, dot, bare = key.partition(".")
         if dot and bare == name:
             owners.append(module)
+    # sorted, so the message and its example are the same on every build
     owners.sort()
     # not unknown: computed by several modules, none of them listed under `computed:`
     if len(owners) > 1:
         return EngineError("value_in_modules", name=name, modules=", ".join(owners),
                            example=f"{owners[0]}.{name}")
+    # 0.6: difflib's default; "wieght" finds "weight", an unrelated short name finds nothing
     near = difflib.get_close_matches(name, list(scope), n=3, cutoff=0.6)
     if near:
         quoted = " or ".join(f"'{n}'" for n in near)
@@ -108,6 +111,7 @@ def qualified(name: str, scope: Mapping[str, Entry]) -> str:
     if "." in name or name not in scope:
         return name
     entry = scope[name]
+    # a bare name and its module.name hold the same Entry object
     for key, other in scope.items():
         if other is entry and key.endswith("." + name):
             return key
@@ -136,6 +140,7 @@ def evaluate(source: str, scope: Mapping[str, Entry]) -> tuple[object, list[str]
     source = source.strip()
     _check_names(form, source, scope)
     try:
+        # NumPy's warnings become errors: a division by zero must not show "inf" on a page
         with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
             value = run(form, scope)
     except EngineError as exc:

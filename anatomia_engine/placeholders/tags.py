@@ -61,10 +61,6 @@ class Tag:
         """`file:line` of the tag, as messages name it."""
         return f"{self.where}:{self.line}"
 
-    def error(self, id: str, **fields) -> EngineError:
-        """The catalogue message `id` at this tag's place."""
-        return EngineError(id, where=self.place, **fields)
-
     def located(self, exc: EngineError) -> EngineError:
         """`exc`, raised by the placeholder's expression, placed at the tag, which it quotes:
         `docs/page.md:12: {{ expr }}: <message>`."""
@@ -81,6 +77,7 @@ def scan(text: str, page: int, first_line: int = 1,
     tags: list[Tag] = []
 
     def token(m: re.Match) -> str:
+        # braces into a code span are code's; a token already there is not scanned twice
         if "`" in m.group(0) or "\ue000" in m.group(0):
             return m.group(0)
         line = first_line + text.count("\n", 0, m.start())
@@ -101,6 +98,7 @@ def split_filter(expr: str) -> tuple[str, re.Match | None]:
     The filter is what follows the last '|' when that reads as a filter; otherwise the '|'
     belongs to the expression and the placeholder has no filter.
     """
+    # the last '|': an expression's own '|' (none in the language today) stays in it
     head, bar, tail = expr.rpartition("|")
     if not bar:
         return expr, None
@@ -125,9 +123,10 @@ def claim_parts(claim: Tag) -> tuple[str, list[str]]:
     if m is None:
         return claim.cond, []
     names = [name.strip() for name in m.group("names").split(",")]
+    # names only: a label is a value the page shows, not an expression
     for name in names:
         if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
-            raise claim.error("claim_context_syntax", cond=claim.cond)
+            raise EngineError("claim_context_syntax", where=claim.place, cond=claim.cond)
     return claim.cond[:m.start()].strip(), names
 
 
@@ -136,7 +135,8 @@ def claim_expression(claim: Tag) -> str:
     try:
         return compiled(claim_parts(claim)[0])
     except EngineError as exc:
-        raise claim.error("claim_error", cond=claim.cond, problem=str(exc)) from exc
+        raise EngineError("claim_error", where=claim.place, cond=claim.cond,
+                          problem=str(exc)) from exc
 
 
 def names_of_tag(tag: Tag) -> list[str]:
@@ -168,7 +168,12 @@ def _cell_kind(marker: str) -> str | None:
 
 def _blank_code_spans(line: str) -> str:
     """`line` with its code spans blanked, so that braces inside them are not found."""
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+    return _CODE_SPAN.sub(_spaces, line)
+
+
+def _spaces(m: re.Match) -> str:
+    # as many spaces as the span: the column of a brace after it stays
+    return " " * len(m.group(0))
 
 
 def refuse_in_notebook(source: Path, where: str) -> None:
@@ -177,6 +182,7 @@ def refuse_in_notebook(source: Path, where: str) -> None:
     kind = None  # the kind of the current cell when it is not code
     fenced = False
     text = source.read_text(encoding="utf-8")
+    # line by line: jupytext's percent format marks each cell with a "# %%" line
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("# %%"):
             kind = _cell_kind(line)
