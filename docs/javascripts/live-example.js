@@ -24,6 +24,8 @@
   const LIMIT = 10;
   const HERE = document.currentScript ? document.currentScript.src : "";
   const PARAM = "liczby";
+  // Each theme's colour maps of the built figures, from the page's inputs (set by Live).
+  let colourMaps = null;
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -58,6 +60,7 @@
     const tokenCol = this.tokenCol;
     this.vocab = rows.map((tr) => tr.children[tokenCol].textContent.trim());
     this.page = json(root, "w-vocab");
+    colourMaps = json(root, "colour-maps");
     const vocab = this.vocab;
     function ids(sentence) {
       return sentence.split(" ").map((w) => {
@@ -289,6 +292,7 @@
         });
         const blocked = part[1].map((row, i) => row.map((_, j) => part[2] && j > i));
         core.drawHeatmap(svg, tokens, part[1], blocked, `live-hatch-${k}`, -1, null);
+        paint(svg, part[1], blocked, scaleOf("weights", part[1], blocked));
         box.appendChild(el("p", "live-example__title", part[0]));
         box.appendChild(svg);
       });
@@ -296,18 +300,28 @@
     }
     if (id === "fig-worked_example-scaled_scores") {
       box.appendChild(
-        heat(tokens, scope.scaled, null, "Przeskalowane oceny QK\u1d40/\u221ad\u2096", "live-scaled"),
+        heat(
+          tokens,
+          scope.scaled,
+          "scores",
+          null,
+          "Przeskalowane oceny QK\u1d40/\u221ad\u2096",
+          "live-scaled",
+        ),
       );
       return box;
     }
     if (id === "fig-worked_example-head2_weights") {
       box.appendChild(el("p", "live-example__title", "oceny QK\u1d40 (przed skalowaniem i maską)"));
-      box.appendChild(heat(tokens, scope.h2_scores, null, "Oceny QK\u1d40 drugiej głowy", "live-h2-scores"));
+      box.appendChild(
+        heat(tokens, scope.h2_scores, "scores", null, "Oceny QK\u1d40 drugiej głowy", "live-h2-scores"),
+      );
       box.appendChild(el("p", "live-example__title", "wagi z maską przyczynową"));
       box.appendChild(
         heat(
           tokens,
           scope.h2_weights,
+          "weights",
           causal(tokens.length),
           "Wagi drugiej głowy z maską przyczynową",
           "live-h2-weights",
@@ -322,10 +336,8 @@
         ["K = E\u00b7W_K", "po czym go znaleźć", scope.h2_K],
         ["V = E\u00b7W_V", "co przekazuje", scope.h2_V],
       ];
-      const reach = Math.max.apply(
-        null,
-        panels.map((p) => largest(p[2])),
-      );
+      // one scale for the four panels, diverging around 0 as in the built figure
+      const reach = Math.max(...panels.map((p) => largest(p[2])));
       const grid = el("div", "live-example__grid");
       panels.forEach((p) => {
         const cell = el("div");
@@ -398,12 +410,80 @@
     return null;
   };
 
-  /** The largest magnitude in a matrix (at least a tiny number, so that it can divide). */
+  /** The largest magnitude among a matrix's finite numbers (0 for none). */
   function largest(m) {
     return m.reduce(
       (a, row) => row.reduce((b, x) => (Number.isFinite(x) ? Math.max(b, Math.abs(x)) : b), a),
-      1e-12,
+      0,
     );
+  }
+
+  /* ---------------------------------------------------------------------------------------
+   * Colours: the built figures' policy (figures_src/charts.py heatmap), for both themes.
+   * ------------------------------------------------------------------------------------- */
+
+  /** The colour scale the built figure gives a matrix: weights on the sequential map from 0 to 1;
+   * scores on the diverging map, centred on 0, out to `reach` (by default the largest magnitude
+   * shown) — or, when no reach is asked for and no shown score is negative, on the sequential map
+   * from 0, whose second colour would otherwise suggest negative values. */
+  function scaleOf(quantity, m, blocked, reach) {
+    if (quantity === "weights") return { map: "weights", lo: 0, hi: 1 };
+    const shown = m.flatMap((row, i) => row.filter((x, j) => Number.isFinite(x) && !blocked?.[i][j]));
+    const top = largest([shown]);
+    const hi = reach === undefined ? top || 1 : reach;
+    if (reach === undefined && shown.every((x) => x >= 0)) return { map: "weights", lo: 0, hi };
+    return { map: "scores", lo: -hi, hi };
+  }
+
+  /** [r, g, b] (0..1) of a map's colour at t (0..1): linear between its sampled stops. */
+  function colourAt(stops, t) {
+    const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+    const k = Math.min(stops.length - 2, Math.floor(x));
+    const a = rgb(stops[k]);
+    const b = rgb(stops[k + 1]);
+    return a.map((v, c) => v + (b[c] - v) * (x - k));
+  }
+
+  function rgb(hex) {
+    return [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16) / 255);
+  }
+
+  function cssColour(c) {
+    return `rgb(${c.map((v) => Math.round(v * 255)).join(", ")})`;
+  }
+
+  /** The number's colour on a cell: charts._text_colour's rule (black on light cells, else white). */
+  function ink(c) {
+    return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 0.55 ? "#000000" : "#ffffff";
+  }
+
+  /** Colour every cell of a drawn grid not blocked by the mask, and the number on it, as the built
+   * figure does in each theme; live-example.css shows the colours of the reader's theme, so that
+   * switching the theme needs no redrawing. The cells and numbers are in row order. */
+  function paint(svg, m, blocked, scale) {
+    const cells = svg.querySelectorAll(".attn-x__cell");
+    const nums = svg.querySelectorAll(".attn-x__cellnum");
+    // matplotlib's Normalize: a scale of zero width puts everything at its first colour
+    const width = scale.hi - scale.lo;
+    let drawn = 0;
+    m.forEach((row, i) => {
+      row.forEach((x, j) => {
+        if (blocked?.[i][j]) return;
+        const t = width > 0 ? (x - scale.lo) / width : 0;
+        const cell = cells[drawn];
+        const num = nums[i * row.length + j];
+        drawn += 1;
+        cell.classList.add("live-example__painted");
+        cell.setAttribute("data-colour-map", scale.map);
+        num.classList.remove("attn-x__ink");
+        num.classList.add("live-example__painted-num");
+        for (const theme of Object.keys(colourMaps)) {
+          const colour = colourAt(colourMaps[theme][scale.map], t);
+          cell.style.setProperty(`--live-fill-${theme}`, cssColour(colour));
+          num.style.setProperty(`--live-ink-${theme}`, ink(colour));
+        }
+      });
+    });
   }
 
   function causal(t) {
@@ -425,9 +505,9 @@
 
   let heatCount = 0;
 
-  /** A token-by-token heatmap drawn like the explorer's; without `blocked` the cells are scores of
-   * any sign, their colour strength the magnitude against the matrix's largest (zero: no colour). */
-  function heat(tokens, m, blocked, title, testid) {
+  /** A token-by-token heatmap drawn like the explorer's and coloured like the built figure:
+   * `quantity` "scores" (any sign) or "weights" (0 to 1; `blocked` cells hatched). */
+  function heat(tokens, m, quantity, blocked, title, testid) {
     heatCount += 1;
     const svg = core.svg("svg", {
       role: "img",
@@ -444,23 +524,12 @@
       -1,
       null,
     );
-    if (!blocked) {
-      const reach = largest(m);
-      const cells = svg.querySelectorAll(".attn-x__cell");
-      const nums = svg.querySelectorAll(".attn-x__cellnum");
-      m.forEach((row, i) => {
-        row.forEach((x, j) => {
-          const k = i * row.length + j;
-          const strength = Math.abs(x) / reach;
-          cells[k].setAttribute("fill-opacity", Math.max(0.02, strength));
-          nums[k].classList.toggle("attn-x__ink", strength > 0.55);
-        });
-      });
-    }
+    paint(svg, m, blocked, scaleOf(quantity, m, blocked));
     return svg;
   }
 
-  /** A tokens-by-dimensions matrix as coloured cells with their numbers (the second head's Q, K, V). */
+  /** A tokens-by-dimensions matrix as coloured cells with their numbers (the second head's Q, K, V),
+   * on the diverging scale from −reach to reach. */
   function matrix(tokens, m, reach, title) {
     const cell = 44;
     const left = 70;
@@ -504,7 +573,6 @@
         }),
       );
       row.forEach((x, j) => {
-        const strength = Math.abs(x) / reach;
         svg.appendChild(
           core.svg("rect", {
             x: left + j * cell + 1,
@@ -521,7 +589,6 @@
             width: cell - 2,
             height: cell - 2,
             class: "attn-x__cell",
-            "fill-opacity": Math.max(0.02, strength),
           }),
         );
         svg.appendChild(
@@ -529,17 +596,19 @@
             x: left + j * cell + cell / 2,
             y: top + i * cell + cell / 2 + 4,
             "text-anchor": "middle",
-            class: `attn-x__cellnum${strength > 0.55 ? " attn-x__ink" : ""}`,
+            class: "attn-x__cellnum",
             text: core.format(x, "dec", [1]),
           }),
         );
       });
     });
+    paint(svg, m, null, scaleOf("scores", m, null, reach));
     return svg;
   }
 
   /** The embedding plane: the other words of the vocabulary (squares), the sentence's embeddings
-   * (rings) and the attention's outputs (dots), an arrow from each embedding to its output. */
+   * (rings) and the attention's outputs (dots), an arrow from each embedding to its output (none
+   * where they coincide, as in the built figure). */
   function plane(vocab, scope) {
     const tokens = scope.sentence.split(" ");
     const w = scope.W_vocab;
@@ -629,17 +698,70 @@
         core.svg("text", { x: px(p[1]) + 7, y: py(p[2]) + 12, class: "attn-x__label", text: p[0] }),
       );
     });
+    planeCount += 1;
+    const head = `live-arrowhead-${planeCount}`;
+    svg.appendChild(
+      core.svg(
+        "defs",
+        null,
+        core.svg(
+          "marker",
+          {
+            id: head,
+            viewBox: "0 0 10 10",
+            refX: 9,
+            refY: 5,
+            markerWidth: 9,
+            markerHeight: 9,
+            markerUnits: "userSpaceOnUse",
+            orient: "auto",
+          },
+          core.svg("path", { d: "M 1 1 L 9 5 L 1 9", class: "live-example__arrowhead" }),
+        ),
+      ),
+    );
     tokens.forEach((t, i) => {
       const a = [px(e[i][0]), py(e[i][1])];
       const b = [px(out[i][0]), py(out[i][1])];
-      svg.appendChild(
-        core.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "live-example__move" }),
-      );
+      // as in the built figure (np.allclose), a token attention left where it was gets no arrow
+      const stayed = e[i].every((x, d) => Math.abs(x - out[i][d]) <= 1e-8 + 1e-5 * Math.abs(out[i][d]));
+      const arrow = stayed ? null : move(a, b);
+      if (arrow) {
+        svg.appendChild(
+          core.svg("line", {
+            x1: arrow[0][0],
+            y1: arrow[0][1],
+            x2: arrow[1][0],
+            y2: arrow[1][1],
+            class: "live-example__move",
+            "marker-end": `url(#${head})`,
+          }),
+        );
+      }
       svg.appendChild(core.svg("circle", { cx: a[0], cy: a[1], r: 6, class: "live-example__before" }));
       svg.appendChild(core.svg("circle", { cx: b[0], cy: b[1], r: 3.5, class: "live-example__after" }));
       svg.appendChild(core.svg("text", { x: a[0] + 8, y: a[1] - 8, class: "attn-x__label", text: t }));
     });
     return svg;
+  }
+
+  let planeCount = 0;
+
+  /** The arrow from an embedding's ring (radius 6) to its output's dot (radius 3,5), each end held
+   * off its marker so that the head stays visible; null when the two points (nearly) coincide. */
+  function move(a, b) {
+    const dx = b[0] - a[0];
+    const dy = b[1] - a[1];
+    const length = Math.hypot(dx, dy);
+    if (length < 1e-6) return null;
+    // the gaps shrink with a short arrow, so that its head never turns round
+    const scale = Math.min(1, (0.8 * length) / (7.5 + 5));
+    const from = 7.5 * scale;
+    const to = 5 * scale;
+    return [
+      [a[0] + (dx / length) * from, a[1] + (dy / length) * from],
+      [b[0] - (dx / length) * to, b[1] - (dy / length) * to],
+    ];
   }
 
   function mark(span, state) {
