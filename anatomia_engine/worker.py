@@ -80,8 +80,8 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
         contents[files["csv"]] = plot.table.to_csv()
         table = codec.encode_value(plot.table, codec.table_where(module_name, name))
         figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
-    if hermetic.refused:
-        raise Refused(hermetic.refused[0])
+    if hermetic.errors:   # the module caught a refusal: it still fails
+        raise hermetic.errors[0]
     now_running(f"{module_name} (writing the result)")
     result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
     entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
