@@ -172,11 +172,11 @@ def _follow_threads() -> None:
 # --- random generators -----------------------------------------------------------------
 
 
-def _refusing(id: str, name: str):
-    """A stand-in for the function `name` that always refuses (message `id`)."""
+def _refusing(id: str, **fields):
+    """A stand-in for a function that always refuses (message `id` with `fields`)."""
 
     def refusing(*args, **kwargs):
-        refuse(id, name=name)
+        refuse(id, **fields)
 
     return refusing
 
@@ -191,7 +191,7 @@ def _refuse_global_random() -> None:
         shared = module.random.__self__
         for name in dir(module):
             if getattr(getattr(module, name), "__self__", None) is shared or name in more:
-                setattr(module, name, _refusing("global_random", f"{label}.{name}"))
+                setattr(module, name, _refusing("global_random", name=f"{label}.{name}"))
     seeded = np.random.default_rng
 
     def default_rng(seed=None):

@@ -256,7 +256,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             self.conversions.prune()
         store.prune_others(self.root)
         if problems:
-            raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
+            raise PluginError(M.text("broken_links", count=len(problems)) + "\n" + "\n".join(problems))
         self.differential.done(site, {file.dest_uri for file in self.files})
         self.shown.kept = {}   # a good build: its pages stay
         if self.server is not None:
