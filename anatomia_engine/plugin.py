@@ -150,7 +150,14 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for name in OWN_EXTENSIONS:
             if name in config.markdown_extensions:
                 raise EngineError("extension_by_name", name=name)
-        # First: its preprocessor must see the page before any other extension changes it
+        # The extension registers, on each Markdown instance MkDocs and the blog's excerpts make:
+        #   preprocessor   anatomia_placeholders (1000)  the page being converted
+        #   blockprocessor anatomia_figures        (76)  a figure or table alone on its line
+        #   treeprocessor  anatomia_placeholders    (6)  each token filled where it stands
+        #   postprocessor  anatomia_mathml          (5)  Temml's MathML for arithmatex's TeX
+        #   postprocessor  anatomia_output_check    (1)  nothing of the language left
+        # (why each stands where it does: markdown.PlaceholderExtension). First in the list:
+        # the priorities order the processors, the list only breaks their ties.
         config.markdown_extensions.insert(0, self.state.extension())
         self.uses_search = "material/search" in config.plugins
         return config
