@@ -31,6 +31,7 @@ from mkdocs.structure.files import File, InclusionLevel
 
 from anatomia_engine import (
     deps,
+    final_page,
     incremental,
     links,
     live,
@@ -376,11 +377,11 @@ class AnatomiaPlugin(BasePlugin[Config]):
         """No placeholder in what the theme shows as written (tags, navigation titles), and no
         handler or javascript: address the page's source did not write."""
         theme_text = output.replace(page.content or "", " ", 1)
-        markdown.check_theme_text(theme_text, where)
+        final_page.check_theme_text(theme_text, where)
         written = ""
         if source is not None:
             written = source.read_text(encoding="utf-8")
-        markdown.check_active_content(output, written, where)
+        final_page.check_active_content(output, written, where)
 
     def _read_final_page(self, output: str, page, where: str) -> tuple[links.Parsed, list[dict]]:
         """The page's links and search documents, kept by its HTML and the code that reads them
