@@ -204,8 +204,9 @@ def test_a_link_or_image_with_another_scheme_than_http_or_mailto_is_refused(tmp_
     checker.pages.append(links.Page("index.html", body, "docs/index.md", source))
     problems = checker.check(site)
     assert len(problems) == 2, problems
-    assert problems[0].startswith("docs/index.md:1: ") and "'javascript:'" in problems[0]
-    assert "'data:'" in problems[1]
+    assert [problem.id for problem in problems] == ["link_scheme", "link_scheme"]
+    assert problems[0].where.startswith("docs/index.md:1: ")
+    assert [problem.fields["scheme"] for problem in problems] == ["javascript", "data"]
 
 
 # --- expressions with bounded cost -------------------------------------------------------------------
