@@ -387,7 +387,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         """The page's links and search documents, kept by its HTML and the code that reads them
         (the code's syntax tree: an edited comment reads no page again)."""
         title = page.title or ""
-        code = store.code_key(links, search_pl)
+        code = store.code_key(links, search_pl.documents)
         soup = f"beautifulsoup4-{version('beautifulsoup4')}"
         name = store.key(code, soup, page.url, title, output)
         kept = self.state.rendered.get(name, where)

@@ -23,6 +23,7 @@ from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec, final_page, links
 from anatomia_engine import markdown as amd
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
 from tests.helpers import convert_page
 from tests.unit.live_js import EXPLORER, call_many
@@ -300,14 +301,25 @@ def test_the_browser_formats_a_whole_number_exactly_or_refuses():
 def test_a_table_columns_format_holds_for_every_row():
     assert "| b | 0,30 |" in Table(["t", "v"], [["a", 1], ["b", 0.1 + 0.2]]).to_markdown()
     assert "| 0,30 |" in Table(["t", "v"], [["a", 0.1], ["b", 0.1 + 0.2]], [None, "dec:2"]).to_markdown()
-    with pytest.raises(ValueError, match="row 1, column 'v'.*text column"):
+    with pytest.raises(EngineError) as text_column:
         Table(["t", "v"], [["a", "x"], ["b", 0.1 + 0.2]], [None, None])
-    with pytest.raises(ValueError, match="row 0, column 'v'.*'dec:2'"):
+    assert text_column.value.id == "table_text_cell"
+    assert text_column.value.fields["row"] == 1
+    assert text_column.value.fields["column"] == "v"
+    with pytest.raises(EngineError) as numeric:
         Table(["t", "v"], [["a", "—"], ["b", 0.1 + 0.2]])   # the column is numeric: a later row says so
-    with pytest.raises(ValueError, match="row 1, column 'v'.*'int'"):
+    assert numeric.value.id == "table_row_format"
+    assert numeric.value.fields["row"] == 0
+    assert numeric.value.fields["spec"] == "dec:2"
+    with pytest.raises(EngineError) as whole:
         Table(["t", "v"], [["a", 1], ["b", 0.5]], [None, "int"])
-    with pytest.raises(ValueError, match="row 0, column 'v' holds None"):
+    assert whole.value.id == "table_row_format"
+    assert whole.value.fields["row"] == 1
+    assert whole.value.fields["problem"].id == "not_whole"
+    with pytest.raises(EngineError) as empty:
         Table(["t", "v"], [["a", None]])
+    assert empty.value.id == "table_text_cell"
+    assert empty.value.fields["value"] == "None"
 
 
 def test_a_table_rows_label_stays_as_written_in_its_numbers_attribute():
