@@ -247,26 +247,26 @@ class Checker(logging.Filter):
             # javascript:, data:, file: …
             if scheme and scheme not in SCHEMES:
                 seen.add(url)
-                problem = ("link_scheme", {"scheme": scheme, "allowed": ", ".join(SCHEMES)})
+                problem = EngineError("link_scheme", scheme=scheme, allowed=", ".join(SCHEMES))
             elif _not_checked(url, scheme) or (page.where, url) in self.reported:
                 continue
             else:
                 seen.add(url)
                 problem = self._problem(page, link, files, parsed, site_dir)
             if problem is not None:
+                # where is looked up only for a problem: it reads the source file
                 where = f"{_place(page, link)}: <{link.tag} {link.attr}=\"{url}\">"
-                message, fields = problem
-                problems.append(EngineError(message, where=where, **fields))
+                problems.append(problem.located(where))
         return problems
 
     def _problem(self, page: Page, link: Link, files: set[str], parsed: dict,
-                 site_dir: Path) -> tuple[str, dict] | None:
-        """The catalogue id and fields of what is wrong with `link`, or None."""
+                 site_dir: Path) -> EngineError | None:
+        """What is wrong with `link` (not yet placed), or None."""
         if link.url.startswith(("/", "\\")):
-            return "link_absolute", {"hint": " — write it relative to the page"}
+            return EngineError("link_absolute", hint=" — write it relative to the page")
         target, looked_up, fragment = resolve(page.dest, link.url, files)
         if target is None:
-            return "link_not_built", {"target": looked_up, "hint": _hint(link.url, link)}
+            return EngineError("link_not_built", target=looked_up, hint=_hint(link.url, link))
         if not fragment or (page.where, "#" + fragment) in self.reported:
             return None
         if target not in parsed:
@@ -282,4 +282,4 @@ class Checker(logging.Filter):
         hint = ""
         if guess:
             hint = f" — did you mean '#{guess[0]}'?"
-        return "link_no_id", {"target": target, "fragment": fragment, "hint": hint}
+        return EngineError("link_no_id", target=target, fragment=fragment, hint=hint)
