@@ -17,6 +17,7 @@ big_int, small_int (digit grouping).
 from decimal import Decimal
 
 from anatomia_engine import numfmt as nf
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import MARKDOWN, Table, values
 
 EXAMPLES = [  # (value, filter as written on a page, formatter, decimals)
@@ -118,7 +119,9 @@ def _words_range() -> list[int]:
     for n in range(101):
         try:
             nf.fmt_words(n)
-        except ValueError:
+        except EngineError as refused:
+            if refused.id != "words_range":
+                raise
             continue
         written.append(n)
     return written
@@ -170,22 +173,27 @@ def _places_for(a: float, b: float) -> int:
     for places in range(SHOWN_PLACES + 1, nf.MAX_DECIMALS + 1):
         if _shown(a, places) > _shown(b, places):
             return places
-    raise ValueError(f"{a} > {b} is never visible up to {nf.MAX_DECIMALS} places")
+    raise EngineError("guide_example", example=f"{a} > {b}",
+                      point=f"a comparison visible within {nf.MAX_DECIMALS} places")
 
 
 @values
 def as_shown():
     # Each example must still show what the guide says of it; otherwise stop with the reason.
     if not (SHOWN_A > SHOWN_B and _shown(SHOWN_A, SHOWN_PLACES) == _shown(SHOWN_B, SHOWN_PLACES)):
-        raise ValueError(f"{SHOWN_A} > {SHOWN_B} should look equal with {SHOWN_PLACES} places")
+        raise EngineError("guide_example", example=f"{SHOWN_A} > {SHOWN_B}",
+                          point=f"two numbers equal with {SHOWN_PLACES} places")
     if _shown(EQ_X, SHOWN_PLACES) == _shown(EQ_X, SHOWN_PLACES + 1):
-        raise ValueError(f"{EQ_X} should differ when shown with {SHOWN_PLACES} and {SHOWN_PLACES + 1} places")
+        raise EngineError("guide_example", example=f"{EQ_X}",
+                          point=f"two texts with {SHOWN_PLACES} and {SHOWN_PLACES + 1} places")
     near_gap = _shown(NEAR_B, SHOWN_PLACES) - _shown(NEAR_A, SHOWN_PLACES)
     if not (abs(NEAR_B - NEAR_A) < NEAR_TOL <= float(near_gap)):
-        raise ValueError(f"|{NEAR_B} - {NEAR_A}| should be below {NEAR_TOL}, but not as shown")
+        raise EngineError("guide_example", example=f"|{NEAR_B} - {NEAR_A}| < {NEAR_TOL}",
+                          point="a tolerance that holds exactly but not as shown")
     reader = _shown(SUM_A, SHOWN_PLACES) - _shown(SUM_B, SHOWN_PLACES)
     if reader == _shown(SUM_A - SUM_B, SHOWN_PLACES):
-        raise ValueError(f"{SUM_A} - {SUM_B} should not agree with the difference of the shown numbers")
+        raise EngineError("guide_example", example=f"{SUM_A} - {SUM_B}",
+                          point="a difference that is not the difference of the numbers shown")
     return {
         "example_places": EXAMPLE_PLACES,
         "page_places": SHOWN_PLACES,

@@ -34,6 +34,7 @@ import numpy as np
 from matplotlib.colors import to_hex
 from matplotlib.ticker import FuncFormatter
 
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
 from anatomia_engine.plot import STYLES, new_figure
@@ -453,8 +454,8 @@ def _source_comparison(vals: dict) -> dict:
         printed_arr = np.array(printed, dtype=object)
         exact_arr = np.asarray(exact_of[key], dtype=float)
         if printed_arr.shape != exact_arr.shape:
-            raise ValueError(f"SOURCE_PRINTED[{key!r}] has shape {printed_arr.shape}; "
-                             f"the computed value has shape {exact_arr.shape}")
+            raise EngineError("source_printed_shape", key=key, printed=printed_arr.shape,
+                              computed=exact_arr.shape)
         for index in np.ndindex(printed_arr.shape):
             text, exact = printed_arr[index], float(exact_arr[index])
             places = -Decimal(text).as_tuple().exponent

@@ -7,6 +7,7 @@ import pytest
 
 import figures_src.number_format as number_format
 from anatomia_engine import numfmt as nf
+from anatomia_engine.errors import EngineError
 
 
 def test_the_filter_table_lists_every_filter_of_the_formatter():
@@ -29,8 +30,9 @@ def test_the_words_range_is_the_formatters():
     got = number_format.filters()
     assert nf.fmt_words(got["words_min"]) and nf.fmt_words(got["words_max"])
     for outside in (got["words_min"] - 1, got["words_max"] + 1):
-        with pytest.raises(ValueError):
+        with pytest.raises(EngineError) as refused:
             nf.fmt_words(outside)
+        assert refused.value.id == "words_range"
 
 
 def test_the_as_shown_examples_show_what_the_page_says():
@@ -57,5 +59,6 @@ def test_the_as_shown_examples_show_what_the_page_says():
                                               ("SUM_B", 0.115)])
 def test_an_example_that_stops_showing_its_point_stops_the_module(monkeypatch, name, value):
     monkeypatch.setattr(number_format, name, value)
-    with pytest.raises(ValueError):
+    with pytest.raises(EngineError) as stopped:
         number_format.as_shown()
+    assert stopped.value.id == "guide_example"
