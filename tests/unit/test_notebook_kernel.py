@@ -65,6 +65,12 @@ def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp
     ("import time\ntry:\n    time.time()\nexcept Exception:\n    pass", "reads the clock"),
     ("import subprocess\nsubprocess.run(['true'])", "starts another program"),
     ("out = get_ipython().getoutput('ls')", "starts another program"),          # `out = !ls`
+    # a plain shell escape: IPython runs it through pexpect on a terminal (a fork), even when caught
+    ("x = 2\n!echo hi", "starts another program"),
+    ("try:\n    get_ipython().system('echo hi')\nexcept Exception:\n    pass", "starts another program"),
+    # a cell magic starting a program on a thread of IPython's
+    ("%%bash\necho hi", "starts another program"),
+    ("import os\ntry:\n    os.fork()\nexcept Exception:\n    pass", "starts another program"),
     ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
      "except Exception:\n    pass", "reaches the network"),
 ])

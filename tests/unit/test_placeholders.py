@@ -10,6 +10,7 @@ import markdown as pymd
 import numpy as np
 import pytest
 
+from anatomia_engine import final_page
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
@@ -316,11 +317,12 @@ def test_the_theme_text_around_a_page_shows_no_tag_as_written():
     ]
     for html_text, mark, snippet in outside:
         with pytest.raises(EngineError) as info:
-            amd.check_theme_text(html_text, "docs/x.md")
+            final_page.check_theme_text(html_text, "docs/x.md")
         got = info.value
         assert (got.id, got.where, got.fields) == (
             "outside_body", "docs/x.md", {"mark": mark, "snippet": snippet})
-    amd.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")   # code, scripts: theirs
+    # code, scripts: theirs
+    final_page.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")
 
 
 def test_the_engines_markup_in_code_is_not_an_error():
@@ -535,7 +537,7 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
     ("---\n- a\n---\n# T\n", "fm_not_mapping", "docs/x.md:2"),
 ])
 def test_front_matter_errors_name_the_line(raw, id, where):
-    from anatomia_engine.markdown import front_matter
+    from anatomia_engine.frontmatter import front_matter
 
     with pytest.raises(EngineError) as info:
         front_matter(raw, "docs/x.md")
@@ -543,7 +545,7 @@ def test_front_matter_errors_name_the_line(raw, id, where):
 
 
 def test_front_matter_gives_the_first_line_of_the_body():
-    from anatomia_engine.markdown import front_matter
+    from anatomia_engine.frontmatter import front_matter
 
     fm = front_matter("---\ntitle: a\ncomputed: [demo]\n---\n\n\n# T\n", "docs/x.md")
     assert (fm.first_line, fm.computed, fm.computed_line) == (7, ["demo"], 3)
