@@ -206,7 +206,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_page_content(self, html, *, page, config, files):
         where = f"{self.docs_name}/{page.file.src_uri}"
         if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
-            name = store.key(html, store.code_key(notebooks))
+            name = store.key(html, store.code_key(notebooks.material))
             kept = self.pages.get(name, where)
             if kept is None:
                 kept = notebooks.material_html(html, where).encode("utf-8")
