@@ -12,7 +12,7 @@ import pytest
 
 from anatomia_engine import markdown as amd
 from anatomia_engine.placeholders import TemplateError
-from tests.unit.test_placeholders import HEAD, extensions
+from tests.unit.demo_page import HEAD, extensions
 
 VALUES = {"hi": 0.3501, "lo": 0.3499, "a": 0.9, "b": 0.1, "step": 440, "x": 0.354, "y": 0.349,
           "share": 0.3504, "names": ["cat", "chases", "mouse"], "p": np.array([0.2, 0.5, 0.3])}

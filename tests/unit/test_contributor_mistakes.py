@@ -16,7 +16,7 @@ from mkdocs.exceptions import BuildError
 from anatomia_engine import live, sources
 from anatomia_engine import markdown as amd
 from anatomia_engine.placeholders import TemplateError
-from tests.unit.test_placeholders import extensions
+from tests.unit.demo_page import extensions
 
 
 @pytest.mark.parametrize(("data", "line"), [

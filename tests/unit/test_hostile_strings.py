@@ -16,7 +16,7 @@ import pytest
 from anatomia_engine import codec
 from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
-from tests.unit.test_placeholders import extensions
+from tests.unit.demo_page import extensions
 
 HOSTILE = ["<script>alert(3)</script>", "<img src=x onerror=alert(3)>", "a & b <i>c</i>"]
 
