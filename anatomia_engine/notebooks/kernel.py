@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from anatomia_engine import links, runner
+from anatomia_engine import lines, runner
 from anatomia_engine.errors import EngineError
 from anatomia_engine.notebooks import outputs
 
@@ -133,7 +133,7 @@ def engine_files() -> list[str]:
 
 def cell_line(source: Path, nb, index: int) -> int | None:
     """The line of the notebook's source file where cell `index` starts (None if unknown)."""
-    starts = links.cell_starts(source.read_text(encoding="utf-8").splitlines())
+    starts = lines.cell_starts(source.read_text(encoding="utf-8").splitlines())
     # Cells the source does not show as cells (a changed file, a test's notebook) have no line.
     if len(starts) != len(nb.cells) or not 0 <= index < len(starts):
         return None

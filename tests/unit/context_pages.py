@@ -9,12 +9,11 @@ from types import SimpleNamespace
 import markdown as pymd
 import numpy as np
 import pytest
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec
-from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
-from anatomia_engine.placeholders import TemplateError
-from tests.unit.demo_page import extensions
+from tests.helpers import convert_page
 
 HEAD = "---\ncomputed: [demo]\n---\n"  # the page's line 1 is line 4 of its file
 HOSTILE = 'a"b</script><script>alert(2)</script><!--<script>'
@@ -33,9 +32,7 @@ def figure_result() -> dict:
 def convert(body: str) -> tuple[str, pymd.Markdown]:
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={"fig": figure_result()},
                                        folder=Path("."), files=[])}
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
-    return md.convert(amd.render_page(body, amd.Page("x.md", HEAD + body), results)), md
+    return convert_page(body, HEAD + body, results)
 
 
 def page(body: str) -> str:
@@ -43,6 +40,6 @@ def page(body: str) -> str:
 
 
 def error(body: str) -> str:
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         page(body)
     return str(info.value)

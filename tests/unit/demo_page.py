@@ -1,16 +1,13 @@
 """The demo module's values on a page of a test's own, rendered through Python-Markdown with the
-project's extensions (those of mkdocs.yml), as MkDocs renders a page."""
+project's extensions (those of mkdocs.yml), as the build converts a page."""
 
-import functools
 from pathlib import Path
 from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
-from mkdocs.utils.yaml import yaml_load
 
-from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
+from tests.helpers import convert_page
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKENS = ("cat", "chases")
@@ -38,25 +35,9 @@ META = {
 }
 
 
-@functools.cache
-def extensions():
-    """markdown_extensions of mkdocs.yml, as MkDocs hands them to Python-Markdown."""
-    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    names, configs = [], {}
-    for item in config["markdown_extensions"]:
-        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, None)
-        names.append(name)
-        if options:
-            configs[name] = options
-    return names, configs
-
-
 def page(body, values=None, *, meta=None):
     """The HTML of a page `body` (under front matter listing the module 'demo'), and its Markdown."""
     values = VALUES if values is None else values
     results = {"demo": SimpleNamespace(values=values, meta={k: v for k, v in META.items() if k in values},
                                        figures={}, folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page("x.md", HEAD + body), results, meta=meta)
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
-    return md.convert(text), md
+    return convert_page(body, HEAD + body, results, meta=meta)

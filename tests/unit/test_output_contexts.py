@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec, links
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
-from anatomia_engine.placeholders import TemplateError
 from tests.unit.context_pages import HOSTILE, VALUES, convert, error, page
 from tests.unit.live_js import EXPLORER, call_many
 
@@ -130,7 +130,7 @@ def test_a_number_outside_those_elements_keeps_its_span():
 def test_a_numbers_span_inside_a_textarea_stops_the_build_whatever_put_it_there():
     _, md = convert("Tekst {{ p }}\n")
     net = next(p for p in md.postprocessors if isinstance(p, amd.OutputCheckPostprocessor))
-    with pytest.raises(TemplateError, match="<textarea>"):
+    with pytest.raises(BuildError, match="<textarea>"):
         net.run('<p><textarea><span class="num" tabindex="0">0,31</span></textarea></p>')
 
 
@@ -150,7 +150,7 @@ def test_a_text_in_an_address_is_percent_encoded(body):
     '<p title="x" onclick="go()">x</p>',
 ])
 def test_the_final_scan_refuses_code_the_pages_source_does_not_write(output):
-    with pytest.raises(TemplateError, match="docs/x.md: .*runs code"):
+    with pytest.raises(BuildError, match="docs/x.md: .*runs code"):
         amd.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
 
 
