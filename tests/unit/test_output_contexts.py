@@ -23,7 +23,7 @@ from anatomia_engine import codec, final_page, links
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
-from tests.unit.context_pages import HOSTILE, VALUES, causes, convert, error, page
+from tests.unit.context_pages import HOSTILE, VALUES, convert, error, page
 from tests.unit.live_js import EXPLORER, call_many
 
 
