@@ -277,7 +277,7 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
     degree words of its sentence, is marked exactly when the build's evaluator finds it false."""
     import figures_src.worked_example as we
     from anatomia_engine import placeholders as ph
-    from tests.unit.test_live_example import _python_values
+    from tests.live_inputs import python_values
 
     rng = np.random.default_rng(11)
     flips = 0
@@ -286,7 +286,7 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
         for tok, name in enumerate(we.VOCAB):
             for dim in range(len(W_VOCAB)):
                 page.get_by_label(f"{name}, wymiar {dim}").fill(nf.fmt_dec(float(w[dim][tok]), 1))
-        values = _python_values(monkeypatch, w, we.W_Q, we.W_K, we.W_V, we.W_FFN)
+        values = python_values(monkeypatch, w, we.W_Q, we.W_K, we.W_V, we.W_FFN)
         predicted = we.VOCAB[int(np.argmax(values["probs"]))]
         words = page.evaluate("""() => [...document.querySelectorAll('.live-word[data-expr]')]
             .filter(s => JSON.parse(s.dataset.expr) === 'top_token').map(s => s.textContent)""")

@@ -11,7 +11,7 @@ import pytest
 from mkdocs.exceptions import BuildError
 
 from tests.helpers import convert_page
-from tests.unit.test_placeholders import HEAD
+from tests.unit.demo_page import HEAD
 
 VALUES = {"hi": 0.3501, "lo": 0.3499, "a": 0.9, "b": 0.1, "step": 440, "x": 0.354, "y": 0.349,
           "share": 0.3504, "names": ["cat", "chases", "mouse"], "p": np.array([0.2, 0.5, 0.3])}

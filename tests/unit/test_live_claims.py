@@ -12,8 +12,8 @@ import pytest
 from anatomia_engine import numfmt as nf
 from anatomia_engine import placeholders as ph
 from anatomia_engine.errors import EngineError
+from tests.live_inputs import js_inputs, python_values, random_inputs
 from tests.unit.live_js import call_many
-from tests.unit.test_live_example import _python_values, _random_inputs, js_inputs
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "krok-po-kroku.md"
 
@@ -33,14 +33,14 @@ def _python_truth(cond: str, values: dict):
 
 def test_claims_hold_alike_in_python_and_in_the_browser(monkeypatch):
     rng = np.random.default_rng(7)
-    cases = [_random_inputs(rng, identity=bool(i % 2)) for i in range(30)]
+    cases = [random_inputs(rng, identity=bool(i % 2)) for i in range(30)]
     examples = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
     claims = _claims()
     checked, flips = set(), set()
     calls, expected = [], []
     for case, example in zip(cases, examples, strict=True):
         js_scope = example["ok"]
-        py = _python_values(monkeypatch, *case)
+        py = python_values(monkeypatch, *case)
         for cond in claims:
             form = ph.compile_expression(cond)
             if not set(ph.names_used(form)) <= set(js_scope):
@@ -96,11 +96,11 @@ def _numbers() -> list:
 
 def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monkeypatch):
     rng = np.random.default_rng(11)
-    cases = [_random_inputs(rng, identity=bool(i % 2)) for i in range(10)]
+    cases = [random_inputs(rng, identity=bool(i % 2)) for i in range(10)]
     examples = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
     calls, expected = [], []
     for case, example in zip(cases, examples, strict=True):
-        py = _python_values(monkeypatch, *case)
+        py = python_values(monkeypatch, *case)
         scope = {k: ph.Entry(v, "test") for k, v in py.items()}
         for tag in _numbers():
             try:

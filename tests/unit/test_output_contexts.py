@@ -14,9 +14,7 @@ import sys
 import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
-from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
 import pytest
 
@@ -24,47 +22,8 @@ from anatomia_engine import codec, final_page, links
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
-from tests.helpers import convert_page
+from tests.unit.context_pages import HOSTILE, VALUES, causes, convert, error, page
 from tests.unit.live_js import EXPLORER, call_many
-
-HEAD = "---\ncomputed: [demo]\n---\n"  # the page's line 1 is line 4 of its file
-HOSTILE = 'a"b</script><script>alert(2)</script><!--<script>'
-VALUES = {
-    "p": 0.3105, "n": 4096, "xs": np.array([0.42, 0.91]), "s": HOSTILE, "names": ["alfa", "beta"],
-    "big": 2**53 + 1, "below": 2**53, "huge": 10**30, "wide": np.int64(2**62 + 1),
-}
-
-
-def figure_result() -> dict:
-    table = codec.encode_value(Table(["token", "p"], [["cat", 0.2]]))
-    return {"files": {"light": "f-light.svg", "dark": "f-dark.svg", "csv": "f.csv"}, "alt": "Mapa wag",
-            "caption": "Wagi", "table": table}
-
-
-def convert(body: str) -> tuple[str, pymd.Markdown]:
-    results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={"fig": figure_result()},
-                                       folder=Path("."), files=[])}
-    return convert_page(body, HEAD + body, results)
-
-
-def page(body: str) -> str:
-    return convert(body)[0]
-
-
-def error(body: str) -> EngineError:
-    """The error that stops the page `body`: its id, where and fields."""
-    with pytest.raises(EngineError) as info:
-        page(body)
-    return info.value
-
-
-def causes(exc: BaseException) -> list[str]:
-    """The catalogue ids of `exc` and of the errors it was raised from, outermost first."""
-    ids = []
-    while exc is not None:
-        ids.append(getattr(exc, "id", type(exc).__name__))
-        exc = exc.__cause__
-    return ids
 
 
 class Parts(HTMLParser):
@@ -185,7 +144,6 @@ def test_a_text_in_an_address_is_percent_encoded(body):
     assert not re.search(r"[<>\"\s]", html.unescape(href)) and "%22b%3C/script%3E" in href
 
 
-
 @pytest.mark.parametrize("output", [
     '<p><a href="javascript:alert(1)">x</a></p>',
     '<p><a href=" JaVa&#x53;cript:alert(1)">x</a></p>',
@@ -231,7 +189,7 @@ def test_a_link_or_image_with_another_scheme_than_http_or_mailto_is_refused(tmp_
 _EVALUATE = textwrap.dedent("""
     import json, resource, signal, sys
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    from tests.unit.test_output_contexts import causes, error
+    from tests.unit.context_pages import causes, error
     for body in json.loads(sys.stdin.read()):
         print(json.dumps(body), flush=True)   # running now
         signal.alarm(%d)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import unchecked
-from tests.unit.test_placeholders import page
+from tests.unit.demo_page import page
 
 ROOT = Path(__file__).resolve().parents[2]
 
