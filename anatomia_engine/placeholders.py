@@ -392,6 +392,11 @@ class Tag:
     contexts: list[str] = field(default_factory=list)  # where its token was found, in order
     shown: Shown | None = None  # what a placeholder in running text showed
 
+    @property
+    def place(self) -> str:
+        """`file:line` of the tag, as messages name it."""
+        return f"{self.where}:{self.line}"
+
     def error(self, message: str) -> TemplateError:
         return TemplateError(f"{self.where}:{self.line}: {message}")
 
@@ -407,6 +412,7 @@ class Shown:
     filter: str | None = None  # the one it is shown with (the default for its type if none is named)
     args: tuple = ()
     markup: str | None = None  # raw HTML standing for the tag (a claim's element on a live page)
+    live: bool = False  # on a live page, the browser recomputes this text (span, word or formula)
 
     def number(self, decimals: int | None = None) -> Fraction | None:
         """The number a reader reads, or reads with `decimals` places if the filter has places."""
@@ -491,8 +497,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
     except TemplateError as exc:
         raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
     if math:  # mathml.py lifts it out of the TeX into the formula's template
-        return Shown(sentinels.slot(code, spec, shown.text))
-    return replace(shown, span={**shown.span, "data-expr": code, "data-fmt": spec})
+        return Shown(sentinels.slot(code, spec, shown.text), live=True)
+    return replace(shown, span={**shown.span, "data-expr": code, "data-fmt": spec}, live=True)
 
 
 def _claim_markup(tag: Tag, live: bool) -> Shown:
@@ -644,6 +650,17 @@ def _qualified(name: str, scope: Mapping[str, Entry]) -> str:
         return name
     entry = scope[name]
     return next((key for key, e in scope.items() if e is entry and key.endswith("." + name)), name)
+
+
+def names_of_tag(tag: Tag) -> list[str]:
+    """The names a placeholder's expression or a claim's condition reads; none for other tags."""
+    if tag.block == "claim":
+        source = claim_parts(tag)[0]
+    elif tag.expr is not None:
+        source = expression_of(tag)
+    else:
+        return []
+    return names_used(compile_expression(source))
 
 
 def expression_of(tag: Tag) -> str:
