@@ -320,8 +320,9 @@ class FigureBlockProcessor(BlockProcessor):
         record, tag = self.pages.tag(m)
         if tag.expr is None:
             return None
-        # an error is reported where the token is filled
-        with contextlib.suppress(TemplateError):
+        # an error is reported where the token is filled (a TemplateError while placeholders
+        # still raise their preformatted text, an EngineError after)
+        with contextlib.suppress(TemplateError, EngineError):
             value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
             if isinstance(value, (FigureRef, Table)):
                 return _Block(number, record, tag, value, expr, used)
@@ -350,6 +351,9 @@ class FigureBlockProcessor(BlockProcessor):
                                                live=record.live, stash=self.parser.md.htmlStash.store)
         except TemplateError as exc:
             raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
+        except EngineError as exc:
+            # the table's own error, placed at the tag that shows it
+            raise exc.located(f"{_at(tag)}: {{{{{tag.expr}}}}}") from None
         self.parser.parseChunk(parent, text.strip("\n"))
 
     def _figure(self, parent, found: _Block) -> None:
