@@ -42,8 +42,10 @@ from anatomia_engine.placeholders import FigureRef, names_of_tag
 
 # the browser's selector of the elements it recomputes, in document order
 ITEMS = ".num, .live-word, [data-claim], .arithmatex"
+# what the browser recomputes an element with; moved to the sidecar, needed only after "Zmień liczby"
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
 ROOT_ID = "live-example"
+# the live root as the page writes it: the model's inputs are its data-* attributes
 ROOT = re.compile(f'<div class="live-example" id="{ROOT_ID}"[^>]*>')
 # the keys a `live:` declaration may have; `fixed` and `stale` are lists of names
 KEYS = ("model", "fixed", "stale")
@@ -64,6 +66,7 @@ class Model:
     draws: frozenset[str]
 
 
+# the keys docs/javascripts/explorer.js's workedExample returns (test_live_declared holds them equal)
 WORKED_EXAMPLE_NAMES = """
     E K K_T Q V W_FFN W_K W_Q W_V W_vocab attn_out change continued d_k d_model
     exp_logits exp_masked ffn_out h_last last_out_reordered last_row_same logits mask masked
@@ -74,8 +77,10 @@ WORKED_EXAMPLE_NAMES = """
     weights weights_enc weights_sharp weights_unscaled
     h2_K h2_K_T h2_Q h2_V h2_W_K h2_W_Q h2_W_V h2_out h2_residual h2_scaled h2_scores
     h2_weights h2_weights_enc tokens
+    hand_row hand_dim hand_av hand_av_rounded hand_exact_rounded
 """
 
+# the figures live-example.js redraws, by the name their module gives them
 WORKED_EXAMPLE_DRAWS = """
     weights_masked_vs_unmasked next_token_probs scaled_scores head2_weights qkv_projection
     embedding_plane
@@ -142,12 +147,14 @@ def declaration(meta: dict, where: str) -> Declaration | None:
     malformed declaration raises.
     """
     live = meta.get("live")
+    # `live: false` says the same as no key: an ordinary page
     if live is None or live is False:
         return None
     models = ", ".join(MODELS)
     if not isinstance(live, dict) or live.get("model") not in MODELS:
         raise EngineError("live_model", where=where, models=models, got=repr(live),
                           example=next(iter(MODELS)))
+    # a misspelt key ("fixd") would silently declare nothing fixed
     extra = set(live) - set(KEYS)
     lists = [live.get(key) or [] for key in ("fixed", "stale")]
     if extra or not all(_names_list(x) for x in lists):
@@ -171,15 +178,18 @@ def check(declared: Declaration | None, tag, scope: Mapping, *, recomputed: bool
     a `data-*` attribute of the live root, which hands the model the page's numbers to start
     from. A figure the tag names is the figure processor's to check (`Declaration.figure`).
     """
+    # an ordinary page keeps its numbers by design; the model's inputs are the page's numbers
     if declared is None or model_input:
         return
     for name in names_of_tag(tag):
         entry = scope.get(name)
         if entry is not None and isinstance(entry.value, FigureRef):
             continue
+        # the browser recomputes this place, but not from a value its model does not compute
         if recomputed and not declared.recomputes(name):
             raise EngineError("live_unrecomputable", where=tag.place, source=tag.source,
                               model=declared.model, name=name)
+        # a place the browser never recomputes: only a value that cannot change may stand there
         if not recomputed and not declared.is_fixed(name):
             raise EngineError("live_as_built", where=tag.place, source=tag.source,
                               model=declared.model, name=name)
@@ -189,11 +199,13 @@ def is_model_input(element_id: str | None, attribute: str | None) -> bool:
     """Is `attribute` of the element with `element_id` one of the live root's inputs?"""
     if element_id != ROOT_ID or attribute is None:
         return False
+    # the root's other attributes (its class, an aria-label) are shown or read like any other
     return attribute.startswith("data-")
 
 
 def element_id(raw_tag: str) -> str | None:
     """The id of a raw HTML start tag (`<div id="x" …>`), if it has one."""
+    # raw HTML is matched, not parsed: the Markdown extension holds it as text until output
     m = re.search(r"""\sid\s*=\s*["']?([^"'\s>]+)""", raw_tag)
     return m and m.group(1)
 
@@ -220,11 +232,13 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     root = ROOT.search(output)
     if root is None:
         raise EngineError("live_without_root", where=dest_uri, root=ROOT_ID)
+    # only the article is recomputed: the navigation and the table of contents keep their text
     article = BeautifulSoup(output, "html.parser").article
     elements = article.select(ITEMS)
     items = []
     for position, element in enumerate(elements):
         held = _moved(element)
+        # the text lets the browser check that the sidecar belongs to the page it loaded with
         if held:
             items.append([position, element.get_text(), held])
     inputs = {}
@@ -241,7 +255,9 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     sidecar = PurePosixPath(dest_uri).with_suffix(".live.json").name
     tag = f'<div class="live-example" id="{ROOT_ID}" data-live-src="{html.escape(sidecar)}">'
     page = output[:root.start()] + tag + output[root.end():]
+    # a first load without them is lighter; the browser reads them from the sidecar
     page = re.sub(" (?:" + "|".join(MOVED) + ')="[^"]*"', "", page)
+    # sorted keys: the same page gives the same sidecar, byte for byte
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return page, text.encode("utf-8")
 

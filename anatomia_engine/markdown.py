@@ -41,7 +41,7 @@ from anatomia_engine.errors import EngineError
 from anatomia_engine.frontmatter import front_matter, page_scope
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.mathml import MathRenderer, TemmlPostprocessor
-from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
+from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, fill
 
 FIGURE_DIR = "figures"
 
@@ -207,12 +207,11 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         key_lines[text.split(":", 1)[0]] = number
     if meta is None:
         meta = {}
-    # read before the title is filled: on a live page it may show fixed values only
     declared = livemod.declaration(fm.meta, f"{page.where}:{key_lines.get('live', 1)}")
     for key in ("title", "description"):
         if isinstance(meta.get(key), str):
             text, tags = placeholders.scan(meta[key], 0, key_lines.get(key, 1), page.where)
-            # the theme shows them as built: the browser recomputes none of them
+            # the theme shows them as built: a live page may show only values declared fixed
             for tag in tags:
                 livemod.check(declared, tag, scope, recomputed=False)
             meta[key] = _fill_plain(text, tags, scope)
@@ -227,9 +226,7 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
 
 def check_live(record: Record, tag: Tag, *, recomputed: bool = True,
                model_input: bool = False) -> None:
-    """On a live page nothing is left as built without the page saying so (live.check):
-    `recomputed` when the browser recomputes what the tag shows (a number's span, a word, a
-    formula, a claim), `model_input` for the live root's data-* inputs."""
+    """On a live page nothing is left as built without the page saying so (live.check)."""
     livemod.check(record.declared, tag, record.scope, recomputed=recomputed,
                   model_input=model_input)
 
@@ -320,9 +317,8 @@ class FigureBlockProcessor(BlockProcessor):
         record, tag = self.pages.tag(m)
         if tag.expr is None:
             return None
-        # an error is reported where the token is filled (a TemplateError while placeholders
-        # still raise their preformatted text, an EngineError after)
-        with contextlib.suppress(TemplateError, EngineError):
+        # an error is reported where the token is filled
+        with contextlib.suppress(EngineError):
             value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
             if isinstance(value, (FigureRef, Table)):
                 return _Block(number, record, tag, value, expr, used)
@@ -349,11 +345,8 @@ class FigureBlockProcessor(BlockProcessor):
         try:
             text = placeholders.table_markdown(found.value, found.expr, record.scope[found.used[0]],
                                                live=record.live, stash=self.parser.md.htmlStash.store)
-        except TemplateError as exc:
-            raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
         except EngineError as exc:
-            # the table's own error, placed at the tag that shows it
-            raise exc.located(f"{_at(tag)}: {{{{{tag.expr}}}}}") from None
+            raise tag.located(exc) from exc
         self.parser.parseChunk(parent, text.strip("\n"))
 
     def _figure(self, parent, found: _Block) -> None:
@@ -552,8 +545,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
 
         `context`: 'prose', 'plain', 'code', 'math', 'tag' (raw HTML's) or one of RAW_CONTEXTS;
         a number's span is set aside as raw HTML, as a hand-written span would be. `attribute`:
-        the attribute whose value holds it; `element_id`: the id of the element it stands in
-        (the live root's data-* attributes are the browser model's inputs).
+        the attribute whose value holds it, of the element with `element_id`.
         """
         record, tag = self.pages.tag(m)
         before = m.string[m.start() - 1:m.start()]
@@ -570,8 +562,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
             refuse_context(tag, context, attribute)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=plain, live=live)
-        # a claim is recomputed on its span or on the element holding it
         if plain != "code":
+            # a claim is recomputed on its span or on the element holding it
             recomputed = shown.live or tag.block == "claim"
             model_input = livemod.is_model_input(element_id, attribute)
             check_live(record, tag, recomputed=recomputed, model_input=model_input)
@@ -620,8 +612,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
     # The walk over the tree
     # ---------------------------------------------------------------------------------------------
 
-    def _fill(self, text: str, context: str, group: list | None, element_id: str | None,
-              attribute: str | None = None) -> str:
+    def _fill(self, text: str, context: str, group: list | None, attribute: str | None = None,
+              element_id: str | None = None) -> str:
         """`text` with each token filled, keeping step with the raw HTML set aside in it."""
 
         def one(m: re.Match) -> str:
@@ -639,7 +631,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
              group: list | None = None):
         for key, value in el.attrib.items():
             if OPEN in value:
-                el.set(key, self._fill(value, "plain", group, el.get("id"), key))
+                el.set(key, self._fill(value, "plain", group, key, el.get("id")))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         # each block of text is one group of the shown sums; so is a display formula
@@ -655,11 +647,11 @@ class PlaceholderTreeprocessor(Treeprocessor):
             for m in util.HTML_PLACEHOLDER_RE.finditer(text or ""):
                 self.stash_context.setdefault(int(m.group(1)), context)
         if el.text and OPEN in el.text:
-            el.text = self._fill(el.text, context, group, el.get("id"))
+            el.text = self._fill(el.text, context, group)
         for child in el:
             self.tree(child, code, math, group)
             if child.tail and OPEN in child.tail:
-                child.tail = self._fill(child.tail, context, group, el.get("id"))
+                child.tail = self._fill(child.tail, context, group)
 
     def follow_raw(self, m: re.Match) -> str:
         """Keep `open_raw` in step with the raw HTML set aside at this place (kept as is)."""

@@ -357,7 +357,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             return html
         where = f"{self.docs_name}/{page.file.src_uri}"
         # kept by its input and the code that converts it
-        name = store.key(html, store.code_key(notebooks))
+        name = store.key(html, store.code_key(notebooks.material))
         kept = self.state.rendered.get(name, where)
         if kept is None:
             kept = notebooks.material_html(html, where).encode("utf-8")

@@ -14,8 +14,8 @@ from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from tests.helpers import convert_page
+from tests.live_inputs import js_inputs, random_inputs
 from tests.unit.live_js import call_many
-from tests.unit.test_live_example import _random_inputs, js_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases", "tokens": ["cat", "chases"],
@@ -29,7 +29,7 @@ def render(front: str, body: str) -> str:
 
 
 def test_the_declared_model_is_what_the_browser_computes():
-    example = call_many([("workedExample", [js_inputs(*_random_inputs(np.random.default_rng(0), False))])])
+    example = call_many([("workedExample", [js_inputs(*random_inputs(np.random.default_rng(0), False))])])
     assert set(example[0]["ok"]) == live.MODELS["workedExample"].names
     source = (ROOT / "docs" / "javascripts" / "live-example.js").read_text(encoding="utf-8")
     assert set(re.findall(r'id === "fig-worked_example-(\w+)"', source)) == live.MODELS["workedExample"].draws
@@ -84,8 +84,8 @@ def test_a_title_showing_a_value_of_a_live_page_stops_the_build_at_its_line():
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
     meta = {"title": "Wynik {{ top_token }}"}
     page = amd.Page("x.md", raw)
-    got = pytest.raises(EngineError, amd.render_page, "tekst\n", page, results, amd.PageRegistry(),
-                        meta=meta).value
+    registry = amd.PageRegistry()
+    got = pytest.raises(EngineError, amd.render_page, "tekst\n", page, results, registry, meta=meta).value
     assert (got.id, got.where, got.fields["name"]) == ("live_as_built", "docs/x.md:4", "top_token")
 
 
