@@ -14,7 +14,10 @@ clock"): then `where` fills that field and nothing is put before it.
 
 It is a MkDocs `BuildError`: MkDocs prints its text as the build's error and exits 1, without a
 traceback. An error may carry others (`causes`), when one step found several problems at once
-(every failing module, every broken link): its text is its own message followed by theirs.
+(every failing module, every broken link), and a `detail` that is no message (a traceback, what a
+module printed): its text is its own message, then theirs, then the detail.
+
+An error pickles as what made it, so a module's run hands it to the build across processes.
 """
 
 from __future__ import annotations
@@ -27,26 +30,50 @@ from anatomia_engine import messages
 class EngineError(BuildError):
     """A failure a contributor can act on: the catalogue message `id` with `fields`, at `where`."""
 
-    def __init__(self, id: str, *, where: str | None = None, causes: tuple = (), **fields) -> None:
+    def __init__(self, id: str, *, where: str | None = None, causes: tuple = (), detail: str = "",
+                 **fields) -> None:
         self.id = id
         self.where = where
         self.fields = fields
         self.causes = tuple(causes)
+        self.detail = detail
         super().__init__(self._text())
 
-    def _text(self) -> str:
+    def _message(self) -> str:
         # The message's text with its fields filled; an unknown id or a missing field is a
         # KeyError here, at the raise, so a typo in an id never reaches a contributor as text.
         if "where" in messages.fields(self.id):
-            text = messages.text(self.id, where=self.where, **self.fields)
-        elif self.where:
-            text = f"{self.where}: " + messages.text(self.id, **self.fields)
-        else:
-            text = messages.text(self.id, **self.fields)
+            return messages.text(self.id, where=self.where, **self.fields)
+        if self.where:
+            return f"{self.where}: " + messages.text(self.id, **self.fields)
+        return messages.text(self.id, **self.fields)
+
+    def _text(self) -> str:
+        text = self._message()
         for cause in self.causes:
             text += "\n" + str(cause)
-        return text
+        return text + self.detail
+
+    def _keywords(self) -> dict:
+        """What this error was made with, but its id (a subclass adds its own)."""
+        return {"where": self.where, "causes": self.causes, "detail": self.detail, **self.fields}
+
+    def __reduce__(self):
+        return _restore, (type(self), self.id, self._keywords())
 
     def located(self, where: str) -> EngineError:
         """The same error placed at `where` (a caller that knows the file adds it; the raiser may not)."""
-        return EngineError(self.id, where=where, causes=self.causes, **self.fields)
+        keywords = self._keywords()
+        keywords["where"] = where
+        return type(self)(self.id, **keywords)
+
+    def followed_by(self, detail: str) -> EngineError:
+        """The same error with `detail` after its text (what the module printed, say)."""
+        keywords = self._keywords()
+        keywords["detail"] += detail
+        return type(self)(self.id, **keywords)
+
+
+def _restore(cls: type, id: str, keywords: dict) -> EngineError:
+    """An error unpickled: made again from its id and keywords."""
+    return cls(id, **keywords)

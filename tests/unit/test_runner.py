@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from anatomia_engine import codec, runner, store
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from helpers import fixture_project
 
@@ -67,7 +68,7 @@ def compute(root: Path, names: list[str]):
 def failures(root: Path, names: list[str]) -> dict[str, tuple[str, bool]]:
     """Run the modules `names` together (one worker, one child each), all expected to fail: each
     one's part of the error message, and whether anything was kept for it."""
-    with pytest.raises(runner.ComputeError) as info:
+    with pytest.raises(EngineError) as info:
         compute(root, names)
     message = str(info.value)
     starts = sorted((message.index(f"figures_src/{n}.py"), n) for n in names)
@@ -100,9 +101,10 @@ def entry_path(root: Path, name: str) -> Path:
 def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
     """runner.compute in a separate interpreter (so a hang fails the test instead of blocking it)."""
     code = ("import sys; from pathlib import Path; from anatomia_engine import runner\n"
+            "from anatomia_engine.errors import EngineError\n"
             "try:\n"
             f"    runner.compute({names!r}, root=Path({str(root)!r}))\n"
-            "except runner.ComputeError as exc:\n"
+            "except EngineError as exc:\n"
             "    print(exc, file=sys.stderr); sys.exit(3)\n")
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
     return subprocess.run([sys.executable, "-c", code], cwd=root, env=environment,
@@ -177,7 +179,7 @@ def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
         def scores():
             return {"masked": Value(np.array([[np.nan, -np.inf]]), masked=True)}
         """)
-    with pytest.raises(runner.ComputeError, match=r"'masked' with NaN at index \[0, 0\]"):
+    with pytest.raises(EngineError, match=r"'masked' with NaN at index \[0, 0\]"):
         compute(mini, ["masked"])
 
 
@@ -189,7 +191,7 @@ def test_nan_in_a_figure_table_is_refused(mini):
             fig = plt.figure()
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", float("nan")]]))
         """)
-    with pytest.raises(runner.ComputeError, match=r"chart\(style\) returned a Plot whose data table"):
+    with pytest.raises(EngineError, match=r"chart\(style\) returned a Plot whose data table"):
         compute(mini, ["fig"])
 
 
@@ -471,7 +473,7 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
     kit = mini / "anatomia_engine" / "kit.py"
     kit.write_text(kit.read_text() + "\ndef broken(:\n")
     module(mini, "any", "X = 1\n")
-    with pytest.raises(runner.ComputeError, match=r"(?s)the worker running figures_src modules did not start "
+    with pytest.raises(EngineError, match=r"(?s)the worker running figures_src modules did not start "
                                                    r"\(exit status 1\):.*kit\.py.*SyntaxError"):
         runner.compute(["any"], root=mini)
 
