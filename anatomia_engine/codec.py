@@ -105,7 +105,11 @@ def encode_value(value: Any, where: str = "value", masked: bool = False) -> dict
 def decode_value(item: Mapping) -> Any:
     kind = item["type"]
     if kind == "table":
-        return Table(item["header"], item["rows"], item["formats"])
+        try:
+            return Table(item["header"], item["rows"], item["formats"])
+        except EngineError as exc:
+            # kit.Table checks a table when it is made: a stored one it refuses was damaged
+            raise EngineError("malformed_result", problem=f"EngineError: {exc}") from None
     if kind == "array":
         return np.array(item["value"], dtype=float)
     if kind in ("bool", "int", "float", "str", "json"):

@@ -14,7 +14,8 @@ soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, 
 soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
 order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
 pad_embedding, pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
-probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
+probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value). For the live page's
+drawings: live_colour_maps (each theme's colour maps, sampled).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
 next_token_probs, soft_lookup, padding_mask_figure, transformer_block, qkv_projection,
 head2_weights. Second head (HEAD2_W_*): tokens, h2_W_Q, h2_W_K, h2_W_V, h2_Q, h2_K, h2_V, h2_K_T,
@@ -26,13 +27,15 @@ from __future__ import annotations
 import functools
 from decimal import Decimal
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import to_hex
 from matplotlib.ticker import FuncFormatter
 
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
-from anatomia_engine.plot import new_figure
+from anatomia_engine.plot import STYLES, new_figure
 from attn_core import (
     causal_mask,
     future_mask,
@@ -42,7 +45,7 @@ from attn_core import (
     softmax,
     tiny_decoder,
 )
-from figures_src.charts import bar_chart, heatmap
+from figures_src.charts import QUANTITIES, bar_chart, heatmap
 from figures_src.inputs import (
     HEAD2_W_K,
     HEAD2_W_Q,
@@ -213,7 +216,27 @@ def worked_example() -> dict:
     out.update(_padding())
     out.update(_rounding(probs))
     out.update(_second_head())
+    out["live_colour_maps"] = _live_colour_maps()
     return _described(out, tokens)
+
+
+# Stops per colour map handed to the live page: it interpolates linearly between them, which
+# stays within a few 1/255 of matplotlib's own 256-entry table (tests/browser/test_live_page.py).
+LIVE_COLOUR_STOPS = 33
+
+
+def _live_colour_maps() -> dict:
+    """Each theme's colour maps as the figures use them (figures_src/charts.py heatmap: "scores"
+    diverging around 0, "weights" sequential from 0), sampled at evenly spaced points, so that the
+    grids the live page redraws colour sign and size exactly as the built figures do."""
+    maps = {}
+    for style in STYLES:
+        maps[style.name] = {}
+        for quantity, (attribute, _) in QUANTITIES.items():
+            cmap = matplotlib.colormaps[getattr(style, attribute)]
+            points = np.linspace(0.0, 1.0, LIVE_COLOUR_STOPS)
+            maps[style.name][quantity] = [to_hex(cmap(float(x))) for x in points]
+    return maps
 
 
 def _second_head() -> dict:
