@@ -169,11 +169,16 @@ def _audit(event: str, args: tuple) -> None:
         # os.listdir() and os.scandir() without a path list the working folder
         if path is None and event.startswith("os."):
             path = "."
+        # given a folder's file descriptor (os.fwalk), they list the folder it was opened as
+        if isinstance(path, int) and event.startswith("os."):
+            path = _fd_path(path)
         if event == "sqlite3.connect":
             path = _sqlite_file(path)
         for name in _names(path):
             if event == "open" and _reads(args[2] or 0):
-                _note_file(name)
+                # a file opened for reading that is not there is an input too: its absence
+                # (a module falling back to a default when it is missing)
+                _note_exists(name)
             elif event == "sqlite3.connect":
                 # its content before this run changed it
                 _note_file(name)
@@ -183,6 +188,14 @@ def _audit(event: str, args: tuple) -> None:
         pass
     finally:
         _busy.on = False
+
+
+def _fd_path(fd: int) -> str | None:
+    """The path the file descriptor `fd` was opened as (Linux's /proc), None if unknown."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
 
 
 def _is_listing(name: str) -> bool:
@@ -241,10 +254,15 @@ class _Entry:
     DirEntry answers from what the listing cached, without calling os.stat; the type cannot be
     subclassed, so this wraps one.)"""
 
-    __slots__ = ("_entry",)
+    __slots__ = ("_entry", "_where")
 
-    def __init__(self, entry: os.DirEntry) -> None:
+    def __init__(self, entry: os.DirEntry, folder: str | None = None) -> None:
         self._entry = entry
+        # where its checks are recorded: its path, or (scanned through a file descriptor, where
+        # an entry's path is its bare name) its name in the folder the descriptor was opened as
+        self._where = entry.path
+        if folder is not None:
+            self._where = os.path.join(folder, entry.name)
 
     @property
     def name(self):
@@ -258,19 +276,19 @@ class _Entry:
         return self._entry.inode()
 
     def is_dir(self, *, follow_symlinks: bool = True) -> bool:
-        _note_check(self._entry.path, follow_symlinks)
+        _note_check(self._where, follow_symlinks)
         return self._entry.is_dir(follow_symlinks=follow_symlinks)
 
     def is_file(self, *, follow_symlinks: bool = True) -> bool:
-        _note_check(self._entry.path, follow_symlinks)
+        _note_check(self._where, follow_symlinks)
         return self._entry.is_file(follow_symlinks=follow_symlinks)
 
     def is_symlink(self) -> bool:
-        _note_check(self._entry.path, follow=False)
+        _note_check(self._where, follow=False)
         return self._entry.is_symlink()
 
     def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
-        _note_check(self._entry.path, follow_symlinks)
+        _note_check(self._where, follow_symlinks)
         return self._entry.stat(follow_symlinks=follow_symlinks)
 
     def __fspath__(self):
@@ -283,14 +301,15 @@ class _Entry:
 class _Entries:
     """What os.scandir returns, yielding recording `_Entry`s (an iterator and a context manager)."""
 
-    def __init__(self, entries) -> None:
+    def __init__(self, entries, folder: str | None = None) -> None:
         self._entries = entries
+        self._folder = folder
 
     def __iter__(self):
         return self
 
     def __next__(self) -> _Entry:
-        return _Entry(next(self._entries))
+        return _Entry(next(self._entries), self._folder)
 
     def __enter__(self):
         return self
@@ -304,18 +323,25 @@ class _Entries:
 
 def _scanning(real):
     """`real` (os.scandir) whose entries record their checks, for a folder of the project (the audit
-    hook records the listing itself). Given a file descriptor (os.fwalk), an entry knows no path:
-    those stay as they are."""
+    hook records the listing itself). Given a file descriptor (os.fwalk), an entry knows only its
+    name: its checks are recorded in the folder the descriptor was opened as."""
 
     @functools.wraps(real)
     def scandir(path="."):
         entries = real(path)
-        if isinstance(path, int) or getattr(_busy, "on", False):
+        if getattr(_busy, "on", False):
             return entries
-        folder = os.path.realpath(os.fsdecode(path or "."))
+        by_descriptor = None
+        if isinstance(path, int):
+            by_descriptor = _fd_path(path)
+            if by_descriptor is None:
+                return entries
+            folder = by_descriptor
+        else:
+            folder = os.path.realpath(os.fsdecode(path or "."))
         if not _is_input(folder, _root[0]):
             return entries
-        return _Entries(entries)
+        return _Entries(entries, by_descriptor)
 
     return scandir
 

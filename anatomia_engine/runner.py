@@ -32,6 +32,7 @@ from anatomia_engine.worker import CURRENT, ENTRY, ERROR, OUTPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
+# seconds: the slowest module (the induction training) takes about a tenth of it
 DEFAULT_TIME_LIMIT = 300.0
 TIME_LIMIT_ENV = "ANATOMIA_MODULE_TIMEOUT"
 # One BLAS thread per process: modules run side by side on every core, and sums stay machine-independent.
@@ -39,7 +40,8 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 log = logging.getLogger("anatomia_engine.runner")
 _engine_log = logging.getLogger("anatomia_engine")
-if not _engine_log.handlers:   # MkDocs shows only its own loggers; say it the way it does
+# MkDocs shows only its own loggers; say it the way it does
+if not _engine_log.handlers:
     _engine_log.addHandler(logging.StreamHandler())
     _engine_log.handlers[0].setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
 
@@ -48,21 +50,31 @@ if not _engine_log.handlers:   # MkDocs shows only its own loggers; say it the w
 class ModuleResult:
     """One module's result (codec.decode), its figure files and what its run read."""
 
+    # file name -> text of each figure file (SVG per style, CSV)
     contents: dict[str, str]
+    # what the run read, as absolute paths (what a server watches)
     inputs: list[Path]
-    values: dict        # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
-    meta: dict          # name -> {"function", "what", "cite", "axes"}
-    figures: dict       # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
+    # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
+    values: dict
+    # name -> {"function", "what", "cite", "axes", "at", "limit"}
+    meta: dict
+    # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
+    figures: dict
 
 
 def module_names(root: Path = ROOT) -> list[str]:
     """The article modules: figures_src/*.py whose names do not start with '_'."""
-    return sorted(p.stem for p in (root / PACKAGE).glob("*.py") if not p.stem.startswith("_"))
+    names = [path.stem for path in (root / PACKAGE).glob("*.py")]
+    # a leading underscore marks a helper the modules import, not a module of its own
+    return sorted(name for name in names if not name.startswith("_"))
 
 
 def _source(name: str, root: Path) -> bytes:
     path = root / PACKAGE / f"{name}.py"
-    return path.read_bytes() if path.is_file() else b""
+    # a module that is gone has no source: its key is that of an empty one, never stored
+    if not path.is_file():
+        return b""
+    return path.read_bytes()
 
 
 def time_limit(name: str, root: Path = ROOT) -> float:
@@ -76,6 +88,7 @@ def time_limit(name: str, root: Path = ROOT) -> float:
             raise EngineError("bad_module_time_limit", where=f"{PACKAGE}/{name}.py", line=line)
         return float(seconds[1])
     env = os.environ.get(TIME_LIMIT_ENV)
+    # an empty variable means "not set", as in a shell's `VAR= make docs`
     with contextlib.suppress(ValueError):
         if float(env or DEFAULT_TIME_LIMIT) > 0:
             return float(env or DEFAULT_TIME_LIMIT)
@@ -85,10 +98,13 @@ def time_limit(name: str, root: Path = ROOT) -> float:
 def worker_environment(root: Path) -> dict[str, str]:
     """The environment modules run in (what a record's variables are compared with)."""
     path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0", **ONE_THREAD)
+    # a fixed hash seed: a module iterating over a set publishes the same order every build
+    fixed = {"PYTHONPATH": path, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", **ONE_THREAD}
+    return {**os.environ, **fixed}
 
 
 def _tail(path: Path, limit: int = 3000) -> str:
+    # the end of a log says why it ended; a missing log says nothing
     with contextlib.suppress(OSError):
         return path.read_text(encoding="utf-8", errors="replace")[-limit:].rstrip()
     return ""
@@ -96,7 +112,8 @@ def _tail(path: Path, limit: int = 3000) -> str:
 
 def _started_with(root: Path) -> tuple:
     """What a kept worker must have been started with (Python reads PYTHON* before anything records)."""
-    return root, {k: v for k, v in worker_environment(root).items() if k.startswith("PYTHON")}
+    python = {k: v for k, v in worker_environment(root).items() if k.startswith("PYTHON")}
+    return root, python
 
 
 class _Worker:
@@ -104,11 +121,23 @@ class _Worker:
 
     def __init__(self, root: Path):
         self.key = _started_with(root)
-        self.log = tempfile.NamedTemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
+        # its stderr, read when it ends unexpectedly
+        self.log = tempfile.NamedTemporaryFile()
+        # stdout unbuffered: select() sees every reply line as it is written;
+        # a session of its own: killpg ends it with every child it forked, and Ctrl-C reaches the
+        # build only, which then ends the worker itself
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", worker.BOOT, str(root)], cwd=root, env=worker_environment(root),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True, bufsize=0)
-        self.preloaded = self._reply(300)   # its first line: the record of the files it imported
+            [sys.executable, "-c", worker.BOOT, str(root)],
+            cwd=root,
+            env=worker_environment(root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            start_new_session=True,
+            bufsize=0,
+        )
+        # its first line: the record of the files it imported
+        self.preloaded = self._reply(300)
 
     def _reply(self, patience: float, waiting: str = "") -> dict:
         """The worker's next JSON line; EngineError if it ended or stayed silent for `patience` s."""
@@ -132,6 +161,7 @@ class _Worker:
     def run(self, requests: list[dict], patience: float) -> dict[str, dict]:
         """{id: {"status": exit status, "peak_kib": its peak memory}} for every request; the children
         enforce their time limits."""
+        # a worker that died says so in _reply below, with its log
         with contextlib.suppress(BrokenPipeError):
             self.proc.stdin.write(json.dumps(requests).encode() + b"\n")
         replies: dict[str, dict] = {}
@@ -154,12 +184,14 @@ class _Worker:
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
+            # a child stuck in C code keeps it waiting: end the whole group
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         self.log.close()
 
 
-_kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
+# the worker kept between builds (compute's keep_worker): `make serve` pays its start-up once
+_kept: list[_Worker] = []
 
 
 @atexit.register
@@ -212,7 +244,8 @@ def _failure(name: str, work: Path, status: int, limit: float, peak_kib: int = 0
 
 
 def entry_name(name: str, root: Path) -> str:
-    """The store key of module `name`'s entry: its source and the codec's format."""
+    """The store key of module `name`'s entry: its source and the codec's format. (What else the run
+    read is in the entry's record, checked on the way out: a key cannot know it beforehand.)"""
     return store.key("figures_src module", str(codec.FORMAT), name, _source(name, root))
 
 
@@ -268,6 +301,7 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
         for n in names:
             work = Path(tmp, n)
             reply = replies[n]
+            # an exit status of 0 without an entry: the module ended the process itself (os._exit(0))
             if reply["status"] != 0 or not (work / ENTRY).exists():
                 errors.append(_failure(n, work, reply["status"], limits[n], reply.get("peak_kib", 0)))
                 continue
@@ -277,7 +311,9 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
             except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
                 errors.append(EngineError("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
                 continue
+            # kept only once it decodes: a result the build cannot read is never stored
             kept.put(entry_name(n, root), data)
+    # one failing module is said as it is; several at once under one heading
     if len(errors) == 1:
         raise errors[0]
     if errors:
@@ -291,8 +327,11 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     that ran. `keep_worker` (`mkdocs serve`): keep the worker between calls."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
+    # only a build of every module knows which entries no module needs any more
     every = names is None
-    names = list(module_names(root) if every else names)
+    if every:
+        names = module_names(root)
+    names = list(names)
     results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
@@ -307,7 +346,11 @@ def main(argv: list[str]) -> None:
     if len(argv) != 1 or argv[0].startswith("-"):
         sys.exit(__doc__)
     name = argv[0].removeprefix(PACKAGE + ".")
-    root = Path.cwd() if (Path.cwd() / PACKAGE).is_dir() else ROOT
+    # the project it is run in (a copy, a fixture project), else the one this engine belongs to
+    root = ROOT
+    if (Path.cwd() / PACKAGE).is_dir():
+        root = Path.cwd()
+    # a store of its own: a run by hand neither uses nor changes the build's results
     with tempfile.TemporaryDirectory() as tmp:
         try:
             result = compute([name], root=root, cache=Path(tmp))[0][name]

@@ -113,6 +113,7 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
         (out / CURRENT).write_text(what, encoding="utf-8")
 
     short = module_name.split(".")[-1]
+    # what it writes into `out` (its figures' files) is its output, not an input
     deps.start(root, skip=(out,))
     hermetic.start(root, f"figures_src/{short}.py")
     module = importlib.import_module(module_name)
@@ -149,13 +150,16 @@ def _child(request: dict, root: str) -> None:
     even inside a C loop); never returns."""
     signal.setitimer(signal.ITIMER_REAL, request["limit"])
     out = Path(request["out"])
+    # the exit status unless the module ran to its end
     code = 1
     try:
         out.mkdir()
         with open(out / OUTPUT, "wb") as output:
             os.dup2(output.fileno(), 1)
             os.dup2(output.fileno(), 2)
+        # a module asking for input would wait for the build's stdin forever
         sys.stdin = open(os.devnull)  # noqa: SIM115
+        # the build's environment now, not the one the worker started with
         deps.use_environment(request["env"])
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
         run_module(request["module"], out, Path(root))
@@ -186,6 +190,7 @@ def _warm_up() -> None:
 
 
 def serve(root: str) -> int:
+    """Answer requests from the build on stdin until it closes it; 0 then."""
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
     _warm_up()
@@ -194,12 +199,15 @@ def serve(root: str) -> int:
         waiting = json.loads(line)
         running = {}
         while waiting or running:
+            # one child per core: more would only share the cores and each take longer
             while waiting and len(running) < (os.cpu_count() or 2):
                 request = waiting.pop(0)
                 pid = os.fork()
                 if pid == 0:
+                    # the child's output goes to its files: it must not write into the replies
                     replies.close()
                     _child(request, root)
+                # a second of grace past the limit, for SIGALRM to end it first
                 running[pid] = (request["id"], time.monotonic() + request["limit"] + 1)
             pid, status, peak = _next_end(running)
             reply = {"id": running.pop(pid)[0], "status": status, "peak_kib": peak}
@@ -220,4 +228,5 @@ def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int, int]:
                 os.kill(pid, signal.SIGKILL)
                 _, _, usage = os.wait4(pid, 0)
                 return pid, -signal.SIGALRM, usage.ru_maxrss
+        # no child ended: wait a little rather than spin on wait4
         time.sleep(0.02)
