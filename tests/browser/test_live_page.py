@@ -9,7 +9,17 @@ import pytest
 
 from anatomia_engine import numfmt as nf
 from attn_core import tiny_decoder
-from figures_src.inputs import HEAD2_W_K, HEAD2_W_Q, HEAD2_W_V, SENTENCE_IDS, W_FFN, W_K, W_Q, W_V, W_VOCAB
+from figures_src._shared.inputs import (
+    HEAD2_W_K,
+    HEAD2_W_Q,
+    HEAD2_W_V,
+    SENTENCE_IDS,
+    W_FFN,
+    W_K,
+    W_Q,
+    W_V,
+    W_VOCAB,
+)
 
 PAGE = "/krok-po-kroku/"
 ROW_1 = "weights[1][1] > weights[1][0]"
