@@ -6,7 +6,6 @@ unseeded generators, the clock, the network, writes into docs/), and writes its 
 """
 
 import importlib
-import io
 import json
 import os
 import signal
@@ -37,7 +36,7 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
     import matplotlib.pyplot as plt
 
     from anatomia_engine.kit import KIND, Plot
-    from anatomia_engine.plot import STYLES, use_decimal_comma
+    from anatomia_engine.plot import STYLES, Layouts, use_decimal_comma
 
     short = module_name.split(".")[-1]
     where = f"figures_src/{short}.py"
@@ -50,6 +49,7 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
     module = importlib.import_module(module_name)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
     values, figures, contents = {}, {}, {}
+    layouts = Layouts()   # a figure's layout in its first theme, reused in the next
     for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
         now_running(f"{module_name}.{fn.__name__}()")
         produced = fn()
@@ -71,12 +71,10 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
                 if not isinstance(plot, Plot):
                     raise TypeError(M.text("figure_not_plot", type=type(plot).__name__))
                 use_decimal_comma(plot.fig)
-                svg = io.StringIO()
-                # no date or creator, ids from the salt: the same bytes on every machine and build
-                plot.fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+                svg = layouts.svg(plot.fig, name)
                 plt.close(plot.fig)
             files[style.name] = f"{name}-{style.name}.svg"
-            contents[files[style.name]] = svg.getvalue()
+            contents[files[style.name]] = svg
         contents[files["csv"]] = plot.table.to_csv()
         table = codec.encode_value(plot.table, codec.table_where(module_name, name))
         figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
