@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
 
 FORMAT = 2   # bumped when the layout of the encoded result changes
@@ -116,6 +117,7 @@ def decode(doc: Mapping) -> tuple[dict, dict, dict]:
             encode_value(decode_value(item["table"]), table_where(module, name))
     except CodecError:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    # EngineError: a stored table that kit.Table refuses
+    except (ValueError, KeyError, TypeError, AttributeError, EngineError) as exc:
         raise CodecError(M.text("malformed_result", problem=f"{type(exc).__name__}: {exc}")) from None
     return values, meta, figures

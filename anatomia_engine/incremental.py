@@ -31,27 +31,47 @@ from pathlib import Path
 from anatomia_engine import store
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
-_HEADING = re.compile(r"^# .*$", re.M)   # Markdown h1s (in a notebook: its Markdown and comments)
-_LISTING = re.compile(r"<!--\s*material/tags")        # the tags plugin's index marker
-_READTIME = re.compile(r'data-readtime="([^"]+)"')     # a page's reading time shown elsewhere (route.py)
+
+# Markdown h1s (in a notebook: its Markdown and comments)
+_HEADING = re.compile(r"^# .*$", re.M)
+
+# The tags plugin's index marker
+_LISTING = re.compile(r"<!--\s*material/tags")
+
+# A page's reading time shown elsewhere (route.py)
+_READTIME = re.compile(r'data-readtime="([^"]+)"')
+
+# A page with tags, which the tags index lists
+_TAGS = re.compile(r"(?m)^tags:")
 
 
 def results_digest(result) -> str:
-    """The key of one module's result as pages see it: its values, their descriptions and its figures."""
-    return store.key(pickle.dumps((result.values, result.meta, result.figures, result.contents), protocol=4))
+    """The key of one module's result as pages see it: its values, their descriptions and its
+    figures."""
+    seen = (result.values, result.meta, result.figures, result.contents)
+    return store.key(pickle.dumps(seen, protocol=4))
 
 
 def _mentioned(text: str, digests: Mapping[str, str]) -> list[str]:
     """The digests of the modules whose names `text` mentions (a placeholder names its module, or the
     front matter's `computed:` lists it): a superset of those whose values the page shows."""
-    return [f"{name}={digest}" for name, digest in sorted(digests.items())
-            if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text)]
+    found = []
+    for name, digest in sorted(digests.items()):
+        # the module's name as a word: `masking` names masking, not `masking_extra`
+        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text):
+            found.append(f"{name}={digest}")
+    return found
 
 
 def _title_part(text: str) -> str:
     """What of a page goes into the navigation of the others: its front matter and its first heading."""
     front = _FRONT_MATTER.match(text)
-    return "\n".join([front.group(0) if front else "", *_HEADING.findall(text)])
+    parts = _HEADING.findall(text)
+    if front:
+        parts.insert(0, front.group(0))
+    else:
+        parts.insert(0, "")
+    return "\n".join(parts)
 
 
 @dataclass
@@ -61,8 +81,10 @@ class Kept:
     title: str | None
     meta: dict
     url: str
-    links: object          # links.Page
-    sections: list | None   # its search documents (None: no search)
+    # links.Page: its links and ids, for the link check of every build
+    links: object
+    # its search documents (None: no search)
+    sections: list | None
 
 
 @dataclass
@@ -70,55 +92,84 @@ class Differential:
     """The state of differential builds, kept by the plugin between the builds of one `mkdocs serve`."""
 
     site_key: str | None = None
-    keys: dict[str, str] = field(default_factory=dict)      # src_uri -> key of the last good render
-    pending: dict[str, str] = field(default_factory=dict)   # this build's keys, kept when it succeeds
-    outputs: set[str] = field(default_factory=set)          # dest_uri of every file of the last good build
-    kept: dict[str, Kept] = field(default_factory=dict)     # src_uri -> what a skipped page needs
-    rendered: set[str] = field(default_factory=set)         # src_uris this build renders
+    # src_uri -> key of the last good render
+    keys: dict[str, str] = field(default_factory=dict)
+    # this build's keys, kept when it succeeds
+    pending: dict[str, str] = field(default_factory=dict)
+    # dest_uri of every file of the last good build
+    outputs: set[str] = field(default_factory=set)
+    # src_uri -> what a skipped page needs
+    kept: dict[str, Kept] = field(default_factory=dict)
+    # src_uris this build renders
+    rendered: set[str] = field(default_factory=set)
 
-    def plan(self, pages: Iterable, sources: Iterable[str], config_file: str | None, texts: Mapping[str, str],
-             digests: Mapping[str, str], listing: Iterable[str], tags_exported: bool = False) -> set[str]:
-        """The src_uris of `pages` (MkDocs Files, with their final addresses) to render again; marks their
-        outputs as out of date. `texts`: src_uri -> what the page is made from (its source, and for a
-        notebook its executed copy)."""
+    def plan(self, pages: Iterable, sources: Iterable[str], config_file: str | None,
+             texts: Mapping[str, str], digests: Mapping[str, str], listing: Iterable[str],
+             tags_exported: bool = False) -> set[str]:
+        """The src_uris of `pages` (MkDocs Files, with their final addresses) to render again;
+        marks their outputs as out of date. `texts`: src_uri -> what the page is made from (its
+        source, and for a notebook its executed copy)."""
         pages = list(pages)
-        site = [Path(config_file).read_bytes() if config_file else b"", "\n".join(sorted(sources))]
-        for file in pages:
-            part = _title_part(texts[file.src_uri])
-            site += [file.src_uri, part, *(_mentioned(part, digests) if "{{" in part else [])]
-        site_key = store.key(*site)
+        site_key = self._site_key(pages, sources, config_file, texts, digests)
         self.pending = {}
         for file in pages:
             text = texts[file.src_uri]
             self.pending[file.src_uri] = store.key(text, *_mentioned(text, digests))
+        # the navigation of every page changed: nothing rendered before is kept
         if site_key != self.site_key:
-            self.site_key, self.keys, self.kept = site_key, {}, {}
-        again = {uri for uri, key in self.pending.items()
-                 if self.keys.get(uri) != key or uri not in self.kept}
+            self.site_key = site_key
+            self.keys = {}
+            self.kept = {}
+        again = set()
+        for uri, key in self.pending.items():
+            if self.keys.get(uri) != key or uri not in self.kept:
+                again.add(uri)
         folders = tuple(listing)
-        group = {file.src_uri for file in pages
-                 if self._lists_or_is_listed(file.src_uri, texts[file.src_uri], folders)}
+        group = set()
+        for file in pages:
+            if self._lists_or_is_listed(file.src_uri, texts[file.src_uri], folders):
+                group.add(file.src_uri)
         if again & group:
             again |= group
-        # A page that shows other pages' reading times (route.py) is rendered again with any page it names
+        # a page that shows other pages' reading times (route.py) is rendered with any it names
         for file in pages:
             named = set(_READTIME.findall(texts[file.src_uri]))
             if named & again:
                 again.add(file.src_uri)
-        if tags_exported:   # the tags plugin writes its export from the pages it read in this build
-            again |= {file.src_uri for file in pages
-                      if re.search(r"(?m)^tags:", _title_part(texts[file.src_uri]))}
+        # the tags plugin writes its export from the pages it read in this build
+        if tags_exported:
+            for file in pages:
+                if _TAGS.search(_title_part(texts[file.src_uri])):
+                    again.add(file.src_uri)
         for file in pages:
+            # File.is_modified(): older than its source
             if file.src_uri in again and os.path.isfile(file.abs_dest_path):
-                os.utime(file.abs_dest_path, ns=(0, 0))   # File.is_modified(): older than its source
+                os.utime(file.abs_dest_path, ns=(0, 0))
         self.rendered = again
         return again
 
     @staticmethod
+    def _site_key(pages: list, sources: Iterable[str], config_file: str | None,
+                  texts: Mapping[str, str], digests: Mapping[str, str]) -> str:
+        """What the navigation of every page is made from: mkdocs.yml, the list of source files,
+        each page's front matter and first heading (with the modules a title's placeholder names)."""
+        config = b""
+        if config_file:
+            config = Path(config_file).read_bytes()
+        site = [config, "\n".join(sorted(sources))]
+        for file in pages:
+            part = _title_part(texts[file.src_uri])
+            site += [file.src_uri, part]
+            if "{{" in part:
+                site += _mentioned(part, digests)
+        return store.key(*site)
+
+    @staticmethod
     def _lists_or_is_listed(uri: str, text: str, folders: tuple[str, ...]) -> bool:
         """A page of the blog's folders, the tags index, or a page with tags (which the index lists)."""
-        in_blog = bool(folders) and uri.startswith(folders)
-        return in_blog or bool(_LISTING.search(text)) or bool(re.search(r"(?m)^tags:", _title_part(text)))
+        if folders and uri.startswith(folders):
+            return True
+        return bool(_LISTING.search(text) or _TAGS.search(_title_part(text)))
 
     def restore(self, pages: Iterable) -> None:
         """Give the pages this build does not render their title and front matter (their navigation
@@ -127,7 +178,8 @@ class Differential:
             kept = self.kept.get(page.file.src_uri)
             if page.file.src_uri not in self.rendered and kept is not None:
                 page.meta = dict(kept.meta)
-                page.title = kept.title   # a render may replace the nav's title (mkdocs-jupyter: the h1)
+                # a render may replace the nav's title (mkdocs-jupyter: the h1)
+                page.title = kept.title
 
     def done(self, site_dir: Path, outputs: set[str]) -> None:
         """After a good build: keep its keys; remove what the previous build wrote and this one did not

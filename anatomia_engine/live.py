@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import katex
+from anatomia_engine import mathml
 from anatomia_engine import messages as M
 
 ITEMS = ".num, .live-word, [data-claim], .arithmatex"   # the browser's selector, in document order
@@ -104,7 +104,7 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     attrs = article.find(id=ROOT_ID).attrs
     inputs = {k[5:]: json.loads(v) for k, v in attrs.items() if k.startswith("data-")}
     data = {"count": len(elements), "inputs": inputs, "items": items, "selector": ITEMS,
-            "temml": katex.OPTIONS}
+            "temml": mathml.OPTIONS}
     sidecar = PurePosixPath(dest_uri).with_suffix(".live.json").name
     tag = f'<div class="live-example" id="{ROOT_ID}" data-live-src="{html.escape(sidecar)}">'
     page = output[:root.start()] + tag + output[root.end():]

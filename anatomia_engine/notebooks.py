@@ -37,7 +37,7 @@ import nbformat
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import deps, links, placeholders, runner, sources, store
+from anatomia_engine import deps, lines, placeholders, runner, sources, store
 from anatomia_engine import messages as M
 
 log = logging.getLogger("anatomia_engine.notebooks")
@@ -104,7 +104,7 @@ def executing():
 
 def cell_line(source: Path, nb, index: int) -> int | None:
     """The line of the notebook's source file where cell `index` starts (None if unknown)."""
-    starts = links.cell_starts(source.read_text(encoding="utf-8").splitlines())
+    starts = lines.cell_starts(source.read_text(encoding="utf-8").splitlines())
     return starts[index] if len(starts) == len(nb.cells) and 0 <= index < len(starts) else None
 
 
@@ -515,7 +515,7 @@ _MATH = re.compile(r"(<(pre|code)\b.*?</\2>|<[^>]*>)|\$\$([^<]+?)\$\$|\$([^<$]+?
 
 
 def _arithmatex(m: re.Match) -> str:
-    """Math as pymdownx.arithmatex (generic) writes it on every other page, for katex.py."""
+    """Math as pymdownx.arithmatex (generic) writes it on every other page, for mathml.py."""
     if m[1] is not None:
         return m[1]
     if m[3] is not None:

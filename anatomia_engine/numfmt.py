@@ -1,10 +1,18 @@
 """The site's one number formatter: every number a reader sees goes through here.
 
-Rounded only for display, half-up, from the float's shortest decimal representation (``repr``: 2.675
--> 2,68, as a reader rounding by hand expects). Decimal comma, U+2212 minus in prose, no sign on a value
-rounded to zero; five or more whole digits grouped by a narrow no-break space (``\\,`` in LaTeX). NaN is
-never shown, infinity only in vectors and matrices. A page's ``{{ x | dec(2) }}``, a table column's
-``"dec:2"`` and a value's default format all go through ``apply`` and the one table ``FILTERS``.
+Rules (each one is what a reader rounding by hand, or reading a Polish text, expects):
+
+- rounded only for display, half-up, from the float's shortest decimal representation
+  (``repr``: 2.675 -> 2,68, not the binary 2.67499…);
+- a decimal comma; the U+2212 minus in prose; no sign on a value rounded to zero;
+- five or more whole digits grouped by a narrow no-break space (``\\,`` in LaTeX);
+- NaN is never shown; infinity only in vectors and matrices.
+
+A page's ``{{ x | dec(2) }}``, a table column's ``"dec:2"`` and a value's default format all go
+through ``apply`` and the one table ``FILTERS``. A new number filter is a function that writes
+a number (``_WRITERS``), its places (``PLACES``) and its row in ``FILTERS``.
+
+Every refusal is an ``EngineError`` with its catalogue id; the page's renderer adds the place.
 """
 
 import difflib
@@ -17,132 +25,331 @@ from functools import partial
 
 import numpy as np
 
-from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 
 MINUS = "\u2212"
 NARROW_NBSP = "\u202f"
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
+MAX_DECIMALS = 12
+# Digits of a product a claim compares exactly (a page's integers stay far below).
+MAX_EXACT_DIGITS = 1000
+# The filters with decimal places, and their default.
+PLACES = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}
+
+
+# ---------------------------------------------------------------------------------------------
+# Prose and math
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Notation:
+    """How one kind of output writes the signs around the digits."""
+
+    minus: str
+    comma: str
+    group: str
+    infinity: str
+    percent: str
+    power: str       # a str.format template for the exponent
+    unit: str        # a str.format template for a unit of size
+    separator: str   # between the items of a vector
+
+
+PROSE = Notation(
+    minus=MINUS,
+    comma=",",
+    group=NARROW_NBSP,
+    infinity="∞",
+    percent="%",
+    power="·10{}",
+    unit="\u00a0{}",
+    separator="; ",
+)
+# In math, `{,}` keeps LaTeX from adding a space after the comma, as after punctuation.
+MATH = Notation(
+    minus="-",
+    comma="{,}",
+    group=r"\,",
+    infinity=r"\infty",
+    percent=r"\%",
+    power=r" \cdot 10^{{{}}}",
+    unit=r"\ \text{{{}}}",
+    separator=r";\ ",
+)
+
+
+def notation(math: bool) -> Notation:
+    """The notation of math (inside LaTeX) or of prose."""
+    if math:
+        return MATH
+    return PROSE
+
+
+def words_in(text: str, math: bool) -> str:
+    """Words as prose shows them, or wrapped so that LaTeX sets them as text."""
+    if math:
+        return rf"\text{{{text}}}"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking what is shown
+# ---------------------------------------------------------------------------------------------
+
 
 def is_whole(x) -> bool:
-    """A whole-number type (Python's int, NumPy's integers), not a boolean: shown exactly, never
-    through a float (2**53 + 1 has no float of its own)."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+    """A whole-number type (Python's int, NumPy's integers), not a boolean.
+
+    Such a number is shown exactly, never through a float: 2**53 + 1 has no float of its own.
+    """
+    return isinstance(x, (int, np.integer)) and not is_boolean(x)
 
 
-def _check(x: float, *, allow_inf: bool = False) -> float | int:
-    """`x` as a float, or as a Python int if it is whole-number typed; ValueError if it is no number."""
-    if isinstance(x, (bool, np.bool_)):
-        raise ValueError(M.text("expected_number", got=f"the boolean {x!r}"))
+def is_boolean(x) -> bool:
+    """Python's or NumPy's boolean (True is an int in Python, but no number on a page)."""
+    return isinstance(x, (bool, np.bool_))
+
+
+def is_number(v) -> bool:
+    """A real number, not a boolean."""
+    numeric = isinstance(v, (int, float, np.integer, np.floating))
+    return numeric and not is_boolean(v)
+
+
+def _check(x, *, allow_inf: bool = False) -> float | int:
+    """`x` as a float, or as a Python int if it is whole-number typed.
+
+    Refuses what is no number (a boolean, an array, a text), NaN, and infinity unless
+    `allow_inf` (vectors and matrices may show it; a lone value may not).
+    """
+    if is_boolean(x):
+        raise EngineError("expected_number", got=f"the boolean {x!r}")
     if isinstance(x, np.ndarray) and x.ndim > 0:
-        raise ValueError(M.text("expected_number_array", shape=x.shape))
+        raise EngineError("expected_number_array", shape=x.shape)
     if is_whole(x):
         return int(x)
     try:
-        x = float(x)
+        number = float(x)
     except (TypeError, ValueError):
-        raise ValueError(M.text("expected_number", got=f"{type(x).__name__} {x!r}")) from None
-    if _math.isnan(x):
-        raise ValueError(M.text("nan"))
-    if _math.isinf(x) and not allow_inf:
-        raise ValueError(M.text("infinite", value=x))
-    return x
+        got = f"{type(x).__name__} {x!r}"
+        raise EngineError("expected_number", got=got) from None
+    if _math.isnan(number):
+        raise EngineError("nan")
+    if _math.isinf(number) and not allow_inf:
+        raise EngineError("infinite", value=number)
+    return number
 
 
-MAX_DECIMALS = 12
-MAX_EXACT_DIGITS = 1000  # digits of a product a claim compares exactly (a page's integers stay far below)
-PLACES = {"dec": 2, "pct": 1, "sci": 1, "bytes": 1}   # the filters with decimal places, and their default
+# ---------------------------------------------------------------------------------------------
+# Rounding
+# ---------------------------------------------------------------------------------------------
 
 
 def _exact(x) -> Decimal:
     """The decimal a number stands for: a whole number's own digits, a float's shortest repr."""
-    return Decimal(int(x)) if is_whole(x) else Decimal(repr(float(x)))
+    if is_whole(x):
+        return Decimal(int(x))
+    return Decimal(repr(float(x)))
 
 
 def round_half_up(x: float | int | Decimal, decimals: int) -> Decimal:
-    """Round `x` half-up to `decimals` places, from its shortest decimal representation (a whole
-    number or a Decimal: from its own digits)."""
-    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
-        raise ValueError(M.text("decimals_whole", got=repr(decimals)))
+    """Round `x` half-up to `decimals` places, from its shortest decimal representation.
+
+    A whole number or a Decimal is rounded from its own digits. Places are a whole number
+    from 0 to MAX_DECIMALS.
+    """
+    if is_boolean(decimals) or not isinstance(decimals, (int, np.integer)):
+        raise EngineError("decimals_whole", got=repr(decimals))
     if not 0 <= decimals <= MAX_DECIMALS:
-        raise ValueError(M.text("decimals_range", most=MAX_DECIMALS, got=decimals))
-    exact = x if isinstance(x, Decimal) else _exact(x)
+        raise EngineError("decimals_range", most=MAX_DECIMALS, got=decimals)
+    exact = x
+    if not isinstance(x, Decimal):
+        exact = _exact(x)
     try:
         return exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    except InvalidOperation:  # more digits than the decimal context holds (28): 1.5e300 with dec(2)
+    except InvalidOperation:
+        # More digits than the decimal context holds (28): 1.5e300 with dec(2). The reader
+        # is better served by scientific notation, so the message shows it.
         most = getcontext().prec - decimals
-        if is_whole(x):  # a float would have been rounded: an integer's digits are all known
-            raise ValueError(M.text("too_many_digits_int", digits=len(str(abs(int(x)))), most=most,
-                                    example=fmt_sci(int(x), 1))) from None
-        raise ValueError(M.text("too_many_digits", value=repr(float(x)), most=most,
-                                example=fmt_sci(float(x), 1))) from None
+        if is_whole(x):
+            # An integer's digits are all known (a float's were rounded): say how many.
+            digits = len(str(abs(int(x))))
+            example = fmt_sci(int(x), 1)
+            raise EngineError("too_many_digits_int", digits=digits, most=most,
+                              example=example) from None
+        example = fmt_sci(float(x), 1)
+        raise EngineError("too_many_digits", value=repr(float(x)), most=most,
+                          example=example) from None
 
 
 def _decimal_text(d: Decimal, math: bool) -> str:
-    whole, _, frac = format(d.copy_abs(), "f").partition(".")  # abs() would round to 28 digits
+    """The digits of `d` in the notation of math or prose."""
+    signs = notation(math)
+    # format() of the magnitude, not abs(): abs() would round to the context's 28 digits.
+    whole, _, fraction = format(d.copy_abs(), "f").partition(".")
     if len(whole) >= 5:
-        whole = format(int(whole), ",").replace(",", r"\," if math else NARROW_NBSP)
-    sign = ("-" if math else MINUS) if d < 0 else ""     # a value rounded to zero has none
-    return sign + whole + (("{,}" if math else ",") + frac if frac else "")
+        whole = format(int(whole), ",").replace(",", signs.group)
+    text = whole
+    if fraction:
+        text += signs.comma + fraction
+    # A value rounded to zero (Decimal -0.00) is not below zero: it shows no sign.
+    if d < 0:
+        text = signs.minus + text
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# What each number filter writes
+# ---------------------------------------------------------------------------------------------
+# A writer returns the rounded number, the size of its unit (their product is what a reader
+# reads back: shown_value) and the unit's text ("" for none). A float is scaled as the
+# browser's twin (live pages) scales it, a whole number exactly.
+
+
+@dataclass(frozen=True)
+class Written:
+    """A number as a filter writes it: pct(1) of 0.3543 -> (35.4, 0.01, '%')."""
+
+    number: Decimal
+    size: Decimal
+    unit: str = ""
+
+
+def _write_int(x, places: int) -> Written:
+    if not is_whole(x) and x != int(x):
+        raise EngineError("not_whole", value=repr(x))
+    # A float from its repr: 1e30 is 10**30, not the float's binary expansion.
+    return Written(_exact(x).to_integral_value(), Decimal(1))
+
+
+def _write_dec(x, places: int) -> Written:
+    return Written(round_half_up(x, places), Decimal(1))
+
+
+def _write_pct(x, places: int) -> Written:
+    if is_whole(x):
+        hundred = x * 100
+    else:
+        hundred = float(Decimal(repr(x)) * 100)
+    return Written(round_half_up(hundred, places), Decimal("0.01"), "%")
 
 
 _IEC = [("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)]
-# How a unit `_written` gives is written after the number, in math and in prose.
-_UNITS = {"pct": (r"\%", "%"), "sci": (r" \cdot 10^{{{}}}", "·10{}"), "bytes": (r"\ \text{{{}}}", "\u00a0{}")}
 
 
-def _written(name: str, x: float | int, places: int) -> tuple[Decimal, Decimal, str]:
-    """What the number filter `name` writes for `x` (a float, or a Python int: exactly): the rounded
-    number, the size of its unit (their product is what a reader reads back) and the unit: pct(1) of
-    0.3543 -> (35.4, 0.01, '%')."""
-    whole = is_whole(x)
-    if name == "int":
-        if not whole and x != int(x):
-            raise ValueError(M.text("not_whole", value=repr(x)))
-        return _exact(x).to_integral_value(), Decimal(1), ""   # a float from its repr: 1e30 is 10**30
+def _write_bytes(x, places: int) -> Written:
+    # The largest IEC unit the size reaches; bytes below a KiB.
+    unit = "B"
+    size = 1
+    for name, bytes_in_unit in _IEC:
+        if abs(x) >= bytes_in_unit:
+            unit = name
+            size = bytes_in_unit
+            break
+    # A whole number is divided exactly (it may have no float: 10**400 bytes).
+    if is_whole(x):
+        scaled = Decimal(x) / size
+    else:
+        scaled = x / size
+    return Written(round_half_up(scaled, places), Decimal(size), unit)
+
+
+def _write_sci(x, places: int) -> Written:
+    # Zero has no exponent: it is written as dec writes it.
+    if not x:
+        return _write_dec(x, places)
+    exponent = _exact(abs(x)).adjusted()
+    scaled = _exact(x).scaleb(-exponent)
+    mantissa = round_half_up(_like(x, scaled), places)
+    # 9.96 rounded up to 10.0: the mantissa moves one place to stay below ten.
+    if abs(mantissa) >= 10:
+        exponent += 1
+        mantissa = round_half_up(_like(x, mantissa / 10), places)
+    return Written(mantissa, Decimal(1).scaleb(exponent), str(exponent))
+
+
+def _like(x, exact: Decimal) -> Decimal | float:
+    """`exact` kept exact for a whole `x`, else as the float the browser's twin computes."""
+    if is_whole(x):
+        return exact
+    return float(exact)
+
+
+_WRITERS: dict[str, Callable[..., Written]] = {
+    "int": _write_int,
+    "dec": _write_dec,
+    "pct": _write_pct,
+    "bytes": _write_bytes,
+    "sci": _write_sci,
+}
+
+
+def _places(name: str, args: tuple) -> int:
+    """The places a number filter was given, else its default."""
+    if args:
+        return args[0]
+    return PLACES.get(name, 0)
+
+
+def _suffix(name: str, unit: str, math: bool) -> str:
+    """A written number's unit, in the notation of math or prose."""
+    if not unit:
+        return ""
+    signs = notation(math)
     if name == "pct":
-        hundred = x * 100 if whole else float(Decimal(repr(x)) * 100)   # float: as the browser computes it
-        return round_half_up(hundred, places), Decimal("0.01"), "%"
-    if name == "bytes":
-        unit, size = next(((unit, size) for unit, size in _IEC if abs(x) >= size), ("B", 1))
-        return round_half_up(Decimal(x) / size if whole else x / size, places), Decimal(size), unit
-    if name == "sci" and x:
-        exponent = _exact(abs(x)).adjusted()
-        scaled = _exact(x).scaleb(-exponent)
-        mantissa = round_half_up(scaled if whole else float(scaled), places)
-        if abs(mantissa) >= 10:  # 9.96 rounded up to 10.0
-            exponent += 1
-            mantissa = round_half_up(mantissa / 10 if whole else float(mantissa / 10), places)
-        return mantissa, Decimal(1).scaleb(exponent), str(exponent)
-    return round_half_up(x, places), Decimal(1), ""
+        return signs.percent
+    if name == "sci":
+        if not math:
+            unit = unit.translate(SUPERSCRIPT)
+        return signs.power.format(unit)
+    return signs.unit.format(unit)
 
 
-def _number(name: str, x: float, places: int | None = None, *, math: bool = False,
+def _number(name: str, x, places: int | None = None, *, math: bool = False,
             allow_inf: bool = False) -> str:
-    """`x` shown by the number filter `name` with `places` decimals (None: its default); ∞ if `allow_inf`."""
+    """`x` shown by the number filter `name` with `places` decimals (None: its default).
+
+    Infinity is written as a sign only if `allow_inf`.
+    """
     x = _check(x, allow_inf=allow_inf)
     if isinstance(x, float) and _math.isinf(x):
-        return ("-" if math else MINUS) * (x < 0) + (r"\infty" if math else "∞")
-    number, _, unit = _written(name, x, PLACES.get(name, 0) if places is None else places)
-    math_unit, prose_unit = _UNITS[name] if unit else ("", "")
-    suffix = math_unit.format(unit) if math else prose_unit.format(unit.translate(SUPERSCRIPT))
-    return _decimal_text(number, math) + suffix
+        signs = notation(math)
+        text = signs.infinity
+        if x < 0:
+            text = signs.minus + text
+        return text
+    if places is None:
+        places = PLACES.get(name, 0)
+    written = _WRITERS[name](x, places)
+    return _decimal_text(written.number, math) + _suffix(name, written.unit, math)
 
 
-fmt_dec = partial(_number, "dec")      # 0.3543 -> '0,35' (prose) or '0{,}35' (math); dec(0) of 7.0 -> '7'
-fmt_int = partial(_number, "int")      # 131072 -> '131 072' (five digits or more grouped), 4096 -> '4096'
-fmt_pct = partial(_number, "pct")      # 0.3543 -> '35,4%' (prose) or '35{,}4\%' (math)
-fmt_sci = partial(_number, "sci")      # 2.22e-16 -> '2,2·10⁻¹⁶' (prose) or '2{,}2 \cdot 10^{-16}' (math)
-fmt_bytes = partial(_number, "bytes")  # in the largest IEC unit reached: 2**26 -> '64,0 MiB'
+# 0.3543 -> '0,35' (prose) or '0{,}35' (math); dec(0) of 7.0 -> '7'
+fmt_dec = partial(_number, "dec")
+# 131072 -> '131 072' (five digits or more grouped), 4096 -> '4096'
+fmt_int = partial(_number, "int")
+# 0.3543 -> '35,4%' (prose) or '35{,}4\%' (math)
+fmt_pct = partial(_number, "pct")
+# 2.22e-16 -> '2,2·10⁻¹⁶' (prose) or '2{,}2 \cdot 10^{-16}' (math)
+fmt_sci = partial(_number, "sci")
+# in the largest IEC unit reached: 2**26 -> '64,0 MiB'
+fmt_bytes = partial(_number, "bytes")
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays
+# ---------------------------------------------------------------------------------------------
 
 
 def fmt_vec(x, decimals: int = 2, *, math: bool = False) -> str:
     """A 1-D vector: '[0,35; 0,65]' (a semicolon, since the comma is the decimal mark)."""
     arr = np.asarray(x, dtype=float)
     if arr.ndim != 1:
-        raise ValueError(M.text("vec_shape", shape=arr.shape))
+        raise EngineError("vec_shape", shape=arr.shape)
     items = [fmt_dec(v, decimals, math=math, allow_inf=True) for v in arr]
-    return ("[" + r";\ ".join(items) + "]") if math else ("[" + "; ".join(items) + "]")
+    return "[" + notation(math).separator.join(items) + "]"
 
 
 def fmt_bmatrix(x, decimals: int = 2, *, math: bool = True) -> str:
@@ -151,87 +358,145 @@ def fmt_bmatrix(x, decimals: int = 2, *, math: bool = True) -> str:
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
-        raise ValueError(M.text("bmatrix_shape", shape=arr.shape))
-    rows = [" & ".join(fmt_dec(v, decimals, math=True, allow_inf=True) for v in row) for row in arr]
+        raise EngineError("bmatrix_shape", shape=arr.shape)
+    rows = []
+    for row in arr:
+        cells = [fmt_dec(v, decimals, math=True, allow_inf=True) for v in row]
+        rows.append(" & ".join(cells))
     return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
 
 
-# Polish numerals 2..20 (non-masculine-personal forms): nominative, genitive, dative, instrumental.
-_FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
-          "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma",
-          "siedem siedmiu siedmiu siedmioma", "osiem ośmiu ośmiu ośmioma",
-          "dziewięć dziewięciu dziewięciu dziewięcioma", "dziesięć dziesięciu dziesięciu dziesięcioma",
-          "jedenaście jedenastu jedenastu jedenastoma", "dwanaście dwunastu dwunastu dwunastoma",
-          "trzynaście trzynastu trzynastu trzynastoma", "czternaście czternastu czternastu czternastoma",
-          "piętnaście piętnastu piętnastu piętnastoma", "szesnaście szesnastu szesnastu szesnastoma",
-          "siedemnaście siedemnastu siedemnastu siedemnastoma",
-          "osiemnaście osiemnastu osiemnastu osiemnastoma",
-          "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
-          "dwadzieścia dwudziestu dwudziestu dwudziestoma"]
+# ---------------------------------------------------------------------------------------------
+# Numbers in Polish words
+# ---------------------------------------------------------------------------------------------
+
+# Polish numerals 2..20 (the non-masculine-personal forms, the ones a count of
+# tokens, heads or steps takes): nominative, genitive, dative, instrumental.
+_FORMS = [
+    "dwa dwóch dwóm dwoma",
+    "trzy trzech trzem trzema",
+    "cztery czterech czterem czterema",
+    "pięć pięciu pięciu pięcioma",
+    "sześć sześciu sześciu sześcioma",
+    "siedem siedmiu siedmiu siedmioma",
+    "osiem ośmiu ośmiu ośmioma",
+    "dziewięć dziewięciu dziewięciu dziewięcioma",
+    "dziesięć dziesięciu dziesięciu dziesięcioma",
+    "jedenaście jedenastu jedenastu jedenastoma",
+    "dwanaście dwunastu dwunastu dwunastoma",
+    "trzynaście trzynastu trzynastu trzynastoma",
+    "czternaście czternastu czternastu czternastoma",
+    "piętnaście piętnastu piętnastu piętnastoma",
+    "szesnaście szesnastu szesnastu szesnastoma",
+    "siedemnaście siedemnastu siedemnastu siedemnastoma",
+    "osiemnaście osiemnastu osiemnastu osiemnastoma",
+    "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+    "dwadzieścia dwudziestu dwudziestu dwudziestoma",
+]
 CASES = ("mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik")
-_CASE_FORM = (0, 1, 2, 0, 3, 1)   # the accusative is written as the nominative, the locative as the genitive
+# These numerals write the accusative as the nominative and the locative as the genitive.
+_CASE_FORM = (0, 1, 2, 0, 3, 1)
 
 
-def fmt_words(x: float, case: str = "mianownik", *, math: bool = False) -> str:
+def fmt_words(x, case: str = "mianownik", *, math: bool = False) -> str:
     """A whole number from 2 to 20 in Polish words, in a case: words("narzędnik") of 4 -> 'czterema'."""
     x = _check(x)
     if x != int(x) or not 2 <= x <= 20:
-        raise ValueError(M.text("words_range", value=repr(x)))
+        raise EngineError("words_range", value=repr(x))
     if case not in CASES:
-        raise ValueError(M.text("unknown_case", case=repr(case), known=", ".join(CASES)))
-    word = _FORMS[int(x) - 2].split()[_CASE_FORM[CASES.index(case)]]
-    return rf"\text{{{word}}}" if math else word
+        raise EngineError("unknown_case", case=repr(case), known=", ".join(CASES))
+    forms = _FORMS[int(x) - 2].split()
+    word = forms[_CASE_FORM[CASES.index(case)]]
+    return words_in(word, math)
 
 
-def fmt_times(x: float, *, math: bool = False) -> str:
-    """A ratio in Polish words, as a reader says it: 4.0 -> 'cztery razy', 4.27 -> 'ponad cztery razy'
-    (the whole part from 2 to 20 in words; 'ponad' when the ratio is not whole)."""
+def fmt_times(x, *, math: bool = False) -> str:
+    """A ratio in Polish words, as a reader says it.
+
+    4.0 -> 'cztery razy', 4.27 -> 'ponad cztery razy': the whole part from 2 to 20 in words,
+    'ponad' when the ratio is not whole.
+    """
     x = _check(x)
     whole = int(_math.floor(x))
     if not 2 <= whole <= 20:
-        raise ValueError(M.text("times_range", value=repr(x)))
-    words = ("" if x == whole else "ponad ") + fmt_words(whole) + " razy"
-    return rf"\text{{{words}}}" if math else words
+        raise EngineError("times_range", value=repr(x))
+    words = fmt_words(whole) + " razy"
+    if x != whole:
+        words = "ponad " + words
+    return words_in(words, math)
+
+
+# ---------------------------------------------------------------------------------------------
+# What is not a rounded number
+# ---------------------------------------------------------------------------------------------
+
+
+def _plain(x):
+    """An array as Python lists; anything else as it is."""
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return x
 
 
 def fmt_json(x, *, math: bool = False) -> str:
-    """Full precision as JSON (for scripts in a page). Every "<" (only ever inside a JSON string) is
-    written \\u003c, so no value can end a <script> ("</script>") or open a comment ("<!--") in it."""
-    plain = x.tolist() if isinstance(x, np.ndarray) else x
-    return json.dumps(plain, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
+    """Full precision as JSON, for scripts in a page.
+
+    Every "<" (only ever inside a JSON string) is written \\u003c, so no value can end a
+    <script> ("</script>") or open a comment ("<!--") in it.
+    """
+    text = json.dumps(_plain(x), ensure_ascii=False, allow_nan=False)
+    return text.replace("<", "\\u003c")
 
 
 def fmt_exact(x) -> str:
     """The value a reader is shown on request (`data-exact`): up to 7 significant digits, prose."""
     if isinstance(x, (np.ndarray, list, tuple)) and np.ndim(x) > 0:
-        return "[" + "; ".join(fmt_exact(v) for v in np.asarray(x, dtype=float)) + "]"
+        items = [fmt_exact(v) for v in np.asarray(x, dtype=float)]
+        return "[" + "; ".join(items) + "]"
     x = _check(x, allow_inf=True)
     if isinstance(x, float) and _math.isinf(x):
         return fmt_dec(x, allow_inf=True)
+    # Whole values below 10^15 have every digit exact in a float: written out in full.
     if x == int(x) and abs(x) < 1e15:
         return _decimal_text(Decimal(int(x)), False)
-    mantissa, _, exponent = format(_exact(x) if is_whole(x) else x, ".7g").partition("e")
-    power = "·10" + str(int(exponent)).translate(SUPERSCRIPT) if exponent else ""
-    return _decimal_text(Decimal(mantissa), False) + power
+    significant = x
+    if is_whole(x):
+        significant = _exact(x)
+    mantissa, _, exponent = format(significant, ".7g").partition("e")
+    text = _decimal_text(Decimal(mantissa), False)
+    if exponent:
+        text += "·10" + str(int(exponent)).translate(SUPERSCRIPT)
+    return text
 
 
 def fmt_text(x, *, math: bool = False) -> str:
-    """A text as written; a list of texts joined by commas ('alfa, beta'). A number is refused: its digits
-    would bypass this formatter (str(0.1 + 0.2) is '0.30000000000000004')."""
+    """A text as written; a list of texts joined by commas ('alfa, beta').
+
+    A number is refused: its digits would bypass this formatter (str(0.1 + 0.2) is
+    '0.30000000000000004').
+    """
     if isinstance(x, str):
         return x
-    items = x.tolist() if isinstance(x, np.ndarray) else x
+    items = _plain(x)
     if isinstance(items, (list, tuple)) and all(isinstance(item, str) for item in items):
         return ", ".join(items)
-    if is_number(x) or isinstance(x, (bool, np.bool_)):
-        raise ValueError(M.text("text_of_number", value=repr(x)))
-    raise ValueError(M.text("text_of_list", type=type(x).__name__))
+    if is_number(x) or is_boolean(x):
+        raise EngineError("text_of_number", value=repr(x))
+    raise EngineError("text_of_list", type=type(x).__name__)
+
+
+# ---------------------------------------------------------------------------------------------
+# The filters
+# ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Filter:
-    """One way to show a value, `fn(value, *args, math=...)`; `number`: prose wraps it in a provenance
-    span; `where`: in running text and tables (prose), in math, as a table column's format."""
+    """One way to show a value, `fn(value, *args, math=...)`.
+
+    `number`: prose wraps what it writes in a provenance span (a reader can ask for the exact
+    value); `where`: in running text and tables ("prose"), in math, as a table column's format.
+    """
 
     fn: Callable[..., str]
     max_args: int
@@ -241,75 +506,137 @@ class Filter:
 
 
 FILTERS: dict[str, Filter] = {
-    "dec": Filter(fmt_dec, 1, "dec(n): n places after the comma, e.g. dec(2) -> 0,35"),
-    "pct": Filter(fmt_pct, 1, "pct(n): a fraction in percent, e.g. pct(1) -> 35,4%"),
-    "sci": Filter(fmt_sci, 1, "sci(n): scientific notation, e.g. sci(1) -> 2,2·10⁻¹⁶"),
-    "int": Filter(fmt_int, 0, "int: a whole number, grouped by thousands from five digits"),
-    "bytes": Filter(fmt_bytes, 1, "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB"),
-    "words": Filter(fmt_words, 1, 'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema'),
-    "times": Filter(fmt_times, 0, 'times: a ratio in Polish words, e.g. 4.27 -> "ponad cztery razy"',
-                    where=("prose", "math")),
-    "vec": Filter(fmt_vec, 1, "vec(n): a 1-D array as [0,35; 0,65]", where=("prose", "math")),
-    "bmatrix": Filter(fmt_bmatrix, 1, "bmatrix(n): an array as a LaTeX matrix (inside math only)",
-                      where=("math",)),
-    "json": Filter(fmt_json, 0, "json: full precision as JSON (for scripts)", number=False, where=("prose",)),
-    "text": Filter(fmt_text, 0, "text: a text, or a list of texts joined by commas", number=False,
-                   where=("prose", "math")),
+    "dec": Filter(
+        fmt_dec, 1,
+        "dec(n): n places after the comma, e.g. dec(2) -> 0,35",
+    ),
+    "pct": Filter(
+        fmt_pct, 1,
+        "pct(n): a fraction in percent, e.g. pct(1) -> 35,4%",
+    ),
+    "sci": Filter(
+        fmt_sci, 1,
+        "sci(n): scientific notation, e.g. sci(1) -> 2,2·10⁻¹⁶",
+    ),
+    "int": Filter(
+        fmt_int, 0,
+        "int: a whole number, grouped by thousands from five digits",
+    ),
+    "bytes": Filter(
+        fmt_bytes, 1,
+        "bytes(n): a size in B, KiB, MiB, GiB, e.g. bytes(0) -> 64 MiB",
+    ),
+    "words": Filter(
+        fmt_words, 1,
+        'words("case"): 2…20 in Polish words, e.g. words("narzędnik") -> czterema',
+    ),
+    # The words of a ratio are no column's format: a table shows the ratio's digits.
+    "times": Filter(
+        fmt_times, 0,
+        'times: a ratio in Polish words, e.g. 4.27 -> "ponad cztery razy"',
+        where=("prose", "math"),
+    ),
+    "vec": Filter(
+        fmt_vec, 1,
+        "vec(n): a 1-D array as [0,35; 0,65]",
+        where=("prose", "math"),
+    ),
+    "bmatrix": Filter(
+        fmt_bmatrix, 1,
+        "bmatrix(n): an array as a LaTeX matrix (inside math only)",
+        where=("math",),
+    ),
+    # Full precision for a page's scripts: no reader reads it, so no provenance span.
+    "json": Filter(
+        fmt_json, 0,
+        "json: full precision as JSON (for scripts)",
+        number=False,
+        where=("prose",),
+    ),
+    "text": Filter(
+        fmt_text, 0,
+        "text: a text, or a list of texts joined by commas",
+        number=False,
+        where=("prose", "math"),
+    ),
 }
 COLUMNS = [name for name, f in FILTERS.items() if "column" in f.where]
 
 
-def is_number(v) -> bool:
-    """A real number, not a boolean (True is an int in Python, but no number on a page)."""
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-
-
 def default_filter(value, *, math: bool) -> str:
     """The filter used when a placeholder names none: int, dec(2), vec(2)/bmatrix(2), text."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(M.text("boolean_shown"))
+    if is_boolean(value):
+        raise EngineError("boolean_shown")
+    if is_number(value) and isinstance(value, (int, np.integer)):
+        return "int"
     if is_number(value):
-        return "int" if isinstance(value, (int, np.integer)) else "dec"
+        return "dec"
     if isinstance(value, str):
         return "text"
+    # A matrix is shown as one in prose too; a vector only inside math.
+    if isinstance(value, np.ndarray) and (math or value.ndim == 2):
+        return "bmatrix"
     if isinstance(value, np.ndarray):
-        return "bmatrix" if math or value.ndim == 2 else "vec"
-    raise ValueError(M.text("needs_filter", type=type(value).__name__))
+        return "vec"
+    raise EngineError("needs_filter", type=type(value).__name__)
 
 
 def shown_value(value, name: str | None, args: tuple = ()) -> Decimal | None:
-    """The number a reader sees when `value` is shown with the filter `name` (None: the default), in
-    the value's units (pct(1) of 0.3543 -> 0.354); None for arrays and text."""
-    if not is_number(value) or not (is_whole(value) or _math.isfinite(value)):
+    """The number a reader sees when `value` is shown with the filter `name`.
+
+    In the value's units (pct(1) of 0.3543 -> 0.354); None (the default filter) as for its
+    type; None for arrays, text and the filters that show no rounded number. Claims compare
+    these, so a sentence holds for the numbers as the reader sees them.
+    """
+    if not is_number(value):
+        return None
+    if not is_whole(value) and not _math.isfinite(value):
         return None
     name = name or default_filter(value, math=False)
+    # A number in words is written exactly (only whole numbers have words).
     if name == "words":
         return _exact(value)
-    if name not in PLACES and name != "int":
+    if name not in _WRITERS:
         return None
-    number, size, _ = _written(name, _check(value), args[0] if args else PLACES.get(name, 0))
-    with localcontext() as exact:  # a whole number's every digit (28 by default)
+    written = _WRITERS[name](_check(value), _places(name, args))
+    # The product keeps a whole number's every digit (the context's default is 28).
+    with localcontext() as exact:
         exact.prec = MAX_EXACT_DIGITS
-        return number * size
+        return written.number * written.size
 
 
 def apply(value, name: str | None, args: tuple = (), *, math: bool = False) -> str:
-    """Show `value` with the filter `name` (None: the default for its type) in prose or math;
-    ValueError, saying how to fix it, if it cannot."""
+    """Show `value` with the filter `name` (None: the default for its type) in prose or math.
+
+    An EngineError, saying how to fix it, if it cannot.
+    """
     if name is None:
         name = default_filter(value, math=math)
     f = FILTERS.get(name)
     if f is None:
-        near = difflib.get_close_matches(name, FILTERS, n=1)
-        hint = f"did you mean '{near[0]}'? " if near else ""
-        raise ValueError(M.text("unknown_filter", name=name, hint=hint, known=", ".join(FILTERS)))
+        raise EngineError("unknown_filter", name=name, hint=_did_you_mean(name),
+                          known=", ".join(FILTERS))
     if math and "math" not in f.where:
-        raise ValueError(M.text("not_in_math", name=name))
+        raise EngineError("not_in_math", name=name)
     if not math and "prose" not in f.where:
-        raise ValueError(M.text("math_only", name=name))
+        raise EngineError("math_only", name=name)
     if len(args) > f.max_args:
-        raise ValueError(M.text("too_many_args", name=name, most=f.max_args, got=len(args), usage=f.usage))
+        raise EngineError("too_many_args", name=name, most=f.max_args, got=len(args),
+                          usage=f.usage)
     return f.fn(value, *args, math=math)
+
+
+def _did_you_mean(name: str) -> str:
+    """A hint naming the filter closest to a misspelt one, or nothing."""
+    near = difflib.get_close_matches(name, FILTERS, n=1)
+    if not near:
+        return ""
+    return f"did you mean '{near[0]}'? "
+
+
+# ---------------------------------------------------------------------------------------------
+# Table columns
+# ---------------------------------------------------------------------------------------------
 
 
 def parse_spec(spec: str) -> tuple[str, tuple]:
@@ -317,7 +644,10 @@ def parse_spec(spec: str) -> tuple[str, tuple]:
     name, _, arg = spec.partition(":")
     if not arg:
         return name, ()
-    return name, (int(arg),) if arg.lstrip("-").isdigit() else (arg,)
+    # A whole number is a count of places; anything else (a case of `words`) stays text.
+    if arg.lstrip("-").isdigit():
+        return name, (int(arg),)
+    return name, (arg,)
 
 
 def fmt_spec(x, spec: str | None, *, math: bool = False) -> str:
@@ -326,6 +656,16 @@ def fmt_spec(x, spec: str | None, *, math: bool = False) -> str:
         return str(x)
     name, args = parse_spec(spec)
     if name not in COLUMNS:
-        raise ValueError(M.text("unknown_spec", spec=repr(spec), known=", ".join(
-            f"{n}:N" if FILTERS[n].max_args else n for n in COLUMNS)))
+        raise EngineError("unknown_spec", spec=repr(spec), known=_column_usage())
     return apply(x, name, args, math=math)
+
+
+def _column_usage() -> str:
+    """The column formats, as a contributor writes them: 'dec:N, pct:N, …, int'."""
+    known = []
+    for name in COLUMNS:
+        if FILTERS[name].max_args:
+            known.append(f"{name}:N")
+        else:
+            known.append(name)
+    return ", ".join(known)

@@ -26,9 +26,9 @@ from jinja2.exceptions import TemplateSyntaxError
 from jinja2.parser import Parser
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import katex
 from anatomia_engine import messages as M
 from anatomia_engine import numfmt as nf
+from anatomia_engine import sentinels
 from anatomia_engine.kit import Table
 
 PLACEHOLDER = r"\{\{(?!\{)(?P<expr>(?:(?!\n[ \t]*\n).)+?)\}\}"
@@ -490,8 +490,8 @@ def fill(tag: Tag, scope: Mapping[str, Entry], *, context: str, live: bool = Fal
         code, spec = compiled(expr), f"{name}:{args[0]}" if args else name
     except TemplateError as exc:
         raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
-    if math:  # katex.py lifts it out of the TeX into the formula's template
-        return Shown(katex.slot(code, spec, shown.text))
+    if math:  # mathml.py lifts it out of the TeX into the formula's template
+        return Shown(sentinels.slot(code, spec, shown.text))
     return replace(shown, span={**shown.span, "data-expr": code, "data-fmt": spec})
 
 

@@ -1,10 +1,16 @@
 """The MkDocs plugin `anatomia`: the site's build pipeline, its hooks in the order they run.
 
-Run the modules and execute the lab notebooks (on_files), fill the pages (on_page_markdown), turn the
-notebook's HTML into Material's and typeset its math (on_page_content), read each final page for the
-link check and the Polish search (on_post_page), write the index and check the links (on_post_build).
-Listed in mkdocs.yml after Material's `search` (whose index it replaces), before `mkdocs-jupyter`.
+Make the build's state and register the Markdown extension with it (on_config); run the modules
+and execute the lab notebooks (on_files); fill the pages (on_page_markdown, then the extension);
+turn the notebook's HTML into Material's and typeset its math (on_page_content); check each
+final page and read it for the link check and the Polish search (on_post_page); write the index
+and check the links (on_post_build).
+
+Where the order against another plugin matters, the hook says so with MkDocs' `event_priority`
+and `ORDER` below lists it; on_config stops the build if the plugins of mkdocs.yml break it.
 """
+
+from __future__ import annotations
 
 import functools
 import logging
@@ -19,7 +25,6 @@ from pathlib import Path
 
 import click
 from mkdocs.commands import build as mkdocs_build
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure import pages as mkdocs_pages
 from mkdocs.structure.files import File, InclusionLevel
@@ -27,7 +32,6 @@ from mkdocs.structure.files import File, InclusionLevel
 from anatomia_engine import (
     deps,
     incremental,
-    katex,
     links,
     live,
     markdown,
@@ -40,8 +44,27 @@ from anatomia_engine import (
 )
 from anatomia_engine import messages as M
 from anatomia_engine.config import Config
+from anatomia_engine.errors import EngineError
+from anatomia_engine.state import BuildState
 
 log = logging.getLogger("mkdocs.plugins.anatomia")
+
+# The extensions this plugin registers itself, with the build's state: listed by name in
+# mkdocs.yml they would run a second time, on pages no plugin registered
+OWN_EXTENSIONS = ("anatomia_engine.markdown", "anatomia_engine.katex", "anatomia_engine.mathml")
+
+# Where this plugin's hook must run before or after another plugin's: (event, first, then).
+# Each pair is declared with event_priority on the hook below; on_config checks MkDocs' order.
+ORDER = (
+    # mkdocs-jupyter makes a notebook page of the executed copy this plugin points the file at
+    ("files", "anatomia", "mkdocs-jupyter"),
+    # the blog takes each post's Markdown for its excerpt: with the placeholders as tokens
+    ("page_markdown", "anatomia", "material/blog"),
+    # the reading times of the route's pages go into the page before it is read for search
+    ("post_page", "anatomia-route", "anatomia"),
+    # this plugin's search index replaces the one Material's search plugin writes
+    ("post_build", "material/search", "anatomia"),
+)
 
 
 class _NoDirtyWarning(logging.Filter):
@@ -51,243 +74,403 @@ class _NoDirtyWarning(logging.Filter):
         return not str(record.msg).startswith("A 'dirty' build")
 
 
+def check_order(plugins) -> None:
+    """Stop the build if MkDocs runs two plugins' hooks in an order ORDER forbids.
+
+    `plugins`: MkDocs' PluginCollection, whose `events` lists each event's handlers in the
+    order they run. A pair whose plugins are not both listed in mkdocs.yml is not checked.
+    """
+    for event, first, then in ORDER:
+        owners = [_owner(plugins, handler) for handler in plugins.events[event]]
+        if first not in owners or then not in owners:
+            continue
+        # the last handler of `first` (a CombinedEvent registers several) before `then`'s first
+        last_first = len(owners) - 1 - owners[::-1].index(first)
+        if last_first > owners.index(then):
+            raise EngineError("plugin_order", event=f"on_{event}", first=first, then=then)
+
+
+def _owner(plugins, handler) -> str | None:
+    """The name mkdocs.yml gives the plugin whose hook `handler` is."""
+    instance = getattr(handler, "__self__", None)
+    for name, plugin in plugins.items():
+        if plugin is instance:
+            return name
+    return None
+
+
 class AnatomiaPlugin(BasePlugin[Config]):
+    """Modules, pages, math, notebook, links and search: see the module's docstring."""
+
     def __init__(self):
         super().__init__()
-        self.serving = self.dirty = False
+        self.serving = False
+        self.dirty = False
         self.server = None
+        self.state: BuildState | None = None
+        # the pages a --dirty build renders again, and what the others keep (between serve's builds)
         self.differential = incremental.Differential()
-        self.executed_copies = None   # the executed notebooks' folder (kept between serve's builds)
-        self.shown = served.Shown()   # under serve: the last good pages while a failure is shown
+        # the executed notebooks' folder (kept between serve's builds)
+        self.executed_copies = None
+        # under serve: the last good pages while a failure is shown
+        self.shown = served.Shown()
         self.problems = served.Problems()
         self.failure: Exception | None = None
 
+    # ---------------------------------------------------------------------------------------------
+    # Start and configuration
+    # ---------------------------------------------------------------------------------------------
+
+    # Keep this instance through the builds of one `serve` (its warm worker, its differential state)
     def on_startup(self, *, command, dirty):
-        """Defined, so `mkdocs serve` keeps this instance (its warm worker, its differential state)."""
         self.serving = command == "serve"
         self.dirty = dirty
-        # MkDocs warns that a --dirty build leaves navigation stale; this plugin renders again every page
-        # whose navigation or inputs changed (incremental.py), so the warning would only fail --strict.
-        # (Material's projects plugin filters it the same way.)
+        # MkDocs warns that a --dirty build leaves navigation stale; this plugin renders again
+        # every page whose navigation or inputs changed (incremental.py), so the warning would
+        # only fail --strict. (Material's projects plugin filters it the same way.)
         logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
+    # Stop the module worker that serve kept warm
     def on_shutdown(self):
         runner.stop_worker()
 
+    # Make this build's state and register the Markdown extension with it
     def on_config(self, config):
+        check_order(config.plugins)
         self.root = Path(config.config_file_path).resolve().parent
-        if "SOURCE_DATE_EPOCH" not in os.environ and (stamp := sources.source_date_epoch(self.root)):
-            os.environ["SOURCE_DATE_EPOCH"] = stamp   # the build date MkDocs writes: the last commit's
+        # the build date MkDocs writes (the sitemap's lastmod): the last commit's, not the clock's
+        stamp = sources.source_date_epoch(self.root)
+        if "SOURCE_DATE_EPOCH" not in os.environ and stamp:
+            os.environ["SOURCE_DATE_EPOCH"] = stamp
         self.site_dir = Path(config.site_dir)
-        self.docs_name = Path(os.path.relpath(Path(config.docs_dir).resolve(), self.root)).as_posix()
-        self.pages = katex.renderer().store = store.Store(store.folder(self.root, "pages"))
-        self.search = store.Store(store.folder(self.root, "search"), ".json")
-        self.conversions = store.Store(store.folder(self.root, "notebooks"), ".html")   # their HTML
-        if "anatomia_engine.markdown" not in config.markdown_extensions:
-            config.markdown_extensions.insert(0, "anatomia_engine.markdown")
+        docs = Path(config.docs_dir).resolve()
+        self.docs_name = Path(os.path.relpath(docs, self.root)).as_posix()
+        # MkDocs runs on_config again for every build of `serve`: each build starts a new state
+        self.state = BuildState.for_project(self.root)
+        for name in OWN_EXTENSIONS:
+            if name in config.markdown_extensions:
+                raise EngineError("extension_by_name", name=name)
+        # First: its preprocessor must see the page before any other extension changes it
+        config.markdown_extensions.insert(0, self.state.extension())
         self.uses_search = "material/search" in config.plugins
         return config
 
+    # Forget what the last build read, unless this one is --dirty and renders only some pages
     def on_pre_build(self, *, config):
-        if not self.dirty:   # every page is rendered: nothing is kept from an earlier build
+        if not self.dirty:
             self.differential = incremental.Differential()
-        self.sections: dict[str, list[dict]] = {}   # url -> search documents of the pages this build renders
+        # url -> search documents of the pages this build renders
+        self.sections: dict[str, list[dict]] = {}
         self.search_meta: dict[str, dict] = {}
-        self.notebook_inputs: list[Path] = []   # what the notebooks' kernels read
-        self.executed: dict[str, str] = {}   # notebook page -> its executed copy
-        # the logger of the core's warnings about links: "properdocs.structure.pages" under
-        # ProperDocs (which maps mkdocs.* imports onto itself), "mkdocs.structure.pages" under MkDocs
+        # what the notebooks' kernels read
+        self.notebook_inputs: list[Path] = []
+        # notebook page -> its executed copy
+        self.executed: dict[str, str] = {}
+        self._attach_link_checker(config)
+
+    def _attach_link_checker(self, config) -> None:
+        """A new link checker, as a filter of the core's page logger (it adds file:line to the
+        core's link warnings); the last build's is taken off first."""
+        # "properdocs.structure.pages" under ProperDocs (which maps mkdocs.* imports onto
+        # itself), "mkdocs.structure.pages" under MkDocs
         pages_log = logging.getLogger(mkdocs_pages.__name__)
-        for earlier in [f for f in pages_log.filters if isinstance(f, links.Checker)]:
-            pages_log.removeFilter(earlier)
+        for earlier in list(pages_log.filters):
+            if isinstance(earlier, links.Checker):
+                pages_log.removeFilter(earlier)
         self.links = links.Checker(Path(config.docs_dir), self.docs_name + "/")
         pages_log.addFilter(self.links)
 
+    # ---------------------------------------------------------------------------------------------
+    # Modules and notebooks
+    # ---------------------------------------------------------------------------------------------
+
+    # Before mkdocs-jupyter's on_files, which makes a notebook page of each file whose path is an
+    # executed copy (`include: ["page.ipynb"]`): this hook points the lab's files at theirs
+    @event_priority(50)
     def on_files(self, files, *, config):
         started = time.perf_counter()
-        with notebooks.executing() as pool:   # the notebooks execute while the modules run; both end here
-            notebooks_run = {file: pool.submit(self._build_notebook, file, config) for file in files
-                             if self._is_notebook(file.src_uri)}
+        # the notebooks execute while the modules run; both end here
+        with notebooks.executing() as pool:
+            runs = {}
+            for file in files:
+                if self._is_notebook(file.src_uri):
+                    runs[file] = pool.submit(self._build_notebook, file, config)
             self.results, ran = runner.compute(root=self.root, keep_worker=self.serving)
         if ran:
+            seconds = time.perf_counter() - started
+            cached = len(self.results) - len(ran)
             log.info("figures_src: ran %s in %.1f s; %d module(s) from cache", ", ".join(ran),
-                     time.perf_counter() - started, len(self.results) - len(ran))
+                     seconds, cached)
         for name, result in self.results.items():
             for filename, text in result.contents.items():
-                files.append(File.generated(config, f"{markdown.FIGURE_DIR}/{name}/{filename}", content=text))
-        if notebooks_run and self.executed_copies is None:
+                path = f"{markdown.FIGURE_DIR}/{name}/{filename}"
+                files.append(File.generated(config, path, content=text))
+        if runs and self.executed_copies is None:
             self.executed_copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-")
-        texts = {}   # what each page is made from, for the differential build
-        for file, run in notebooks_run.items():
-            built = run.result()
-            log.info("%s/%s: %s (key %s)", self.docs_name, file.src_uri, "outputs from the cache"
-                     if built.seconds is None else f"executed in {built.seconds:.1f} s", built.key[:12])
-            # mkdocs-jupyter renders the executed copy (page.ipynb); the download goes beside the page.
-            # The copy is rewritten only when it changed: its age is what `--dirty` compares.
-            page = Path(self.executed_copies.name, file.src_uri, notebooks.PAGE)
-            page.parent.mkdir(parents=True, exist_ok=True)
-            if not page.is_file() or page.read_text(encoding="utf-8") != built.page:
-                page.write_text(built.page, encoding="utf-8")
-            texts[file.src_uri] = file.content_string + "\n" + built.page
-            file.abs_src_path = self.executed[file.src_uri] = str(page)
-            files.append(File.generated(config, file.src_uri[:-3] + ".ipynb", content=built.download))
-            folder = file.src_uri[:-3] if config.use_directory_urls else posixpath.dirname(file.src_uri)
-            for name, data in built.figures.items():
-                files.append(File.generated(config, f"{folder}/{name}", content=data))
-            self.notebook_inputs += deps.inputs(built.deps, self.root)
-        self.texts = texts
+        # what each page is made from, for the differential build
+        self.texts = {}
+        for file, run in runs.items():
+            self._add_notebook(file, run.result(), files, config)
         return files
 
-    def on_nav(self, nav, *, config, files):
-        """A `--dirty` build: mark the pages whose inputs changed (incremental.py); the others keep their
-        titles and front matter. Here, not in on_files: the blog gives its posts their addresses in its
-        on_files, and mkdocs-jupyter makes the notebooks pages in its own."""
-        self.files = files   # as every plugin's on_files left them
-        if self.dirty:
-            # every page: the blog marks its posts included only later (its own on_nav)
-            pages = files.documentation_pages(inclusion=InclusionLevel.all)
-            texts = {file.src_uri: self.texts.get(file.src_uri) or file.content_string for file in pages}
-            digests = {name: incremental.results_digest(result) for name, result in self.results.items()}
-            sources = [file.src_uri for file in files if not file.generated_by]
-            blog = config.plugins.get("material/blog")
-            listing = [blog.config.blog_dir.rstrip("/") + "/"] if blog is not None else []
-            tags = config.plugins.get("material/tags")
-            exported = tags is not None and tags.config.enabled and tags.config.export
-            again = self.differential.plan(pages, sources, config.config_file_path, texts, digests, listing,
-                                           exported)
-            log.info("rendering %d of %d page(s) again", len(again), len(pages))
-            if self.server is not None:   # put back if this build fails
-                self.shown.keep(file.abs_dest_path for file in pages if file.src_uri in again)
-            self.differential.restore(file.page for file in pages if file.page)
-        return nav
+    def _add_notebook(self, file: File, built: notebooks.Built, files, config) -> None:
+        """The executed notebook as the page's source, its download and its figures as files."""
+        if built.seconds is None:
+            how = "outputs from the cache"
+        else:
+            how = f"executed in {built.seconds:.1f} s"
+        log.info("%s/%s: %s (key %s)", self.docs_name, file.src_uri, how, built.key[:12])
+        # mkdocs-jupyter renders the executed copy (page.ipynb); the download goes beside the
+        # page. The copy is rewritten only when it changed: its age is what `--dirty` compares.
+        page = Path(self.executed_copies.name, file.src_uri, notebooks.PAGE)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        if not page.is_file() or page.read_text(encoding="utf-8") != built.page:
+            page.write_text(built.page, encoding="utf-8")
+        self.texts[file.src_uri] = file.content_string + "\n" + built.page
+        file.abs_src_path = str(page)
+        self.executed[file.src_uri] = str(page)
+        download = file.src_uri[:-3] + ".ipynb"
+        files.append(File.generated(config, download, content=built.download))
+        folder = posixpath.dirname(file.src_uri)
+        if config.use_directory_urls:
+            folder = file.src_uri[:-3]
+        for name, data in built.figures.items():
+            files.append(File.generated(config, f"{folder}/{name}", content=data))
+        self.notebook_inputs += deps.inputs(built.deps, self.root)
 
     def _is_notebook(self, src_uri: str) -> bool:
         return src_uri.startswith(self.config.notebooks) and src_uri.endswith(".py")
 
     def _build_notebook(self, file, config) -> notebooks.Built:
         name = posixpath.basename(file.src_uri[:-3] + ".ipynb")
-        href = f"../{name}" if config.use_directory_urls else name   # from laby/x/ (or laby/x.html)
-        return notebooks.build(Path(file.abs_src_path), f"{self.docs_name}/{file.src_uri}",
-                               store.folder(self.root, "notebooks"), self.root, href, name)
+        # the download's address from laby/x/ (or from laby/x.html)
+        href = name
+        if config.use_directory_urls:
+            href = f"../{name}"
+        where = f"{self.docs_name}/{file.src_uri}"
+        folder = store.folder(self.root, "notebooks")
+        return notebooks.build(Path(file.abs_src_path), where, folder, self.root, href, name)
 
-    @event_priority(50)   # before mkdocs-jupyter's on_pre_page, which reads the path
+    # ---------------------------------------------------------------------------------------------
+    # Navigation: the pages a --dirty build renders again
+    # ---------------------------------------------------------------------------------------------
+
+    # Here, not in on_files: the blog gives its posts their addresses in its on_files, and
+    # mkdocs-jupyter makes the notebooks pages in its own
+    def on_nav(self, nav, *, config, files):
+        # as every plugin's on_files left them
+        self.files = files
+        if self.dirty:
+            self._plan_dirty_build(config, files)
+        return nav
+
+    def _plan_dirty_build(self, config, files) -> None:
+        """Mark the pages whose inputs changed (incremental.py); the others keep their titles and
+        front matter."""
+        # every page: the blog marks its posts included only later (its own on_nav)
+        pages = files.documentation_pages(inclusion=InclusionLevel.all)
+        texts = {}
+        for file in pages:
+            texts[file.src_uri] = self.texts.get(file.src_uri) or file.content_string
+        digests = {}
+        for name, result in self.results.items():
+            digests[name] = incremental.results_digest(result)
+        written = [file.src_uri for file in files if not file.generated_by]
+        blog = config.plugins.get("material/blog")
+        listing = []
+        if blog is not None:
+            listing.append(blog.config.blog_dir.rstrip("/") + "/")
+        tags = config.plugins.get("material/tags")
+        exported = tags is not None and tags.config.enabled and tags.config.export
+        again = self.differential.plan(pages, written, config.config_file_path, texts, digests,
+                                       listing, exported)
+        log.info("rendering %d of %d page(s) again", len(again), len(pages))
+        # put back if this build fails
+        if self.server is not None:
+            rendered = [file.abs_dest_path for file in pages if file.src_uri in again]
+            self.shown.keep(rendered)
+        self.differential.restore(file.page for file in pages if file.page)
+
+    # ---------------------------------------------------------------------------------------------
+    # Pages
+    # ---------------------------------------------------------------------------------------------
+
+    # Before mkdocs-jupyter's on_pre_page, which reads the path: it works the path out from
+    # docs_dir, so its NotebookFile is pointed at the executed copy here
+    @event_priority(50)
     def _point_at_executed_copy(self, page, *, config, files):
-        """Point mkdocs-jupyter's NotebookFile (it works the path out from docs_dir) at the executed copy."""
         if self._is_notebook(page.file.src_uri):
             page.file.abs_src_path = self.executed[page.file.src_uri]
         return page
 
-    @event_priority(-50)   # after mkdocs-jupyter's on_pre_page, which sets the page's render to convert
+    # After mkdocs-jupyter's on_pre_page, which sets the page's render to convert: the
+    # notebook's HTML is kept in the store by all that produced it (notebooks.keep_conversion)
+    @event_priority(-50)
     def _keep_conversion(self, page, *, config, files):
-        """The notebook's HTML kept in the store by all that produced it (notebooks.keep_conversion)."""
         jupyter = config.plugins.get("mkdocs-jupyter")
-        if self._is_notebook(page.file.src_uri) and jupyter is not None and "render" in vars(page):
+        uri = page.file.src_uri
+        if self._is_notebook(uri) and jupyter is not None and "render" in vars(page):
             executed = Path(page.file.abs_src_path).read_bytes()
-            name = notebooks.conversion_key(executed, page.file.src_uri, dict(jupyter.config))
-            notebooks.keep_conversion(page, self.conversions, name, f"{self.docs_name}/{page.file.src_uri}")
+            name = notebooks.conversion_key(executed, uri, dict(jupyter.config))
+            where = f"{self.docs_name}/{uri}"
+            notebooks.keep_conversion(page, self.state.conversions, name, where)
         return page
 
+    # One event, two moments of it (MkDocs' documented CombinedEvent)
     on_pre_page = CombinedEvent(_point_at_executed_copy, _keep_conversion)
 
+    # A page's source read here, so that one not in UTF-8 or nested too deep stops with file:line
     def on_page_read_source(self, *, page, config):
-        """A page's source read here, so that one not in UTF-8 or nested too deep stops with file:line."""
         if page.file.abs_src_path and page.file.src_uri.endswith(".md"):
-            return sources.read_page(Path(page.file.abs_src_path), f"{self.docs_name}/{page.file.src_uri}")
+            path = Path(page.file.abs_src_path)
+            return sources.read_page(path, f"{self.docs_name}/{page.file.src_uri}")
         return None
 
+    # Register the page with the build's state, its tags as tokens the extension fills
     def on_page_markdown(self, text, *, page, config, files):
-        # Material's indexer skips every page; the page's own `search:` (boost, exclude) is for ours
+        # Material's indexer skips every page; the page's own `search:` (boost, exclude) is ours
         self.search_meta[page.url] = search_pl.own_search_meta(page.meta)
-        if not page.file.src_uri.endswith(".md"):    # notebooks are rendered by mkdocs-jupyter
+        # notebooks are rendered by mkdocs-jupyter
+        if not page.file.src_uri.endswith(".md"):
             return None
-        return markdown.render_page(text, markdown.Page(page.file.src_uri, page.file.content_string,
-                                                        self.docs_name), self.results, meta=page.meta)
+        source = markdown.Page(page.file.src_uri, page.file.content_string, self.docs_name)
+        return markdown.render_page(text, source, self.results, self.state.pages, meta=page.meta)
 
+    # A notebook's HTML in Material's form, and its math typeset (a Markdown page's math was
+    # typeset by the extension's Temml postprocessor)
     def on_page_content(self, html, *, page, config, files):
+        if not self._is_notebook(page.file.src_uri):
+            return html
         where = f"{self.docs_name}/{page.file.src_uri}"
-        if self._is_notebook(page.file.src_uri):   # material_html kept by its input and its code
-            name = store.key(html, store.code_key(notebooks))
-            kept = self.pages.get(name, where)
-            if kept is None:
-                kept = notebooks.material_html(html, where).encode("utf-8")
-                self.pages.put(name, kept)
-            html = kept.decode("utf-8")
-        return katex.render_html(html, where)
+        # kept by its input and the code that converts it
+        name = store.key(html, store.code_key(notebooks))
+        kept = self.state.rendered.get(name, where)
+        if kept is None:
+            kept = notebooks.material_html(html, where).encode("utf-8")
+            self.state.rendered.put(name, kept)
+        return self.state.math.typeset(kept.decode("utf-8"), where)
 
+    # The final page: its live sidecar written, its text checked, its links and search read.
+    # After anatomia-route's on_post_page (priority 10), which fills its reading times.
     def on_post_page(self, output, *, page, config):
         output = live.publish(output, page, config)
         source = Path(config.docs_dir) / page.file.src_uri
-        source = source if source.is_file() else None
-        where = f"{self.docs_name}/{page.file.src_uri}" if source else page.file.dest_uri
-        markdown.check_theme_text(output.replace(page.content or "", " ", 1), where)   # tags, nav titles
-        markdown.check_active_content(output, source.read_text(encoding="utf-8") if source else "", where)
-        title = page.title or ""
-        # its links and search documents, kept by its HTML and the code that reads them (not its comments)
-        code = store.code_key(links, search_pl)
-        name = store.key(code, f"beautifulsoup4-{version('beautifulsoup4')}", page.url, title, output)
-        kept = self.pages.get(name, where)
-        if kept is None:
-            kept = pickle.dumps((links.parse(output), search_pl.page_docs(page.url, title, output)))
-            self.pages.put(name, kept)
-        parsed, docs = pickle.loads(kept)
-        checked = links.Page(page.file.dest_uri, output, where, source, parsed)
-        sections = search_pl.own_docs(docs, self.search_meta.get(page.url, {})) if self.uses_search else None
-        self.links.pages.append(checked)   # this build's; on_post_build adds the pages it kept
-        if sections is not None:
-            self.sections[page.url] = sections
-        self.differential.kept[page.file.src_uri] = incremental.Kept(page.title, dict(page.meta), page.url,
-                                                                     checked, sections)
+        if not source.is_file():
+            source = None
+        where = page.file.dest_uri
+        if source is not None:
+            where = f"{self.docs_name}/{page.file.src_uri}"
+        self._check_final_page(output, page, source, where)
+        parsed, docs = self._read_final_page(output, page, where)
+        self._keep_final_page(output, page, source, where, parsed, docs)
         return output
 
+    def _check_final_page(self, output: str, page, source: Path | None, where: str) -> None:
+        """No placeholder in what the theme shows as written (tags, navigation titles), and no
+        handler or javascript: address the page's source did not write."""
+        theme_text = output.replace(page.content or "", " ", 1)
+        markdown.check_theme_text(theme_text, where)
+        written = ""
+        if source is not None:
+            written = source.read_text(encoding="utf-8")
+        markdown.check_active_content(output, written, where)
+
+    def _read_final_page(self, output: str, page, where: str) -> tuple[links.Parsed, list[dict]]:
+        """The page's links and search documents, kept by its HTML and the code that reads them
+        (the code's syntax tree: an edited comment reads no page again)."""
+        title = page.title or ""
+        code = store.code_key(links, search_pl.documents)
+        soup = f"beautifulsoup4-{version('beautifulsoup4')}"
+        name = store.key(code, soup, page.url, title, output)
+        kept = self.state.rendered.get(name, where)
+        if kept is None:
+            read = (links.parse(output), search_pl.page_docs(page.url, title, output))
+            kept = pickle.dumps(read)
+            self.state.rendered.put(name, kept)
+        return pickle.loads(kept)
+
+    def _keep_final_page(self, output: str, page, source: Path | None, where: str,
+                         parsed: links.Parsed, docs: list[dict]) -> None:
+        """What on_post_build needs of the page, and what a later --dirty build that does not
+        render it again keeps of it."""
+        checked = links.Page(page.file.dest_uri, output, where, source, parsed)
+        # this build's; on_post_build adds the pages it kept
+        self.links.pages.append(checked)
+        sections = None
+        if self.uses_search:
+            sections = search_pl.own_docs(docs, self.search_meta.get(page.url, {}))
+            self.sections[page.url] = sections
+        kept = incremental.Kept(page.title, dict(page.meta), page.url, checked, sections)
+        self.differential.kept[page.file.src_uri] = kept
+
+    # ---------------------------------------------------------------------------------------------
+    # The site
+    # ---------------------------------------------------------------------------------------------
+
+    # After Material's search plugin has written its index, which this plugin's replaces
+    @event_priority(-50)
     def on_post_build(self, *, config):
         site = Path(config.site_dir)
-        # every page's links and search sections: rendered by this build or kept from the one that did
+        # every page's links and search sections: rendered by this build or kept from the one
+        # that did
         every = self.files.documentation_pages(inclusion=InclusionLevel.all)
         stored = self.differential.kept
         pages = [stored[file.src_uri] for file in every if file.src_uri in stored]
         self.links.pages = [kept.links for kept in pages]
         if self.uses_search:
-            kept = {kept.url: kept.sections for kept in pages if kept.url not in self.sections}
-            search_pl.write_index(site, {**kept, **self.sections}, self.search)
+            # the kept pages first, as the order of the index is the order of this dict
+            sections = {}
+            for kept in pages:
+                if kept.url not in self.sections:
+                    sections[kept.url] = kept.sections
+            sections.update(self.sections)
+            search_pl.write_index(site, sections, self.state.search)
         problems = self.links.check(site)
-        for kept in (self.pages, self.search):
-            kept.prune()
-        if not self.dirty:   # every notebook page was rendered: the conversions no page used go
-            self.conversions.prune()
+        # a --dirty build renders only some notebook pages: the conversions of the others stay
+        self.state.prune(every_notebook=not self.dirty)
         store.prune_others(self.root)
         if problems:
-            raise PluginError(f"{len(problems)} broken link(s) or image(s):\n" + "\n".join(problems))
+            raise EngineError("broken_links", count=len(problems), causes=problems)
         self.differential.done(site, {file.dest_uri for file in self.files})
-        self.shown.kept = {}   # a good build: its pages stay
+        # a good build: its pages stay
+        self.shown.kept = {}
         if self.server is not None:
             self._watch_inputs()
 
+    # ---------------------------------------------------------------------------------------------
+    # Serve
+    # ---------------------------------------------------------------------------------------------
+
+    # Kept for the page that shows the failure under `mkdocs serve` (served.py)
     def on_build_error(self, *, error):
-        """Kept for the page that shows the failure under `mkdocs serve` (served.py)."""
         self.failure = error
 
+    # Watch every file a module run or the notebook read, and show a failed build on the open
+    # page. MkDocs' server answers the open tab again only after a good build; the builder it
+    # calls (the server's `builder`, which MkDocs lets on_serve change as it changes what is
+    # watched) is wrapped so that a failure is shown instead (served.py).
     def on_serve(self, server, *, config, builder):
-        """Watch every file a module run or the notebook read (an engine edit restarts `make serve`), and
-        show a failed build on the open page. MkDocs' server answers the open tab again only after a good
-        build; the builder it calls (the server's `builder`, which MkDocs lets on_serve change as it
-        changes what is watched) is wrapped so that a failure is shown instead (served.py)."""
         self.server = server
         self._watch_inputs()
         server.builder = functools.partial(self._build_showing_failure, builder)
         return server
 
     def _build_showing_failure(self, build) -> None:
-        """One build of `mkdocs serve`; a failure is said in the terminal and shown on every page, with
-        the last good pages kept under it, and the server reloads the open tab as after a good build."""
+        """One build of `mkdocs serve`; a failure is said in the terminal and shown on every page,
+        with the last good pages kept under it, and the server reloads the open tab as after a
+        good build."""
         self.shown.clear()
         self.failure = None
         self.problems.lines = []
-        core_log = logging.getLogger(mkdocs_build.__name__.split(".")[0])   # mkdocs, or properdocs
+        # mkdocs, or properdocs
+        core_log = logging.getLogger(mkdocs_build.__name__.split(".")[0])
         core_log.addHandler(self.problems)
         try:
             build()
-        except Exception as exc:  # noqa: BLE001 - every failure is shown; MkDocs' own loop would print it
-            if not isinstance(exc, click.ClickException):   # a BuildError or warning was logged already
+        # every failure is shown; MkDocs' own loop would print it
+        except Exception as exc:  # noqa: BLE001
+            # a BuildError or a warning was logged already
+            if not isinstance(exc, click.ClickException):
                 traceback.print_exc()
             self.shown.put_back()
             lines = self.problems.lines or [str(self.failure or exc)]
@@ -298,7 +481,10 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
     def _watch_inputs(self) -> None:
         paths = {self.root / "figures_src", self.root / "attn_core", *self.notebook_inputs}
-        paths.update(path for result in self.results.values() for path in result.inputs)
-        for path in sorted(paths):   # MkDocs counts a path watched twice once
-            if path.exists() and not path.is_relative_to(Path(__file__).parent):
+        for result in self.results.values():
+            paths.update(result.inputs)
+        engine = Path(__file__).parent
+        # MkDocs counts a path watched twice once; an engine edit restarts `make serve` instead
+        for path in sorted(paths):
+            if path.exists() and not path.is_relative_to(engine):
                 self.server.watch(str(path))

@@ -34,9 +34,10 @@ from html.parser import HTMLParser
 
 from material.plugins.blog.structure import Post
 from mkdocs.config import base
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.pages import Page
+
+from anatomia_engine.errors import EngineError
 
 # Material's blog plugin default (post_readtime_words_per_minute)
 WORDS_PER_MINUTE = 265
@@ -117,6 +118,20 @@ class RouteConfig(base.Config):
     """No options: the route is the nav of mkdocs.yml, with the blog's posts in it."""
 
 
+def _created(post: Post):
+    # a post's place on the route: the date it was written
+    return post.config.date.created
+
+
+def _link(chain: list) -> None:
+    """Each page of `chain` leads to the one before and the one after it (the footer's links)."""
+    previous_pages = [None, *chain[:-1]]
+    next_pages = [*chain[1:], None]
+    for previous, page, following in zip(previous_pages, chain, next_pages, strict=True):
+        page.previous_page = previous
+        page.next_page = following
+
+
 class RoutePlugin(BasePlugin[RouteConfig]):
     """The footer's route, the blog index's order and reading times (see the module's docstring)."""
 
@@ -125,62 +140,73 @@ class RoutePlugin(BasePlugin[RouteConfig]):
         self.minutes: dict[str, int] = {}
         self.files = None
 
+    # Defined so that MkDocs keeps this plugin through the builds of one `serve`: a page that a
+    # `--dirty` build does not render again keeps its reading time in `self.minutes`
     def on_startup(self, *, command, dirty):
-        """Defined so that MkDocs keeps this plugin through the builds of one `serve`: a page that a
-        `--dirty` build does not render again keeps its reading time in `self.minutes`."""
+        pass
 
+    # Keep the files: on_post_page looks pages up by their source path
     def on_files(self, files, *, config):
-        """Keep the files: on_post_page looks pages up by their source path."""
         self.files = files
         return files
 
-    @event_priority(-100)   # after the blog plugin (-50) has attached its posts
+    # Splice the blog posts, oldest first, into the footer chain before the blog's index page.
+    # After the blog plugin's on_nav (-50), which attaches its posts.
+    @event_priority(-100)
     def on_nav(self, nav, *, config, files):
-        """Splice the blog posts, oldest first, into the footer chain before the blog's index page."""
         chain = [page for page in nav.pages if isinstance(page, Page)]
         posts = [file.page for file in files.documentation_pages() if isinstance(file.page, Post)]
-        posts.sort(key=lambda post: post.config.date.created)
-        index = next((i for i, page in enumerate(chain) if posts and page is posts[0].parent), None)
-        if posts and index is None:
-            raise PluginError("anatomia-route: the blog's index page is not in nav; the posts have "
-                              "no place in the footer's route")
+        posts.sort(key=_created)
         if posts:
+            index = self._blog_index(chain, posts[0].parent)
             chain[index:index] = posts
             # the index's own list, which Material renders after on_nav (see the module's docstring)
-            posts[0].parent.posts.sort(key=lambda post: post.config.date.created)
-        previous_pages = [None, *chain[:-1]]
-        next_pages = [*chain[1:], None]
-        for previous, page, following in zip(previous_pages, chain, next_pages, strict=True):
-            page.previous_page = previous
-            page.next_page = following
+            posts[0].parent.posts.sort(key=_created)
+        _link(chain)
         return nav
 
-    @event_priority(50)   # before the blog plugin (0) computes its own reading time
+    @staticmethod
+    def _blog_index(chain: list, index_page) -> int:
+        """The place of the blog's index page in the route; the build stops if it has none."""
+        for number, page in enumerate(chain):
+            if page is index_page:
+                return number
+        raise EngineError("route_no_blog_index")
+
+    # A post shows the reading time of its visible text (see the module's docstring).
+    # Before the blog plugin's on_page_content (0), which would compute its own.
+    @event_priority(50)
     def _post_reading_time(self, html, *, page, config, files):
-        """A post shows the reading time of its visible text (see the module's docstring)."""
         if isinstance(page, Post):
             page.config.readtime = reading_minutes(html)
         return html
 
-    @event_priority(-100)   # after every other plugin: the page's content as it is published
+    # Keep every rendered page's reading time for the markers of on_post_page.
+    # After every other plugin: the page's content as it is published.
+    @event_priority(-100)
     def _count_minutes(self, html, *, page, config, files):
-        """Keep every rendered page's reading time for the markers of on_post_page."""
         self.minutes[page.file.src_uri] = reading_minutes(html)
         return html
 
-    # one event, two moments of it (MkDocs' documented CombinedEvent)
+    # One event, two moments of it (MkDocs' documented CombinedEvent)
     on_page_content = CombinedEvent(_post_reading_time, _count_minutes)
 
-    @event_priority(10)   # before the anatomia plugin reads the final page for search and links
+    # Fill the page's reading-time markers (see the module's docstring). Before the anatomia
+    # plugin reads the final page for search and links (plugin.ORDER checks it).
+    @event_priority(10)
     def on_post_page(self, output, *, page, config):
-        """Fill the page's reading-time markers (see the module's docstring)."""
 
         def minutes(match: re.Match) -> str:
             path = match.group(1)
-            file = self.files.get_file_from_path(path) if self.files is not None else None
-            if file is None or file.src_uri not in self.minutes:
-                raise PluginError(f"{page.file.src_path}: <span data-readtime=\"{path}\">: no page "
-                                  f"{path} in docs/")
-            return f'<span data-readtime="{path}">{self.minutes[file.src_uri]}</span>'
+            return f'<span data-readtime="{path}">{self._minutes_of(path, page)}</span>'
 
         return MARKER.sub(minutes, output)
+
+    def _minutes_of(self, path: str, page) -> int:
+        """The reading minutes of the page at `path` (under docs/), for a marker on `page`."""
+        file = None
+        if self.files is not None:
+            file = self.files.get_file_from_path(path)
+        if file is None or file.src_uri not in self.minutes:
+            raise EngineError("readtime_unknown_page", where=page.file.src_path, path=path)
+        return self.minutes[file.src_uri]

@@ -17,9 +17,23 @@ from pathlib import Path
 from anatomia_engine import messages as M
 
 BANNER_CLASS = "anatomia-build-error"
-_STYLE = ("position:sticky;top:0;z-index:1000;margin:0;padding:.8rem 1rem;background:#b71c1c;color:#fff;"
-          "font:0.8rem/1.4 monospace;max-height:50vh;overflow:auto")
+
+# Inline, not in the theme's CSS: the banner must show on a page whatever its styles are.
+# White on dark red reads in the light and the dark scheme; sticky keeps it in view.
+_STYLE = ";".join([
+    "position:sticky",
+    "top:0",
+    "z-index:1000",
+    "margin:0",
+    "padding:.8rem 1rem",
+    "background:#b71c1c",
+    "color:#fff",
+    "font:0.8rem/1.4 monospace",
+    "max-height:50vh",
+    "overflow:auto",
+])
 _PRE_STYLE = "margin:0;white-space:pre-wrap;color:inherit;background:none"
+_TITLE_STYLE = "margin:0 0 .4rem;font-weight:bold"
 
 
 class Problems(logging.Handler):
@@ -34,19 +48,33 @@ class Problems(logging.Handler):
 
 
 def banner(text: str) -> bytes:
-    """The error as the top of a page: an alert a screen reader announces, readable in both schemes."""
-    return (f'<div class="{BANNER_CLASS}" role="alert" style="{_STYLE}">'
-            f'<p style="margin:0 0 .4rem;font-weight:bold">{html.escape(M.text("serve_failed"))}</p>'
-            f'<pre style="{_PRE_STYLE}">{html.escape(text)}</pre>'
-            "</div>").encode()
+    """The error as the top of a page: an alert a screen reader announces, readable in both
+    schemes."""
+    title = html.escape(M.text("serve_failed"))
+    parts = [
+        f'<div class="{BANNER_CLASS}" role="alert" style="{_STYLE}">',
+        f'<p style="{_TITLE_STYLE}">{title}</p>',
+        f'<pre style="{_PRE_STYLE}">{html.escape(text)}</pre>',
+        "</div>",
+    ]
+    return "".join(parts).encode()
+
+
+def _body_start(data: bytes) -> int:
+    """Where the content of the page's <body> starts (0 for a page without one)."""
+    if b"<body" not in data:
+        return 0
+    return data.find(b">", data.find(b"<body")) + 1
 
 
 class Shown:
     """The served site's pages as the last good build left them, while a failure is shown on them."""
 
     def __init__(self) -> None:
-        self.kept: dict[Path, tuple[bytes, int]] = {}       # a page the current build may rewrite
-        self.covered: dict[Path, tuple[bytes, int]] = {}    # a page under the error banner
+        # a page the current build may rewrite: its bytes and modification time
+        self.kept: dict[Path, tuple[bytes, int]] = {}
+        # a page under the error banner, as it was without it
+        self.covered: dict[Path, tuple[bytes, int]] = {}
 
     @staticmethod
     def _read(path: Path) -> tuple[bytes, int]:
@@ -55,11 +83,17 @@ class Shown:
     @staticmethod
     def _write(path: Path, data: bytes, mtime_ns: int) -> None:
         path.write_bytes(data)
-        os.utime(path, ns=(mtime_ns, mtime_ns))   # its age is what a --dirty build compares
+        # its age is what a --dirty build compares: a page put back is not out of date
+        os.utime(path, ns=(mtime_ns, mtime_ns))
 
     def keep(self, paths) -> None:
         """Remember the good pages a build is about to render again (`paths`: their HTML files)."""
-        self.kept = {Path(p): self._read(Path(p)) for p in paths if os.path.isfile(p)}
+        self.kept = {}
+        for name in paths:
+            path = Path(name)
+            # a page new in this build has nothing to put back
+            if path.is_file():
+                self.kept[path] = self._read(path)
 
     def put_back(self) -> None:
         """After a failed build: the pages it rewrote as they were."""
@@ -71,14 +105,16 @@ class Shown:
         """The error at the top of every page of the site."""
         top = banner(text)
         for path in sorted(Path(site_dir).rglob("*.html")):
+            # a page covered by an earlier failure is covered again from its own bytes
             data, mtime = self.covered.get(path) or self._read(path)
             self.covered[path] = (data, mtime)
-            at = data.find(b">", data.find(b"<body")) + 1 if b"<body" in data else 0
+            at = _body_start(data)
             self._write(path, data[:at] + top + data[at:], mtime)
 
     def clear(self) -> None:
         """Before the next build: every page without the banner, as the last good build left it."""
         for path, (data, mtime) in self.covered.items():
+            # a page the failed build had not written yet is gone: nothing to clear
             if path.is_file():
                 self._write(path, data, mtime)
         self.covered = {}

@@ -258,3 +258,35 @@ def chromium():
 def whole_page(path: Path) -> str:
     """A built page's HTML."""
     return path.read_text(encoding="utf-8")
+
+
+@functools.cache
+def markdown_extensions() -> tuple[tuple, dict]:
+    """markdown_extensions of mkdocs.yml, as MkDocs hands them to Python-Markdown."""
+    from mkdocs.utils.yaml import yaml_load
+
+    config = yaml_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    names, configs = [], {}
+    for item in config["markdown_extensions"]:
+        if isinstance(item, dict):
+            name, options = next(iter(item.items()))
+            configs[name] = options
+        else:
+            name = item
+        names.append(name)
+    return tuple(names), configs
+
+
+def convert_page(body: str, raw: str, results, *, uri: str = "x.md", meta: dict | None = None):
+    """(HTML, the Markdown instance) of a page converted as the build converts it: registered in
+    a build state of its own, with mkdocs.yml's extensions and the one the plugin registers."""
+    import markdown as pymd
+
+    from anatomia_engine import markdown as amd
+    from anatomia_engine.state import BuildState
+
+    state = BuildState()
+    text = amd.render_page(body, amd.Page(uri, raw), results, state.pages, meta=meta)
+    names, configs = markdown_extensions()
+    md = pymd.Markdown(extensions=[state.extension(), *names], extension_configs=configs)
+    return md.convert(text), md

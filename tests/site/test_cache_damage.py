@@ -20,7 +20,7 @@ MKDOCS_YML = """\
 site_name: Demo
 strict: true
 theme: {name: material, language: pl, font: false}
-markdown_extensions: [anatomia_engine.markdown, {pymdownx.arithmatex: {generic: true}}, anatomia_engine.katex]
+markdown_extensions: [{pymdownx.arithmatex: {generic: true}}]
 plugins:
   - search
   - anatomia

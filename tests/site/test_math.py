@@ -1,4 +1,4 @@
-"""Math typeset at build time (anatomia_engine/katex.py, called by the anatomia plugin).
+"""Math typeset at build time (anatomia_engine/mathml.py, called by the anatomia plugin).
 
 - the renderer itself: Temml's MathML for arithmatex's spans/divs (no xmlns, accented letters of
   `\\text{}` whole, a prefix minus, Unicode math letters), one node round trip per batch,
@@ -36,7 +36,6 @@ def test_bad_tex_stops_the_build_naming_page_line_and_formula(tmp_path):
           - pymdownx.arithmatex:
               generic: true
               inline_syntax: [round]
-          - anatomia_engine.katex
         plugins: [anatomia]
         """), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

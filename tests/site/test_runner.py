@@ -139,7 +139,7 @@ def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
     inputs = {p.relative_to(project).as_posix() for p in found["masking"].inputs if p.is_relative_to(project)}
     assert "anatomia_engine/kit.py" in inputs and "anatomia_engine/publish.py" not in inputs
     assert not any(name.startswith("attn_core/transformer") for name in inputs)
-    for name in ("anatomia_engine/publish.py", "anatomia_engine/katex.py", "anatomia_engine/markdown.py",
+    for name in ("anatomia_engine/publish.py", "anatomia_engine/mathml.py", "anatomia_engine/markdown.py",
                  "attn_core/transformer.py"):
         (project / name).write_text((project / name).read_text() + "\n# edited\n")
     assert ran(project, "masking") == []

@@ -123,13 +123,15 @@ def _plugin(tmp_path):
     """The anatomia plugin with what on_config and on_pre_build give it, its store in tmp_path."""
     from anatomia_engine import links, store
     from anatomia_engine.plugin import AnatomiaPlugin
+    from anatomia_engine.state import BuildState
 
     plugin = AnatomiaPlugin()
     plugin.load_config({})
     plugin.on_startup(command="serve", dirty=False)
     plugin.root, plugin.uses_search = tmp_path, True
-    plugin.search, plugin.links = store.Store(tmp_path / "search", ".json"), links.Checker()
-    plugin.pages = store.Store(tmp_path / "pages", ".pickle")
+    plugin.links = links.Checker()
+    plugin.state = BuildState(rendered=store.Store(tmp_path / "pages", ".pickle"),
+                              search=store.Store(tmp_path / "search", ".json"))
     plugin.sections, plugin.search_meta = {}, {}
     return plugin
 

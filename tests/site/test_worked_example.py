@@ -149,7 +149,7 @@ def test_figures_are_in_the_site(page, built_site):
 
 
 def test_every_formula_is_typeset_at_build(page):
-    """anatomia_engine.katex stops the build on TeX Temml cannot typeset; here every formula of
+    """anatomia_engine.mathml stops the build on TeX Temml cannot typeset; here every formula of
     the page carries Temml's MathML and no raw TeX is left."""
     formulas = page.select("article .arithmatex")
     assert len(formulas) > 50

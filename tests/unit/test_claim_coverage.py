@@ -6,13 +6,12 @@ Rendered through the page renderer on short pages."""
 from pathlib import Path
 from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
 import pytest
+from mkdocs.exceptions import BuildError
 
-from anatomia_engine import markdown as amd
-from anatomia_engine.placeholders import TemplateError
-from tests.unit.test_placeholders import HEAD, extensions
+from tests.helpers import convert_page
+from tests.unit.test_placeholders import HEAD
 
 VALUES = {"hi": 0.3501, "lo": 0.3499, "a": 0.9, "b": 0.1, "step": 440, "x": 0.354, "y": 0.349,
           "share": 0.3504, "names": ["cat", "chases", "mouse"], "p": np.array([0.2, 0.5, 0.3])}
@@ -22,13 +21,11 @@ def page(body: str, values: dict | None = None, meta: dict | None = None) -> str
     values = {**VALUES, **(values or {})}
     run = SimpleNamespace(values=values, meta=meta or {}, figures={}, folder=Path("."), files=[])
     results = {"demo": run}
-    text = amd.render_page(body, amd.Page("x.md", HEAD + body), results)
-    names, configs = extensions()
-    return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+    return convert_page(body, HEAD + body, results)[0]
 
 
 def error(body: str, **kw) -> str:
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         page(body, **kw)
     return str(info.value)
 

@@ -15,8 +15,7 @@ from mkdocs.exceptions import BuildError
 
 from anatomia_engine import live, sources
 from anatomia_engine import markdown as amd
-from anatomia_engine.placeholders import TemplateError
-from tests.unit.test_placeholders import extensions
+from tests.helpers import convert_page
 
 
 @pytest.mark.parametrize(("data", "line"), [
@@ -54,7 +53,7 @@ def test_deep_indentation_inside_a_fence_is_code_not_nesting(tmp_path):
     ("---\nsearch:\n  boost: 2\n  boost: 3\n---\n", "boost", 4),
 ])
 def test_a_front_matter_key_given_twice_is_refused_with_its_line(head, key, line):
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         amd.front_matter(head + "# A\n", "docs/a.md")
     assert str(info.value).startswith(f"docs/a.md:{line}: the front matter sets '{key}' twice"), info.value
 
@@ -64,17 +63,15 @@ def test_a_value_two_modules_compute_is_not_called_unknown():
     two = SimpleNamespace(values={"weight": np.float64(0.25)}, meta={}, figures={}, folder=Path("."),
                           files=[])
     body = "# A\n\n{{ weight }}\n"
-    text = amd.render_page(body, amd.Page("a.md", body), {"a": one, "b": two})
-    names, configs = extensions()
-    with pytest.raises(TemplateError) as info:
-        pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+    with pytest.raises(BuildError) as info:
+        convert_page(body, body, {"a": one, "b": two}, uri="a.md")
     message = str(info.value)
     assert "unknown" not in message and "more than one module (a, b)" in message, message
     assert "{{ a.weight }}" in message and "computed:" in message
 
 
 def test_placeholders_without_the_plugin_name_mkdocs_yml_and_plugins():
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         pymd.Markdown(extensions=["anatomia_engine.markdown"]).convert("# A\n\n{{ weight }}\n")
     assert "mkdocs.yml" in str(info.value) and "plugins:" in str(info.value), info.value
 

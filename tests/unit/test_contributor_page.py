@@ -139,15 +139,22 @@ def _raised() -> list[tuple[str, str, set[str]]]:
     figures_src (its shared charts raise catalogued messages)."""
     out = []
     for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/*.py")]):
+        if path.name == "errors.py":   # EngineError itself formats whichever id it is given
+            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "text"
-                    and isinstance(node.func.value, ast.Name)
-                    and node.func.value.id in ("M", "messages")):
+            catalogue_text = (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                              and node.func.attr == "text"
+                              and isinstance(node.func.value, ast.Name)
+                              and node.func.value.id in ("M", "messages"))
+            engine_error = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                            and node.func.id == "EngineError")
+            if catalogue_text or engine_error:
                 literal = node.args and isinstance(node.args[0], ast.Constant)
                 assert literal, f"{path}:{node.lineno}: a literal id"
-                out.append((f"{path.relative_to(ROOT)}:{node.lineno}", node.args[0].value,
-                            {k.arg for k in node.keywords}))
+                fields = {k.arg for k in node.keywords}
+                if engine_error:   # its own keywords: the place and the errors it carries
+                    fields -= {"where", "causes"}
+                out.append((f"{path.relative_to(ROOT)}:{node.lineno}", node.args[0].value, fields))
     return out
 
 

@@ -9,14 +9,12 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
 import pytest
 
 from anatomia_engine import codec
-from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
-from tests.unit.test_placeholders import extensions
+from tests.helpers import convert_page
 
 HOSTILE = ["<script>alert(3)</script>", "<img src=x onerror=alert(3)>", "a & b <i>c</i>"]
 
@@ -24,9 +22,7 @@ HOSTILE = ["<script>alert(3)</script>", "<img src=x onerror=alert(3)>", "a & b <
 def render(body: str, values: dict, meta: dict | None = None, figures: dict | None = None) -> str:
     results = {"demo": SimpleNamespace(values=values, meta=meta or {}, figures=figures or {},
                                        folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page("x.md", "---\ncomputed: [demo]\n---\n" + body), results)
-    names, configs = extensions()
-    return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+    return convert_page(body, "---\ncomputed: [demo]\n---\n" + body, results)[0]
 
 
 def _text(page: str) -> str:

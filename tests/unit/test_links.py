@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from anatomia_engine import links
+from anatomia_engine import lines, links
 
 # --- the checker on its own --------------------------------------------------------------
 
@@ -51,11 +51,11 @@ def test_parse_reads_every_kind_of_link_and_the_notebook_cell():
 
 
 def test_locate_prefers_the_link_over_plain_text():
-    lines = ["Mówimy o a.png w tekście.", "", '<img src="a.png" alt="">', "[x](a.png)"]
-    assert links.locate(lines, "a.png") == 3
-    assert links.locate(lines, "a.png", first=4) == 4
-    assert links.locate(lines, "b.png") is None
-    assert links.locate(["<a href=\"?a=1&amp;b=2\">"], "?a=1&b=2") == 1
+    text = ["Mówimy o a.png w tekście.", "", '<img src="a.png" alt="">', "[x](a.png)"]
+    assert lines.locate(text, "a.png") == 3
+    assert lines.locate(text, "a.png", first=4) == 4
+    assert lines.locate(text, "b.png") is None
+    assert lines.locate(["<a href=\"?a=1&amp;b=2\">"], "?a=1&b=2") == 1
 
 
 def test_checker_reports_missing_files_and_ids_and_accepts_the_rest(tmp_path):

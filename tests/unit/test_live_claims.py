@@ -11,6 +11,7 @@ import pytest
 
 from anatomia_engine import numfmt as nf
 from anatomia_engine import placeholders as ph
+from anatomia_engine.errors import EngineError
 from tests.unit.live_js import call_many
 from tests.unit.test_live_example import _python_values, _random_inputs, js_inputs
 
@@ -113,7 +114,7 @@ def test_every_number_of_the_page_shows_alike_in_python_and_in_the_browser(monke
             name = filt or nf.default_filter(value, math=False)
             try:
                 want = nf.apply(value, name, args)
-            except ValueError:
+            except EngineError:
                 want = None
             spec = f"{name}:{args[0]}" if args else name
             calls.append(("show", [ph.compile_expression(expr), example["ok"], spec]))

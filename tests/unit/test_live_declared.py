@@ -6,17 +6,15 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
 import pytest
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import live
-from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
-from anatomia_engine.placeholders import TemplateError
+from tests.helpers import convert_page
 from tests.unit.live_js import call_many
 from tests.unit.test_live_example import _random_inputs, js_inputs
-from tests.unit.test_placeholders import extensions
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases",
@@ -26,9 +24,7 @@ VALUES = {"probs": np.array([0.2, 0.8]), "soft_pred": 0.4, "top_token": "chases"
 def render(front: str, body: str) -> str:
     raw = f"---\ncomputed: [demo]\n{front}---\n{body}"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page("x.md", raw), results)
-    names, configs = extensions()
-    return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+    return convert_page(body, raw, results)[0]
 
 
 def test_the_declared_model_is_what_the_browser_computes():
@@ -40,18 +36,18 @@ def test_the_declared_model_is_what_the_browser_computes():
 
 def test_a_value_the_model_cannot_recompute_stops_the_build_at_its_line():
     front = "live: {model: workedExample}\n"
-    got = pytest.raises(TemplateError, render, front, "Najlepszy: {{ top_token }}.\n\nWynik {{ soft_pred }}.")
+    got = pytest.raises(BuildError, render, front, "Najlepszy: {{ top_token }}.\n\nWynik {{ soft_pred }}.")
     assert str(got.value).startswith("docs/x.md:7: {{ soft_pred }} on a live page: the browser model "
                                      "'workedExample' cannot recompute 'soft_pred'")
     claim = "{% claim soft_pred > 0.3 %}Duży.{% endclaim %}"
-    assert "cannot recompute 'soft_pred'" in str(pytest.raises(TemplateError, render, front, claim).value)
+    assert "cannot recompute 'soft_pred'" in str(pytest.raises(BuildError, render, front, claim).value)
     assert "0,4" in render("live: {model: workedExample, fixed: [soft_pred]}\n", "Wynik {{ soft_pred }}.")
-    table = pytest.raises(TemplateError, render, front, "Tabela:\n\n{{ soft_table }}\n")
+    table = pytest.raises(BuildError, render, front, "Tabela:\n\n{{ soft_table }}\n")
     assert "cannot recompute 'soft_table'" in str(table.value)
 
 
 @pytest.mark.parametrize("front", ["live: true\n", "live: {model: nowhere}\n",
                                    "live: {model: workedExample, x: 1}\n"])
 def test_a_live_page_names_a_known_model(front):
-    got = str(pytest.raises(TemplateError, render, front, "tekst").value)
+    got = str(pytest.raises(BuildError, render, front, "tekst").value)
     assert got.startswith("docs/x.md:3: live:") and "workedExample" in got

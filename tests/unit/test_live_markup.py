@@ -9,13 +9,11 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
-from mkdocs.utils.yaml import yaml_load
 
-from anatomia_engine import markdown as amd
 from anatomia_engine import placeholders as ph
 from anatomia_engine.kit import Table
+from tests.helpers import convert_page
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = {"w": np.array([[1.0, 0.0], [0.35, 0.65]]), "n": 4,
@@ -25,19 +23,11 @@ BODY = ("{% claim w[1][1] > w[1][0] %}chases patrzy na siebie ({{ w[1][1] }}) mo
 
 
 def render(body: str, live: bool) -> str:
-    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    names, configs = [], {}
-    for item in config["markdown_extensions"]:
-        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, None)
-        names.append(name)
-        if options:
-            configs[name] = options
     # the demo's values do not come from a browser model: the page declares them fixed
     declared = "live: {model: workedExample, fixed: [w, n, tab, names]}\n"
     head = "---\ncomputed: [demo]\n" + (declared if live else "") + "---\n"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={}, folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page(f"live{live}.md", head + body), results)
-    return pymd.Markdown(extensions=names, extension_configs=configs).convert(text)
+    return convert_page(body, head + body, results, uri=f"live{live}.md")[0]
 
 
 def test_a_live_page_wraps_the_claim_and_marks_every_number():

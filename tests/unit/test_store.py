@@ -98,10 +98,12 @@ def _read_page(tmp_path, html: str) -> list[str]:
     import types
 
     from anatomia_engine.plugin import AnatomiaPlugin
+    from anatomia_engine.state import BuildState
 
     plugin = AnatomiaPlugin()
     plugin.docs_name, plugin.uses_search = "docs", False
-    plugin.pages, plugin.links = store.Store(tmp_path / "cache", ".pickle"), links.Checker()
+    plugin.state = BuildState(rendered=store.Store(tmp_path / "cache", ".pickle"))
+    plugin.links = links.Checker()
     page = types.SimpleNamespace(url="", title="Start", meta={}, content=html, file=types.SimpleNamespace(
         src_uri="index.md", dest_uri="index.html"))
     plugin.on_post_page(html, page=page, config=types.SimpleNamespace(docs_dir=str(tmp_path)))
@@ -132,21 +134,21 @@ def test_a_page_is_read_once_per_html_and_a_damaged_entry_is_not_used(tmp_path):
 
 
 def test_formulas_come_from_the_store_without_node_and_a_damaged_entry_is_typeset_again(tmp_path):
-    from anatomia_engine import katex
+    from anatomia_engine import mathml
 
     jobs = [(r"\frac{a}{b}", True), (r"x_i", False)]
-    first = katex.KatexRenderer(stored=store.Store(tmp_path, ".json"))
+    first = mathml.MathRenderer(stored=store.Store(tmp_path, ".json"))
     typeset = first.render_many(jobs)
     assert first.formulas_typeset == 2 and "<mfrac>" in typeset[jobs[0]]
-    again = katex.KatexRenderer(stored=store.Store(tmp_path, ".json"))
+    again = mathml.MathRenderer(stored=store.Store(tmp_path, ".json"))
     assert again.render_many(jobs) == typeset
     assert again.formulas_typeset == 0                                  # node never started
     [entry] = tmp_path.glob("*.json")
     entry.write_bytes(entry.read_bytes().replace(b"mfrac", b"mfrak"))    # edited by hand
-    third = katex.KatexRenderer(stored=store.Store(tmp_path, ".json"))
+    third = mathml.MathRenderer(stored=store.Store(tmp_path, ".json"))
     assert third.render_many(jobs) == typeset and third.formulas_typeset == 2
-    bad = katex.KatexRenderer(stored=store.Store(tmp_path / "bad", ".json"))
-    assert isinstance(bad.render_many([(r"\frac{", False)])[(r"\frac{", False)], katex.KatexError)
+    bad = mathml.MathRenderer(stored=store.Store(tmp_path / "bad", ".json"))
+    assert isinstance(bad.render_many([(r"\frac{", False)])[(r"\frac{", False)], mathml.Refused)
     assert not (tmp_path / "bad").exists()                               # errors are never stored
 
 
