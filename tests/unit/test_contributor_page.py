@@ -138,7 +138,7 @@ def _raised() -> list[tuple[str, str, set[str]]]:
     """(file:line, message id, keyword names) of every messages.text(...) call of the engine and of
     figures_src (its shared charts raise catalogued messages)."""
     out = []
-    for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/*.py")]):
+    for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/**/*.py")]):
         if path.name == "errors.py":   # EngineError itself formats whichever id it is given
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
