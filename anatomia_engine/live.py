@@ -43,7 +43,8 @@ MODELS = {
             sentence sharpen_factor
             sqrt_d_k top_id top_prob top_token vocab_size vocab_table weights weights_enc weights_sharp
             weights_unscaled h2_K h2_K_T h2_Q h2_V h2_W_K h2_W_Q h2_W_V h2_out h2_residual h2_scaled h2_scores
-            h2_weights h2_weights_enc tokens""".split()),
+            h2_weights h2_weights_enc tokens hand_row hand_dim hand_av hand_av_rounded
+            hand_exact_rounded""".split()),
         draws=frozenset({"weights_masked_vs_unmasked", "next_token_probs", "scaled_scores", "head2_weights",
                        "qkv_projection", "embedding_plane"})),
 }

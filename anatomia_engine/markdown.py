@@ -2,23 +2,24 @@
 
 `render_page` (on_page_markdown) replaces every tag by an inert token and registers the page in
 the build's `PageRegistry`; Python-Markdown parses the page with the tokens in place, so its own
-processors find code, tables, links and attributes. The extension's processors, each named with
-its priority in `PlaceholderExtension.extendMarkdown`:
+processors find code, tables, links and attributes. The extension's processors, each registered
+with its priority in `PlaceholderExtension.extendMarkdown`:
 
 - a preprocessor finds the page being converted (a page, or a blog post's excerpt);
 - a block processor expands a lone token into a figure or a table;
 - a tree processor gives each token its text by where it landed and checks the claims;
 - the Temml postprocessor (mathml.py) typesets the math, when the extension is given a renderer;
-- a postprocessor stops on anything of the language left.
+- a postprocessor stops on anything of the language left (the output check).
 
-The extension works without MkDocs: make a `PageRegistry` (or a `state.BuildState`), register a
-page with `render_page`, convert its text with `PlaceholderExtension(pages)`.
+A page's front matter and the names it can read are frontmatter.py's; the checks of the final
+page, with what the theme added, final_page.py's. The extension works without MkDocs: make a
+`PageRegistry` (or a `state.BuildState`), register a page with `render_page`, convert its text
+with `PlaceholderExtension(pages)`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import html as htmlmod
 import posixpath
 import re
@@ -28,7 +29,6 @@ import xml.etree.ElementTree as etree
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-import yaml
 from markdown import Extension, Markdown, util
 from markdown.blockprocessors import BlockProcessor
 from markdown.postprocessors import Postprocessor
@@ -38,6 +38,7 @@ from markdown.treeprocessors import Treeprocessor
 from anatomia_engine import codec, placeholders, runner, sentinels
 from anatomia_engine import live as livemod
 from anatomia_engine.errors import EngineError
+from anatomia_engine.frontmatter import front_matter, page_scope
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.mathml import MathRenderer, TemmlPostprocessor
 from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
@@ -47,143 +48,12 @@ FIGURE_DIR = "figures"
 # The summary of a figure's data box; its accessible name adds the caption
 DATA_SUMMARY = "Dane do rysunku"
 
-FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
-
-# A front matter that opens with a key but is never closed
-UNCLOSED_FRONT_MATTER = re.compile(r"-{3}[ \t]*\n[A-Za-z_][\w-]*[ \t]*:")
-
 OPEN = sentinels.TOKEN_OPEN
 
 
 def _at(tag: Tag) -> str:
     """`file:line` of a tag, as its errors name it."""
     return f"{tag.where}:{tag.line}"
-
-
-# -------------------------------------------------------------------------------------------------
-# Front matter and the scope of a page
-# -------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class FrontMatter:
-    meta: dict
-    # line of the file where the Markdown body (as MkDocs passes it) starts
-    first_line: int
-    computed: list[str]
-    computed_line: int
-
-
-class _Duplicate(Exception):
-    def __init__(self, key, first: int, line: int):
-        self.key = key
-        self.first = first
-        self.line = line
-
-
-class _UniqueKeys(yaml.SafeLoader):
-    """SafeLoader refusing a key given twice in one mapping (YAML would keep the last one silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in getattr(node, "value", []):
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line
-            # the mapping's lines start on the file's second line, after "---": +2
-            if isinstance(key, (str, int, float, bool)) and key in seen:
-                raise _Duplicate(key, seen[key] + 2, line + 2)
-            seen[key] = line
-        return super().construct_mapping(node, deep)
-
-
-def _load_front_matter(text: str, where: str) -> dict:
-    """The YAML of a front matter (the text between its `---` lines) as a mapping."""
-    try:
-        # a SafeLoader: the front matter builds no Python objects
-        meta = yaml.load(text, Loader=_UniqueKeys) or {}  # noqa: S506
-    except _Duplicate as exc:
-        raise EngineError("fm_duplicate", where=f"{where}:{exc.line}", key=exc.key,
-                          first=exc.first) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = 2 + getattr(mark, "line", 0)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise EngineError("fm_yaml", where=f"{where}:{line}", problem=problem) from None
-    if not isinstance(meta, dict):
-        raise EngineError("fm_not_mapping", where=f"{where}:2", got=type(meta).__name__)
-    return meta
-
-
-def _computed_line(text: str) -> int:
-    """The file's line of the front matter's `computed:` key (the first line if there is none)."""
-    for number, line in enumerate(text.splitlines()):
-        if line.startswith("computed"):
-            return number + 2
-    return 2
-
-
-def front_matter(raw: str, where: str) -> FrontMatter:
-    """Parse and check a page's YAML front matter; EngineError at `where:line` if it is wrong."""
-    m = FRONT_MATTER.match(raw)
-    if not m:
-        if UNCLOSED_FRONT_MATTER.match(raw):
-            raise EngineError("fm_not_closed", where=f"{where}:1")
-        return FrontMatter({}, 1, [], 1)
-    meta = _load_front_matter(m.group(1), where)
-    # MkDocs also drops the blank lines after the front matter
-    body = raw[m.end():].lstrip("\n")
-    first_line = raw.count("\n", 0, len(raw) - len(body)) + 1
-    computed = meta.get("computed") or []
-    if isinstance(computed, str):
-        computed = [computed]
-    line = _computed_line(m.group(1))
-    names = isinstance(computed, list) and all(isinstance(c, str) for c in computed)
-    if not names:
-        raise EngineError("fm_computed", where=f"{where}:{line}", got=repr(computed))
-    return FrontMatter(meta, first_line, computed, line)
-
-
-def _module_scope(module: str, result: runner.ModuleResult) -> dict[str, Entry]:
-    """Every value and figure of one module, as `module.name`."""
-    scope: dict[str, Entry] = {}
-    source = f"{runner.PACKAGE}/{module}.py"
-    for key, value in result.values.items():
-        # function, what, cite, axes, at, limit
-        meta = result.meta.get(key, {})
-        function = meta.get("function")
-        placeholders.check_value_name(key, source, function)
-        at = meta.get("at")
-        if at is not None and at not in result.values:
-            raise EngineError("value_at_unknown", where=source, function=function, name=key, at=at)
-        scope[f"{module}.{key}"] = Entry(value, source, **meta)
-    for key in result.figures:
-        scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
-    return scope
-
-
-def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter,
-               where: str) -> dict[str, Entry]:
-    """Every value as `module.name`, plus bare names of the modules the page lists."""
-    scope: dict[str, Entry] = {}
-    for module, result in results.items():
-        scope.update(_module_scope(module, result))
-    at = f"{where}:{fm.computed_line}"
-    for module in fm.computed:
-        if module not in results:
-            near = difflib.get_close_matches(module, list(results), n=1)
-            hint = ""
-            if near:
-                hint = f"did you mean '{near[0]}'? "
-            raise EngineError("fm_unknown_module", where=at, module=module, hint=hint)
-        prefix = module + "."
-        for key, entry in list(scope.items()):
-            if not key.startswith(prefix):
-                continue
-            bare = key[len(prefix):]
-            # two listed modules with one name: the page must say which it means
-            if bare in scope and scope[bare] is not entry:
-                raise EngineError("fm_ambiguous", where=at, name=bare)
-            scope[bare] = entry
-    return scope
 
 
 # -------------------------------------------------------------------------------------------------
@@ -898,9 +768,11 @@ class _RawHtml:
 # The output check
 # -------------------------------------------------------------------------------------------------
 
-_HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
+# What a reader does not read as text: code, scripts, styles, formulas, comments
+HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
                      r"|<(span|div) class=\"arithmatex\">.*?</\2>", re.DOTALL)
-_MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
+# The marks of the placeholder language
+MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 _CLOSING = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 _ENGINE_SPAN = re.compile(r'<span class="num"')
@@ -949,9 +821,9 @@ class OutputCheckPostprocessor(Postprocessor):
                                   element=element["e"].lower(), snippet=_snippet(element["body"]))
 
     def _check_marks(self, text: str) -> None:
-        visible = _HIDDEN.sub(" ", text)
+        visible = HIDDEN.sub(" ", text)
         escaped = ENGINE_MARKUP.search(visible)
-        m = escaped or _MARKS.search(visible)
+        m = escaped or MARKS.search(visible)
         if m is None:
             return
         snippet = _ANY_TAG.sub("", visible[m.start():m.start() + 120])
@@ -976,53 +848,6 @@ class OutputCheckPostprocessor(Postprocessor):
                 break
         line = record.first_line + record.text.count("\n", 0, offset)
         return f"{record.page.where}:{line}"
-
-
-# -------------------------------------------------------------------------------------------------
-# The final page (MkDocs' output, read by the plugin's on_post_page)
-# -------------------------------------------------------------------------------------------------
-
-# What the final scan of a page reads: its tags (script and style bodies and comments hold no
-# tags) and their attributes.
-_NOT_TAGS = re.compile(r"(<(script|style)\b[^>]*>).*?</\2\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE)
-_START_TAG = re.compile(r"<[a-zA-Z][^\s/>]*((?:\s*[^\s\"'>/=]+"
-                        r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?|\s*/)*)\s*>")
-_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
-_RUNS_CODE = re.compile(r"(?:java|vb)script:", re.IGNORECASE)
-
-
-def check_theme_text(html: str, where: str) -> None:
-    """Tags and navigation titles: the theme shows them as written, so no placeholder may be in them."""
-    m = _MARKS.search(_HIDDEN.sub(" ", html))
-    if m is None:
-        return
-    following = m.string[m.start():m.start() + 200]
-    shown = htmlmod.unescape(re.match(r'[^<"]*', following)[0]).strip()[:60]
-    raise EngineError("outside_body", where=where, mark=m[0], snippet=shown)
-
-
-def _tags_only(m: re.Match) -> str:
-    # a script's or style's start tag stays (its attributes count); its body and comments go
-    return m[1] or " "
-
-
-def check_active_content(html: str, source: str, where: str) -> None:
-    """The final scan of a page: an event-handler attribute (onclick=…) or a javascript: URL that
-    the page's source does not write came from a value or a template, and would run code."""
-    for tag in _START_TAG.finditer(_NOT_TAGS.sub(_tags_only, html)):
-        for attribute in _ATTRIBUTE.finditer(tag[1]):
-            name = attribute[1]
-            value = htmlmod.unescape((attribute[2] or "").strip("\"'"))
-            # a browser ignores ASCII whitespace and control characters in a URL: "java\tscript:"
-            url = re.sub(r"[\x00-\x20]", "", value)
-            handler = name.lower().startswith("on")
-            if not (handler or _RUNS_CODE.match(url)):
-                continue
-            # a handler written in raw HTML; a javascript: link written in Markdown is the link check's
-            named = re.search(rf"\b{re.escape(name)}\s*=", source, re.IGNORECASE)
-            written = value in source and (named or not handler)
-            if not written:
-                raise EngineError("active_content", where=where, attribute=attribute[0][:100])
 
 
 # -------------------------------------------------------------------------------------------------

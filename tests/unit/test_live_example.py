@@ -56,4 +56,5 @@ def test_whole_chain_equals_the_build(monkeypatch, identity):
     # every value of the chain the issue lists is mirrored, not a subset that happens to agree
     assert {"E", "Q", "K", "V", "scores", "scaled", "masked", "weights", "attn_out", "residual",
             "ffn_out", "logits", "probs", "pad_weights", "vocab_table", "prob_table", "h2_Q", "h2_K",
-            "h2_V", "h2_scores", "h2_weights", "h2_weights_enc", "h2_out", "h2_residual"} <= compared
+            "h2_V", "h2_scores", "h2_weights", "h2_weights_enc", "h2_out", "h2_residual", "hand_row",
+            "hand_dim", "hand_av", "hand_av_rounded", "hand_exact_rounded"} <= compared

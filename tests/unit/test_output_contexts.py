@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import codec, links
+from anatomia_engine import codec, final_page, links
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
@@ -151,13 +151,13 @@ def test_a_text_in_an_address_is_percent_encoded(body):
 ])
 def test_the_final_scan_refuses_code_the_pages_source_does_not_write(output):
     with pytest.raises(BuildError, match="docs/x.md: .*runs code"):
-        amd.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
+        final_page.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
 
 
 def test_the_final_scan_keeps_what_the_author_wrote_and_text_about_it():
     source = '<button onclick="go()">Start</button>\n'
-    amd.check_active_content('<p><button onclick="go()">Start</button></p>', source, "docs/x.md")
-    amd.check_active_content('<script>var a = "<b onclick=x>";</script><p>onclick="x" javascript:</p>',
+    final_page.check_active_content('<p><button onclick="go()">Start</button></p>', source, "docs/x.md")
+    final_page.check_active_content('<script>var a = "<b onclick=x>";</script><p>onclick="x" javascript:</p>',
                              "", "docs/x.md")
 
 
@@ -173,8 +173,9 @@ def test_a_link_or_image_with_another_scheme_than_http_or_mailto_is_refused(tmp_
     checker.pages.append(links.Page("index.html", body, "docs/index.md", source))
     problems = checker.check(site)
     assert len(problems) == 2, problems
-    assert problems[0].startswith("docs/index.md:1: ") and "'javascript:'" in problems[0]
-    assert "'data:'" in problems[1]
+    assert [problem.id for problem in problems] == ["link_scheme", "link_scheme"]
+    assert problems[0].where.startswith("docs/index.md:1: ")
+    assert [problem.fields["scheme"] for problem in problems] == ["javascript", "data"]
 
 
 # --- expressions with bounded cost -------------------------------------------------------------------

@@ -10,6 +10,7 @@ import markdown as pymd
 import pytest
 from mkdocs.exceptions import BuildError
 
+from anatomia_engine import final_page
 from anatomia_engine import markdown as amd
 from anatomia_engine.kit import Table
 from anatomia_engine.state import BuildState
@@ -248,13 +249,14 @@ def test_the_theme_text_around_a_page_shows_no_tag_as_written():
     """Tags and navigation titles come from the front matter and mkdocs.yml, outside the converted text."""
     page = '<nav><a href="x/">Waga {{ weight | dec(2) }}</a></nav><code>{{ c }}</code><script>x={{}}</script>'
     with pytest.raises(BuildError) as info:
-        amd.check_theme_text(page, "docs/x.md")
+        final_page.check_theme_text(page, "docs/x.md")
     assert str(info.value).startswith("docs/x.md: '{{' in '{{ weight | dec(2) }}' outside")
     with pytest.raises(BuildError, match="'{%' in '{% claim x %}'"):
-        amd.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
+        final_page.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
     with pytest.raises(BuildError, match="in '{{ w }}' outside"):   # an attribute's value
-        amd.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
-    amd.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")   # code, scripts: theirs
+        final_page.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
+    # code, scripts: theirs
+    final_page.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")
 
 
 def test_the_engines_markup_in_code_is_not_an_error():
@@ -447,7 +449,7 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
     ("---\n- a\n---\n# T\n", "docs/x.md:2: the front matter must be 'key: value' lines"),
 ])
 def test_front_matter_errors_name_the_line(raw, message):
-    from anatomia_engine.markdown import front_matter
+    from anatomia_engine.frontmatter import front_matter
 
     with pytest.raises(BuildError) as info:
         front_matter(raw, "docs/x.md")
@@ -455,7 +457,7 @@ def test_front_matter_errors_name_the_line(raw, message):
 
 
 def test_front_matter_gives_the_first_line_of_the_body():
-    from anatomia_engine.markdown import front_matter
+    from anatomia_engine.frontmatter import front_matter
 
     fm = front_matter("---\ntitle: a\ncomputed: [demo]\n---\n\n\n# T\n", "docs/x.md")
     assert (fm.first_line, fm.computed, fm.computed_line) == (7, ["demo"], 3)
