@@ -25,7 +25,7 @@ from numpy.testing import assert_allclose
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import lab3
 from helpers import copy_project, fixture_project, mkdocs_build, whole_page
-from tests.unit.test_lab3 import (
+from tests.lab3_page import (
     NUMBER,
     PAGE,
     PRINT_TOL,
