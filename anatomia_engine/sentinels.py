@@ -16,9 +16,10 @@ the TeX before Temml reads it.
 - a slot (`SLOT_OPEN`, `SLOT_TEX`, `SLOT_CLOSE`): on a live page, a
   number inside a formula with its compiled expression and format,
   read by the math renderer (mathml.py);
-- the marks of `make unchecked` (`UNCHECKED_VALUE`, `UNCHECKED_MARK`):
-  a value shown outside a claim, a `{% nocompare %}`, in the masked
-  page text that unchecked.py reads sentence by sentence.
+- the marks of `make unchecked` (`UNCHECKED_VALUE`,
+  `UNCHECKED_MARK`): a value shown outside a claim, and a
+  `{% nocompare %}`, in the masked page text that unchecked.py
+  reads sentence by sentence.
 """
 
 from __future__ import annotations
