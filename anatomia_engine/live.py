@@ -1,28 +1,34 @@
-"""Live pages: the browser models, the build's rule for what a live page shows, and its sidecar.
+"""Live pages: the browser models, the build's rule for what a live page
+shows, and its sidecar.
 
 A page is live when its front matter says which browser model recomputes it:
 
     live: {model: workedExample, fixed: [...], stale: [...]}
 
-After the reader presses "Zmień liczby", docs/javascripts/live-example.js recomputes the page's
-numbers, computed words, claims and formulas with that model (docs/javascripts/explorer.js). The
-build holds the page to that promise, so that nothing is left silently as built:
+After the reader presses "Zmień liczby", docs/javascripts/live-example.js
+recomputes the page's numbers, computed words, claims and formulas with that
+model (docs/javascripts/explorer.js). The build holds the page to that
+promise, so that nothing is left silently as built:
 
-- a value shown where the browser recomputes it (a number's or a word's span in running text, a
-  formula, a claim, a table's numbers) must be one the model computes, or one the page declares
-  `fixed` (it does not depend on the reader's numbers);
-- a value shown where the browser never recomputes it (an attribute: alt text, a title, an
-  aria-label, an address; the text of a drawing or a text area; the page's title; running text
-  shown without a span) must be declared `fixed`. Only the `data-*` attributes of the live root
-  keep the page's numbers by design: they are the model's inputs, what it starts from;
-- a figure is drawn by the model, declared `fixed`, or declared `stale` (it keeps the page's
-  numbers and says so in a label).
+- a value shown where the browser recomputes it (a number's or a word's span
+  in running text, a formula, a claim, a table's numbers) must be one the
+  model computes, or one the page declares `fixed` (it does not depend on the
+  reader's numbers);
+- a value shown where the browser never recomputes it must be declared
+  `fixed`: an attribute (alt text, a title, an aria-label, an address), a
+  heading (the table of contents and the anchor copy it), the text of a
+  drawing or a text area, the page's title, running text shown without a
+  span. Only the `data-*` attributes of the live root keep the page's numbers
+  by design: they are the model's inputs, what it starts from;
+- a figure is drawn by the model, declared `fixed`, or declared `stale` (it
+  keeps the page's numbers and says so in a label).
 
 Otherwise the build stops at the value's file:line.
 
-What the browser needs to recompute each element (MOVED) is not needed until the reader asks for
-it: `publish` moves it into `<page>.live.json`, each element keyed by its position among ITEMS
-with the text it shows (the browser refuses a sidecar that does not belong to its page).
+What the browser needs to recompute each element (MOVED) is not needed until
+the reader asks for it: `publish` moves it into `<page>.live.json`, each
+element keyed by its position among ITEMS with the text it shows (the browser
+refuses a sidecar that does not belong to its page).
 """
 
 from __future__ import annotations
