@@ -360,6 +360,9 @@ REFUSED = {
               "starts another program"),
     "ctypes": ("__import__('ctypes').CDLL(None).system(b'true')", "starts another program"),
     "ctypes_clock": ("__import__('ctypes').CDLL(None).time(None)", "reads the clock"),
+    # through code made from a string, or a standard module measuring for its caller
+    "exec_clock": ("exec(\"__import__('time').time()\")", "reads the clock"),
+    "timeit": ("__import__('timeit').timeit('1', number=1)", "reads the clock"),
 }
 
 

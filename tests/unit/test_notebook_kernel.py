@@ -71,6 +71,10 @@ def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp
     # a cell magic starting a program on a thread of IPython's
     ("%%bash\necho hi", "starts another program"),
     ("import os\ntry:\n    os.fork()\nexcept Exception:\n    pass", "starts another program"),
+    # a timing magic shows the time it read: the page would change with every build
+    ("%%time\nx = 2", "reads the clock"),
+    ("%timeit -n1 -r1 x = 2", "reads the clock"),
+    ("exec(\"import subprocess; subprocess.run(['true'])\")", "starts another program"),
     ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
      "except Exception:\n    pass", "reaches the network"),
 ])
