@@ -7,7 +7,6 @@ a run that fails writes its EngineError there instead (pickled: the build raises
 """
 
 import importlib
-import io
 import json
 import os
 import pickle
@@ -58,8 +57,12 @@ def _values(module, declared: list, now_running) -> dict:
     return values
 
 
-def _draw(fn, style, salt: str):
-    """Call the @figure function `fn` in `style`; (its Plot, the SVG text)."""
+def _draw(fn, style, salt: str, layouts):
+    """Call the @figure function `fn` in `style`; (its Plot, the SVG text).
+
+    `layouts` (plot.Layouts) keeps each figure's layout from its first theme: the themes differ
+    only in colour, so the next theme reuses it instead of working it out again.
+    """
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -72,21 +75,20 @@ def _draw(fn, style, salt: str):
         if not isinstance(plot, Plot):
             raise EngineError("figure_not_plot", type=type(plot).__name__)
         use_decimal_comma(plot.fig)
-        svg = io.StringIO()
-        # no date or creator: the file would change with each build
-        plot.fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+        svg = layouts.svg(plot.fig, fn.__name__)
         plt.close(plot.fig)
-    return plot, svg.getvalue()
+    return plot, svg
 
 
 def _figures(module, declared: list, values: dict, now_running) -> tuple[dict, dict]:
     """The figures of the module's @figure functions: (their entries, the files' contents)."""
     from anatomia_engine.kit import KIND
-    from anatomia_engine.plot import STYLES
+    from anatomia_engine.plot import STYLES, Layouts
 
     short = module.__name__.split(".")[-1]
     figures = {}
     contents = {}
+    layouts = Layouts()
     for fn in declared:
         if getattr(fn, KIND, None) != "figure":
             continue
@@ -96,7 +98,7 @@ def _figures(module, declared: list, values: dict, now_running) -> tuple[dict, d
         files = {"csv": f"{name}.csv"}
         for style in STYLES:
             now_running(f"{module.__name__}.{name}(style={style.name!r})")
-            plot, svg = _draw(fn, style, f"{short}.{name}.{style.name}")
+            plot, svg = _draw(fn, style, f"{short}.{name}.{style.name}", layouts)
             files[style.name] = f"{name}-{style.name}.svg"
             contents[files[style.name]] = svg
         # the data table is the same in every style: the last one's is kept

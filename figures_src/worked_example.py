@@ -1,7 +1,7 @@
 """Worked example "cat chases mouse": one decoder layer computed by hand, step by step.
 
 Page: docs/krok-po-kroku.md.
-Inputs (written down once in figures_src/inputs.py, re-exported here): VOCAB, W_VOCAB,
+Inputs (written down once in figures_src/_shared/inputs.py, re-exported here): VOCAB, W_VOCAB,
 SENTENCE_IDS, W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
 Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, sqrt_d_k,
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
@@ -14,7 +14,8 @@ soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, 
 soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
 order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
 pad_embedding, pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
-probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value). For the live page's
+probs_shown_pct_sum; by hand: hand_row, hand_dim, hand_av, hand_av_rounded,
+hand_exact_rounded. The main matrices carry `what` and `axes` (kit.Value). For the live page's
 drawings: live_colour_maps (each theme's colour maps, sampled).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
 next_token_probs, soft_lookup, padding_mask_figure, transformer_block, qkv_projection,
@@ -33,6 +34,7 @@ import numpy as np
 from matplotlib.colors import to_hex
 from matplotlib.ticker import FuncFormatter
 
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
 from anatomia_engine.plot import STYLES, new_figure
@@ -45,8 +47,8 @@ from attn_core import (
     softmax,
     tiny_decoder,
 )
-from figures_src.charts import QUANTITIES, bar_chart, heatmap
-from figures_src.inputs import (
+from figures_src._shared.charts import QUANTITIES, bar_chart, heatmap
+from figures_src._shared.inputs import (
     HEAD2_W_K,
     HEAD2_W_Q,
     HEAD2_W_V,
@@ -85,6 +87,9 @@ REORDERED_IDS: list[int] = [1, 0, 2]
 # with a token "[PAD]" (as in BERT) whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
 PAD_TOKEN = "[PAD]"
 GAP_DECIMALS = 3   # places of the mouse row's scores in the sentence about their gap (docs: krok 5)
+# Places of A, V and AV in step 6's formula (docs: krok 6): a reader who multiplies the numbers shown
+# there gets the product of rounded numbers, whose last digit can differ from the rounded exact one.
+AV_DECIMALS = {"weights": 2, "V": 1, "attn_out": 2}
 PAD_EMBEDDING = (0.0, 0.0)
 BATCH_IDS: list[list[int]] = [[0, 1, 2], [2, 1]]   # "cat chases mouse", "mouse chases"
 
@@ -215,6 +220,7 @@ def worked_example() -> dict:
     out.update(_order_and_residual(dec))
     out.update(_padding())
     out.update(_rounding(probs))
+    out.update(_by_hand(att.weights, dec.v, att.output))
     out.update(_second_head())
     out["live_colour_maps"] = _live_colour_maps()
     return _described(out, tokens)
@@ -226,7 +232,7 @@ LIVE_COLOUR_STOPS = 33
 
 
 def _live_colour_maps() -> dict:
-    """Each theme's colour maps as the figures use them (figures_src/charts.py heatmap: "scores"
+    """Each theme's colour maps as the figures use them (figures_src/_shared/charts.py heatmap: "scores"
     diverging around 0, "weights" sequential from 0), sampled at evenly spaced points, so that the
     grids the live page redraws colour sign and size exactly as the built figures do."""
     maps = {}
@@ -386,6 +392,35 @@ def _rounding(probs) -> dict:
     return {"probs_shown_sum": float(shown), "probs_shown_pct_sum": float(shown_pct)}
 
 
+def _by_hand(weights, v, output) -> dict:
+    """Step 6 "on paper": A·V from A and V as the page shows them (AV_DECIMALS), against the exact
+    A·V as shown. The cell (row, dimension) is the one where the two differ most among those whose
+    shown digits differ; where none does, the one where they differ most (the page's claim is
+    then false and says so)."""
+    a_places, v_places = AV_DECIMALS["weights"], AV_DECIMALS["V"]
+    shown_a = [[round_half_up(float(x), a_places) for x in row] for row in weights]
+    shown_v = [[round_half_up(float(x), v_places) for x in row] for row in v]
+    cells = []
+    for i, j in np.ndindex(output.shape):
+        by_hand = sum(shown_a[i][k] * shown_v[k][j] for k in range(len(shown_v)))   # exact Decimal
+        differs = round_half_up(by_hand, AV_DECIMALS["attn_out"]) != round_half_up(
+            float(output[i, j]), AV_DECIMALS["attn_out"])
+        cells.append((differs, abs(float(by_hand) - float(output[i, j])), i, j, by_hand))
+    # ties (equal gaps) go to the later cell, as in the browser's model (explorer.js)
+    _, _, row, dim, by_hand = max(cells)
+    places = AV_DECIMALS["attn_out"]
+    return {
+        "hand_row": row,
+        "hand_dim": dim,
+        "hand_av": Value(float(by_hand), what="A·V policzone z liczb A i V pokazanych w kroku 6"),
+        # both rounded as the page shows A·V: the sentence compares these two
+        "hand_av_rounded": Value(float(round_half_up(by_hand, places)),
+                                 what="A·V z liczb pokazanych, zaokrąglone jak na stronie"),
+        "hand_exact_rounded": Value(float(round_half_up(float(output[row, dim]), places)),
+                                    what="dokładne A·V, zaokrąglone jak na stronie"),
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # Source article versus the exact computation
 # ---------------------------------------------------------------------------------------------
@@ -419,8 +454,8 @@ def _source_comparison(vals: dict) -> dict:
         printed_arr = np.array(printed, dtype=object)
         exact_arr = np.asarray(exact_of[key], dtype=float)
         if printed_arr.shape != exact_arr.shape:
-            raise ValueError(f"SOURCE_PRINTED[{key!r}] has shape {printed_arr.shape}; "
-                             f"the computed value has shape {exact_arr.shape}")
+            raise EngineError("source_printed_shape", key=key, printed=printed_arr.shape,
+                              computed=exact_arr.shape)
         for index in np.ndindex(printed_arr.shape):
             text, exact = printed_arr[index], float(exact_arr[index])
             places = -Decimal(text).as_tuple().exponent

@@ -497,6 +497,40 @@
     return m.length === d && isIdentity(m);
   }
 
+  // Places of A, V and AV in the worked example's step 6 (worked_example.AV_DECIMALS).
+  const AV_DECIMALS = { weights: 2, V: 1, attn_out: 2 };
+
+  /** worked_example._by_hand: A·V from A and V as shown, against the exact A·V as shown, in the
+   * cell where they differ most among those whose shown digits differ (else where they differ
+   * most; ties to the later cell). */
+  function byHand(weights, v, output) {
+    let best = null;
+    output.forEach((row, i) => {
+      row.forEach((exact, j) => {
+        // exact: BigInt units of 10^-(places of A + places of V)
+        const units = weights[i].reduce(
+          (sum, a, k) => sum + decimalUnits(a, AV_DECIMALS.weights) * decimalUnits(v[k][j], AV_DECIMALS.V),
+          BigInt(0),
+        );
+        const value = Number(units) / 10 ** (AV_DECIMALS.weights + AV_DECIMALS.V);
+        const differs =
+          decimalUnits(value, AV_DECIMALS.attn_out) !== decimalUnits(exact, AV_DECIMALS.attn_out);
+        const gap = Math.abs(value - exact);
+        const better = !best || differs > best.differs || (differs === best.differs && gap >= best.gap);
+        if (better) best = { differs: differs, gap: gap, hand_row: i, hand_dim: j, hand_av: value };
+      });
+    });
+    const places = AV_DECIMALS.attn_out;
+    return {
+      hand_row: best.hand_row,
+      hand_dim: best.hand_dim,
+      hand_av: best.hand_av,
+      // both rounded as the page shows A·V: the sentence compares these two
+      hand_av_rounded: Number(decimalUnits(best.hand_av, places)) / 10 ** places,
+      hand_exact_rounded: Number(decimalUnits(output[best.hand_row][best.hand_dim], places)) / 10 ** places,
+    };
+  }
+
   /** Every value of figures_src/worked_example.py that depends on the example's inputs. */
   function workedExample(inp) {
     const dec = attentionLayer(inp.ids, inp, true);
@@ -589,6 +623,7 @@
         residual: mapM(dec.e, (x, i, j) => x + dec.output[i][j]),
         probs_shown_sum: Number(sumUnits(dec.probs, 2, false)) / 100,
         probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
+        ...byHand(dec.weights, dec.v, dec.output),
         // the rows of worked_example's tables (the page shows their numeric cells)
         vocab_table: inp.vocab.map((tok, i) => [
           String(i),

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import runner
-from tests.unit.test_runner import failures, fresh, mini, project
+from tests.module_runs import failures, fresh
 
-__all__ = ["mini", "project"]   # fixtures, used by name
 HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\n"
 
 

@@ -16,7 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 from numpy.testing import assert_array_equal
 
-from figures_src import inputs
+from figures_src._shared import inputs
 from helpers import REPO, whole_page
 
 SOURCE = REPO / "docs" / "laby" / "lab-3.py"

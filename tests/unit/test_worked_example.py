@@ -161,9 +161,9 @@ def test_source_table_lists_exactly_the_disagreeing_numbers():
 def test_inputs_are_written_down_once():
     first_row = re.compile(r"1\.0,\s*0\.2,\s*0\.8,\s*0\.0,\s*0\.0")
     holders = [p.relative_to(REPO).as_posix()
-               for p in [*(REPO / "figures_src").glob("*.py"), *(REPO / "docs").rglob("*.md")]
+               for p in [*(REPO / "figures_src").rglob("*.py"), *(REPO / "docs").rglob("*.md")]
                if first_row.search(p.read_text(encoding="utf-8"))]
-    assert holders == ["figures_src/inputs.py"]
+    assert holders == ["figures_src/_shared/inputs.py"]
 
 
 def test_page_source_types_no_computed_numbers():
@@ -221,7 +221,7 @@ def _exact(span) -> float:
 # --- changing an input in a copy of the project ----------------------------------------------
 
 def edit_input(project: Path, old: str, new: str) -> None:
-    path = project / "figures_src" / "inputs.py"
+    path = project / "figures_src" / "_shared" / "inputs.py"
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{old!r} not found once in inputs.py"
     path.write_text(text.replace(old, new), encoding="utf-8")
