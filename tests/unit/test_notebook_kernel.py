@@ -55,6 +55,11 @@ REFUSED = "refused"
     # a cell magic starting a program on a thread of IPython's
     ("%%bash\necho hi", REFUSED),
     ("import os\ntry:\n    os.fork()\nexcept Exception:\n    pass", REFUSED),
+    # a timing magic shows the time it read: the page would change with every build
+    ("%%time\nx = 2", REFUSED),
+    ("%timeit -n1 -r1 x = 2", REFUSED),
+    # code made from a string runs for the cell that made it
+    ("exec(\"import subprocess; subprocess.run(['true'])\")", REFUSED),
     ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
      "except Exception:\n    pass", REFUSED),
 ])
