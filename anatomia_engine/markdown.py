@@ -41,7 +41,7 @@ from anatomia_engine.errors import EngineError
 from anatomia_engine.frontmatter import front_matter, page_scope
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.mathml import MathRenderer, TemmlPostprocessor
-from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
+from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, fill
 
 FIGURE_DIR = "figures"
 
@@ -207,17 +207,16 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         key_lines[text.split(":", 1)[0]] = number
     if meta is None:
         meta = {}
+    declared = livemod.declaration(fm.meta, f"{page.where}:{key_lines.get('live', 1)}")
     for key in ("title", "description"):
         if isinstance(meta.get(key), str):
             text, tags = placeholders.scan(meta[key], 0, key_lines.get(key, 1), page.where)
+            # the theme shows them as built: a live page may show only values declared fixed
+            for tag in tags:
+                livemod.check(declared, tag, scope, recomputed=False)
             meta[key] = _fill_plain(text, tags, scope)
     record_id = pages.number(page.where)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
-    try:
-        declared = livemod.declaration(fm.meta)
-    except ValueError as exc:
-        # live.py words its own message (the declaration's rules)
-        raise TemplateError(f"{page.where}:{key_lines.get('live', 1)}: {exc}") from None
     live = declared is not None
     record = Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized, live,
                     declared)
@@ -225,30 +224,11 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
     return tokenized
 
 
-def check_live(record: Record, tag: Tag) -> None:
-    """On a live page, every value a sentence, a formula or a claim shows must be one the browser
-    model recomputes from the reader's numbers or one the page declares `fixed`: nothing is left
-    as built without the page saying so."""
-    declared = record.declared
-    if declared is None or tag.block not in (None, "claim"):
-        return
-    if tag.block == "claim":
-        source = placeholders.claim_parts(tag)[0]
-    else:
-        source = placeholders.expression_of(tag)
-    try:
-        names = placeholders.names_used(placeholders.compile_expression(source))
-    except TemplateError:
-        # reported where the tag is filled
-        return
-    for name in names:
-        entry = record.scope.get(name)
-        # a figure is the figure block's to check (FigureBlockProcessor)
-        if entry is not None and isinstance(entry.value, FigureRef):
-            continue
-        if not declared.recomputes(name):
-            raise EngineError("live_unrecomputable", where=_at(tag), source=tag.source,
-                              model=declared.model, name=name)
+def check_live(record: Record, tag: Tag, *, recomputed: bool = True,
+               model_input: bool = False) -> None:
+    """On a live page nothing is left as built without the page saying so (live.check)."""
+    livemod.check(record.declared, tag, record.scope, recomputed=recomputed,
+                  model_input=model_input)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -338,7 +318,7 @@ class FigureBlockProcessor(BlockProcessor):
         if tag.expr is None:
             return None
         # an error is reported where the token is filled
-        with contextlib.suppress(TemplateError):
+        with contextlib.suppress(EngineError):
             value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
             if isinstance(value, (FigureRef, Table)):
                 return _Block(number, record, tag, value, expr, used)
@@ -365,8 +345,8 @@ class FigureBlockProcessor(BlockProcessor):
         try:
             text = placeholders.table_markdown(found.value, found.expr, record.scope[found.used[0]],
                                                live=record.live, stash=self.parser.md.htmlStash.store)
-        except TemplateError as exc:
-            raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
+        except EngineError as exc:
+            raise tag.located(exc) from exc
         self.parser.parseChunk(parent, text.strip("\n"))
 
     def _figure(self, parent, found: _Block) -> None:
@@ -560,12 +540,12 @@ class PlaceholderTreeprocessor(Treeprocessor):
     # ---------------------------------------------------------------------------------------------
 
     def text(self, m: re.Match, context: str, group: list | None, raw: bool = False,
-             attribute: str | None = None) -> str:
+             attribute: str | None = None, element_id: str | None = None) -> str:
         """A token's text in `context`, recording where it stood and what it showed.
 
         `context`: 'prose', 'plain', 'code', 'math', 'tag' (raw HTML's) or one of RAW_CONTEXTS;
         a number's span is set aside as raw HTML, as a hand-written span would be. `attribute`:
-        the attribute whose value holds it.
+        the attribute whose value holds it, of the element with `element_id`.
         """
         record, tag = self.pages.tag(m)
         before = m.string[m.start() - 1:m.start()]
@@ -576,14 +556,17 @@ class PlaceholderTreeprocessor(Treeprocessor):
         plain = context
         if context in _PLAIN_CONTEXTS:
             plain = "plain"
-        if plain in ("prose", "math"):
-            check_live(record, tag)
         tag.contexts.append(plain)
         # a claim's tags show nothing, wherever they stand
         if tag.expr is not None:
             refuse_context(tag, context, attribute)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=plain, live=live)
+        if plain != "code":
+            # a claim is recomputed on its span or on the element holding it
+            recomputed = shown.live or tag.block == "claim"
+            model_input = livemod.is_model_input(element_id, attribute)
+            check_live(record, tag, recomputed=recomputed, model_input=model_input)
         if attribute and attribute.lower() in URL_ATTRIBUTES and isinstance(shown.value, str):
             # a text in an address is data: a space, a quote or a letter beyond ASCII encoded
             shown = replace(shown, text=urllib.parse.quote(shown.text, safe=URL_SAFE))
@@ -629,13 +612,15 @@ class PlaceholderTreeprocessor(Treeprocessor):
     # The walk over the tree
     # ---------------------------------------------------------------------------------------------
 
-    def _fill(self, text: str, context: str, group: list | None, attribute: str | None = None) -> str:
+    def _fill(self, text: str, context: str, group: list | None, attribute: str | None = None,
+              element_id: str | None = None) -> str:
         """`text` with each token filled, keeping step with the raw HTML set aside in it."""
 
         def one(m: re.Match) -> str:
             if m["stash"]:
                 return self.follow_raw(m)
-            return self.text(m, self.raw_context(context), group, attribute=attribute)
+            return self.text(m, self.raw_context(context), group, attribute=attribute,
+                             element_id=element_id)
 
         filled = _TOKEN_OR_STASH.sub(one, text)
         if isinstance(text, util.AtomicString):
@@ -646,7 +631,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
              group: list | None = None):
         for key, value in el.attrib.items():
             if OPEN in value:
-                el.set(key, self._fill(value, "plain", group, key))
+                el.set(key, self._fill(value, "plain", group, key, el.get("id")))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         # each block of text is one group of the shown sums; so is a display formula
@@ -730,7 +715,8 @@ class _RawHtml:
 
         def one(m: re.Match) -> str:
             attribute = attribute_at(m.string, m.start())
-            return self.tree.text(m, "tag", self.group, raw=True, attribute=attribute)
+            return self.tree.text(m, "tag", self.group, raw=True, attribute=attribute,
+                                  element_id=livemod.element_id(tag))
 
         return TOKEN.sub(one, tag)
 

@@ -1,14 +1,19 @@
-"""Plot machinery: the light and dark styles, a figure factory, the decimal comma of tick labels.
+"""Plot machinery: the light and dark styles, a figure factory, the decimal comma of tick labels, and
+the SVG of a figure (`Layouts`: a figure's layout worked out in its first theme, reused in the next).
 
 The worker calls each figure function once per `Style`, inside `matplotlib.rc_context(style.rc())`.
 """
 
+import io
 import re
 from dataclasses import dataclass
 
 import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib import ticker
+from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine, LayoutEngine
+from matplotlib.transforms import Bbox
 
 from anatomia_engine.numfmt import SUPERSCRIPT
 
@@ -62,11 +67,16 @@ _NUMERIC_FORMATTERS = (ticker.ScalarFormatter, ticker.FormatStrFormatter, ticker
                        ticker.PercentFormatter, ticker.LogFormatter)
 
 
+def _superscript(exponent: re.Match) -> str:
+    return exponent[1].translate(SUPERSCRIPT)
+
+
 def plain_number(text: str) -> str:
     """A tick label with the decimal comma, a log axis's mathtext label as plain text: '2×10⁴'."""
     mathtext = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", text)
     if mathtext:
-        power = re.sub(r"\^\{([^{}]*)\}", lambda m: m.group(1).translate(SUPERSCRIPT), mathtext.group(1))
+        # the SVG keeps text as text: mathtext markup would reach the reader as written
+        power = re.sub(r"\^\{([^{}]*)\}", _superscript, mathtext.group(1))
         text = power.replace("\\times", "×").replace("-", "−")
     return text.replace(".", ",")
 
@@ -99,3 +109,121 @@ def use_decimal_comma(fig) -> None:
                 axis.set_major_formatter(_Relabel(axis.get_major_formatter()))
             if isinstance(axis.get_minor_formatter(), _NUMERIC_FORMATTERS):
                 axis.set_minor_formatter(_Relabel(axis.get_minor_formatter()))
+
+
+# ---------------------------------------------------------------------------------------------
+# A figure's SVG, its layout reused from the first theme
+# ---------------------------------------------------------------------------------------------
+
+# What a theme changes in an SVG: colours and opacities (in attributes and in `style`), the pixels of
+# an embedded image (a colour map) and the ids matplotlib derives from the theme's hash salt.
+_PAINTS = "fill|stroke|stop-color|fill-opacity|stroke-opacity|opacity"
+_PAINT_DECLARATION = re.compile(rf"(?:^|;)\s*(?:{_PAINTS})\s*:[^;]*")
+_PAINT_ATTRIBUTE = re.compile(rf'\s(?:{_PAINTS})="[^"]*"')
+_IMAGE_DATA = re.compile(r'"data:image/[a-z]+;base64,[^"]*"')
+_REFERENCE = re.compile(r'(\s(?:id|clip-path|xlink:href|href|mask)=)"[^"]*"')
+_URL = re.compile(r"url\(#[^)]*\)")
+_STYLE = re.compile(r'style="([^"]*)"')
+
+
+def _unpainted(style: re.Match) -> str:
+    declarations = _PAINT_DECLARATION.sub("", style[1]).strip("; ")
+    return f'style="{declarations}"'
+
+
+def geometry(svg: str) -> str:
+    """`svg` without what a theme changes: what is left is where every element is drawn, its size,
+    text and font. Two themes of one figure laid out alike give the same geometry."""
+    svg = _IMAGE_DATA.sub('""', svg)
+    svg = _REFERENCE.sub(r'\1""', svg)
+    svg = _URL.sub("url()", svg)
+    svg = _PAINT_ATTRIBUTE.sub("", svg)
+    return _STYLE.sub(_unpainted, svg)
+
+
+class ReplayedLayout(LayoutEngine):
+    """Puts every axes where constrained layout put it in another theme of the same figure."""
+
+    # as constrained layout: colorbars steal space from their axes (make_axes, not a gridspec)
+    _adjust_compatible = False
+    _colorbar_gridspec = False
+
+    def __init__(self, positions: list[Bbox]) -> None:
+        super().__init__()
+        self.positions = positions
+
+    def execute(self, fig: Figure) -> None:
+        # Constrained layout sets both positions of each axes (colorbars' too); drawing then fits an
+        # axes of fixed aspect into its original position, as it did in the first theme.
+        for ax, position in zip(fig.axes, self.positions, strict=True):
+            # set_position takes an axes out of any later layout; the fallback needs it kept in
+            in_layout = ax.get_in_layout()
+            ax.set_position(position, which="both")
+            ax.set_in_layout(in_layout)
+
+
+@dataclass
+class _Laid:
+    """A figure's layout in its first theme: its constrained layout parameters, figure size, the
+    original position of each axes, and the geometry of its SVG."""
+
+    params: dict
+    size: tuple
+    positions: list[Bbox]
+    geometry: str
+
+
+def _positions(fig: Figure) -> list[Bbox]:
+    return [ax.get_position(original=True).frozen() for ax in fig.axes]
+
+
+def to_svg(fig: Figure) -> str:
+    """The SVG of `fig`: no date or creator, ids from the salt (rcParams' svg.hashsalt), so the same
+    bytes on every machine and build."""
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    return out.getvalue()
+
+
+class Layouts:
+    """The SVGs of one module's figures, each figure's constrained layout worked out once.
+
+    Constrained layout is the costliest part of drawing a figure (it measures every text and tick
+    label, twice). A figure's themes differ only in colour, so the layout of its first theme fits
+    the next: that theme's axes are put where the first's were. Its SVG is then compared with the
+    first's without what a theme changes (`geometry`); a figure whose themes differ in anything else
+    (a text only one of them shows) is laid out again by constrained layout, as it was drawn before.
+    """
+
+    def __init__(self) -> None:
+        # one module's figures by name (the worker makes one Layouts per module run)
+        self._first: dict[str, _Laid] = {}
+
+    def svg(self, fig: Figure, name: str) -> str:
+        """The SVG of figure `name` in the current theme (rcParams)."""
+        engine = fig.get_layout_engine()
+        if not isinstance(engine, ConstrainedLayoutEngine):
+            return to_svg(fig)
+        # An axes of fixed aspect that adjusts its data limits to fit (adjustable="datalim") ends with
+        # other limits after the first theme's two layout passes: such a figure is laid out anew.
+        if any(ax.get_adjustable() == "datalim" and ax.get_aspect() != "auto" for ax in fig.axes):
+            return to_svg(fig)
+        size = tuple(fig.get_size_inches())
+        first = self._first.get(name)
+        if first is None:
+            svg = to_svg(fig)
+            self._first[name] = _Laid(engine.get(), size, _positions(fig), geometry(svg))
+            return svg
+        # another size or grid: the first theme's positions would not even fit
+        if (first.params, first.size, len(first.positions)) != (engine.get(), size, len(fig.axes)):
+            return to_svg(fig)
+        # Constrained layout starts from where the axes are: the fallback must start from there too.
+        unplaced = _positions(fig)
+        fig.set_layout_engine(ReplayedLayout(first.positions))
+        svg = to_svg(fig)
+        if geometry(svg) == first.geometry:
+            return svg
+        # this theme's own layout, from the same start: the SVG it was drawn with before
+        ReplayedLayout(unplaced).execute(fig)
+        fig.set_layout_engine(engine)
+        return to_svg(fig)

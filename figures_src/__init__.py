@@ -1,5 +1,6 @@
 """Computations and figures for the site's pages: one module per article or topic.
 
-Modules whose names start with an underscore are shared helpers; every other module is
-run by the build (see anatomia_engine/runner.py) and may declare `@values` and `@figure` functions.
+The build runs every file directly in this folder whose name does not start with '_' (see
+anatomia_engine/runner.py); such a module may declare `@values` and `@figure` functions. Helpers
+several modules share live in the `_shared` package, which the build never runs on its own.
 """

@@ -4,7 +4,7 @@ Page: docs/llm/anatomia.md (section #uwaga), script docs/javascripts/explorer.js
 The page embeds `explorer_data` as JSON (`{{ explorer_data | json }}` assigned to
 window.attentionExplorerData in <script id="explorer-presets">); the script recomputes
 softmax(Q K^T * scale + M) V in the browser from these inputs.
-Inputs come from figures_src/inputs.py, where they are written down once (never retyped
+Inputs come from figures_src/_shared/inputs.py, where they are written down once (never retyped
 here): the worked example's VOCAB, W_VOCAB, SENTENCE_IDS, W_Q, W_K, W_V, its second head's
 HEAD2_W_Q, HEAD2_W_K, HEAD2_W_V and the lab's TOY_X, LEAK_A, LEAK_B.
 The guided tasks ("Zadania") are data too: each names its preset, a check the script runs on
@@ -26,7 +26,7 @@ from anatomia_engine.kit import values
 from anatomia_engine.numfmt import fmt_dec
 from attn_core import future_mask, scaled_dot_product_attention
 from figures_src import lab3
-from figures_src.inputs import (
+from figures_src._shared.inputs import (
     HEAD2_W_K,
     HEAD2_W_Q,
     HEAD2_W_V,
@@ -158,7 +158,7 @@ FIXED = ("x", "w_q", "w_k", "w_v", "causal")
 
 def tasks() -> tuple[dict, ...]:
     """The guided tasks, in the order the page lists them. Token names come from the presets'
-    vocabulary (figures_src/inputs.py), thresholds from the checks themselves."""
+    vocabulary (figures_src/_shared/inputs.py), thresholds from the checks themselves."""
     cat, chases, mouse = (_quoted(VOCAB[i]) for i in SENTENCE_IDS)
     sharp, flat = 0.6, 0.05
     return (

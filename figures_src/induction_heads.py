@@ -36,7 +36,7 @@ from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec
 from anatomia_engine.plot import new_figure
 from attn_core import INDUCTION_SCORE_SCALE, future_mask, induction_toy, softmax
-from figures_src.charts import bar_chart, heatmap
+from figures_src._shared.charts import bar_chart, heatmap
 
 WORDS = ("Pan", "Tadeusz", "wrócił", "do", "Soplicowa", "i", "Pan")
 VOCAB = tuple(dict.fromkeys(WORDS))

@@ -65,7 +65,7 @@ from attn_core.transformer import (
     next_token_loss,
     previous_token_scores,
 )
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 VOCAB = tuple("aąbcćdeęfghijklłmnńoóprsśtuwyzźż")
 SAMPLE_SEED = 13

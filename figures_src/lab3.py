@@ -2,7 +2,7 @@
 
 Page: docs/laby/lab-3.py (an executed notebook that writes these inputs out literally, as a
 reader's notebook does; its last, repo-only cell checks its results against attn_core).
-The inputs themselves live in figures_src/inputs.py; `check_notebook_inputs` stops the build
+The inputs themselves live in figures_src/_shared/inputs.py; `check_notebook_inputs` stops the build
 when the notebook's data cell says otherwise (the explorer, which starts from the lab's
 matrices, calls it).
 Values: lab3.toy_x, lab3.leak_a, lab3.leak_b, lab3.d_model, lab3.d_k, lab3.d_v,
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from anatomia_engine.kit import values
-from figures_src.inputs import (  # noqa: F401  (re-exported: the lab's inputs, for tests and pages)
+from figures_src._shared.inputs import (  # noqa: F401  (re-exported: the lab's inputs, for tests and pages)
     D_K,
     D_MODEL,
     D_V,
@@ -64,13 +64,13 @@ def notebook_inputs(source: Path = NOTEBOOK) -> dict:
 
 
 def check_notebook_inputs(source: Path = NOTEBOOK) -> None:
-    """ValueError naming each input where the notebook and figures_src/inputs.py differ."""
+    """ValueError naming each input where the notebook and figures_src/_shared/inputs.py differ."""
     found = notebook_inputs(source)
     ours = globals()
     wrong = [name for name in NAMES
              if name not in found or not np.array_equal(np.asarray(found[name]), np.asarray(ours[name]))]
     if wrong:
-        raise ValueError(f"{source}: the lab's data cell and figures_src/inputs.py disagree on "
+        raise ValueError(f"{source}: the lab's data cell and figures_src/_shared/inputs.py disagree on "
                          + ", ".join(f"{n} (notebook {found.get(n, 'missing')!r}, inputs.py {ours[n]!r})"
                                      for n in wrong))
 

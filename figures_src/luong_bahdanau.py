@@ -34,7 +34,7 @@ from anatomia_engine.kit import Plot, Table, figure, values
 from anatomia_engine.numfmt import fmt_dec
 from anatomia_engine.plot import new_figure
 from attn_core import attend, bahdanau_additive, luong_concat, luong_dot, luong_general
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 SEED = 2014  # the year of Bahdanau, Cho & Bengio
 

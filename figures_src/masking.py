@@ -27,7 +27,7 @@ import numpy as np
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import new_figure
 from attn_core import causal_mask, future_mask, scaled_dot_product_attention
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 SEED = 1706  # arXiv:1706.03762
 TOKENS = ["Na", "autostradzie", "stoi", "korek"]

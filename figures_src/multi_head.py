@@ -42,7 +42,7 @@ import numpy as np
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import new_figure
 from attn_core import attention_matrix_bytes, multi_head_attention, split_heads
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 # Vaswani et al. (2017), arXiv:1706.03762: §3.2.2 (d_model, h, d_k, d_v), §3.1 (N), §3.3 (d_ff).
 TRANSFORMER_BASE = {"d_model": 512, "h": 8, "d_k": 64, "d_v": 64, "N": 6, "d_ff": 2048}

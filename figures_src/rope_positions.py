@@ -31,7 +31,7 @@ import numpy as np
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.plot import new_figure
 from attn_core import rope, scaled_dot_product_attention
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 SEED = 2104  # arXiv:2104.09864 (RoFormer)
 D_ORDER = 4

@@ -1,7 +1,7 @@
 """Worked example "cat chases mouse": one decoder layer computed by hand, step by step.
 
 Page: docs/krok-po-kroku.md.
-Inputs (written down once in figures_src/inputs.py, re-exported here): VOCAB, W_VOCAB,
+Inputs (written down once in figures_src/_shared/inputs.py, re-exported here): VOCAB, W_VOCAB,
 SENTENCE_IDS, W_Q, W_K, W_V, W_FFN. SOURCE_PRINTED holds the numbers the source article printed.
 Values: sentence, sentence_ids, continued, d_model, d_k, vocab_size, n_params, sqrt_d_k,
 W_vocab, W_Q, W_K, W_V, W_FFN, E, Q, K, V, K_T, scores, scaled, mask, masked, weights,
@@ -47,8 +47,8 @@ from attn_core import (
     softmax,
     tiny_decoder,
 )
-from figures_src.charts import QUANTITIES, bar_chart, heatmap
-from figures_src.inputs import (
+from figures_src._shared.charts import QUANTITIES, bar_chart, heatmap
+from figures_src._shared.inputs import (
     HEAD2_W_K,
     HEAD2_W_Q,
     HEAD2_W_V,
@@ -232,7 +232,7 @@ LIVE_COLOUR_STOPS = 33
 
 
 def _live_colour_maps() -> dict:
-    """Each theme's colour maps as the figures use them (figures_src/charts.py heatmap: "scores"
+    """Each theme's colour maps as the figures use them (figures_src/_shared/charts.py heatmap: "scores"
     diverging around 0, "weights" sequential from 0), sampled at evenly spaced points, so that the
     grids the live page redraws colour sign and size exactly as the built figures do."""
     maps = {}

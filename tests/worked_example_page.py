@@ -115,7 +115,7 @@ def exact_of_span(span) -> float:
 
 
 def edit_input(project: Path, old: str, new: str) -> None:
-    path = project / "figures_src" / "inputs.py"
+    path = project / "figures_src" / "_shared" / "inputs.py"
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{old!r} not found once in inputs.py"
     path.write_text(text.replace(old, new), encoding="utf-8")

@@ -9,7 +9,17 @@ import pytest
 
 from anatomia_engine import numfmt as nf
 from attn_core import tiny_decoder
-from figures_src.inputs import HEAD2_W_K, HEAD2_W_Q, HEAD2_W_V, SENTENCE_IDS, W_FFN, W_K, W_Q, W_V, W_VOCAB
+from figures_src._shared.inputs import (
+    HEAD2_W_K,
+    HEAD2_W_Q,
+    HEAD2_W_V,
+    SENTENCE_IDS,
+    W_FFN,
+    W_K,
+    W_Q,
+    W_V,
+    W_VOCAB,
+)
 
 PAGE = "/krok-po-kroku/"
 ROW_1 = "weights[1][1] > weights[1][0]"
@@ -297,7 +307,7 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
                        c.querySelector(':scope > .claim__false') !== null])""")
         for form, state, note in claims:
             with np.errstate(all="ignore"):
-                want = "true" if bool(ph._eval(form, scope)) else "false"
+                want = "true" if bool(ph.run(form, scope)) else "false"
             assert (state, note) == (want, want == "false"), (form, state, want)
             flips += want == "false"
     assert flips > 0, "the random numbers never made a sentence false: the check saw nothing"
@@ -364,7 +374,7 @@ def _colours(page, testid: str, k: int = 0) -> list[tuple[tuple[int, ...], tuple
 
 
 def _figure_colours(m: np.ndarray, style, quantity: str, reach: float | None = None, blocked=None):
-    """What figures_src/charts.py heatmap colours each cell of `m` (unblocked, row order) with, as
+    """What figures_src/_shared/charts.py heatmap colours each cell of `m` (unblocked, row order) with, as
     RGB 0..1 — the policy restated from its docstring, not imported — and the value of each cell."""
     import matplotlib
     from matplotlib.colors import Normalize

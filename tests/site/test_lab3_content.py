@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
 
 from attn_core import future_mask, multi_head_attention
-from figures_src import inputs
+from figures_src._shared import inputs
 from helpers import whole_page
 from tests.lab3_page import PRINT_TOL, SOURCE, matrix_after, outputs, step2_hidden
 

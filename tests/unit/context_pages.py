@@ -39,7 +39,18 @@ def page(body: str) -> str:
     return convert(body)[0]
 
 
-def error(body: str) -> str:
+def error(body: str) -> BuildError:
+    """The error that stops the page `body`: an EngineError (its id, where and fields), or a
+    message the Markdown extension still formats itself."""
     with pytest.raises(BuildError) as info:
         page(body)
-    return str(info.value)
+    return info.value
+
+
+def causes(exc: BaseException) -> list[str]:
+    """The catalogue ids of `exc` and of the errors it was raised from, outermost first."""
+    ids = []
+    while exc is not None:
+        ids.append(getattr(exc, "id", type(exc).__name__))
+        exc = exc.__cause__
+    return ids

@@ -3,7 +3,7 @@
 Page: docs/posty/posts/llm-mechanizm-uwagi.md. Modules: figures_src/rope_positions.py,
 flash_io.py, llama_count.py, and the additions to scaling.py, flash_attention.py,
 multi_head.py, induction_heads.py, gqa_kv_cache.py; attn_core.position.rope, attn_core.io_model,
-attn_core.memory.attention_layer_params; the heatmap colour policy of figures_src/charts.py.
+attn_core.memory.attention_layer_params; the heatmap colour policy of figures_src/_shared/charts.py.
 Every golden value here is recomputed by other means (complex numbers for RoPE, an explicit
 block loop for FlashAttention's IO, shapes for parameter counts), never copied from the module.
 """
@@ -39,7 +39,7 @@ from figures_src import (
     rope_positions,
     scaling,
 )
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 
 def values_of(module) -> dict:

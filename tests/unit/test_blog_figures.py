@@ -316,7 +316,7 @@ def test_a_percent_bar_label_reads_as_the_text_shows_the_same_value():
     """0.285 is 28.5% exactly; 0.285 * 100 in floats is 28.4999…, which dec(0) showed as 28%."""
     from anatomia_engine.numfmt import fmt_pct
     from anatomia_engine.plot import new_figure
-    from figures_src.charts import bar_chart
+    from figures_src._shared.charts import bar_chart
 
     style = STYLES[0]
     with matplotlib.rc_context(style.rc()):

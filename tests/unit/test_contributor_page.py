@@ -40,7 +40,7 @@ def _name(call: ast.Call) -> str | None:
 
 def _sources() -> list[Path]:
     """The engine's code and figures_src's (its shared charts raise catalogued messages)."""
-    return sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/*.py")])
+    return sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/**/*.py")])
 
 
 def _calls() -> list[tuple[str, str, str, set[str] | None]]:

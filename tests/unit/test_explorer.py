@@ -14,7 +14,7 @@ import pytest
 
 from attn_core import tiny_decoder
 from figures_src import explorer
-from figures_src.inputs import HEAD2_W_K, HEAD2_W_Q, HEAD2_W_V
+from figures_src._shared.inputs import HEAD2_W_K, HEAD2_W_Q, HEAD2_W_V
 from figures_src.lab3 import LEAK_A, LEAK_B, TOY_X
 from figures_src.worked_example import SENTENCE_IDS, VOCAB, W_FFN, W_K, W_Q, W_V, W_VOCAB
 

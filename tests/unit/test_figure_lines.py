@@ -30,7 +30,7 @@ from matplotlib.transforms import Bbox
 import figures_src
 from anatomia_engine.kit import KIND
 from anatomia_engine.plot import LIGHT, new_figure, use_decimal_comma
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 FIGURES = [(module.name, name)
            for module in pkgutil.iter_modules(figures_src.__path__)

@@ -11,7 +11,7 @@ import pytest
 from matplotlib.colors import to_hex
 
 from anatomia_engine.plot import STYLES, new_figure
-from figures_src.charts import heatmap
+from figures_src._shared.charts import heatmap
 
 
 def contrast(a: str, b: str) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from figures_src import inputs
+from figures_src._shared import inputs
 from tests.lab3_page import SOURCE
 
 

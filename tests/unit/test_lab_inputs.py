@@ -1,4 +1,4 @@
-"""The lab notebook's data cell and figures_src/inputs.py: one set of inputs, checked at build."""
+"""The lab notebook's data cell and figures_src/_shared/inputs.py: one set of inputs, checked at build."""
 
 from __future__ import annotations
 

@@ -71,9 +71,9 @@ def test_source_table_lists_exactly_the_disagreeing_numbers():
 def test_inputs_are_written_down_once():
     first_row = re.compile(r"1\.0,\s*0\.2,\s*0\.8,\s*0\.0,\s*0\.0")
     holders = [p.relative_to(REPO).as_posix()
-               for p in [*(REPO / "figures_src").glob("*.py"), *(REPO / "docs").rglob("*.md")]
+               for p in [*(REPO / "figures_src").rglob("*.py"), *(REPO / "docs").rglob("*.md")]
                if first_row.search(p.read_text(encoding="utf-8"))]
-    assert holders == ["figures_src/inputs.py"]
+    assert holders == ["figures_src/_shared/inputs.py"]
 
 
 def test_page_source_types_no_computed_numbers():

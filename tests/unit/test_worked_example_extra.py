@@ -18,8 +18,8 @@ from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
 
 from anatomia_engine.kit import Value
-from figures_src import inputs
 from figures_src import worked_example as we
+from figures_src._shared import inputs
 from tests.worked_example_page import kernel_regression
 
 

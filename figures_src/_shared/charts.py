@@ -12,6 +12,7 @@ Values: none (a module of chart helpers only; the article modules publish the fi
 
 import matplotlib
 import numpy as np
+from matplotlib.collections import PatchCollection
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
@@ -72,11 +73,13 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
         bar.outline.set_visible(False)
         bar.ax.tick_params(colors=style.fg, labelsize=9.5)   # >= 8 CSS px on a phone at 5,4 in
     # add_artist keeps the data limits; an opaque tint (a translucent face fades its hatch in print),
-    # also behind the cell's number, which the hatch would cross.
+    # also behind the cell's number, which the hatch would cross. One collection for every blocked
+    # cell: a 20 x 20 causal mask as 190 patches cost 0,1 s of CPU per figure and theme.
     tint = 0.35 * np.array(to_rgb(style.blocked)) + 0.65 * np.array(to_rgb(style.bg))
-    for i, j in zip(*np.nonzero(mask), strict=True):
-        ax.add_artist(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=tint, hatch="///",
-                                hatchcolor=style.hatch, edgecolor="none", linewidth=0))
+    cells = [Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in zip(*np.nonzero(mask), strict=True)]
+    if cells:
+        ax.add_artist(PatchCollection(cells, facecolor=tint, hatch="///", hatchcolor=style.hatch,
+                                      edgecolor="none", linewidth=0))
     for i, j in np.ndindex(m.shape if annotate else (0, 0)):
         colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
         ax.text(j, i, fmt_dec(m[i, j], decimals, allow_inf=True), ha="center", va="center", color=colour,
