@@ -1,12 +1,20 @@
-"""The options of the `anatomia` MkDocs plugin (mkdocs.yml, `plugins:`), typed as Material's are."""
+"""The options of the `anatomia` MkDocs plugin.
+
+Given under `plugins:` in mkdocs.yml, typed as Material's plugins
+type theirs.
+"""
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 
 class Config(base.Config):
-    """MkDocs validates these when it loads mkdocs.yml; a wrong type stops the build there."""
+    """MkDocs checks these when it loads mkdocs.yml.
 
-    # The folder under docs/ whose jupytext percent .py files are notebook pages (the lab):
-    # the plugin executes them and mkdocs-jupyter renders the executed copies
+    A wrong type stops the build there, naming the option.
+    """
+
+    # The folder under docs/ whose jupytext percent .py files are
+    # notebook pages (the lab): the plugin executes them and
+    # mkdocs-jupyter renders the executed copies
     notebooks = c.Type(str, default="laby/")

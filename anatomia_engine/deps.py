@@ -10,6 +10,7 @@ installation, /dev, /proc, /sys, the temporary folder, `__pycache__` and the bui
 
 import collections.abc
 import contextlib
+import functools
 import hashlib
 import importlib.machinery
 import importlib.metadata
@@ -157,6 +158,106 @@ def _checking(real):
     return check
 
 
+def _note_check(path, follow: bool = True) -> None:
+    """Record what a check of `path` (its existence, kind or size) depends on; `follow`: the check
+    follows a symbolic link at its end (os.stat), else it looks at the link itself (os.lstat)."""
+    if getattr(_busy, "on", False):
+        return
+    _busy.on = True
+    try:
+        for name in _names(path, resolved=follow):
+            _note_exists(name)
+    except Exception:   # noqa: BLE001 - recording must never break the check
+        pass
+    finally:
+        _busy.on = False
+
+
+class _Entry:
+    """An `os.DirEntry` of a project folder whose checks are recorded like os.stat's: `entry.stat()`,
+    `is_file()` or `is_dir()` read a size or a kind that the folder's listing does not hold. (A
+    DirEntry answers from what the listing cached, without calling os.stat; the type cannot be
+    subclassed, so this wraps one.)"""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry: os.DirEntry) -> None:
+        self._entry = entry
+
+    @property
+    def name(self):
+        return self._entry.name
+
+    @property
+    def path(self):
+        return self._entry.path
+
+    def inode(self) -> int:
+        return self._entry.inode()
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        _note_check(self._entry.path, follow_symlinks)
+        return self._entry.is_dir(follow_symlinks=follow_symlinks)
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        _note_check(self._entry.path, follow_symlinks)
+        return self._entry.is_file(follow_symlinks=follow_symlinks)
+
+    def is_symlink(self) -> bool:
+        _note_check(self._entry.path, follow=False)
+        return self._entry.is_symlink()
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        _note_check(self._entry.path, follow_symlinks)
+        return self._entry.stat(follow_symlinks=follow_symlinks)
+
+    def __fspath__(self):
+        return self._entry.__fspath__()
+
+    def __repr__(self) -> str:
+        return repr(self._entry)
+
+
+class _Entries:
+    """What os.scandir returns, yielding recording `_Entry`s (an iterator and a context manager)."""
+
+    def __init__(self, entries) -> None:
+        self._entries = entries
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> _Entry:
+        return _Entry(next(self._entries))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._entries.close()
+
+    def close(self) -> None:
+        self._entries.close()
+
+
+def _scanning(real):
+    """`real` (os.scandir) whose entries record their checks, for a folder of the project (the audit
+    hook records the listing itself). Given a file descriptor (os.fwalk), an entry knows no path:
+    those stay as they are."""
+
+    @functools.wraps(real)
+    def scandir(path="."):
+        entries = real(path)
+        if isinstance(path, int) or getattr(_busy, "on", False):
+            return entries
+        folder = os.path.realpath(os.fsdecode(path or "."))
+        if not _is_input(folder, _root[0]):
+            return entries
+        return _Entries(entries)
+
+    return scandir
+
+
 class _Loader(importlib.machinery.SourceFileLoader):
     """Compiles project code from its source bytes (never a cached .pyc) and records them."""
 
@@ -231,6 +332,8 @@ def start(root: Path, skip: tuple[Path, ...] = ()) -> None:
         # no audit event says a path was checked: os.path.exists, Path.is_file, … call these
         for name in ("stat", "lstat", "access", "readlink"):
             setattr(os, name, _checking(getattr(os, name)))
+        # a folder's entries answer checks from the listing, without os.stat
+        os.scandir = _scanning(os.scandir)
     importlib.invalidate_caches()
     _skip.extend(os.path.realpath(p) for p in skip)
     note(Path(root, "requirements.lock"))   # what is installed

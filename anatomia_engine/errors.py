@@ -9,6 +9,9 @@ Every failure the engine reports to a contributor is an `EngineError`. It carrie
 
     raise EngineError("unknown_value", where="docs/page.md:12", name="wieght")
 
+The text is `where: message`, unless the catalogue's text places `{where}` itself ("{where} reads the
+clock"): then `where` fills that field and nothing is put before it.
+
 It is a MkDocs `BuildError`: MkDocs prints its text as the build's error and exits 1, without a
 traceback. An error may carry others (`causes`), when one step found several problems at once
 (every failing module, every broken link): its text is its own message followed by theirs.
@@ -34,9 +37,12 @@ class EngineError(BuildError):
     def _text(self) -> str:
         # The message's text with its fields filled; an unknown id or a missing field is a
         # KeyError here, at the raise, so a typo in an id never reaches a contributor as text.
-        text = messages.text(self.id, **self.fields)
-        if self.where:
-            text = f"{self.where}: {text}"
+        if "where" in messages.fields(self.id):
+            text = messages.text(self.id, where=self.where, **self.fields)
+        elif self.where:
+            text = f"{self.where}: " + messages.text(self.id, **self.fields)
+        else:
+            text = messages.text(self.id, **self.fields)
         for cause in self.causes:
             text += "\n" + str(cause)
         return text

@@ -3,13 +3,20 @@ generator nobody seeded, read the clock, reach the network, start another progra
 
 One mechanism for the figures_src modules' runs (worker.py) and the lab notebook's kernel (notebooks.py):
 `start(root, where)` after deps.start, in the process that runs the computation. A refused call raises
-`Refused` and is remembered (`refused`), so a computation that catches the exception still fails.
+`Refused` (an EngineError with the catalogue's id) and is remembered (`refused`, `errors`), so a
+computation that catches the exception still fails.
+
 Libraries keep their own use of the clock and of their generators (matplotlib times its caches, NumPy
 seeds from the system): only a call made by the project's own code (a file of the project, a notebook
-cell) is refused.
+cell) is refused. Who made a call is found by walking out of the code that only carries a request
+(the standard library; IPython and the packages its shell escapes go through): `!ls` in a cell reaches
+the program through IPython, pexpect and ptyprocess, `%%bash` through a thread of IPython's. A thread
+carries the line of the project's code that started it, so a call from a thread whose every frame is
+such carrying code is the call of that line.
 """
 
 import datetime
+import functools
 import importlib.util
 import linecache
 import os
@@ -17,22 +24,41 @@ import random
 import re
 import socket
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
 
 from anatomia_engine import deps
-from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 
-refused: list[str] = []   # every refusal, kept even if the computation catches the exception
-cells: list[list] = []    # per refusal in a notebook cell: [the cell's code, the line in it]
+# Every refusal, kept even if the computation catches the exception: its text (what the notebook's
+# kernel reports back as JSON) and the error itself (what a module's run raises at its end).
+refused: list[str] = []
+errors: list["Refused"] = []
+# Per refusal in a notebook cell: [the cell's code, the line in it] (the notebook finds the cell by
+# its code, since the kernel only knows the file name IPython gave it).
+cells: list[list] = []
 _state: dict = {"root": "", "where": ""}
 # the file name IPython gives a notebook cell's code: /tmp/ipykernel_<pid>/<hash>.py
 _CELL = re.compile(r"(^|/)ipykernel_\d+/\d+\.py$|^<ipython-input-")
+# The attribute of a threading.Thread naming the project's line that started it (filename, line).
+_STARTED_BY = "_anatomia_started_by"
 
 
-class Refused(Exception):
-    """A computation did something its recorded inputs cannot reproduce."""
+class Refused(EngineError):
+    """A computation did something its recorded inputs cannot reproduce.
+
+    Its text is the catalogue message, followed by ` (at file:line)` when the call came from a
+    project file (a cell's line is given by the notebook's own report).
+    """
+
+    def __init__(self, id: str, *, at: str = "", **fields) -> None:
+        self.at = at
+        super().__init__(id, **fields)
+
+    def _text(self) -> str:
+        return super()._text() + self.at
 
 
 def _is_cell(filename: str) -> bool:
@@ -44,43 +70,120 @@ def _own(filename: str) -> bool:
     engine and the Python installation."""
     if _is_cell(filename):
         return True
-    path = os.path.realpath(filename) if filename.startswith("/") else ""
-    return (bool(path) and deps.inside(path, _state["root"]) and not deps.inside(path, deps.ENGINE)
-            and not any(deps.inside(path, p) for p in deps.PYTHON))
+    if not filename.startswith("/"):
+        return False   # <frozen …>, <string>: no file of the project
+    path = os.path.realpath(filename)
+    if not deps.inside(path, _state["root"]) or deps.inside(path, deps.ENGINE):
+        return False
+    return not any(deps.inside(path, p) for p in deps.PYTHON)
 
 
-def _caller() -> traceback.FrameSummary:
-    """The innermost frame of the project's own code (else the innermost outside this file): the line
+def _caller() -> tuple[str, int]:
+    """The innermost line of the project's own code (else the innermost outside this file): the line
     that made the call, even through a library (`urllib.request.urlopen` -> socket)."""
     stack = [f for f in reversed(traceback.extract_stack()) if f.filename != __file__]
-    return next((f for f in stack if _own(f.filename)), stack[0])
+    for frame in stack:
+        if _own(frame.filename):
+            return frame.filename, frame.lineno
+    return stack[0].filename, stack[0].lineno
 
 
-def refuse(message: str) -> None:
-    """Raise Refused with `message` and where the computation made the call (a cell's line is given by
-    the notebook's own report)."""
-    caller = _caller()
-    at = "" if _is_cell(caller.filename) else f" (at {caller.filename}:{caller.lineno})"
-    refused.append(message + at)
-    # a cell's code is known by its text (IPython keeps it in linecache): the notebook finds the cell
-    cells.append(["".join(linecache.getlines(caller.filename)), caller.lineno] if _is_cell(caller.filename)
-                 else [None, None])
-    raise Refused(refused[-1])
+def refuse(id: str, place: tuple[str, int] | None = None, **fields) -> None:
+    """Raise Refused with the catalogue message `id` and its `fields`, naming where the computation
+    made the call (`place`, else the innermost line of the project's code on the stack)."""
+    filename, line = place or _caller()
+    if _is_cell(filename):
+        at = ""
+        # a cell's code is known by its text (IPython keeps it in linecache): the notebook finds the cell
+        cells.append(["".join(linecache.getlines(filename)), line])
+    else:
+        at = f" (at {filename}:{line})"
+        cells.append([None, None])
+    error = Refused(id, at=at, where=_state["where"], **fields)
+    refused.append(str(error))
+    errors.append(error)
+    raise error
 
 
 def _called_by_own_code(depth: int = 2) -> bool:
     return _own(sys._getframe(depth).f_code.co_filename)
 
 
+# --- who asked: through the code that only carries a request -------------------------------------
+
+# the standard library's folder, as imports name it and resolved
+_STDLIB = tuple({os.path.dirname(path) + os.sep for path in (os.__file__, os.path.realpath(os.__file__))})
+
+
+def _package_folder(name: str) -> str | None:
+    """Where the package `name` is installed, found without importing it (None if it is not)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        return None
+    return os.path.dirname(os.path.realpath(spec.origin))
+
+
+# The code between a cell's shell escape and the program: IPython turns `!ls` into
+# get_ipython().system(...), which ipykernel runs through pexpect and ptyprocess (a fork on a
+# terminal), `out = !ls` and `%sx` through subprocess, `%%bash` on a thread of its own through
+# asyncio. A program started there was asked for by the cell, so these frames are passed over
+# like the standard library's.
+_ESCAPE_PACKAGES = ("IPython", "ipykernel", "pexpect", "ptyprocess")
+_SHELL_ESCAPES = tuple(folder for folder in map(_package_folder, _ESCAPE_PACKAGES) if folder is not None)
+_ESCAPE_FOLDERS = tuple(folder + os.sep for folder in _SHELL_ESCAPES)
+# this file's stand-ins (fork_exec below) carry the call they replace
+_HERE = (__file__, os.path.realpath(__file__))
+
+
+def _carries(filename: str) -> bool:
+    """Whether code of `filename` only carries a request made by its caller."""
+    if filename.startswith((*_ESCAPE_FOLDERS, "<frozen")) or filename in _HERE:
+        return True
+    # the standard library, but not packages installed beside it (a system Python's site-packages)
+    return filename.startswith(_STDLIB) and "-packages" + os.sep not in filename
+
+
+def _asked_by(frame) -> tuple[str, int] | None:
+    """The line of the project's own code that asked for what `frame` does, walking out of the code
+    that only carries requests; None when a library (or the engine) asked for it."""
+    while frame is not None and _carries(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        # Nothing but carrying code on this thread: it works for whoever started it.
+        return getattr(threading.current_thread(), _STARTED_BY, None)
+    if _own(frame.f_code.co_filename):
+        return frame.f_code.co_filename, frame.f_lineno
+    return None
+
+
+def _follow_threads() -> None:
+    """Make every thread remember the project's line that started it, if one did (directly, or through
+    a pool or IPython): what such a thread does is asked for by that line."""
+    real_start = threading.Thread.start
+
+    @functools.wraps(real_start)
+    def start(self, *args, **kwargs):
+        setattr(self, _STARTED_BY, _asked_by(sys._getframe(1)))
+        return real_start(self, *args, **kwargs)
+
+    threading.Thread.start = start
+
+
 # --- random generators -----------------------------------------------------------------
 
 
-def _refuse_global_random(where: str) -> None:
+def _refusing(id: str, **fields):
+    """A stand-in for a function that always refuses (message `id` with `fields`)."""
+
+    def refusing(*args, **kwargs):
+        refuse(id, **fields)
+
+    return refusing
+
+
+def _refuse_global_random() -> None:
     """Make NumPy's legacy global RandomState, `random`'s hidden one and unseeded `default_rng()` raise."""
     import numpy as np
-
-    def refusing(name: str):
-        return lambda *args, **kwargs: refuse(M.text("global_random", where=where, name=name))
 
     # NumPy's module-level functions on the global state that are not its bound methods
     legacy = ("seed", "ranf", "sample", "get_bit_generator", "set_bit_generator")
@@ -88,12 +191,12 @@ def _refuse_global_random(where: str) -> None:
         shared = module.random.__self__
         for name in dir(module):
             if getattr(getattr(module, name), "__self__", None) is shared or name in more:
-                setattr(module, name, refusing(f"{label}.{name}"))
+                setattr(module, name, _refusing("global_random", name=f"{label}.{name}"))
     seeded = np.random.default_rng
 
     def default_rng(seed=None):
         if seed is None:
-            refuse(M.text("unseeded_rng", where=where, name="np.random.default_rng"))
+            refuse("unseeded_rng", name="np.random.default_rng")
         return seeded(seed)
 
     np.random.default_rng = default_rng
@@ -110,43 +213,51 @@ class _SameClass(type):
         return issubclass(sub, cls.__bases__[0])
 
 
-def _seeded_only(module, name: str, label: str, where: str, argument: str = "seed") -> None:
+def _seeded_only(module, name: str, label: str, argument: str = "seed") -> None:
     """Replace the class `module.name` by a subclass refusing to be made without a seed (`argument`)."""
     original = getattr(module, name)
 
     def __init__(self, *args, **kwargs):
-        seed = args[0] if args else kwargs.get(argument)
+        if args:
+            seed = args[0]
+        else:
+            seed = kwargs.get(argument)
         if seed is None and _called_by_own_code():
-            refuse(M.text("unseeded_rng", where=where, name=label))
+            refuse("unseeded_rng", name=label)
         original.__init__(self, *args, **kwargs)
 
-    namespace = {"__init__": __init__, "__module__": original.__module__,
-                 "__qualname__": original.__qualname__, "__doc__": original.__doc__}
+    namespace = {
+        "__init__": __init__,
+        "__module__": original.__module__,
+        "__qualname__": original.__qualname__,
+        "__doc__": original.__doc__,
+    }
     setattr(module, name, _SameClass(name, (original,), namespace))
 
 
-def _refuse_unseeded(where: str) -> None:
+def _refuse_unseeded() -> None:
     """Generator instances made without a seed draw from the system's entropy: refused with the way to
     seed them; `random.SystemRandom` and `os.urandom` cannot be seeded at all."""
     import numpy as np
 
     for name in ("RandomState", "PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"):
         if hasattr(np.random, name):
-            _seeded_only(np.random, name, f"np.random.{name}", where)
-    _seeded_only(np.random, "SeedSequence", "np.random.SeedSequence", where, argument="entropy")
+            _seeded_only(np.random, name, f"np.random.{name}")
+    _seeded_only(np.random, "SeedSequence", "np.random.SeedSequence", argument="entropy")
     real_init = random.Random.__init__
 
     def __init__(self, x=None):
+        # SystemRandom calls this too: its own refusal below names it
         if x is None and _called_by_own_code() and type(self) is not random.SystemRandom:
-            refuse(M.text("unseeded_rng", where=where, name="random.Random"))
+            refuse("unseeded_rng", name="random.Random")
         real_init(self, x)
 
     random.Random.__init__ = __init__
-    system_init = random.SystemRandom.__init__ if "__init__" in vars(random.SystemRandom) else real_init
+    system_init = vars(random.SystemRandom).get("__init__", real_init)
 
     def system(self, *args, **kwargs):
         if _called_by_own_code():
-            refuse(M.text("unseeded_rng", where=where, name="random.SystemRandom"))
+            refuse("unseeded_rng", name="random.SystemRandom")
         system_init(self, *args, **kwargs)
 
     random.SystemRandom.__init__ = system
@@ -154,7 +265,7 @@ def _refuse_unseeded(where: str) -> None:
 
     def refusing_urandom(size):
         if _called_by_own_code():
-            refuse(M.text("unseeded_rng", where=where, name="os.urandom"))
+            refuse("unseeded_rng", name="os.urandom")
         return urandom(size)
 
     os.urandom = refusing_urandom
@@ -165,38 +276,50 @@ def _refuse_unseeded(where: str) -> None:
 # time's functions that read the clock (those taking a time read it only when given none)
 _CLOCK = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns",
           "process_time", "process_time_ns", "thread_time", "thread_time_ns")
-_CLOCK_UNLESS_GIVEN = ("localtime", "gmtime", "ctime", "asctime", "strftime")
+# function -> how many arguments it takes before the time (strftime(format, t): the format first)
+_CLOCK_UNLESS_GIVEN = {"localtime": 0, "gmtime": 0, "ctime": 0, "asctime": 0, "strftime": 1}
+_DATETIME_READS = {datetime.datetime: ("now", "utcnow", "today"), datetime.date: ("today",)}
 
 
-def _refuse_clock(where: str) -> None:
+def _guard_clock(name: str, real, before: int | None = None):
+    """`real` refusing to read the clock for the project's code; with `before`, only when it is given
+    no more than `before` arguments (then it reads the clock, else it formats the time it is given)."""
+
+    @functools.wraps(real)
+    def read(*args, **kwargs):
+        reads_clock = before is None or len(args) <= before
+        if reads_clock and _called_by_own_code():
+            refuse("clock", name=name)
+        return real(*args, **kwargs)
+
+    return read
+
+
+def _guard_datetime(cls) -> None:
+    """Replace `cls` (datetime.datetime, datetime.date) by a subclass whose clock reads refuse."""
+    own = {}
+    for method in _DATETIME_READS[cls]:
+        real = getattr(cls, method)
+        name = f"datetime.{cls.__name__}.{method}"
+
+        def read(klass, *args, _real=real, _name=name, **kwargs):
+            if _called_by_own_code():
+                refuse("clock", name=_name)
+            return _real(*args, **kwargs)
+
+        own[method] = classmethod(read)
+    namespace = {**own, "__module__": "datetime", "__qualname__": cls.__qualname__}
+    setattr(datetime, cls.__name__, _SameClass(cls.__name__, (cls,), namespace))
+
+
+def _refuse_clock() -> None:
     """A clock read by the project's code gives another number each build: refused (time, datetime)."""
-
-    def guard(name: str, real, given: int | None = None):
-        def read(*args, **kwargs):
-            if (given is None or len(args) <= given) and _called_by_own_code():
-                refuse(M.text("clock", where=where, name=name))
-            return real(*args, **kwargs)
-
-        read.__name__, read.__doc__ = real.__name__, real.__doc__
-        return read
-
     for name in _CLOCK:
-        setattr(time, name, guard(f"time.{name}", getattr(time, name)))
-    for name in _CLOCK_UNLESS_GIVEN:   # strftime(format, t): the time is its second argument
-        setattr(time, name, guard(f"time.{name}", getattr(time, name), 1 if name == "strftime" else 0))
-    for cls, methods in ((datetime.datetime, ("now", "utcnow", "today")), (datetime.date, ("today",))):
-        own = {}
-        for method in methods:
-            real = getattr(cls, method)
-
-            def read(klass, *args, _real=real, _name=f"datetime.{cls.__name__}.{method}", **kwargs):
-                if _called_by_own_code():
-                    refuse(M.text("clock", where=where, name=_name))
-                return _real(*args, **kwargs)
-
-            own[method] = classmethod(read)
-        namespace = {**own, "__module__": "datetime", "__qualname__": cls.__qualname__}
-        setattr(datetime, cls.__name__, _SameClass(cls.__name__, (cls,), namespace))
+        setattr(time, name, _guard_clock(f"time.{name}", getattr(time, name)))
+    for name, before in _CLOCK_UNLESS_GIVEN.items():
+        setattr(time, name, _guard_clock(f"time.{name}", getattr(time, name), before))
+    for cls in _DATETIME_READS:
+        _guard_datetime(cls)
 
 
 # --- the network -----------------------------------------------------------------------
@@ -206,94 +329,127 @@ _NETWORK = {"socket.connect": 0, "socket.sendto": 0, "socket.sendmsg": 0, "socke
             "socket.gethostbyname": None, "socket.gethostbyaddr": None}
 
 
-def _refuse_network(where: str) -> None:
+def _target(event: str, args: tuple) -> str | None:
+    """What the network event `event` reaches for, as host:port (None: a Unix socket, a local file)."""
+    if event == "socket.getaddrinfo":
+        return f"{args[0]}:{args[1]}"                      # a lookup: (host, port, …)
+    if _NETWORK[event] is None:
+        return str(args[0])                                # a lookup: (host,)
+    if getattr(args[0], "family", None) == socket.AF_UNIX:
+        return None
+    if len(args) < 2:
+        return "?"
+    address = args[1]
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return str(address)
+
+
+def _refuse_network() -> None:
     """An answer from a server is not in the project: reaching for one is refused (a Unix socket is a
     file of this machine and stays allowed)."""
 
     def hook(event: str, args: tuple) -> None:
         if event not in _NETWORK:
             return
-        if _NETWORK[event] is None:                     # a lookup: (host, port, …) or (host,)
-            target = f"{args[0]}:{args[1]}" if event == "socket.getaddrinfo" else str(args[0])
-        elif getattr(args[0], "family", None) == socket.AF_UNIX:
-            return
-        else:
-            target = _describe(args[1]) if len(args) > 1 else "?"
-        refuse(M.text("network", where=where, target=target))
+        target = _target(event, args)
+        if target is not None:
+            refuse("network", target=target)
 
     sys.addaudithook(hook)
-
-
-def _describe(target) -> str:
-    if isinstance(target, tuple) and len(target) >= 2:
-        return f"{target[0]}:{target[1]}"
-    return str(target)
 
 
 # --- other programs ----------------------------------------------------------------------
 
-_PROGRAMS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.fork",
-             "os.forkpty")
-_STDLIB = os.path.dirname(os.path.realpath(os.__file__))
+# audit event -> the position of the program's arguments in the event's (None: no program is named,
+# a copy of this process is made). `_posixsubprocess.fork_exec` raises no event of its own; start()
+# makes it raise one, since multiprocessing's spawn reaches it without subprocess.Popen.
+_PROGRAMS = {"subprocess.Popen": 1, "os.system": 0, "os.posix_spawn": 1, "os.exec": 1, "os.spawn": 2,
+             "os.fork": None, "os.forkpty": None, "_posixsubprocess.fork_exec": 0}
+# C functions that start a program or read the clock, looked up through ctypes (a call of one raises
+# no audit event of its own: its lookup does)
+_C_PROGRAMS = {"system", "popen", "fork", "vfork", "execv", "execve", "execvp", "execvpe", "execl",
+               "execlp", "execle", "posix_spawn", "posix_spawnp", "clone", "forkpty"}
+_C_CLOCK = {"time", "gettimeofday", "clock_gettime", "clock", "ftime", "times"}
 
 
-def _package_folder(name: str) -> str | None:
-    """Where the package `name` is installed, found without importing it (None if it is not)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.origin is None:
-        return None
-    return os.path.dirname(os.path.realpath(spec.origin))
+def _program(event: str, args: tuple) -> str:
+    """How a message names the program that the audit event `event` starts."""
+    position = _PROGRAMS[event]
+    if position is None:
+        return f"{event}()"
+    return str(args[position])[:200]
 
 
-# The code between a cell's shell escape (`out = !ls`, `%sx`) and the audit event: IPython turns the
-# line into get_ipython().getoutput(...), which starts the program through subprocess. A program started
-# there was asked for by the cell, so these frames are passed over like the standard library's.
-_ESCAPE_PACKAGES = ("IPython", "ipykernel", "pexpect", "ptyprocess")
-_SHELL_ESCAPES = tuple(folder for folder in map(_package_folder, _ESCAPE_PACKAGES) if folder is not None)
-
-
-def _refuse_programs(where: str) -> None:
+def _refuse_programs() -> None:
     """A program the project's code starts reads what no record sees (`git log`, `cat data.csv`): refused.
     A library may start one for itself (matplotlib's fc-list)."""
 
     def hook(event: str, args: tuple) -> None:
-        if event not in _PROGRAMS:
-            return
-        frame = sys._getframe(1)
-        passed_over = (_STDLIB, "<frozen", *_SHELL_ESCAPES)
-        while frame is not None and frame.f_code.co_filename.startswith(passed_over):
-            frame = frame.f_back                         # subprocess.py, os.py, IPython: who called them
-        if frame is not None and _own(frame.f_code.co_filename):
-            program = args[1] if event == "subprocess.Popen" else args[0]
-            refuse(M.text("program", where=where, program=str(program)[:200]))
+        if event in _PROGRAMS:
+            asked = _asked_by(sys._getframe(1))
+            if asked is not None:
+                refuse("program", asked, program=_program(event, args))
+        elif event == "ctypes.dlsym" and isinstance(args[1], str):
+            _refuse_c_function(args[1])
 
     sys.addaudithook(hook)
+    import _posixsubprocess
+
+    real = _posixsubprocess.fork_exec
+
+    @functools.wraps(real)
+    def fork_exec(*args, **kwargs):
+        sys.audit("_posixsubprocess.fork_exec", *args)
+        return real(*args, **kwargs)
+
+    _posixsubprocess.fork_exec = fork_exec
+
+
+def _refuse_c_function(name: str) -> None:
+    """Refuse the C function `name` looked up through ctypes by the project's code, if it starts a
+    program or reads the clock (what the Python functions of the same name are refused for)."""
+    if name not in _C_PROGRAMS and name not in _C_CLOCK:
+        return
+    asked = _asked_by(sys._getframe(2))
+    if asked is None:
+        return
+    if name in _C_PROGRAMS:
+        refuse("program", asked, program=f"ctypes: {name}")
+    else:
+        refuse("clock", asked, name=f"ctypes: {name}")
 
 
 # --- the docs folder ----------------------------------------------------------------------
 
+# audit event -> the positions of the paths it changes
 _CHANGES = {"os.rename": (0, 1), "os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,),
-            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}   # audit event -> the paths it changes
+            "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,)}
 
 
-def _refuse_writes(docs: Path, where: str) -> None:
+def _changed(event: str, args: tuple) -> list:
+    """The paths the audit event `event` changes (an open for writing, a database, a rename…)."""
+    if event == "open":
+        flags = args[2] or 0
+        if flags & (os.O_WRONLY | os.O_RDWR):
+            return [args[0]]
+        return []
+    if event == "sqlite3.connect":
+        return [args[0]]
+    return [args[i] for i in _CHANGES.get(event, ())]
+
+
+def _refuse_writes(docs: Path) -> None:
     """An audit hook that stops any write, rename or removal under `docs`."""
     folder = os.path.realpath(docs)
 
     def hook(event: str, args: tuple) -> None:
-        if event == "open":
-            changed = [args[0]] if (args[2] or 0) & (os.O_WRONLY | os.O_RDWR) else []
-        elif event == "sqlite3.connect":
-            changed = [args[0]]
-        else:
-            changed = [args[i] for i in _CHANGES.get(event, ())]
-        for path in changed:
+        for path in _changed(event, args):
             if not isinstance(path, (str, bytes, os.PathLike)):
                 continue                                 # a file descriptor
             path = os.path.realpath(os.fsdecode(path))
             if deps.inside(path, folder):
-                name = os.path.relpath(path, os.path.dirname(folder))
-                refuse(M.text("writes_docs", where=where, name=name))
+                refuse("writes_docs", name=os.path.relpath(path, os.path.dirname(folder)))
 
     sys.addaudithook(hook)
 
@@ -302,9 +458,10 @@ def start(root: Path, where: str) -> None:
     """From now on refuse, in this process, what no record of inputs reproduces; `where` names the
     computation in the messages (figures_src/x.py, docs/laby/lab-3.py)."""
     _state.update(root=os.path.realpath(root), where=where)
-    _refuse_global_random(where)
-    _refuse_unseeded(where)
-    _refuse_clock(where)
-    _refuse_network(where)
-    _refuse_programs(where)
-    _refuse_writes(Path(root, "docs"), where)
+    _follow_threads()
+    _refuse_global_random()
+    _refuse_unseeded()
+    _refuse_clock()
+    _refuse_network()
+    _refuse_programs()
+    _refuse_writes(Path(root, "docs"))

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from anatomia_engine import messages as M
 from anatomia_engine.errors import EngineError
 from anatomia_engine.numfmt import fmt_spec, is_number
 
@@ -104,7 +103,7 @@ class Value:
     at: str | None = None
     limit: bool = False
 
-    def problem(self) -> str | None:
+    def problem(self) -> EngineError | None:
         """What is wrong with what a reader is told about the value (a catalogued message), or None.
 
         The caller (codec.py) names the module and the value, which this object does not know.
@@ -114,19 +113,19 @@ class Value:
         for key in ("what", "cite"):
             text = getattr(self, key)
             if text is not None and not isinstance(text, str):
-                return M.text("meta_not_text", key=key, type=type(text).__name__)
+                return EngineError("meta_not_text", key=key, type=type(text).__name__)
         if not self._axes_are_lists():
-            return M.text("axes_lists", axes=repr(self.axes)[:60])
+            return EngineError("axes_lists", axes=repr(self.axes)[:60])
         letters = AXIS_FIELDS[:len(self.axes or ())]
         for field in re.findall(r"\{([" + AXIS_FIELDS + r"])\}", self.what or ""):
             # A field with no axis would reach the reader as "{j}".
             if field not in letters:
                 known = ", ".join("{" + c + "}" for c in letters) or "none (no axes=)"
-                return M.text("what_field", what=self.what, field="{" + field + "}", known=known)
+                return EngineError("what_field", what=self.what, field="{" + field + "}", known=known)
         shape = getattr(self.value, "shape", ())
         for k, labels in enumerate(self.axes or ()):
             if k >= len(shape) or len(labels) != shape[k]:
-                return M.text("axes_labels", axis=k, labels=len(labels), shape=tuple(shape))
+                return EngineError("axes_labels", axis=k, labels=len(labels), shape=tuple(shape))
         return None
 
     def _axes_are_lists(self) -> bool:

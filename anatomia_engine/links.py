@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup
 
 from anatomia_engine import lines
-from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 
 # The attributes of each element that hold an address
 URL_ATTRS: dict[str, tuple[str, ...]] = {
@@ -221,20 +221,21 @@ class Checker(logging.Filter):
         record.args = ()
         return True
 
-    def check(self, site_dir: Path) -> list[str]:
-        """Every problem of the collected pages' links, each naming where it is written."""
+    def check(self, site_dir: Path) -> list[EngineError]:
+        """Every problem of the collected pages' links, each at the file and line (or cell)
+        where it is written, with its element: `docs/a.md:3: <a href="../c/">`."""
         files = set()
         for path in site_dir.rglob("*"):
             if path.is_file():
                 files.add(path.relative_to(site_dir).as_posix())
         parsed = {page.dest: page.parsed or parse(page.html) for page in self.pages}
-        problems: list[str] = []
+        problems: list[EngineError] = []
         for page in self.pages:
             problems += self._page_problems(page, files, parsed, site_dir)
         return problems
 
     def _page_problems(self, page: Page, files: set[str], parsed: dict,
-                       site_dir: Path) -> list[str]:
+                       site_dir: Path) -> list[EngineError]:
         problems = []
         # each address once per page
         seen: set[str] = set()
@@ -246,35 +247,39 @@ class Checker(logging.Filter):
             # javascript:, data:, file: …
             if scheme and scheme not in SCHEMES:
                 seen.add(url)
-                problem = M.text("link_scheme", scheme=scheme, allowed=", ".join(SCHEMES))
+                problem = EngineError("link_scheme", scheme=scheme, allowed=", ".join(SCHEMES))
             elif _not_checked(url, scheme) or (page.where, url) in self.reported:
                 continue
             else:
                 seen.add(url)
                 problem = self._problem(page, link, files, parsed, site_dir)
-            if problem:
-                problems.append(f"{_place(page, link)}: <{link.tag} {link.attr}=\"{url}\">: {problem}")
+            if problem is not None:
+                # where is looked up only for a problem: it reads the source file
+                where = f"{_place(page, link)}: <{link.tag} {link.attr}=\"{url}\">"
+                problems.append(problem.located(where))
         return problems
 
-    def _problem(self, page: Page, link: Link, files: set[str], parsed: dict, site_dir: Path) -> str:
+    def _problem(self, page: Page, link: Link, files: set[str], parsed: dict,
+                 site_dir: Path) -> EngineError | None:
+        """What is wrong with `link` (not yet placed), or None."""
         if link.url.startswith(("/", "\\")):
-            return M.text("link_absolute", hint=" — write it relative to the page")
+            return EngineError("link_absolute", hint=" — write it relative to the page")
         target, looked_up, fragment = resolve(page.dest, link.url, files)
         if target is None:
-            return M.text("link_not_built", target=looked_up, hint=_hint(link.url, link))
+            return EngineError("link_not_built", target=looked_up, hint=_hint(link.url, link))
         if not fragment or (page.where, "#" + fragment) in self.reported:
-            return ""
+            return None
         if target not in parsed:
             # a file that is not a page has no ids to check
             if not target.endswith((".html", ".htm")):
-                return ""
+                return None
             text = (site_dir / target).read_text(encoding="utf-8", errors="replace")
             parsed[target] = parse(text)
         ids = parsed[target].ids
         if unquote(fragment) in ids or fragment in ids:
-            return ""
+            return None
         guess = difflib.get_close_matches(unquote(fragment), sorted(ids), n=1)
         hint = ""
         if guess:
             hint = f" — did you mean '#{guess[0]}'?"
-        return M.text("link_no_id", target=target, fragment=fragment, hint=hint)
+        return EngineError("link_no_id", target=target, fragment=fragment, hint=hint)

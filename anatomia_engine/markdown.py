@@ -2,23 +2,24 @@
 
 `render_page` (on_page_markdown) replaces every tag by an inert token and registers the page in
 the build's `PageRegistry`; Python-Markdown parses the page with the tokens in place, so its own
-processors find code, tables, links and attributes. The extension's processors, each named with
-its priority in `PlaceholderExtension.extendMarkdown`:
+processors find code, tables, links and attributes. The extension's processors, each registered
+with its priority in `PlaceholderExtension.extendMarkdown`:
 
 - a preprocessor finds the page being converted (a page, or a blog post's excerpt);
 - a block processor expands a lone token into a figure or a table;
 - a tree processor gives each token its text by where it landed and checks the claims;
 - the Temml postprocessor (mathml.py) typesets the math, when the extension is given a renderer;
-- a postprocessor stops on anything of the language left.
+- a postprocessor stops on anything of the language left (the output check).
 
-The extension works without MkDocs: make a `PageRegistry` (or a `state.BuildState`), register a
-page with `render_page`, convert its text with `PlaceholderExtension(pages)`.
+A page's front matter and the names it can read are frontmatter.py's; the checks of the final
+page, with what the theme added, final_page.py's. The extension works without MkDocs: make a
+`PageRegistry` (or a `state.BuildState`), register a page with `render_page`, convert its text
+with `PlaceholderExtension(pages)`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import html as htmlmod
 import posixpath
 import re
@@ -28,7 +29,6 @@ import xml.etree.ElementTree as etree
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-import yaml
 from markdown import Extension, Markdown, util
 from markdown.blockprocessors import BlockProcessor
 from markdown.postprocessors import Postprocessor
@@ -38,19 +38,15 @@ from markdown.treeprocessors import Treeprocessor
 from anatomia_engine import codec, placeholders, runner, sentinels
 from anatomia_engine import live as livemod
 from anatomia_engine.errors import EngineError
+from anatomia_engine.frontmatter import front_matter, page_scope
 from anatomia_engine.kit import Table, markdown_text
 from anatomia_engine.mathml import MathRenderer, TemmlPostprocessor
-from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, TemplateError, fill
+from anatomia_engine.placeholders import BLOCKS, TOKEN, Entry, FigureRef, Tag, fill
 
 FIGURE_DIR = "figures"
 
 # The summary of a figure's data box; its accessible name adds the caption
 DATA_SUMMARY = "Dane do rysunku"
-
-FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
-
-# A front matter that opens with a key but is never closed
-UNCLOSED_FRONT_MATTER = re.compile(r"-{3}[ \t]*\n[A-Za-z_][\w-]*[ \t]*:")
 
 OPEN = sentinels.TOKEN_OPEN
 
@@ -58,132 +54,6 @@ OPEN = sentinels.TOKEN_OPEN
 def _at(tag: Tag) -> str:
     """`file:line` of a tag, as its errors name it."""
     return f"{tag.where}:{tag.line}"
-
-
-# -------------------------------------------------------------------------------------------------
-# Front matter and the scope of a page
-# -------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class FrontMatter:
-    meta: dict
-    # line of the file where the Markdown body (as MkDocs passes it) starts
-    first_line: int
-    computed: list[str]
-    computed_line: int
-
-
-class _Duplicate(Exception):
-    def __init__(self, key, first: int, line: int):
-        self.key = key
-        self.first = first
-        self.line = line
-
-
-class _UniqueKeys(yaml.SafeLoader):
-    """SafeLoader refusing a key given twice in one mapping (YAML would keep the last one silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in getattr(node, "value", []):
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line
-            # the mapping's lines start on the file's second line, after "---": +2
-            if isinstance(key, (str, int, float, bool)) and key in seen:
-                raise _Duplicate(key, seen[key] + 2, line + 2)
-            seen[key] = line
-        return super().construct_mapping(node, deep)
-
-
-def _load_front_matter(text: str, where: str) -> dict:
-    """The YAML of a front matter (the text between its `---` lines) as a mapping."""
-    try:
-        # a SafeLoader: the front matter builds no Python objects
-        meta = yaml.load(text, Loader=_UniqueKeys) or {}  # noqa: S506
-    except _Duplicate as exc:
-        raise EngineError("fm_duplicate", where=f"{where}:{exc.line}", key=exc.key,
-                          first=exc.first) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = 2 + getattr(mark, "line", 0)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise EngineError("fm_yaml", where=f"{where}:{line}", problem=problem) from None
-    if not isinstance(meta, dict):
-        raise EngineError("fm_not_mapping", where=f"{where}:2", got=type(meta).__name__)
-    return meta
-
-
-def _computed_line(text: str) -> int:
-    """The file's line of the front matter's `computed:` key (the first line if there is none)."""
-    for number, line in enumerate(text.splitlines()):
-        if line.startswith("computed"):
-            return number + 2
-    return 2
-
-
-def front_matter(raw: str, where: str) -> FrontMatter:
-    """Parse and check a page's YAML front matter; EngineError at `where:line` if it is wrong."""
-    m = FRONT_MATTER.match(raw)
-    if not m:
-        if UNCLOSED_FRONT_MATTER.match(raw):
-            raise EngineError("fm_not_closed", where=f"{where}:1")
-        return FrontMatter({}, 1, [], 1)
-    meta = _load_front_matter(m.group(1), where)
-    # MkDocs also drops the blank lines after the front matter
-    body = raw[m.end():].lstrip("\n")
-    first_line = raw.count("\n", 0, len(raw) - len(body)) + 1
-    computed = meta.get("computed") or []
-    if isinstance(computed, str):
-        computed = [computed]
-    line = _computed_line(m.group(1))
-    names = isinstance(computed, list) and all(isinstance(c, str) for c in computed)
-    if not names:
-        raise EngineError("fm_computed", where=f"{where}:{line}", got=repr(computed))
-    return FrontMatter(meta, first_line, computed, line)
-
-
-def _module_scope(module: str, result: runner.ModuleResult) -> dict[str, Entry]:
-    """Every value and figure of one module, as `module.name`."""
-    scope: dict[str, Entry] = {}
-    source = f"{runner.PACKAGE}/{module}.py"
-    for key, value in result.values.items():
-        # function, what, cite, axes, at, limit
-        meta = result.meta.get(key, {})
-        function = meta.get("function")
-        placeholders.check_value_name(key, source, function)
-        at = meta.get("at")
-        if at is not None and at not in result.values:
-            raise EngineError("value_at_unknown", where=source, function=function, name=key, at=at)
-        scope[f"{module}.{key}"] = Entry(value, source, **meta)
-    for key in result.figures:
-        scope[f"{module}.{key}"] = Entry(FigureRef(f"{module}.{key}"), source)
-    return scope
-
-
-def page_scope(results: Mapping[str, runner.ModuleResult], fm: FrontMatter,
-               where: str) -> dict[str, Entry]:
-    """Every value as `module.name`, plus bare names of the modules the page lists."""
-    scope: dict[str, Entry] = {}
-    for module, result in results.items():
-        scope.update(_module_scope(module, result))
-    at = f"{where}:{fm.computed_line}"
-    for module in fm.computed:
-        if module not in results:
-            near = difflib.get_close_matches(module, list(results), n=1)
-            hint = ""
-            if near:
-                hint = f"did you mean '{near[0]}'? "
-            raise EngineError("fm_unknown_module", where=at, module=module, hint=hint)
-        prefix = module + "."
-        for key, entry in list(scope.items()):
-            if not key.startswith(prefix):
-                continue
-            bare = key[len(prefix):]
-            # two listed modules with one name: the page must say which it means
-            if bare in scope and scope[bare] is not entry:
-                raise EngineError("fm_ambiguous", where=at, name=bare)
-            scope[bare] = entry
-    return scope
 
 
 # -------------------------------------------------------------------------------------------------
@@ -337,17 +207,16 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
         key_lines[text.split(":", 1)[0]] = number
     if meta is None:
         meta = {}
+    declared = livemod.declaration(fm.meta, f"{page.where}:{key_lines.get('live', 1)}")
     for key in ("title", "description"):
         if isinstance(meta.get(key), str):
             text, tags = placeholders.scan(meta[key], 0, key_lines.get(key, 1), page.where)
+            # the theme shows them as built: a live page may show only values declared fixed
+            for tag in tags:
+                livemod.check(declared, tag, scope, recomputed=False)
             meta[key] = _fill_plain(text, tags, scope)
     record_id = pages.number(page.where)
     tokenized, tags = placeholders.scan(markdown, record_id, fm.first_line, page.where)
-    try:
-        declared = livemod.declaration(fm.meta)
-    except ValueError as exc:
-        # live.py words its own message (the declaration's rules)
-        raise TemplateError(f"{page.where}:{key_lines.get('live', 1)}: {exc}") from None
     live = declared is not None
     record = Record(record_id, page, markdown, fm.first_line, tags, scope, results, tokenized, live,
                     declared)
@@ -355,30 +224,11 @@ def render_page(markdown: str, page: Page, results: Mapping[str, runner.ModuleRe
     return tokenized
 
 
-def check_live(record: Record, tag: Tag) -> None:
-    """On a live page, every value a sentence, a formula or a claim shows must be one the browser
-    model recomputes from the reader's numbers or one the page declares `fixed`: nothing is left
-    as built without the page saying so."""
-    declared = record.declared
-    if declared is None or tag.block not in (None, "claim"):
-        return
-    if tag.block == "claim":
-        source = placeholders.claim_parts(tag)[0]
-    else:
-        source = placeholders.expression_of(tag)
-    try:
-        names = placeholders.names_used(placeholders.compile_expression(source))
-    except TemplateError:
-        # reported where the tag is filled
-        return
-    for name in names:
-        entry = record.scope.get(name)
-        # a figure is the figure block's to check (FigureBlockProcessor)
-        if entry is not None and isinstance(entry.value, FigureRef):
-            continue
-        if not declared.recomputes(name):
-            raise EngineError("live_unrecomputable", where=_at(tag), source=tag.source,
-                              model=declared.model, name=name)
+def check_live(record: Record, tag: Tag, *, recomputed: bool = True,
+               model_input: bool = False) -> None:
+    """On a live page nothing is left as built without the page saying so (live.check)."""
+    livemod.check(record.declared, tag, record.scope, recomputed=recomputed,
+                  model_input=model_input)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -468,7 +318,7 @@ class FigureBlockProcessor(BlockProcessor):
         if tag.expr is None:
             return None
         # an error is reported where the token is filled
-        with contextlib.suppress(TemplateError):
+        with contextlib.suppress(EngineError):
             value, used, expr, _, _ = placeholders.value_of(tag, record.scope)
             if isinstance(value, (FigureRef, Table)):
                 return _Block(number, record, tag, value, expr, used)
@@ -495,8 +345,8 @@ class FigureBlockProcessor(BlockProcessor):
         try:
             text = placeholders.table_markdown(found.value, found.expr, record.scope[found.used[0]],
                                                live=record.live, stash=self.parser.md.htmlStash.store)
-        except TemplateError as exc:
-            raise tag.error(f"{{{{{tag.expr}}}}}: {exc}") from None
+        except EngineError as exc:
+            raise tag.located(exc) from exc
         self.parser.parseChunk(parent, text.strip("\n"))
 
     def _figure(self, parent, found: _Block) -> None:
@@ -690,12 +540,12 @@ class PlaceholderTreeprocessor(Treeprocessor):
     # ---------------------------------------------------------------------------------------------
 
     def text(self, m: re.Match, context: str, group: list | None, raw: bool = False,
-             attribute: str | None = None) -> str:
+             attribute: str | None = None, element_id: str | None = None) -> str:
         """A token's text in `context`, recording where it stood and what it showed.
 
         `context`: 'prose', 'plain', 'code', 'math', 'tag' (raw HTML's) or one of RAW_CONTEXTS;
         a number's span is set aside as raw HTML, as a hand-written span would be. `attribute`:
-        the attribute whose value holds it.
+        the attribute whose value holds it, of the element with `element_id`.
         """
         record, tag = self.pages.tag(m)
         before = m.string[m.start() - 1:m.start()]
@@ -706,14 +556,17 @@ class PlaceholderTreeprocessor(Treeprocessor):
         plain = context
         if context in _PLAIN_CONTEXTS:
             plain = "plain"
-        if plain in ("prose", "math"):
-            check_live(record, tag)
         tag.contexts.append(plain)
         # a claim's tags show nothing, wherever they stand
         if tag.expr is not None:
             refuse_context(tag, context, attribute)
         live = record.live and (record.id, tag.index) not in self.unwrapped
         shown = fill(tag, record.scope, context=plain, live=live)
+        if plain != "code":
+            # a claim is recomputed on its span or on the element holding it
+            recomputed = shown.live or tag.block == "claim"
+            model_input = livemod.is_model_input(element_id, attribute)
+            check_live(record, tag, recomputed=recomputed, model_input=model_input)
         if attribute and attribute.lower() in URL_ATTRIBUTES and isinstance(shown.value, str):
             # a text in an address is data: a space, a quote or a letter beyond ASCII encoded
             shown = replace(shown, text=urllib.parse.quote(shown.text, safe=URL_SAFE))
@@ -759,13 +612,15 @@ class PlaceholderTreeprocessor(Treeprocessor):
     # The walk over the tree
     # ---------------------------------------------------------------------------------------------
 
-    def _fill(self, text: str, context: str, group: list | None, attribute: str | None = None) -> str:
+    def _fill(self, text: str, context: str, group: list | None, attribute: str | None = None,
+              element_id: str | None = None) -> str:
         """`text` with each token filled, keeping step with the raw HTML set aside in it."""
 
         def one(m: re.Match) -> str:
             if m["stash"]:
                 return self.follow_raw(m)
-            return self.text(m, self.raw_context(context), group, attribute=attribute)
+            return self.text(m, self.raw_context(context), group, attribute=attribute,
+                             element_id=element_id)
 
         filled = _TOKEN_OR_STASH.sub(one, text)
         if isinstance(text, util.AtomicString):
@@ -776,7 +631,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
              group: list | None = None):
         for key, value in el.attrib.items():
             if OPEN in value:
-                el.set(key, self._fill(value, "plain", group, key))
+                el.set(key, self._fill(value, "plain", group, key, el.get("id")))
         code = code or el.tag in CODE_TAGS
         math = math or "arithmatex" in (el.get("class") or "").split()
         # each block of text is one group of the shown sums; so is a display formula
@@ -860,7 +715,8 @@ class _RawHtml:
 
         def one(m: re.Match) -> str:
             attribute = attribute_at(m.string, m.start())
-            return self.tree.text(m, "tag", self.group, raw=True, attribute=attribute)
+            return self.tree.text(m, "tag", self.group, raw=True, attribute=attribute,
+                                  element_id=livemod.element_id(tag))
 
         return TOKEN.sub(one, tag)
 
@@ -898,9 +754,11 @@ class _RawHtml:
 # The output check
 # -------------------------------------------------------------------------------------------------
 
-_HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
+# What a reader does not read as text: code, scripts, styles, formulas, comments
+HIDDEN = re.compile(r"<(pre|code|script|style|math|kbd|samp)\b.*?</\1>|<!--.*?-->"
                      r"|<(span|div) class=\"arithmatex\">.*?</\2>", re.DOTALL)
-_MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
+# The marks of the placeholder language
+MARKS = re.compile(r"\{\{|\{%|\}\}|%\}")
 _CLOSING = {"{{": "}}", "{%": "%}", "}}": "{{", "%}": "{%"}
 ENGINE_MARKUP = re.compile(r"&lt;span class=(?:&quot;|\")num")
 _ENGINE_SPAN = re.compile(r'<span class="num"')
@@ -949,9 +807,9 @@ class OutputCheckPostprocessor(Postprocessor):
                                   element=element["e"].lower(), snippet=_snippet(element["body"]))
 
     def _check_marks(self, text: str) -> None:
-        visible = _HIDDEN.sub(" ", text)
+        visible = HIDDEN.sub(" ", text)
         escaped = ENGINE_MARKUP.search(visible)
-        m = escaped or _MARKS.search(visible)
+        m = escaped or MARKS.search(visible)
         if m is None:
             return
         snippet = _ANY_TAG.sub("", visible[m.start():m.start() + 120])
@@ -976,53 +834,6 @@ class OutputCheckPostprocessor(Postprocessor):
                 break
         line = record.first_line + record.text.count("\n", 0, offset)
         return f"{record.page.where}:{line}"
-
-
-# -------------------------------------------------------------------------------------------------
-# The final page (MkDocs' output, read by the plugin's on_post_page)
-# -------------------------------------------------------------------------------------------------
-
-# What the final scan of a page reads: its tags (script and style bodies and comments hold no
-# tags) and their attributes.
-_NOT_TAGS = re.compile(r"(<(script|style)\b[^>]*>).*?</\2\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE)
-_START_TAG = re.compile(r"<[a-zA-Z][^\s/>]*((?:\s*[^\s\"'>/=]+"
-                        r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?|\s*/)*)\s*>")
-_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
-_RUNS_CODE = re.compile(r"(?:java|vb)script:", re.IGNORECASE)
-
-
-def check_theme_text(html: str, where: str) -> None:
-    """Tags and navigation titles: the theme shows them as written, so no placeholder may be in them."""
-    m = _MARKS.search(_HIDDEN.sub(" ", html))
-    if m is None:
-        return
-    following = m.string[m.start():m.start() + 200]
-    shown = htmlmod.unescape(re.match(r'[^<"]*', following)[0]).strip()[:60]
-    raise EngineError("outside_body", where=where, mark=m[0], snippet=shown)
-
-
-def _tags_only(m: re.Match) -> str:
-    # a script's or style's start tag stays (its attributes count); its body and comments go
-    return m[1] or " "
-
-
-def check_active_content(html: str, source: str, where: str) -> None:
-    """The final scan of a page: an event-handler attribute (onclick=…) or a javascript: URL that
-    the page's source does not write came from a value or a template, and would run code."""
-    for tag in _START_TAG.finditer(_NOT_TAGS.sub(_tags_only, html)):
-        for attribute in _ATTRIBUTE.finditer(tag[1]):
-            name = attribute[1]
-            value = htmlmod.unescape((attribute[2] or "").strip("\"'"))
-            # a browser ignores ASCII whitespace and control characters in a URL: "java\tscript:"
-            url = re.sub(r"[\x00-\x20]", "", value)
-            handler = name.lower().startswith("on")
-            if not (handler or _RUNS_CODE.match(url)):
-                continue
-            # a handler written in raw HTML; a javascript: link written in Markdown is the link check's
-            named = re.search(rf"\b{re.escape(name)}\s*=", source, re.IGNORECASE)
-            written = value in source and (named or not handler)
-            if not written:
-                raise EngineError("active_content", where=where, attribute=attribute[0][:100])
 
 
 # -------------------------------------------------------------------------------------------------

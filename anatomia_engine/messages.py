@@ -66,6 +66,12 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def fields(id: str) -> set[str]:
+    """The names of the fields the message `id`'s text fills (KeyError for an unknown id)."""
+    parsed = string.Formatter().parse(_catalogue()[1][id].text)
+    return {name for _, name, _, _ in parsed if name is not None}
+
+
 def text(id: str, **fields) -> str:
     """The message `id` with its fields filled (KeyError for an unknown id or a missing field)."""
     return _catalogue()[1][id].text.format(**fields)

@@ -31,6 +31,7 @@ from mkdocs.structure.files import File, InclusionLevel
 
 from anatomia_engine import (
     deps,
+    final_page,
     incremental,
     links,
     live,
@@ -150,7 +151,14 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for name in OWN_EXTENSIONS:
             if name in config.markdown_extensions:
                 raise EngineError("extension_by_name", name=name)
-        # First: its preprocessor must see the page before any other extension changes it
+        # The extension registers, on each Markdown instance MkDocs and the blog's excerpts make:
+        #   preprocessor   anatomia_placeholders (1000)  the page being converted
+        #   blockprocessor anatomia_figures        (76)  a figure or table alone on its line
+        #   treeprocessor  anatomia_placeholders    (6)  each token filled where it stands
+        #   postprocessor  anatomia_mathml          (5)  Temml's MathML for arithmatex's TeX
+        #   postprocessor  anatomia_output_check    (1)  nothing of the language left
+        # (why each stands where it does: markdown.PlaceholderExtension). First in the list:
+        # the priorities order the processors, the list only breaks their ties.
         config.markdown_extensions.insert(0, self.state.extension())
         self.uses_search = "material/search" in config.plugins
         return config
@@ -343,7 +351,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             return html
         where = f"{self.docs_name}/{page.file.src_uri}"
         # kept by its input and the code that converts it
-        name = store.key(html, store.code_key(notebooks))
+        name = store.key(html, store.code_key(notebooks.material))
         kept = self.state.rendered.get(name, where)
         if kept is None:
             kept = notebooks.material_html(html, where).encode("utf-8")
@@ -369,11 +377,11 @@ class AnatomiaPlugin(BasePlugin[Config]):
         """No placeholder in what the theme shows as written (tags, navigation titles), and no
         handler or javascript: address the page's source did not write."""
         theme_text = output.replace(page.content or "", " ", 1)
-        markdown.check_theme_text(theme_text, where)
+        final_page.check_theme_text(theme_text, where)
         written = ""
         if source is not None:
             written = source.read_text(encoding="utf-8")
-        markdown.check_active_content(output, written, where)
+        final_page.check_active_content(output, written, where)
 
     def _read_final_page(self, output: str, page, where: str) -> tuple[links.Parsed, list[dict]]:
         """The page's links and search documents, kept by its HTML and the code that reads them

@@ -132,14 +132,14 @@ def publish(root: Path, site_name: str, mkdocs_args: list[str]) -> int:
         try:
             status = run_mkdocs(["--site-dir", str(tmp), *mkdocs_args])
             if status != 0:
-                print(f"build failed; {site_name}/ was left as it was", file=sys.stderr)
+                print(M.text("build_failed", site=site_name), file=sys.stderr)
                 return status
             swap_in(tmp, root / site_name)
         except PublishError as exc:
             print(exc, file=sys.stderr)
             return 1
         except BaseException:
-            print(f"build stopped; {site_name}/ was left as it was", file=sys.stderr)
+            print(M.text("build_stopped", site=site_name), file=sys.stderr)
             raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -26,6 +26,7 @@ from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec, deps, store, worker
 from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 from anatomia_engine.worker import CURRENT, ENTRY, ERROR, OUTPUT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,7 +216,7 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
         body = json.loads(data)
         changed = deps.problem(body["deps"], root, worker_environment(root))
         result = None if changed else _result(body, root)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:   # CodecError is a ValueError
+    except (EngineError, ValueError, KeyError, TypeError, AttributeError) as exc:   # (codec's: EngineError)
         log.warning(M.text("result_unreadable", where=where, path=kept.path(key), problem=exc))
         return None
     if changed:
@@ -251,7 +252,7 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
             try:
                 data = (work / ENTRY).read_bytes()
                 results[n] = _result(json.loads(data), root)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+            except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
                 errors.append(M.text("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
                 continue
             kept.put(key, data)

@@ -1,17 +1,21 @@
-"""Every private-use character the engine writes into a page's text, and what each one means.
+"""Every private-use character the engine writes into a page's text.
 
-The engine hands text between its steps with marks a contributor cannot type: characters of
-Unicode's private-use area (U+E000 …). Each one has one meaning, defined here and nowhere else,
-so that two steps never read one character two ways. None of them reaches a published page: the
-output check (markdown.py) stops the build on a token left unfilled, and the math renderer takes
-every slot out of the TeX before Temml reads it.
+The engine hands text between its steps with marks a contributor
+cannot type: characters of Unicode's private-use area (U+E000 …).
+Each one has one meaning, defined here and nowhere else, so that two
+steps never read one character two ways. None of them reaches a
+published page: the output check (markdown.py) stops the build on a
+token left unfilled, and the math renderer takes every slot out of
+the TeX before Temml reads it.
 
-- a token (`TOKEN_OPEN`, `TOKEN_CLOSE`): a placeholder's place in the Markdown, written by
-  `placeholders.scan` and filled by the Markdown extension;
-- a shown brace (`BRACE_OPEN`, `BRACE_CLOSE`): a `{` or `}` that a value shows (`{{ "{{" }}`),
-  carried past the output check, which reads a literal `{{` as a stray placeholder;
-- a slot (`SLOT_OPEN`, `SLOT_TEX`, `SLOT_CLOSE`): on a live page, a number inside a formula with
-  its compiled expression and format, read by the math renderer (mathml.py).
+- a token (`TOKEN_OPEN`, `TOKEN_CLOSE`): a placeholder's place in the
+  Markdown, written by `placeholders.scan`, filled by the extension;
+- a shown brace (`BRACE_OPEN`, `BRACE_CLOSE`): a `{` or `}` that a
+  value shows (`{{ "{{" }}`), carried past the output check, which
+  reads a literal `{{` as a stray placeholder;
+- a slot (`SLOT_OPEN`, `SLOT_TEX`, `SLOT_CLOSE`): on a live page, a
+  number inside a formula with its compiled expression and format,
+  read by the math renderer (mathml.py).
 """
 
 from __future__ import annotations
@@ -42,12 +46,14 @@ SLOT = re.compile(f"{SLOT_OPEN}([0-9a-f]*){SLOT_TEX}(.*?){SLOT_CLOSE}", re.DOTAL
 
 
 def slot(expr: str, fmt: str, tex: str) -> str:
-    """A live page's number inside a formula: its compiled expression, its format and its TeX."""
+    """A live page's number inside a formula: its compiled expression,
+    its format and its TeX."""
     code = json.dumps([expr, fmt]).encode().hex()
     return f"{SLOT_OPEN}{code}{SLOT_TEX}{tex}{SLOT_CLOSE}"
 
 
 def read_slot(m: re.Match) -> tuple[str, str]:
-    """The compiled expression and the format of the slot `m` (a match of SLOT)."""
+    """The compiled expression and the format of the slot `m` (a
+    match of SLOT)."""
     expr, fmt = json.loads(bytes.fromhex(m.group(1)))
     return expr, fmt

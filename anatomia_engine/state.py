@@ -1,13 +1,16 @@
-"""The state of one build, owned by the plugin and handed to the Markdown extension and the renderer.
+"""The state of one build: owned by the plugin, handed to the Markdown
+extension and the math renderer.
 
-One object holds what the steps of a build share: the pages whose placeholders are tokens (the
-Markdown extension resolves them), the math renderer (with its store), and the stores of the
-pages' derived HTML, their search documents and the notebooks' conversions. The plugin makes a
-new one for every build (on_config, which MkDocs runs again for each build of `serve`); nothing
-of one build's pages reaches the next through a module's globals.
+One object holds what the steps of a build share: the pages whose
+placeholders are tokens (the Markdown extension resolves them), the
+math renderer (with its store), and the stores of the pages' derived
+HTML, their search documents and the notebooks' conversions. The
+plugin makes a new one for every build (on_config, which MkDocs runs
+again for each build of `serve`); nothing of one build's pages
+reaches the next through a module's globals.
 
-Without MkDocs, `BuildState()` is a state without stores: the Markdown extension and the renderer
-work the same, and keep nothing between runs.
+Without MkDocs, `BuildState()` is a state without stores: the Markdown
+extension and the renderer work the same, and keep nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ class BuildState:
     pages: PageRegistry = field(default_factory=PageRegistry)
     # Temml, and the store of its pages' formulas
     math: MathRenderer = field(default_factory=MathRenderer)
-    # a page's derived HTML and parses: notebook HTML in Material's form, links, search documents
+    # a page's derived HTML and parses: notebook HTML in Material's
+    # form, links, search documents; the formulas' MathML too
     rendered: store.Store | None = None
     # the search index's entries
     search: store.Store | None = None
@@ -48,12 +52,16 @@ class BuildState:
         )
 
     def extension(self) -> PlaceholderExtension:
-        """The Markdown extension of this build's pages, typesetting math with its renderer."""
+        """The Markdown extension of this build's pages, typesetting
+        math with its renderer."""
         return PlaceholderExtension(self.pages, self.math)
 
     def prune(self, every_notebook: bool) -> None:
-        """After a good build: drop the entries it did not use (the notebooks' conversions only
-        when `every_notebook` page was rendered: a --dirty build uses only some)."""
+        """After a good build: drop the entries it did not use.
+
+        The notebooks' conversions only when `every_notebook` page was
+        rendered: a --dirty build uses only some.
+        """
         kept = [self.rendered, self.search]
         if every_notebook:
             kept.append(self.conversions)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from anatomia_engine import codec, deps, hermetic
 from anatomia_engine import messages as M
-from anatomia_engine.hermetic import Refused
+from anatomia_engine.errors import EngineError
 
 # The engine's first two files compile from source too (no .pyc read or written), then every import does.
 BOOT = """\
@@ -78,8 +78,8 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
         contents[files["csv"]] = plot.table.to_csv()
         table = codec.encode_value(plot.table, codec.table_where(module_name, name))
         figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
-    if hermetic.refused:
-        raise Refused(hermetic.refused[0])
+    if hermetic.errors:   # the module caught a refusal: it still fails
+        raise hermetic.errors[0]
     now_running(f"{module_name} (writing the result)")
     result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
     entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
@@ -104,7 +104,7 @@ def _child(request: dict, root: str) -> None:
         code = 0
     except BaseException as exc:
         current = (out / CURRENT).read_text(encoding="utf-8")
-        if isinstance(exc, (codec.CodecError, Refused)):   # they name module, function and value
+        if isinstance(exc, EngineError):   # it names module, function and value
             text = hermetic.refused[0] if hermetic.refused else str(exc)
         elif isinstance(exc, SystemExit):
             text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()

@@ -14,7 +14,9 @@ soft_sigma, soft_weights, soft_pred, soft_top, soft_nearest, soft_narrow_sigma, 
 soft_narrow_top_weight, soft_table; order and residual: reordered_sentence, last_out_reordered,
 order_gap, residual; padding: pad_sentence, pad_token, pad_len, pad_full_len, pad_weights,
 pad_embedding, pad_weights_nomask, pad_mask_bool, pad_leak, pad_gap, pad_zero; rounding: probs_shown_sum,
-probs_shown_pct_sum. The main matrices carry `what` and `axes` (kit.Value).
+probs_shown_pct_sum; by hand: hand_row, hand_dim, hand_av, hand_av_rounded,
+hand_exact_rounded. The main matrices carry `what` and `axes` (kit.Value). For the live page's
+drawings: live_colour_maps (each theme's colour maps, sampled).
 Figures: scaled_scores, causal_mask_figure, weights_masked_vs_unmasked, embedding_plane,
 next_token_probs, soft_lookup, padding_mask_figure, transformer_block, qkv_projection,
 head2_weights. Second head (HEAD2_W_*): tokens, h2_W_Q, h2_W_K, h2_W_V, h2_Q, h2_K, h2_V, h2_K_T,
@@ -26,13 +28,16 @@ from __future__ import annotations
 import functools
 from decimal import Decimal
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import to_hex
 from matplotlib.ticker import FuncFormatter
 
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Plot, Table, Value, figure, values
 from anatomia_engine.numfmt import fmt_dec, fmt_pct, round_half_up
-from anatomia_engine.plot import new_figure
+from anatomia_engine.plot import STYLES, new_figure
 from attn_core import (
     causal_mask,
     future_mask,
@@ -42,7 +47,7 @@ from attn_core import (
     softmax,
     tiny_decoder,
 )
-from figures_src._shared.charts import bar_chart, heatmap
+from figures_src._shared.charts import QUANTITIES, bar_chart, heatmap
 from figures_src._shared.inputs import (
     HEAD2_W_K,
     HEAD2_W_Q,
@@ -82,6 +87,9 @@ REORDERED_IDS: list[int] = [1, 0, 2]
 # with a token "[PAD]" (as in BERT) whose embedding is PAD_EMBEDDING (any vector would do: it is masked).
 PAD_TOKEN = "[PAD]"
 GAP_DECIMALS = 3   # places of the mouse row's scores in the sentence about their gap (docs: krok 5)
+# Places of A, V and AV in step 6's formula (docs: krok 6): a reader who multiplies the numbers shown
+# there gets the product of rounded numbers, whose last digit can differ from the rounded exact one.
+AV_DECIMALS = {"weights": 2, "V": 1, "attn_out": 2}
 PAD_EMBEDDING = (0.0, 0.0)
 BATCH_IDS: list[list[int]] = [[0, 1, 2], [2, 1]]   # "cat chases mouse", "mouse chases"
 
@@ -212,8 +220,29 @@ def worked_example() -> dict:
     out.update(_order_and_residual(dec))
     out.update(_padding())
     out.update(_rounding(probs))
+    out.update(_by_hand(att.weights, dec.v, att.output))
     out.update(_second_head())
+    out["live_colour_maps"] = _live_colour_maps()
     return _described(out, tokens)
+
+
+# Stops per colour map handed to the live page: it interpolates linearly between them, which
+# stays within a few 1/255 of matplotlib's own 256-entry table (tests/browser/test_live_page.py).
+LIVE_COLOUR_STOPS = 33
+
+
+def _live_colour_maps() -> dict:
+    """Each theme's colour maps as the figures use them (figures_src/_shared/charts.py heatmap: "scores"
+    diverging around 0, "weights" sequential from 0), sampled at evenly spaced points, so that the
+    grids the live page redraws colour sign and size exactly as the built figures do."""
+    maps = {}
+    for style in STYLES:
+        maps[style.name] = {}
+        for quantity, (attribute, _) in QUANTITIES.items():
+            cmap = matplotlib.colormaps[getattr(style, attribute)]
+            points = np.linspace(0.0, 1.0, LIVE_COLOUR_STOPS)
+            maps[style.name][quantity] = [to_hex(cmap(float(x))) for x in points]
+    return maps
 
 
 def _second_head() -> dict:
@@ -363,6 +392,35 @@ def _rounding(probs) -> dict:
     return {"probs_shown_sum": float(shown), "probs_shown_pct_sum": float(shown_pct)}
 
 
+def _by_hand(weights, v, output) -> dict:
+    """Step 6 "on paper": A·V from A and V as the page shows them (AV_DECIMALS), against the exact
+    A·V as shown. The cell (row, dimension) is the one where the two differ most among those whose
+    shown digits differ; where none does, the one where they differ most (the page's claim is
+    then false and says so)."""
+    a_places, v_places = AV_DECIMALS["weights"], AV_DECIMALS["V"]
+    shown_a = [[round_half_up(float(x), a_places) for x in row] for row in weights]
+    shown_v = [[round_half_up(float(x), v_places) for x in row] for row in v]
+    cells = []
+    for i, j in np.ndindex(output.shape):
+        by_hand = sum(shown_a[i][k] * shown_v[k][j] for k in range(len(shown_v)))   # exact Decimal
+        differs = round_half_up(by_hand, AV_DECIMALS["attn_out"]) != round_half_up(
+            float(output[i, j]), AV_DECIMALS["attn_out"])
+        cells.append((differs, abs(float(by_hand) - float(output[i, j])), i, j, by_hand))
+    # ties (equal gaps) go to the later cell, as in the browser's model (explorer.js)
+    _, _, row, dim, by_hand = max(cells)
+    places = AV_DECIMALS["attn_out"]
+    return {
+        "hand_row": row,
+        "hand_dim": dim,
+        "hand_av": Value(float(by_hand), what="A·V policzone z liczb A i V pokazanych w kroku 6"),
+        # both rounded as the page shows A·V: the sentence compares these two
+        "hand_av_rounded": Value(float(round_half_up(by_hand, places)),
+                                 what="A·V z liczb pokazanych, zaokrąglone jak na stronie"),
+        "hand_exact_rounded": Value(float(round_half_up(float(output[row, dim]), places)),
+                                    what="dokładne A·V, zaokrąglone jak na stronie"),
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # Source article versus the exact computation
 # ---------------------------------------------------------------------------------------------
@@ -396,8 +454,8 @@ def _source_comparison(vals: dict) -> dict:
         printed_arr = np.array(printed, dtype=object)
         exact_arr = np.asarray(exact_of[key], dtype=float)
         if printed_arr.shape != exact_arr.shape:
-            raise ValueError(f"SOURCE_PRINTED[{key!r}] has shape {printed_arr.shape}; "
-                             f"the computed value has shape {exact_arr.shape}")
+            raise EngineError("source_printed_shape", key=key, printed=printed_arr.shape,
+                              computed=exact_arr.shape)
         for index in np.ndindex(printed_arr.shape):
             text, exact = printed_arr[index], float(exact_arr[index])
             places = -Decimal(text).as_tuple().exponent

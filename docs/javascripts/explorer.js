@@ -20,15 +20,15 @@
  * Text typed by the reader (token names) only ever reaches the page through textContent,
  * option text and setAttribute, never as HTML.
  */
-(function () {
+(() => {
   "use strict";
 
-  var SVG_NS = "http://www.w3.org/2000/svg";
-  var MINUS = "\u2212";
-  var NARROW_NBSP = "\u202f";
-  var SUBSCRIPT = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089";
-  var instances = [];
-  var uid = 0;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const MINUS = "\u2212";
+  const NARROW_NBSP = "\u202f";
+  const SUBSCRIPT = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089";
+  let instances = [];
+  let uid = 0;
 
   /* ---------------------------------------------------------------------------------------
    * Number format: a mirror of anatomia_engine/numfmt.py.
@@ -36,11 +36,11 @@
 
   // Shortest round-trip decimal of |x| (what Python's repr gives): x = 0.DIGITS * 10^point.
   function decimalDigits(x) {
-    var m = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(Math.abs(x)));
-    if (!m) throw new Error("cannot read the decimal digits of " + String(x));
-    var digits = m[1] + (m[2] || "");
-    var point = m[1].length + (m[3] ? parseInt(m[3], 10) : 0);
-    var lead = /^0*/.exec(digits)[0].length;
+    const m = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(Math.abs(x)));
+    if (!m) throw new Error(`cannot read the decimal digits of ${String(x)}`);
+    let digits = m[1] + (m[2] || "");
+    const point = m[1].length + (m[3] ? parseInt(m[3], 10) : 0);
+    const lead = /^0*/.exec(digits)[0].length;
     if (lead === digits.length) return { digits: "", point: 0 };
     digits = digits.slice(lead).replace(/0+$/, "");
     return { digits: digits, point: point - lead };
@@ -48,39 +48,44 @@
 
   // Half-up rounding of x to `decimals` places; returns the sign and the digit strings.
   function roundHalfUp(x, decimals) {
-    var d = decimalDigits(x);
-    var keep = d.point + decimals; // digits kept: value * 10^decimals as an integer
-    if (keep > 28) { // numfmt: more digits than Python's decimal context holds
-      throw new RangeError(String(x) + " has more digits than a page can show in full; use sci(n)");
+    const d = decimalDigits(x);
+    const keep = d.point + decimals; // digits kept: value * 10^decimals as an integer
+    if (keep > 28) {
+      // numfmt: more digits than Python's decimal context holds
+      throw new RangeError(`${String(x)} has more digits than a page can show in full; use sci(n)`);
     }
-    var kept = [];
+    const kept = [];
     if (keep >= 0) {
-      for (var i = 0; i < keep; i++) kept.push(i < d.digits.length ? +d.digits[i] : 0);
-      var next = keep < d.digits.length ? +d.digits[keep] : 0;
+      for (let i = 0; i < keep; i++) kept.push(i < d.digits.length ? +d.digits[i] : 0);
+      const next = keep < d.digits.length ? +d.digits[keep] : 0;
       if (next >= 5) {
-        var j = kept.length - 1;
-        while (j >= 0 && kept[j] === 9) { kept[j] = 0; j--; }
-        if (j >= 0) kept[j] += 1; else kept.unshift(1);
+        let j = kept.length - 1;
+        while (j >= 0 && kept[j] === 9) {
+          kept[j] = 0;
+          j--;
+        }
+        if (j >= 0) kept[j] += 1;
+        else kept.unshift(1);
       }
     }
-    var text = kept.join("").replace(/^0+/, "");
-    while (text.length < decimals + 1) text = "0" + text;
-    var whole = text.slice(0, text.length - decimals);
-    var frac = text.slice(text.length - decimals);
-    var zero = !/[1-9]/.test(text);
+    let text = kept.join("").replace(/^0+/, "");
+    while (text.length < decimals + 1) text = `0${text}`;
+    const whole = text.slice(0, text.length - decimals);
+    const frac = text.slice(text.length - decimals);
+    const zero = !/[1-9]/.test(text);
     return { negative: x < 0 && !zero, whole: whole, frac: frac };
   }
 
   function group(digits) {
     if (digits.length < 5) return digits;
-    var head = digits.length % 3 || 3;
-    var parts = [digits.slice(0, head)];
-    for (var i = head; i < digits.length; i += 3) parts.push(digits.slice(i, i + 3));
+    const head = digits.length % 3 || 3;
+    const parts = [digits.slice(0, head)];
+    for (let i = head; i < digits.length; i += 3) parts.push(digits.slice(i, i + 3));
     return parts.join(NARROW_NBSP);
   }
 
   function checkNumber(x, allowInf) {
-    if (typeof x !== "number") throw new TypeError("expected a number, got " + typeof x);
+    if (typeof x !== "number") throw new TypeError(`expected a number, got ${typeof x}`);
     if (Number.isNaN(x)) throw new RangeError("the value is NaN (not a number); refusing to show it");
     if (!Number.isFinite(x) && !allowInf) {
       throw new RangeError("the value is infinite; only vectors and matrices may show infinity");
@@ -91,9 +96,9 @@
   function fmtDec(x, decimals, allowInf) {
     if (decimals === undefined) decimals = 2;
     checkNumber(x, allowInf);
-    if (!Number.isFinite(x)) return x < 0 ? MINUS + "\u221e" : "\u221e";
-    var r = roundHalfUp(x, decimals);
-    var out = group(r.whole) + (r.frac ? "," + r.frac : "");
+    if (!Number.isFinite(x)) return x < 0 ? `${MINUS}\u221e` : "\u221e";
+    const r = roundHalfUp(x, decimals);
+    const out = group(r.whole) + (r.frac ? `,${r.frac}` : "");
     return r.negative ? MINUS + out : out;
   }
 
@@ -101,28 +106,42 @@
   function fmtPct(x, decimals) {
     if (decimals === undefined) decimals = 1;
     checkNumber(x, false);
-    var d = decimalDigits(x);
-    var hundred = d.digits ? Number((x < 0 ? "-" : "") + "0." + d.digits + "e" + (d.point + 2)) : 0;
-    return fmtDec(hundred, decimals) + "%";
+    const d = decimalDigits(x);
+    const hundred = d.digits ? Number(`${x < 0 ? "-" : ""}0.${d.digits}e${d.point + 2}`) : 0;
+    return `${fmtDec(hundred, decimals)}%`;
   }
 
   /** fmtVec([0.35, 0.65]) -> "[0,35; 0,65]". */
   function fmtVec(xs, decimals) {
-    return "[" + xs.map(function (x) { return fmtDec(x, decimals, true); }).join("; ") + "]";
+    return `[${xs.map((x) => fmtDec(x, decimals, true)).join("; ")}]`;
   }
 
   /* The rest of numfmt.apply: the filters and the math form ({,} and - in LaTeX). */
-  var SUPERSCRIPT = { "-": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3",
-    "4": "\u2074", "5": "\u2075", "6": "\u2076", "7": "\u2077", "8": "\u2078", "9": "\u2079" };
+  const SUPERSCRIPT = {
+    "-": "\u207b",
+    0: "\u2070",
+    1: "\u00b9",
+    2: "\u00b2",
+    3: "\u00b3",
+    4: "\u2074",
+    5: "\u2075",
+    6: "\u2076",
+    7: "\u2077",
+    8: "\u2078",
+    9: "\u2079",
+  };
 
   function superscript(n) {
-    return String(n).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+    return String(n)
+      .split("")
+      .map((c) => SUPERSCRIPT[c])
+      .join("");
   }
 
   // numfmt._decimal_text of a rounded number given as sign, whole and fraction digits.
   function decimalText(negative, whole, frac, math) {
-    var g = math ? groupWith(whole, "\\,") : group(whole);
-    var out = g + (frac ? (math ? "{,}" : ",") + frac : "");
+    const g = math ? groupWith(whole, "\\,") : group(whole);
+    const out = g + (frac ? (math ? "{,}" : ",") + frac : "");
     return negative ? (math ? "-" : MINUS) + out : out;
   }
 
@@ -132,27 +151,27 @@
 
   function inf(x, math) {
     if (math) return x < 0 ? "-\\infty" : "\\infty";
-    return x < 0 ? MINUS + "\u221e" : "\u221e";
+    return x < 0 ? `${MINUS}\u221e` : "\u221e";
   }
 
   function fmtNumber(x, decimals, math, allowInf) {
     if (decimals === undefined) decimals = 2;
     checkNumber(x, allowInf);
     if (!Number.isFinite(x)) return inf(x, math);
-    var r = roundHalfUp(x, decimals);
+    const r = roundHalfUp(x, decimals);
     return decimalText(r.negative, r.whole, r.frac, math);
   }
 
   /** x * 100 computed exactly in decimal, as a float (numfmt: Decimal(repr(x)) * 100). */
   function times100(x) {
-    var d = decimalDigits(x);
-    return d.digits ? Number((x < 0 ? "-" : "") + "0." + d.digits + "e" + (d.point + 2)) : 0;
+    const d = decimalDigits(x);
+    return d.digits ? Number(`${x < 0 ? "-" : ""}0.${d.digits}e${d.point + 2}`) : 0;
   }
 
   /** x rounded half-up to `decimals` places, as a BigInt count of 10^-decimals. */
   function decimalUnits(x, decimals) {
-    var r = roundHalfUp(x, decimals);
-    var units = BigInt(r.whole + r.frac);
+    const r = roundHalfUp(x, decimals);
+    const units = BigInt(r.whole + r.frac);
     return r.negative ? -units : units;
   }
 
@@ -161,9 +180,11 @@
   function fmtInt(x, math) {
     if (typeof x === "bigint") return decimalText(x < BigInt(0), String(x < BigInt(0) ? -x : x), "", math);
     checkNumber(x, false);
-    if (x !== Math.trunc(x)) throw new RangeError("not a whole number: " + x);
+    if (x !== Math.trunc(x)) throw new RangeError(`not a whole number: ${x}`);
     if (!Number.isSafeInteger(x)) {
-      throw new RangeError(String(x) + " is beyond 2^53, where a JavaScript number is not exact; pass a BigInt");
+      throw new RangeError(
+        `${String(x)} is beyond 2^53, where a JavaScript number is not exact; pass a BigInt`,
+      );
     }
     return decimalText(x < 0, String(Math.abs(x)), "", math);
   }
@@ -172,107 +193,128 @@
     if (decimals === undefined) decimals = 1;
     checkNumber(x, false);
     if (x === 0) return fmtNumber(0, decimals, math);
-    var d = decimalDigits(x);
-    var exponent = d.point - 1;
-    var mantissa = Number((x < 0 ? "-" : "") + d.digits[0] + "." + (d.digits.slice(1) || "0"));
-    var r = roundHalfUp(mantissa, decimals);
-    if (r.whole.length > 1) { // 9.96 rounded up to 10.0
+    const d = decimalDigits(x);
+    let exponent = d.point - 1;
+    const mantissa = Number(`${(x < 0 ? "-" : "") + d.digits[0]}.${d.digits.slice(1) || "0"}`);
+    let r = roundHalfUp(mantissa, decimals);
+    if (r.whole.length > 1) {
+      // 9.96 rounded up to 10.0
       exponent += 1;
-      r = roundHalfUp(Number((r.negative ? "-" : "") + r.whole + "." + r.frac) / 10, decimals);
+      r = roundHalfUp(Number(`${(r.negative ? "-" : "") + r.whole}.${r.frac}`) / 10, decimals);
     }
-    var head = decimalText(r.negative, r.whole, r.frac, math);
-    return math ? head + " \\cdot 10^{" + exponent + "}" : head + "\u00b710" + superscript(exponent);
+    const head = decimalText(r.negative, r.whole, r.frac, math);
+    return math ? `${head} \\cdot 10^{${exponent}}` : `${head}\u00b710${superscript(exponent)}`;
   }
 
   function fmtVecOf(xs, decimals, math) {
     if (decimals === undefined) decimals = 2;
-    var items = xs.map(function (x) { return fmtNumber(x, decimals, math, true); });
-    return math ? "[" + items.join(";\\ ") + "]" : "[" + items.join("; ") + "]";
+    const items = xs.map((x) => fmtNumber(x, decimals, math, true));
+    return math ? `[${items.join(";\\ ")}]` : `[${items.join("; ")}]`;
   }
 
   function fmtBmatrix(m, decimals) {
     if (decimals === undefined) decimals = 2;
     if (!Array.isArray(m[0])) m = [m];
-    return "\\begin{bmatrix} " + m.map(function (row) {
-      return row.map(function (x) { return fmtNumber(x, decimals, true, true); }).join(" & ");
-    }).join(" \\\\ ") + " \\end{bmatrix}";
+    const rows = m.map((row) => row.map((x) => fmtNumber(x, decimals, true, true)).join(" & "));
+    return `\\begin{bmatrix} ${rows.join(" \\\\ ")} \\end{bmatrix}`;
   }
 
   /** numfmt.fmt_exact: up to 7 significant digits (Python's format ".7g"), no ",0" on integers. */
   function fmtExact(x) {
-    if (Array.isArray(x)) return "[" + x.map(fmtExact).join("; ") + "]";
+    if (Array.isArray(x)) return `[${x.map(fmtExact).join("; ")}]`;
     checkNumber(x, true);
     if (!Number.isFinite(x)) return inf(x, false);
     if (x === Math.trunc(x) && Math.abs(x) < 1e15) return decimalText(x < 0, String(Math.abs(x)), "", false);
-    var d = decimalDigits(x);
-    var digits, exponent;
+    const d = decimalDigits(x);
+    let digits;
+    let exponent;
     if (d.digits.length <= 7) {
-      digits = d.digits; exponent = d.point - 1;
+      digits = d.digits;
+      exponent = d.point - 1;
     } else {
       // toExponential rounds the exact binary value as Python does, except an exact tie, which
       // it rounds up and Python to even. A tie is a double that is exactly an 8-digit decimal
       // ending in 5, m / 10^j: one that 5^j divides (2^j always divides the binary fraction).
-      var e = x.toExponential(6);
-      var j = 8 - d.point;
-      var tie = d.digits.length === 8 && d.digits[7] === "5" &&
-        (j <= 0 || BigInt(d.digits) % (BigInt(5) ** BigInt(j)) === BigInt(0));
+      let e = x.toExponential(6);
+      const j = 8 - d.point;
+      const tie =
+        d.digits.length === 8 &&
+        d.digits[7] === "5" &&
+        (j <= 0 || BigInt(d.digits) % BigInt(5) ** BigInt(j) === BigInt(0));
       if (tie) {
-        var kept = d.digits.slice(0, 7);
-        var up = (+kept[6]) % 2 === 1;
+        const kept = d.digits.slice(0, 7);
+        const up = +kept[6] % 2 === 1;
         e = (x < 0 ? "-" : "") + (up ? String(BigInt(kept) + BigInt(1)) : kept);
-        var shifted = e.replace("-", "");
+        const shifted = e.replace("-", "");
         exponent = d.point - 1 + (shifted.length - 7);
         digits = shifted;
       } else {
-        var m = /^-?(\d)\.(\d+)e([+-]\d+)$/.exec(e);
-        digits = m[1] + m[2]; exponent = +m[3];
+        const m = /^-?(\d)\.(\d+)e([+-]\d+)$/.exec(e);
+        digits = m[1] + m[2];
+        exponent = +m[3];
       }
     }
     digits = digits.replace(/0+$/, "") || "0";
-    var negative = x < 0;
+    const negative = x < 0;
     if (exponent < -4 || exponent >= 7) {
-      return decimalText(negative, digits[0], digits.slice(1), false) + "\u00b710" + superscript(exponent);
+      return `${decimalText(negative, digits[0], digits.slice(1), false)}\u00b710${superscript(exponent)}`;
     }
-    var whole, frac;
+    let whole;
+    let frac;
     if (exponent >= 0) {
       while (digits.length < exponent + 1) digits += "0";
-      whole = digits.slice(0, exponent + 1); frac = digits.slice(exponent + 1);
+      whole = digits.slice(0, exponent + 1);
+      frac = digits.slice(exponent + 1);
     } else {
-      whole = "0"; frac = new Array(-exponent).join("0") + digits;
+      whole = "0";
+      frac = new Array(-exponent).join("0") + digits;
     }
     return decimalText(negative, whole, frac, false);
   }
 
   // numfmt._FORMS: Polish numerals 2..20 in the nominative, genitive, dative and instrumental.
-  var FORMS = ["dwa dwóch dwóm dwoma", "trzy trzech trzem trzema", "cztery czterech czterem czterema",
-    "pięć pięciu pięciu pięcioma", "sześć sześciu sześciu sześcioma", "siedem siedmiu siedmiu siedmioma",
-    "osiem ośmiu ośmiu ośmioma", "dziewięć dziewięciu dziewięciu dziewięcioma",
-    "dziesięć dziesięciu dziesięciu dziesięcioma", "jedenaście jedenastu jedenastu jedenastoma",
-    "dwanaście dwunastu dwunastu dwunastoma", "trzynaście trzynastu trzynastu trzynastoma",
-    "czternaście czternastu czternastu czternastoma", "piętnaście piętnastu piętnastu piętnastoma",
-    "szesnaście szesnastu szesnastu szesnastoma", "siedemnaście siedemnastu siedemnastu siedemnastoma",
-    "osiemnaście osiemnastu osiemnastu osiemnastoma", "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
-    "dwadzieścia dwudziestu dwudziestu dwudziestoma"];
-  var CASES = ["mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik"];
-  var CASE_FORM = [0, 1, 2, 0, 3, 1]; // the accusative is written as the nominative, the locative as the genitive
+  const FORMS = [
+    "dwa dwóch dwóm dwoma",
+    "trzy trzech trzem trzema",
+    "cztery czterech czterem czterema",
+    "pięć pięciu pięciu pięcioma",
+    "sześć sześciu sześciu sześcioma",
+    "siedem siedmiu siedmiu siedmioma",
+    "osiem ośmiu ośmiu ośmioma",
+    "dziewięć dziewięciu dziewięciu dziewięcioma",
+    "dziesięć dziesięciu dziesięciu dziesięcioma",
+    "jedenaście jedenastu jedenastu jedenastoma",
+    "dwanaście dwunastu dwunastu dwunastoma",
+    "trzynaście trzynastu trzynastu trzynastoma",
+    "czternaście czternastu czternastu czternastoma",
+    "piętnaście piętnastu piętnastu piętnastoma",
+    "szesnaście szesnastu szesnastu szesnastoma",
+    "siedemnaście siedemnastu siedemnastu siedemnastoma",
+    "osiemnaście osiemnastu osiemnastu osiemnastoma",
+    "dziewiętnaście dziewiętnastu dziewiętnastu dziewiętnastoma",
+    "dwadzieścia dwudziestu dwudziestu dwudziestoma",
+  ];
+  const CASES = ["mianownik", "dopełniacz", "celownik", "biernik", "narzędnik", "miejscownik"];
+  const CASE_FORM = [0, 1, 2, 0, 3, 1]; // the accusative is written as the nominative, the locative as the genitive
 
   /** numfmt.fmt_words: a whole number from 2 to 20 in Polish words, in a case. */
   function fmtWords(x, grammaticalCase, math) {
     checkNumber(x, false);
-    if (x !== Math.trunc(x) || x < 2 || x > 20) throw new RangeError("words writes whole numbers from 2 to 20");
-    var c = CASES.indexOf(grammaticalCase === undefined ? "mianownik" : grammaticalCase);
-    if (c < 0) throw new RangeError("unknown case " + grammaticalCase);
-    var word = FORMS[x - 2].split(" ")[CASE_FORM[c]];
-    return math ? "\\text{" + word + "}" : word;
+    if (x !== Math.trunc(x) || x < 2 || x > 20)
+      throw new RangeError("words writes whole numbers from 2 to 20");
+    const c = CASES.indexOf(grammaticalCase === undefined ? "mianownik" : grammaticalCase);
+    if (c < 0) throw new RangeError(`unknown case ${grammaticalCase}`);
+    const word = FORMS[x - 2].split(" ")[CASE_FORM[c]];
+    return math ? `\\text{${word}}` : word;
   }
 
   /** numfmt.fmt_times: a ratio in words, 4.27 -> "ponad cztery razy". */
   function fmtTimes(x, math) {
     checkNumber(x, false);
-    var whole = Math.floor(x);
+    const whole = Math.floor(x);
     if (whole < 2 || whole > 20) throw new RangeError("times shows a ratio from 2 to under 21");
-    var words = (x === whole ? "" : "ponad ") + fmtWords(whole, "mianownik", false) + " razy";
-    return math ? "\\text{" + words + "}" : words;
+    const words = `${(x === whole ? "" : "ponad ") + fmtWords(whole, "mianownik", false)} razy`;
+    return math ? `\\text{${words}}` : words;
   }
 
   /** numfmt.apply: `value` shown with filter `name` and its args. The build names the filter
@@ -280,26 +322,39 @@
   function format(value, name, args, math) {
     args = args || [];
     switch (name) {
-      case "dec": return fmtNumber(value, args[0], math);
-      case "pct": return fmtNumber(times100(checked(value)), args.length ? args[0] : 1, math) + (math ? "\\%" : "%");
-      case "sci": return fmtSci(value, args[0], math);
-      case "int": return fmtInt(value, math);
-      case "vec": return fmtVecOf(value, args[0], math);
-      case "bmatrix": return fmtBmatrix(value, args[0]);
-      case "words": return fmtWords(value, args[0], math);
-      case "times": return fmtTimes(value, math);
-      case "text": return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
-      default: throw new Error("this page's live code has no filter '" + name + "'");
+      case "dec":
+        return fmtNumber(value, args[0], math);
+      case "pct":
+        return fmtNumber(times100(checked(value)), args.length ? args[0] : 1, math) + (math ? "\\%" : "%");
+      case "sci":
+        return fmtSci(value, args[0], math);
+      case "int":
+        return fmtInt(value, math);
+      case "vec":
+        return fmtVecOf(value, args[0], math);
+      case "bmatrix":
+        return fmtBmatrix(value, args[0]);
+      case "words":
+        return fmtWords(value, args[0], math);
+      case "times":
+        return fmtTimes(value, math);
+      case "text":
+        return Array.isArray(value) ? value.join(", ") : String(value); // numfmt.fmt_text
+      default:
+        throw new Error(`this page's live code has no filter '${name}'`);
     }
   }
 
-  function checked(x) { checkNumber(x, false); return x; }
+  function checked(x) {
+    checkNumber(x, false);
+    return x;
+  }
 
   /** A table column's format, as numfmt.parse_spec reads it: "dec:2" -> ["dec", [2]]. */
   function parseSpec(spec) {
-    var i = spec.indexOf(":");
+    const i = spec.indexOf(":");
     if (i < 0) return [spec, []];
-    var arg = spec.slice(i + 1);
+    const arg = spec.slice(i + 1);
     return [spec.slice(0, i), [/^-?\d+$/.test(arg) ? parseInt(arg, 10) : arg]];
   }
 
@@ -307,58 +362,68 @@
    * The maths: softmax(Q K^T * scale + M) V, as in attn_core.
    * ------------------------------------------------------------------------------------- */
 
-  function matmul(a, b) { // (n, m) @ (m, p) -> (n, p)
-    return a.map(function (row) {
-      return b[0].map(function (_, j) {
-        var s = 0;
-        for (var c = 0; c < row.length; c++) s += row[c] * b[c][j];
+  function matmul(a, b) {
+    // (n, m) @ (m, p) -> (n, p)
+    return a.map((row) =>
+      b[0].map((_, j) => {
+        let s = 0;
+        for (let c = 0; c < row.length; c++) s += row[c] * b[c][j];
         return s;
-      });
-    });
+      }),
+    );
   }
 
   function dot(a, b) {
-    var s = 0;
-    for (var c = 0; c < a.length; c++) s += a[c] * b[c];
+    let s = 0;
+    for (let c = 0; c < a.length; c++) s += a[c] * b[c];
     return s;
   }
 
-  function softmaxRow(row) { // entries equal to -Infinity (blocked) get exactly 0
-    var max = -Infinity;
-    row.forEach(function (x) { if (x > max) max = x; });
-    var e = row.map(function (x) { return Math.exp(x - max); });
-    var sum = e.reduce(function (a, b) { return a + b; }, 0);
-    return e.map(function (x) { return x / sum; });
+  function softmaxRow(row) {
+    // entries equal to -Infinity (blocked) get exactly 0
+    let max = -Infinity;
+    row.forEach((x) => {
+      if (x > max) max = x;
+    });
+    const e = row.map((x) => Math.exp(x - max));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / sum);
   }
 
   /** Everything the views show, from the reader's state. */
   function compute(st) {
-    var x = st.sentence.map(function (id) { return st.vocab[id].vec.slice(); }); // (T, d)
-    var q = matmul(x, st.wq); // (T, d_k)
-    var k = matmul(x, st.wk); // (T, d_k)
-    var v = matmul(x, st.wv); // (T, d_v)
-    var dK = st.wq[0].length;
-    var scale = (st.useScale ? 1 / Math.sqrt(dK) : 1) / st.temperature;
-    var scores = q.map(function (qi) { return k.map(function (kj) { return dot(qi, kj); }); });
-    var blocked = scores.map(function (r, i) {
-      return r.map(function (_, j) { return st.causal && j > i; });
-    });
-    var scaled = scores.map(function (r) { return r.map(function (s) { return s * scale; }); });
-    var masked = scaled.map(function (r, i) {
-      return r.map(function (s, j) { return blocked[i][j] ? -Infinity : s; });
-    });
-    var weights = masked.map(softmaxRow); // (T, T), rows sum to 1
-    var output = weights.map(function (w) { // (T, d_v)
-      return v[0].map(function (_, c) {
-        var s = 0;
-        for (var j = 0; j < w.length; j++) s += w[j] * v[j][c];
+    const x = st.sentence.map((id) => st.vocab[id].vec.slice()); // (T, d)
+    const q = matmul(x, st.wq); // (T, d_k)
+    const k = matmul(x, st.wk); // (T, d_k)
+    const v = matmul(x, st.wv); // (T, d_v)
+    const dK = st.wq[0].length;
+    const scale = (st.useScale ? 1 / Math.sqrt(dK) : 1) / st.temperature;
+    const scores = q.map((qi) => k.map((kj) => dot(qi, kj)));
+    const blocked = scores.map((r, i) => r.map((_, j) => st.causal && j > i));
+    const scaled = scores.map((r) => r.map((s) => s * scale));
+    const masked = scaled.map((r, i) => r.map((s, j) => (blocked[i][j] ? -Infinity : s)));
+    const weights = masked.map(softmaxRow); // (T, T), rows sum to 1
+    const output = weights.map((w) =>
+      v[0].map((_, c) => {
+        let s = 0;
+        for (let j = 0; j < w.length; j++) s += w[j] * v[j][c];
         return s;
-      });
-    });
+      }),
+    );
     return {
-      tokens: st.sentence.map(function (id) { return st.vocab[id].token; }),
-      x: x, q: q, k: k, v: v, dK: dK, scale: scale, scores: scores, scaled: scaled,
-      masked: masked, blocked: blocked, weights: weights, output: output,
+      tokens: st.sentence.map((id) => st.vocab[id].token),
+      x: x,
+      q: q,
+      k: k,
+      v: v,
+      dK: dK,
+      scale: scale,
+      scores: scores,
+      scaled: scaled,
+      masked: masked,
+      blocked: blocked,
+      weights: weights,
+      output: output,
     };
   }
 
@@ -372,42 +437,59 @@
    * ------------------------------------------------------------------------------------- */
 
   function transpose(m) {
-    return m[0].map(function (_, j) { return m.map(function (row) { return row[j]; }); });
+    return m[0].map((_, j) => m.map((row) => row[j]));
   }
 
   function mapM(m, f) {
-    return m.map(function (row, i) { return row.map(function (x, j) { return f(x, i, j); }); });
+    return m.map((row, i) => row.map((x, j) => f(x, i, j)));
   }
 
-  function causalAdd(m) { // m + M: -inf above the diagonal
-    return mapM(m, function (x, i, j) { return j > i ? -Infinity : x; });
+  function causalAdd(m) {
+    // m + M: -inf above the diagonal
+    return mapM(m, (x, i, j) => (j > i ? -Infinity : x));
   }
 
   function sumOf(xs) {
-    return xs.reduce(function (a, b) { return a + b; }, 0);
+    return xs.reduce((a, b) => a + b, 0);
   }
 
   function attentionLayer(ids, inp, causal) {
-    var table = transpose(inp.W_vocab); // (V, d): row i is token i's embedding
-    var e = ids.map(function (id) { return table[id].slice(); });
-    var q = matmul(e, inp.W_Q), k = matmul(e, inp.W_K), v = matmul(e, inp.W_V);
-    var scale = 1 / Math.sqrt(q[0].length);
-    var scores = matmul(q, transpose(k));
-    var scaled = mapM(scores, function (x) { return x * scale; });
-    var masked = causal ? causalAdd(scaled) : scaled;
-    var weights = masked.map(softmaxRow);
-    var output = matmul(weights, v);
-    var ffn = matmul(output, inp.W_FFN);
-    var hLast = ffn[ffn.length - 1];
-    var logits = matmul([hLast], inp.W_vocab)[0];
-    return { e: e, q: q, k: k, v: v, scores: scores, scaled: scaled, masked: masked,
-             weights: weights, output: output, ffn: ffn, hLast: hLast, logits: logits,
-             probs: softmaxRow(logits) };
+    const table = transpose(inp.W_vocab); // (V, d): row i is token i's embedding
+    const e = ids.map((id) => table[id].slice());
+    const q = matmul(e, inp.W_Q);
+    const k = matmul(e, inp.W_K);
+    const v = matmul(e, inp.W_V);
+    const scale = 1 / Math.sqrt(q[0].length);
+    const scores = matmul(q, transpose(k));
+    const scaled = mapM(scores, (x) => x * scale);
+    const masked = causal ? causalAdd(scaled) : scaled;
+    const weights = masked.map(softmaxRow);
+    const output = matmul(weights, v);
+    const ffn = matmul(output, inp.W_FFN);
+    const hLast = ffn[ffn.length - 1];
+    const logits = matmul([hLast], inp.W_vocab)[0];
+    return {
+      e: e,
+      q: q,
+      k: k,
+      v: v,
+      scores: scores,
+      scaled: scaled,
+      masked: masked,
+      weights: weights,
+      output: output,
+      ffn: ffn,
+      hLast: hLast,
+      logits: logits,
+      probs: softmaxRow(logits),
+    };
   }
 
   function argmax(xs) {
-    var best = 0;
-    xs.forEach(function (x, i) { if (x > xs[best]) best = i; });
+    let best = 0;
+    xs.forEach((x, i) => {
+      if (x > xs[best]) best = i;
+    });
     return best;
   }
 
@@ -415,104 +497,193 @@
     return m.length === d && isIdentity(m);
   }
 
+  // Places of A, V and AV in the worked example's step 6 (worked_example.AV_DECIMALS).
+  const AV_DECIMALS = { weights: 2, V: 1, attn_out: 2 };
+
+  /** worked_example._by_hand: A·V from A and V as shown, against the exact A·V as shown, in the
+   * cell where they differ most among those whose shown digits differ (else where they differ
+   * most; ties to the later cell). */
+  function byHand(weights, v, output) {
+    let best = null;
+    output.forEach((row, i) => {
+      row.forEach((exact, j) => {
+        // exact: BigInt units of 10^-(places of A + places of V)
+        const units = weights[i].reduce(
+          (sum, a, k) => sum + decimalUnits(a, AV_DECIMALS.weights) * decimalUnits(v[k][j], AV_DECIMALS.V),
+          BigInt(0),
+        );
+        const value = Number(units) / 10 ** (AV_DECIMALS.weights + AV_DECIMALS.V);
+        const differs =
+          decimalUnits(value, AV_DECIMALS.attn_out) !== decimalUnits(exact, AV_DECIMALS.attn_out);
+        const gap = Math.abs(value - exact);
+        const better = !best || differs > best.differs || (differs === best.differs && gap >= best.gap);
+        if (better) best = { differs: differs, gap: gap, hand_row: i, hand_dim: j, hand_av: value };
+      });
+    });
+    const places = AV_DECIMALS.attn_out;
+    return {
+      hand_row: best.hand_row,
+      hand_dim: best.hand_dim,
+      hand_av: best.hand_av,
+      // both rounded as the page shows A·V: the sentence compares these two
+      hand_av_rounded: Number(decimalUnits(best.hand_av, places)) / 10 ** places,
+      hand_exact_rounded: Number(decimalUnits(output[best.hand_row][best.hand_dim], places)) / 10 ** places,
+    };
+  }
+
   /** Every value of figures_src/worked_example.py that depends on the example's inputs. */
   function workedExample(inp) {
-    var dec = attentionLayer(inp.ids, inp, true);
-    var enc = attentionLayer(inp.ids, inp, false);
-    var t = inp.ids.length, d = inp.W_vocab.length, dK = inp.W_Q[0].length;
-    var mask = causalAdd(inp.ids.map(function () { return inp.ids.map(function () { return 0; }); }));
-    var topId = argmax(dec.probs);
-    var tokens = inp.ids.map(function (i) { return inp.vocab[i]; });
-    var last = t - 1;
-    var gapShown = function (x) { return decimalUnits(x, 3); };
-    var re = attentionLayer(inp.reordered_ids, inp, true);
-    var lastRe = re.output[re.output.length - 1];
-    var pad = paddedBatch(inp);
+    const dec = attentionLayer(inp.ids, inp, true);
+    const enc = attentionLayer(inp.ids, inp, false);
+    const t = inp.ids.length;
+    const d = inp.W_vocab.length;
+    const dK = inp.W_Q[0].length;
+    const mask = causalAdd(inp.ids.map(() => inp.ids.map(() => 0)));
+    const topId = argmax(dec.probs);
+    const tokens = inp.ids.map((i) => inp.vocab[i]);
+    const last = t - 1;
+    const gapShown = (x) => decimalUnits(x, 3);
+    const re = attentionLayer(inp.reordered_ids, inp, true);
+    const lastRe = re.output[re.output.length - 1];
+    const pad = paddedBatch(inp);
     // the second, hand-set head of the page (worked_example._second_head), on the same embeddings
-    var h2In = Object.assign({}, inp, { W_Q: inp.h2_W_Q, W_K: inp.h2_W_K, W_V: inp.h2_W_V });
-    var h2 = attentionLayer(inp.ids, h2In, true);
-    var h2Enc = attentionLayer(inp.ids, h2In, false);
-    return Object.assign({
-      tokens: tokens,
-      h2_W_Q: inp.h2_W_Q, h2_W_K: inp.h2_W_K, h2_W_V: inp.h2_W_V,
-      h2_Q: h2.q, h2_K: h2.k, h2_V: h2.v, h2_K_T: transpose(h2.k), h2_scores: h2.scores,
-      h2_scaled: h2.scaled, h2_weights: h2.weights, h2_weights_enc: h2Enc.weights, h2_out: h2.output,
-      h2_residual: mapM(h2.e, function (x, i, j) { return x + h2.output[i][j]; }),
-      sentence: tokens.join(" "),
-      continued: tokens.concat([inp.vocab[topId]]).join(" "),
-      d_model: d, d_k: dK, vocab_size: inp.vocab.length,
-      n_params: [inp.W_vocab, inp.W_Q, inp.W_K, inp.W_V, inp.W_FFN].reduce(function (n, w) {
-        return n + w.length * w[0].length; }, 0),
-      qkv_identity: [inp.W_Q, inp.W_K, inp.W_V].every(function (w) { return isIdentityOf(w, d); }) ? 1 : 0,
-      W_vocab: inp.W_vocab, W_Q: inp.W_Q, W_K: inp.W_K, W_V: inp.W_V, W_FFN: inp.W_FFN,
-      E: dec.e, Q: dec.q, K: dec.k, V: dec.v, K_T: transpose(dec.k),
-      scores: dec.scores, sqrt_d_k: Math.sqrt(dK), scaled: dec.scaled, mask: mask,
-      masked: dec.masked, exp_masked: mapM(dec.masked, Math.exp), weights: dec.weights,
-      weights_enc: enc.weights,
-      weights_unscaled: causalAdd(dec.scores).map(softmaxRow),
-      sharpen_factor: inp.sharpen,
-      weights_sharp: causalAdd(mapM(dec.scaled, function (x) { return inp.sharpen * x; })).map(softmaxRow),
-      mouse_gap: dec.scaled[last][0] - dec.scaled[last][1],
-      mouse_gap_shown_agrees: gapShown(dec.scaled[last][0]) - gapShown(dec.scaled[last][1])
-        === gapShown(dec.scaled[last][0] - dec.scaled[last][1]) ? 1 : 0,
-      last_row_same: dec.weights[last].every(function (x, j) { return x === enc.weights[last][j]; }) ? 1 : 0,
-      attn_out: dec.output,
-      change: mapM(dec.output, function (x, i, j) { return x - dec.e[i][j]; }),
-      ffn_out: dec.ffn, h_last: dec.hLast, logits: dec.logits,
-      exp_logits: dec.logits.map(Math.exp), probs: dec.probs,
-      top_id: topId, top_token: inp.vocab[topId], top_prob: dec.probs[topId],
-      reordered_sentence: inp.reordered_ids.map(function (i) { return inp.vocab[i]; }).join(" "),
-      last_out_reordered: lastRe,
-      order_gap: Math.max.apply(null, dec.output[last].map(function (x, j) { return Math.abs(x - lastRe[j]); })),
-      residual: mapM(dec.e, function (x, i, j) { return x + dec.output[i][j]; }),
-      probs_shown_sum: Number(sumUnits(dec.probs, 2, false)) / 100,
-      probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
-      // the rows of worked_example's tables (the page shows their numeric cells)
-      vocab_table: inp.vocab.map(function (tok, i) {
-        return [String(i), tok, inp.W_vocab[0][i], inp.W_vocab[1][i], inp.ids.indexOf(i) >= 0 ? "tak" : "nie"];
-      }),
-      prob_table: inp.vocab.map(function (tok, i) { return [tok, dec.logits[i], dec.probs[i]]; }),
-    }, pad);
+    const h2In = Object.assign({}, inp, { W_Q: inp.h2_W_Q, W_K: inp.h2_W_K, W_V: inp.h2_W_V });
+    const h2 = attentionLayer(inp.ids, h2In, true);
+    const h2Enc = attentionLayer(inp.ids, h2In, false);
+    return Object.assign(
+      {
+        tokens: tokens,
+        h2_W_Q: inp.h2_W_Q,
+        h2_W_K: inp.h2_W_K,
+        h2_W_V: inp.h2_W_V,
+        h2_Q: h2.q,
+        h2_K: h2.k,
+        h2_V: h2.v,
+        h2_K_T: transpose(h2.k),
+        h2_scores: h2.scores,
+        h2_scaled: h2.scaled,
+        h2_weights: h2.weights,
+        h2_weights_enc: h2Enc.weights,
+        h2_out: h2.output,
+        h2_residual: mapM(h2.e, (x, i, j) => x + h2.output[i][j]),
+        sentence: tokens.join(" "),
+        continued: tokens.concat([inp.vocab[topId]]).join(" "),
+        d_model: d,
+        d_k: dK,
+        vocab_size: inp.vocab.length,
+        n_params: [inp.W_vocab, inp.W_Q, inp.W_K, inp.W_V, inp.W_FFN].reduce(
+          (n, w) => n + w.length * w[0].length,
+          0,
+        ),
+        qkv_identity: [inp.W_Q, inp.W_K, inp.W_V].every((w) => isIdentityOf(w, d)) ? 1 : 0,
+        W_vocab: inp.W_vocab,
+        W_Q: inp.W_Q,
+        W_K: inp.W_K,
+        W_V: inp.W_V,
+        W_FFN: inp.W_FFN,
+        E: dec.e,
+        Q: dec.q,
+        K: dec.k,
+        V: dec.v,
+        K_T: transpose(dec.k),
+        scores: dec.scores,
+        sqrt_d_k: Math.sqrt(dK),
+        scaled: dec.scaled,
+        mask: mask,
+        masked: dec.masked,
+        exp_masked: mapM(dec.masked, Math.exp),
+        weights: dec.weights,
+        weights_enc: enc.weights,
+        weights_unscaled: causalAdd(dec.scores).map(softmaxRow),
+        sharpen_factor: inp.sharpen,
+        weights_sharp: causalAdd(mapM(dec.scaled, (x) => inp.sharpen * x)).map(softmaxRow),
+        mouse_gap: dec.scaled[last][0] - dec.scaled[last][1],
+        mouse_gap_shown_agrees:
+          gapShown(dec.scaled[last][0]) - gapShown(dec.scaled[last][1]) ===
+          gapShown(dec.scaled[last][0] - dec.scaled[last][1])
+            ? 1
+            : 0,
+        last_row_same: dec.weights[last].every((x, j) => x === enc.weights[last][j]) ? 1 : 0,
+        attn_out: dec.output,
+        change: mapM(dec.output, (x, i, j) => x - dec.e[i][j]),
+        ffn_out: dec.ffn,
+        h_last: dec.hLast,
+        logits: dec.logits,
+        exp_logits: dec.logits.map(Math.exp),
+        probs: dec.probs,
+        top_id: topId,
+        top_token: inp.vocab[topId],
+        top_prob: dec.probs[topId],
+        reordered_sentence: inp.reordered_ids.map((i) => inp.vocab[i]).join(" "),
+        last_out_reordered: lastRe,
+        order_gap: Math.max.apply(
+          null,
+          dec.output[last].map((x, j) => Math.abs(x - lastRe[j])),
+        ),
+        residual: mapM(dec.e, (x, i, j) => x + dec.output[i][j]),
+        probs_shown_sum: Number(sumUnits(dec.probs, 2, false)) / 100,
+        probs_shown_pct_sum: Number(sumUnits(dec.probs, 1, true)) / 10,
+        ...byHand(dec.weights, dec.v, dec.output),
+        // the rows of worked_example's tables (the page shows their numeric cells)
+        vocab_table: inp.vocab.map((tok, i) => [
+          String(i),
+          tok,
+          inp.W_vocab[0][i],
+          inp.W_vocab[1][i],
+          inp.ids.indexOf(i) >= 0 ? "tak" : "nie",
+        ]),
+        prob_table: inp.vocab.map((tok, i) => [tok, dec.logits[i], dec.probs[i]]),
+      },
+      pad,
+    );
   }
 
   /** Sum of xs as shown with `decimals` places (in percent when `pct`), in 10^-decimals units. */
   function sumUnits(xs, decimals, pct) {
-    return xs.reduce(function (acc, x) { return acc + decimalUnits(pct ? times100(x) : x, decimals); }, BigInt(0));
+    return xs.reduce((acc, x) => acc + decimalUnits(pct ? times100(x) : x, decimals), BigInt(0));
   }
 
   /** The padded batch of the padding-mask section (worked_example._padding_results). */
   function paddedBatch(inp) {
-    var table = inp.W_vocab.map(function (row, r) { return row.concat([inp.pad_embedding[r]]); });
-    var padId = inp.vocab.length;
-    var lens = inp.batch_ids.map(function (row) { return row.length; });
-    var t = Math.max.apply(null, lens);
-    var ids = inp.batch_ids.map(function (row) {
-      var out = row.slice();
+    const table = inp.W_vocab.map((row, r) => row.concat([inp.pad_embedding[r]]));
+    const padId = inp.vocab.length;
+    const lens = inp.batch_ids.map((row) => row.length);
+    const t = Math.max.apply(null, lens);
+    const ids = inp.batch_ids.map((row) => {
+      const out = row.slice();
       while (out.length < t) out.push(padId);
       return out;
     });
-    var short = ids[1], n = lens[1];
-    var x = short.map(function (id) { return table.map(function (row) { return row[id]; }); });
-    var q = matmul(x, inp.W_Q), k = matmul(x, inp.W_K);
-    var root = Math.sqrt(q[0].length);
-    var scaled = mapM(matmul(q, transpose(k)), function (s) { return s / root; });
-    var noMask = scaled.map(softmaxRow);
-    var withMask = mapM(scaled, function (s, i, j) { return j >= n ? -Infinity : s; }).map(softmaxRow);
-    var sub = scaled.slice(0, n).map(function (row) { return row.slice(0, n); });
-    var alone = sub.map(softmaxRow);
-    var gap = 0, zero = true;
-    withMask.forEach(function (row, i) {
-      row.forEach(function (w, j) {
+    const short = ids[1];
+    const n = lens[1];
+    const x = short.map((id) => table.map((row) => row[id]));
+    const q = matmul(x, inp.W_Q);
+    const k = matmul(x, inp.W_K);
+    const root = Math.sqrt(q[0].length);
+    const scaled = mapM(matmul(q, transpose(k)), (s) => s / root);
+    const noMask = scaled.map(softmaxRow);
+    const withMask = mapM(scaled, (s, _i, j) => (j >= n ? -Infinity : s)).map(softmaxRow);
+    const sub = scaled.slice(0, n).map((row) => row.slice(0, n));
+    const alone = sub.map(softmaxRow);
+    let gap = 0;
+    let zero = true;
+    withMask.forEach((row, i) => {
+      row.forEach((w, j) => {
         if (i < n && j < n) gap = Math.max(gap, Math.abs(w - alone[i][j]));
         if (j >= n && w !== 0) zero = false;
       });
     });
     return {
-      pad_sentence: inp.batch_ids[1].map(function (i) { return inp.vocab[i]; }).join(" "),
-      pad_token: inp.pad_token, pad_embedding: inp.pad_embedding.slice(),
-      pad_len: n, pad_full_len: lens[0],
-      pad_weights_nomask: noMask, pad_weights: withMask,
-      pad_leak: sumOf(noMask[0].slice(n)), pad_gap: gap, pad_zero: zero ? 1 : 0,
+      pad_sentence: inp.batch_ids[1].map((i) => inp.vocab[i]).join(" "),
+      pad_token: inp.pad_token,
+      pad_embedding: inp.pad_embedding.slice(),
+      pad_len: n,
+      pad_full_len: lens[0],
+      pad_weights_nomask: noMask,
+      pad_weights: withMask,
+      pad_leak: sumOf(noMask[0].slice(n)),
+      pad_gap: gap,
+      pad_zero: zero ? 1 : 0,
     };
   }
 
@@ -523,20 +694,21 @@
    * ------------------------------------------------------------------------------------- */
 
   function pyIndex(obj, key) {
-    if (typeof key !== "number" || !Number.isInteger(key)) throw new Error("index " + key);
-    var i = key < 0 ? obj.length + key : key;
-    if (i < 0 || i >= obj.length) throw new Error("index " + key + " out of range");
+    if (typeof key !== "number" || !Number.isInteger(key)) throw new Error(`index ${key}`);
+    const i = key < 0 ? obj.length + key : key;
+    if (i < 0 || i >= obj.length) throw new Error(`index ${key} out of range`);
     return obj[i];
   }
 
   function flat(x) {
-    return Array.isArray(x) ? x.reduce(function (a, v) { return a.concat(flat(v)); }, []) : [x];
+    return Array.isArray(x) ? x.reduce((a, v) => a.concat(flat(v)), []) : [x];
   }
 
   function pyEqual(a, b) {
     if (Array.isArray(a) || Array.isArray(b)) {
-      return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
-        a.every(function (x, i) { return pyEqual(x, b[i]); });
+      return (
+        Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEqual(x, b[i]))
+      );
     }
     return a === b;
   }
@@ -546,70 +718,103 @@
     return Boolean(x);
   }
 
-  var FUNCS = {
-    abs: function (x) { return Array.isArray(x) ? x.map(FUNCS.abs) : Math.abs(x); },
-    max: function () { var a = arguments.length === 1 ? flat(arguments[0]) : [].slice.call(arguments); return Math.max.apply(null, a); },
-    min: function () { var a = arguments.length === 1 ? flat(arguments[0]) : [].slice.call(arguments); return Math.min.apply(null, a); },
-    len: function (x) { return x.length; },
-    sum: function (x) { return sumOf(flat(x)); },
-    sqrt: Math.sqrt, exp: Math.exp,
-    argmax: function (x) { return argmax(flat(x)); },
-    argmin: function (x) { return argmax(flat(x).map(function (v) { return -v; })); },
-    sorted: function (x) { return flat(x).slice().sort(function (a, b) { return a - b; }); },
-    all: function (x) { return flat(x).every(truthy); },
-    any: function (x) { return flat(x).some(truthy); },
+  const FUNCS = {
+    abs: (x) => (Array.isArray(x) ? x.map(FUNCS.abs) : Math.abs(x)),
+    max: (...args) => Math.max(...(args.length === 1 ? flat(args[0]) : args)),
+    min: (...args) => Math.min(...(args.length === 1 ? flat(args[0]) : args)),
+    len: (x) => x.length,
+    sum: (x) => sumOf(flat(x)),
+    sqrt: Math.sqrt,
+    exp: Math.exp,
+    argmax: (x) => argmax(flat(x)),
+    argmin: (x) => argmax(flat(x).map((v) => -v)),
+    sorted: (x) =>
+      flat(x)
+        .slice()
+        .sort((a, b) => a - b),
+    all: (x) => flat(x).every(truthy),
+    any: (x) => flat(x).some(truthy),
   };
 
-  var COMPARE = {
-    eq: pyEqual, ne: function (a, b) { return !pyEqual(a, b); },
-    gt: function (a, b) { return a > b; }, gteq: function (a, b) { return a >= b; },
-    lt: function (a, b) { return a < b; }, lteq: function (a, b) { return a <= b; },
-    "in": function (a, b) { return typeof b === "string" ? b.indexOf(a) >= 0 : b.some(function (x) { return pyEqual(x, a); }); },
-    notin: function (a, b) { return !COMPARE["in"](a, b); },
+  const COMPARE = {
+    eq: pyEqual,
+    ne: (a, b) => !pyEqual(a, b),
+    gt: (a, b) => a > b,
+    gteq: (a, b) => a >= b,
+    lt: (a, b) => a < b,
+    lteq: (a, b) => a <= b,
+    in: (a, b) => (typeof b === "string" ? b.indexOf(a) >= 0 : b.some((x) => pyEqual(x, a))),
+    notin: (a, b) => !COMPARE.in(a, b),
   };
 
-  var ARITH = {
-    "+": function (a, b) { return a + b; }, "-": function (a, b) { return a - b; },
-    "*": function (a, b) { return a * b; },
-    "/": function (a, b) { if (b === 0) throw new RangeError("division by zero"); return a / b; },
-    "//": function (a, b) { if (b === 0) throw new RangeError("division by zero"); return Math.floor(a / b); },
-    "%": function (a, b) { if (b === 0) throw new RangeError("division by zero"); return ((a % b) + b) % b; },
-    "**": function (a, b) { return Math.pow(a, b); },
+  const ARITH = {
+    "+": (a, b) => a + b,
+    "-": (a, b) => a - b,
+    "*": (a, b) => a * b,
+    "/": (a, b) => {
+      if (b === 0) throw new RangeError("division by zero");
+      return a / b;
+    },
+    "//": (a, b) => {
+      if (b === 0) throw new RangeError("division by zero");
+      return Math.floor(a / b);
+    },
+    "%": (a, b) => {
+      if (b === 0) throw new RangeError("division by zero");
+      return ((a % b) + b) % b;
+    },
+    "**": (a, b) => a ** b,
   };
 
   /** Value of a compiled expression in `scope` (name -> value); throws on anything unknown. */
   function evaluate(node, scope) {
-    var ev = function (n) { return evaluate(n, scope); };
-    if (typeof node === "string") { // "weights 2 1": weights[2][1]
-      var path = node.split(" ");
-      if (!Object.prototype.hasOwnProperty.call(scope, path[0])) throw new Error("unknown value " + path[0]);
-      return path.slice(1).reduce(function (v, i) { return pyIndex(v, +i); }, scope[path[0]]);
+    const ev = (n) => evaluate(n, scope);
+    if (typeof node === "string") {
+      // "weights 2 1": weights[2][1]
+      const path = node.split(" ");
+      if (!Object.hasOwn(scope, path[0])) throw new Error(`unknown value ${path[0]}`);
+      return path.slice(1).reduce((v, i) => pyIndex(v, +i), scope[path[0]]);
     }
     if (!Array.isArray(node)) return node; // a number, a boolean or null
     switch (node[0]) {
-      case "s": return node[1];
-      case "i": return pyIndex(ev(node[1]), ev(node[2]));
-      case "list": return node[1].map(ev);
-      case "neg": return -ev(node[1]);
-      case "pos": return +ev(node[1]);
-      case "not": return !truthy(ev(node[1]));
-      case "and": { var a = ev(node[1]); return truthy(a) ? ev(node[2]) : a; }
-      case "or": { var o = ev(node[1]); return truthy(o) ? o : ev(node[2]); }
-      case "if": return truthy(ev(node[1])) ? ev(node[2]) : ev(node[3]);
+      case "s":
+        return node[1];
+      case "i":
+        return pyIndex(ev(node[1]), ev(node[2]));
+      case "list":
+        return node[1].map(ev);
+      case "neg":
+        return -ev(node[1]);
+      case "pos":
+        return +ev(node[1]);
+      case "not":
+        return !truthy(ev(node[1]));
+      case "and": {
+        const a = ev(node[1]);
+        return truthy(a) ? ev(node[2]) : a;
+      }
+      case "or": {
+        const o = ev(node[1]);
+        return truthy(o) ? o : ev(node[2]);
+      }
+      case "if":
+        return truthy(ev(node[1])) ? ev(node[2]) : ev(node[3]);
       case "cmp": {
-        var left = ev(node[1]), result = true;
-        for (var k = 0; k < node[2].length; k++) {
-          var right = ev(node[2][k][1]);
+        let left = ev(node[1]);
+        let result = true;
+        for (let k = 0; k < node[2].length; k++) {
+          const right = ev(node[2][k][1]);
           result = COMPARE[node[2][k][0]](left, right);
           if (!result) return false;
           left = right;
         }
         return result;
       }
-      case "f": return FUNCS[node[1]].apply(null, node[2].map(ev));
+      case "f":
+        return FUNCS[node[1]].apply(null, node[2].map(ev));
       default:
         if (ARITH[node[0]]) return ARITH[node[0]](ev(node[1]), ev(node[2]));
-        throw new Error("not part of the placeholder language: " + node[0]);
+        throw new Error(`not part of the placeholder language: ${node[0]}`);
     }
   }
 
@@ -617,27 +822,43 @@
   function namesOf(node, out) {
     out = out || [];
     if (typeof node === "string") {
-      var name = node.split(" ")[0];
+      const name = node.split(" ")[0];
       if (out.indexOf(name) < 0) out.push(name);
     } else if (Array.isArray(node) && node[0] !== "s") {
       // an operation's name, a function's name and a comparison's operator are not values
-      var children = node[0] === "f" ? node[2] : node[0] === "cmp" ? [node[1]].concat(node[2].map(function (o) { return o[1]; })) : node.slice(1);
-      children.forEach(function (child) { namesOf(child, out); });
+      const children =
+        node[0] === "f"
+          ? node[2]
+          : node[0] === "cmp"
+            ? [node[1]].concat(node[2].map((o) => o[1]))
+            : node.slice(1);
+      children.forEach((child) => {
+        namesOf(child, out);
+      });
     }
     return out;
   }
 
   /** The computation and the number policy, for the page's live code and for tests (node). */
-  var core = {
-    fmtDec: fmtDec, fmtPct: fmtPct, fmtVec: fmtVec, format: format, fmtExact: fmtExact, parseSpec: parseSpec,
-    decimalUnits: decimalUnits, compute: compute, workedExample: workedExample,
-    evaluate: evaluate, namesOf: namesOf, parseNumber: parseNumber,
+  const core = {
+    fmtDec: fmtDec,
+    fmtPct: fmtPct,
+    fmtVec: fmtVec,
+    format: format,
+    fmtExact: fmtExact,
+    parseSpec: parseSpec,
+    decimalUnits: decimalUnits,
+    compute: compute,
+    workedExample: workedExample,
+    evaluate: evaluate,
+    namesOf: namesOf,
+    parseNumber: parseNumber,
   };
   if (typeof window === "undefined") {
     module.exports = core;
     return;
   }
-  if (window.attentionExplorer && window.attentionExplorer.loaded) {
+  if (window.attentionExplorer?.loaded) {
     window.attentionExplorer.initAll();
     return;
   }
@@ -647,14 +868,14 @@
    * ------------------------------------------------------------------------------------- */
 
   function h(tag, attrs, children) {
-    var node = document.createElement(tag);
+    const node = document.createElement(tag);
     setAttrs(node, attrs);
     append(node, children);
     return node;
   }
 
   function s(tag, attrs, children) {
-    var node = document.createElementNS(SVG_NS, tag);
+    const node = document.createElementNS(SVG_NS, tag);
     setAttrs(node, attrs);
     append(node, children);
     return node;
@@ -662,8 +883,8 @@
 
   function setAttrs(node, attrs) {
     if (!attrs) return;
-    Object.keys(attrs).forEach(function (key) {
-      var value = attrs[key];
+    Object.keys(attrs).forEach((key) => {
+      const value = attrs[key];
       if (value === null || value === undefined || value === false) return;
       if (key === "text") node.textContent = String(value);
       else node.setAttribute(key, value === true ? "" : String(value));
@@ -672,7 +893,7 @@
 
   function append(node, children) {
     if (children === undefined || children === null) return;
-    (Array.isArray(children) ? children : [children]).forEach(function (c) {
+    (Array.isArray(children) ? children : [children]).forEach((c) => {
       if (c === null || c === undefined || c === false) return;
       node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
     });
@@ -683,23 +904,27 @@
   }
 
   function sub(n) {
-    return String(n).split("").map(function (ch) { return SUBSCRIPT[+ch]; }).join("");
+    return String(n)
+      .split("")
+      .map((ch) => SUBSCRIPT[+ch])
+      .join("");
   }
 
   function shorten(text, n) {
-    return text.length > n ? text.slice(0, n - 1) + "\u2026" : text;
+    return text.length > n ? `${text.slice(0, n - 1)}\u2026` : text;
   }
 
   function quoted(token) {
-    return "\u201e" + token + "\u201d";
+    return `\u201e${token}\u201d`;
   }
 
   function clone(value) {
     return JSON.parse(JSON.stringify(value));
   }
 
-  function parseNumber(text) { // accepts a decimal comma too
-    var t = String(text).trim().replace(",", ".").replace(MINUS, "-");
+  function parseNumber(text) {
+    // accepts a decimal comma too
+    const t = String(text).trim().replace(",", ".").replace(MINUS, "-");
     if (!/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return NaN;
     return Number(t);
   }
@@ -710,9 +935,7 @@
   }
 
   function isIdentity(m) {
-    return m.every(function (row, i) {
-      return row.length === m.length && row.every(function (x, j) { return x === (i === j ? 1 : 0); });
-    });
+    return m.every((row, i) => row.length === m.length && row.every((x, j) => x === (i === j ? 1 : 0)));
   }
 
   /* ---------------------------------------------------------------------------------------
@@ -720,21 +943,21 @@
    * ------------------------------------------------------------------------------------- */
 
   // The address keeps the reader's state in this query parameter (the first explorer of a page).
-  var URL_PARAM = "eksplorator";
+  const URL_PARAM = "eksplorator";
 
   function Explorer(root, config, ownsUrl) {
     this.root = root;
     this.presets = config.presets;
     this.limits = config.limits;
     this.tasks = config.tasks || [];
-    this.id = "attn-x-" + (++uid);
+    this.id = `attn-x-${++uid}`;
     this.dragging = null;
     this.frozenRange = null;
-    this.fields = [];          // every typed field: see Explorer.prototype.field
-    this.taskIndex = null;     // the guided task being done, or null
-    this.done = {};            // task id -> true once the page has seen it done
+    this.fields = []; // every typed field: see Explorer.prototype.field
+    this.taskIndex = null; // the guided task being done, or null
+    this.done = {}; // task id -> true once the page has seen it done
     this.ownsUrl = ownsUrl;
-    this.urlReady = false;     // no address writes until the start state is settled
+    this.urlReady = false; // no address writes until the start state is settled
     this.build();
     if (!(ownsUrl && this.loadFromUrl())) this.loadPreset(0);
     this.urlReady = true;
@@ -743,16 +966,20 @@
   /** The state a preset starts from (a fresh copy). */
   function presetState(p) {
     return {
-      vocab: p.vocab.map(function (w) { return { token: w.token, vec: w.embedding.slice() }; }),
+      vocab: p.vocab.map((w) => ({ token: w.token, vec: w.embedding.slice() })),
       sentence: p.sentence.slice(),
-      wq: clone(p.w_q), wk: clone(p.w_k), wv: clone(p.w_v),
-      causal: !!p.causal, useScale: !!p.scale, temperature: p.temperature,
+      wq: clone(p.w_q),
+      wk: clone(p.w_k),
+      wv: clone(p.w_v),
+      causal: !!p.causal,
+      useScale: !!p.scale,
+      temperature: p.temperature,
       query: p.query,
     };
   }
 
   Explorer.prototype.loadPreset = function (index, keepTask) {
-    var p = this.presets[index];
+    const p = this.presets[index];
     this.presetIndex = index;
     this.st = presetState(p);
     if (!keepTask) this.setTask(null);
@@ -771,108 +998,172 @@
   };
 
   Explorer.prototype.build = function () {
-    var self = this;
-    var L = this.limits;
-    var id = this.id;
-    var ui = (this.ui = {});
+    const L = this.limits;
+    const id = this.id;
+    const ui = {};
+    this.ui = ui;
     clear(this.root);
 
     // Guided tasks: a short list among the controls; the chosen task's text and hint stand in a
     // card above the picture, so its goal stays in view while the reader works.
-    var tasks = null;
+    let tasks = null;
     ui.taskCard = h("div", { class: "attn-x__taskcard", hidden: true });
     // Announced when a task starts and when the page sees it done.
     // (for screen readers: the card shows the same to the eye).
     ui.taskStatus = h("p", { class: "attn-x__sr", role: "status", "aria-live": "polite" });
     if (this.tasks.length) {
       ui.taskList = h("ol", { class: "attn-x__tasks" });
-      this.tasks.forEach(function (task, t) {
-        var button = h("button", { type: "button", class: "attn-x__taskbtn", text: task.title,
-          "aria-label": task.title + " \u2014 zacznij zadanie " + (t + 1) });
-        button.addEventListener("click", function () { self.startTask(t); });
-        ui.taskList.appendChild(h("li", { "data-task": task.id }, [
-          button, h("span", { class: "attn-x__task-done" }),
-        ]));
+      this.tasks.forEach((task, t) => {
+        const button = h("button", {
+          type: "button",
+          class: "attn-x__taskbtn",
+          text: task.title,
+          "aria-label": `${task.title} \u2014 zacznij zadanie ${t + 1}`,
+        });
+        button.addEventListener("click", () => {
+          this.startTask(t);
+        });
+        ui.taskList.appendChild(
+          h("li", { "data-task": task.id }, [button, h("span", { class: "attn-x__task-done" })]),
+        );
       });
       tasks = h("fieldset", { class: "attn-x__group" }, [
         h("legend", { text: "Zadania" }),
-        h("p", { class: "attn-x__info", text: "Wybierz zadanie: eksplorator ustawi jego przykład, pokaże cel nad " +
-          "rysunkiem i sam zauważy, kiedy zadanie jest wykonane." }),
+        h("p", {
+          class: "attn-x__info",
+          text:
+            "Wybierz zadanie: eksplorator ustawi jego przykład, pokaże cel nad " +
+            "rysunkiem i sam zauważy, kiedy zadanie jest wykonane.",
+        }),
         ui.taskList,
       ]);
     }
 
     // Starting point.
-    ui.preset = h("select", { id: id + "-preset" });
-    this.presets.forEach(function (p, i) {
+    ui.preset = h("select", { id: `${id}-preset` });
+    this.presets.forEach((p, i) => {
       ui.preset.appendChild(h("option", { value: i, text: p.name }));
     });
-    ui.preset.addEventListener("change", function () { self.loadPreset(+ui.preset.value); });
-    ui.reset = h("button", { type: "button", class: "md-button attn-x__small", text: "Przywróć ustawienia przykładu" });
-    ui.reset.addEventListener("click", function () { self.loadPreset(self.presetIndex, true); });
-    ui.presetInfo = h("p", { class: "attn-x__info", id: id + "-preset-info" });
-    ui.preset.setAttribute("aria-describedby", id + "-preset-info");
-    var start = h("fieldset", { class: "attn-x__group" }, [
+    ui.preset.addEventListener("change", () => {
+      this.loadPreset(+ui.preset.value);
+    });
+    ui.reset = h("button", {
+      type: "button",
+      class: "md-button attn-x__small",
+      text: "Przywróć ustawienia przykładu",
+    });
+    ui.reset.addEventListener("click", () => {
+      this.loadPreset(this.presetIndex, true);
+    });
+    ui.presetInfo = h("p", { class: "attn-x__info", id: `${id}-preset-info` });
+    ui.preset.setAttribute("aria-describedby", `${id}-preset-info`);
+    const start = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Punkt wyjścia" }),
       h("div", { class: "attn-x__row attn-x__preset" }, [
-        h("label", { for: id + "-preset", text: "Przykład startowy" }), ui.preset, ui.reset,
+        h("label", { for: `${id}-preset`, text: "Przykład startowy" }),
+        ui.preset,
+        ui.reset,
       ]),
       ui.presetInfo,
     ]);
 
     // The computation.
-    ui.causal = h("input", { type: "checkbox", id: id + "-causal" });
-    ui.causal.addEventListener("change", function () { self.st.causal = ui.causal.checked; self.update(); });
-    ui.scale = h("input", { type: "checkbox", id: id + "-scale" });
-    ui.scale.addEventListener("change", function () { self.st.useScale = ui.scale.checked; self.update(); });
-    ui.scaleLabel = h("label", { for: id + "-scale" });
-    var T = L.temperature;
-    ui.tempRange = h("input", { type: "range", id: id + "-temp-range", min: T.min, max: T.max, step: T.step,
-      "aria-describedby": id + "-scale-info" });
-    ui.tempRange.addEventListener("input", function () {
-      self.st.temperature = Number(ui.tempRange.value);
-      self.update(ui.tempRange);
+    ui.causal = h("input", { type: "checkbox", id: `${id}-causal` });
+    ui.causal.addEventListener("change", () => {
+      this.st.causal = ui.causal.checked;
+      this.update();
+    });
+    ui.scale = h("input", { type: "checkbox", id: `${id}-scale` });
+    ui.scale.addEventListener("change", () => {
+      this.st.useScale = ui.scale.checked;
+      this.update();
+    });
+    ui.scaleLabel = h("label", { for: `${id}-scale` });
+    const T = L.temperature;
+    ui.tempRange = h("input", {
+      type: "range",
+      id: `${id}-temp-range`,
+      min: T.min,
+      max: T.max,
+      step: T.step,
+      "aria-describedby": `${id}-scale-info`,
+    });
+    ui.tempRange.addEventListener("input", () => {
+      this.st.temperature = Number(ui.tempRange.value);
+      this.update(ui.tempRange);
     });
     // Number fields are text fields (inputmode decimal): a number field would not take "0,5".
-    ui.tempNumber = h("input", { type: "text", id: id + "-temp", inputmode: "decimal", autocomplete: "off",
-      spellcheck: "false", class: "attn-x__num" });
-    ui.tempError = errorLine(id + "-temp-error");
-    this.numberField(ui.tempNumber, ui.tempError, T, "Temperatura T",
-      function () { return self.st.temperature; },
-      function (v) { self.st.temperature = v; }, id + "-scale-info");
-    ui.scaleInfo = h("p", { class: "attn-x__info", id: id + "-scale-info" });
-    ui.query = h("select", { id: id + "-query" });
-    ui.query.addEventListener("change", function () { self.st.query = +ui.query.value; self.update(); });
-    var maths = h("fieldset", { class: "attn-x__group" }, [
+    ui.tempNumber = h("input", {
+      type: "text",
+      id: `${id}-temp`,
+      inputmode: "decimal",
+      autocomplete: "off",
+      spellcheck: "false",
+      class: "attn-x__num",
+    });
+    ui.tempError = errorLine(`${id}-temp-error`);
+    this.numberField(
+      ui.tempNumber,
+      ui.tempError,
+      T,
+      "Temperatura T",
+      () => this.st.temperature,
+      (v) => {
+        this.st.temperature = v;
+      },
+      `${id}-scale-info`,
+    );
+    ui.scaleInfo = h("p", { class: "attn-x__info", id: `${id}-scale-info` });
+    ui.query = h("select", { id: `${id}-query` });
+    ui.query.addEventListener("change", () => {
+      this.st.query = +ui.query.value;
+      this.update();
+    });
+    const maths = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Obliczenie" }),
       h("div", { class: "attn-x__row" }, [
-        ui.causal, h("label", { for: id + "-causal", text: "Maska przyczynowa: token widzi tylko siebie i wcześniejsze pozycje" }),
+        ui.causal,
+        h("label", {
+          for: `${id}-causal`,
+          text: "Maska przyczynowa: token widzi tylko siebie i wcześniejsze pozycje",
+        }),
       ]),
       h("div", { class: "attn-x__row" }, [ui.scale, ui.scaleLabel]),
       h("div", { class: "attn-x__row" }, [
-        h("label", { for: id + "-temp-range", text: "Temperatura T (suwak)" }), ui.tempRange,
-        h("label", { for: id + "-temp", class: "attn-x__sr", text: "Temperatura T (liczba)" }), ui.tempNumber,
+        h("label", { for: `${id}-temp-range`, text: "Temperatura T (suwak)" }),
+        ui.tempRange,
+        h("label", { for: `${id}-temp`, class: "attn-x__sr", text: "Temperatura T (liczba)" }),
+        ui.tempNumber,
       ]),
       ui.tempError,
       ui.scaleInfo,
       h("div", { class: "attn-x__row" }, [
-        h("label", { for: id + "-query", text: "Zapytanie (token, który patrzy)" }), ui.query,
+        h("label", { for: `${id}-query`, text: "Zapytanie (token, który patrzy)" }),
+        ui.query,
       ]),
     ]);
 
     // The projection matrices W_Q, W_K, W_V (rebuilt when their shape changes).
     ui.matrices = h("div", { class: "attn-x__matrices" });
-    ui.identity = h("button", { type: "button", class: "md-button attn-x__small", text: "Ustaw wszystkie trzy na I" });
-    ui.identity.addEventListener("click", function () {
-      ["wq", "wk", "wv"].forEach(function (key) {
-        self.st[key] = self.st[key].map(function (row, i) { return row.map(function (_, j) { return i === j ? 1 : 0; }); });
-      });
-      self.update();
+    ui.identity = h("button", {
+      type: "button",
+      class: "md-button attn-x__small",
+      text: "Ustaw wszystkie trzy na I",
     });
-    var projections = h("fieldset", { class: "attn-x__group" }, [
+    ui.identity.addEventListener("click", () => {
+      ["wq", "wk", "wv"].forEach((key) => {
+        this.st[key] = this.st[key].map((row, i) => row.map((_, j) => (i === j ? 1 : 0)));
+      });
+      this.update();
+    });
+    const projections = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Macierze W_Q, W_K, W_V" }),
-      h("p", { class: "attn-x__info", text: "Zapytanie q = x·W_Q, klucz k = x·W_K, wartość v = x·W_V: wiersz x (embedding tokenu) " +
-        "razy macierz. Gdy W_Q ≠ W_K, token szuka (q) innych cech, niż sam pokazuje innym (k)." }),
+      h("p", {
+        class: "attn-x__info",
+        text:
+          "Zapytanie q = x·W_Q, klucz k = x·W_K, wartość v = x·W_V: wiersz x (embedding tokenu) " +
+          "razy macierz. Gdy W_Q ≠ W_K, token szuka (q) innych cech, niż sam pokazuje innym (k).",
+      }),
       ui.matrices,
       ui.identity,
     ]);
@@ -880,14 +1171,14 @@
     // The sentence.
     ui.sentenceList = h("ol", { class: "attn-x__sentence", start: 0 });
     ui.addPosition = h("button", { type: "button", class: "md-button attn-x__small", text: "Dodaj pozycję" });
-    ui.addPosition.addEventListener("click", function () {
-      if (self.st.sentence.length >= L.max_tokens) return;
-      self.st.sentence.push(self.st.sentence[self.st.sentence.length - 1]);
-      self.update();
-      var selects = ui.sentenceList.querySelectorAll("select");
+    ui.addPosition.addEventListener("click", () => {
+      if (this.st.sentence.length >= L.max_tokens) return;
+      this.st.sentence.push(this.st.sentence[this.st.sentence.length - 1]);
+      this.update();
+      const selects = ui.sentenceList.querySelectorAll("select");
       selects[selects.length - 1].focus();
     });
-    var sentence = h("fieldset", { class: "attn-x__group" }, [
+    const sentence = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Zdanie (tokeny ze słownika)" }),
       ui.sentenceList,
       ui.addPosition,
@@ -895,31 +1186,56 @@
 
     // The vocabulary and its embeddings: one <tbody> per word (its fields and their error line).
     ui.vocabTable = h("table", { class: "attn-x__vocab" }, [
-      h("thead", null, h("tr", null, [
-        h("th", { scope: "col", text: "token" }),
-        h("th", { scope: "col", text: "wymiar 0" }),
-        h("th", { scope: "col", text: "wymiar 1" }),
-      ])),
+      h(
+        "thead",
+        null,
+        h("tr", null, [
+          h("th", { scope: "col", text: "token" }),
+          h("th", { scope: "col", text: "wymiar 0" }),
+          h("th", { scope: "col", text: "wymiar 1" }),
+        ]),
+      ),
     ]);
-    ui.newWord = h("input", { type: "text", id: id + "-new-word", maxlength: L.max_token_chars,
-      autocomplete: "off", spellcheck: "false", "aria-describedby": id + "-new-word-error" });
-    ui.newWordError = errorLine(id + "-new-word-error");
-    ui.addWord = h("button", { type: "button", class: "md-button attn-x__small", text: "Dodaj słowo do słownika i zdania" });
-    ui.addWord.addEventListener("click", function () { self.addWord(); });
-    ui.newWord.addEventListener("keydown", function (ev) {
-      if (ev.key === "Enter") { ev.preventDefault(); self.addWord(); }
+    ui.newWord = h("input", {
+      type: "text",
+      id: `${id}-new-word`,
+      maxlength: L.max_token_chars,
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-describedby": `${id}-new-word-error`,
     });
-    ui.newWord.addEventListener("input", function () {
-      if (ui.newWord.getAttribute("aria-invalid") === "true") self.addWordProblem(true);
+    ui.newWordError = errorLine(`${id}-new-word-error`);
+    ui.addWord = h("button", {
+      type: "button",
+      class: "md-button attn-x__small",
+      text: "Dodaj słowo do słownika i zdania",
     });
-    var vocab = h("fieldset", { class: "attn-x__group" }, [
+    ui.addWord.addEventListener("click", () => {
+      this.addWord();
+    });
+    ui.newWord.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") {
+        ev.preventDefault();
+        this.addWord();
+      }
+    });
+    ui.newWord.addEventListener("input", () => {
+      if (ui.newWord.getAttribute("aria-invalid") === "true") this.addWordProblem(true);
+    });
+    const vocab = h("fieldset", { class: "attn-x__group" }, [
       h("legend", { text: "Słownik i embeddingi 2-D" }),
-      h("p", { class: "attn-x__info", text: "Zmień współrzędne, wpisując liczby od " + fmtDec(L.coord.min, 0) + " do " +
-        fmtDec(L.coord.max, 0) + " albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; " +
-        "z klawiszem Shift — dalej). Nazwy tokenów muszą być różne." }),
+      h("p", {
+        class: "attn-x__info",
+        text:
+          `Zmień współrzędne, wpisując liczby od ${fmtDec(L.coord.min, 0)} do ${fmtDec(L.coord.max, 0)} ` +
+          "albo przeciągając punkty na płaszczyźnie (zaznaczony punkt przesuwają też strzałki; " +
+          "z klawiszem Shift — dalej). Nazwy tokenów muszą być różne.",
+      }),
       h("div", { class: "attn-x__scroll" }, ui.vocabTable),
       h("div", { class: "attn-x__row" }, [
-        h("label", { for: id + "-new-word", text: "Nowe słowo" }), ui.newWord, ui.addWord,
+        h("label", { for: `${id}-new-word`, text: "Nowe słowo" }),
+        ui.newWord,
+        ui.addWord,
       ]),
       ui.newWordError,
     ]);
@@ -927,15 +1243,22 @@
     ui.message = h("p", { class: "attn-x__message", role: "status", "aria-live": "polite" });
 
     // The views.
-    ui.plane = s("svg", { class: "attn-x__plane", role: "group", "aria-labelledby": id + "-plane-cap" });
-    ui.plane.addEventListener("pointermove", function (ev) { self.drag(ev); });
-    ui.plane.addEventListener("pointerup", function (ev) { self.endDrag(ev); });
-    ui.plane.addEventListener("pointercancel", function (ev) { self.endDrag(ev); });
-    if (typeof ResizeObserver !== "undefined") { // keep the touch targets large when the plane resizes
-      new ResizeObserver(function (entries) {
-        self.planeWidth = entries[entries.length - 1].contentRect.width;
-        var r = self.hitRadius(PLANE_SIZE);
-        Array.prototype.forEach.call(ui.plane.querySelectorAll(".attn-x__hit"), function (c) {
+    ui.plane = s("svg", { class: "attn-x__plane", role: "group", "aria-labelledby": `${id}-plane-cap` });
+    ui.plane.addEventListener("pointermove", (ev) => {
+      this.drag(ev);
+    });
+    ui.plane.addEventListener("pointerup", (ev) => {
+      this.endDrag(ev);
+    });
+    ui.plane.addEventListener("pointercancel", (ev) => {
+      this.endDrag(ev);
+    });
+    if (typeof ResizeObserver !== "undefined") {
+      // keep the touch targets large when the plane resizes
+      new ResizeObserver((entries) => {
+        this.planeWidth = entries[entries.length - 1].contentRect.width;
+        const r = this.hitRadius(PLANE_SIZE);
+        Array.prototype.forEach.call(ui.plane.querySelectorAll(".attn-x__hit"), (c) => {
           c.setAttribute("r", r);
         });
       }).observe(ui.plane);
@@ -945,7 +1268,7 @@
     // The result in words, announced after each change (the pictures say the same visually).
     ui.summary = h("p", { class: "attn-x__summary", role: "status", "aria-live": "polite" });
     ui.numbers = h("div", { class: "attn-x__numbers" });
-    var stage = h("div", { class: "attn-x__stage" }, [
+    const stage = h("div", { class: "attn-x__stage" }, [
       ui.taskCard,
       ui.taskStatus,
       ui.message,
@@ -953,35 +1276,58 @@
       h("div", { class: "attn-x__views" }, [
         h("figure", { class: "attn-x__figure" }, [
           ui.plane,
-          h("figcaption", { id: id + "-plane-cap", text: "Płaszczyzna embeddingów: kółka to wejścia (tokeny) z wagą, " +
-            "jaką daje im wybrane zapytanie; romby to wyjścia uwagi, każdy połączony przerywaną linią ze swoim wejściem; " +
-            "wypełniony i podpisany romb to wyjście wybranego zapytania. Ciągłe linie prowadzą od zapytania do kluczy, " +
-            "które widzi: im grubsza, tym większa waga." }),
+          h("figcaption", {
+            id: `${id}-plane-cap`,
+            text:
+              "Płaszczyzna embeddingów: kółka to wejścia (tokeny) z wagą, jaką daje im wybrane " +
+              "zapytanie; romby to wyjścia uwagi, każdy połączony przerywaną linią ze swoim wejściem; " +
+              "wypełniony i podpisany romb to wyjście wybranego zapytania. Ciągłe linie prowadzą od " +
+              "zapytania do kluczy, które widzi: im grubsza, tym większa waga.",
+          }),
         ]),
         h("figure", { class: "attn-x__figure" }, [
           ui.heat,
-          h("figcaption", { text: "Wagi uwagi: wiersze to zapytania (kto patrzy), kolumny to klucze (na kogo patrzy); " +
-            "pola zakreskowane są zablokowane przez maskę. Kliknięcie wiersza wybiera zapytanie." }),
+          h("figcaption", {
+            text:
+              "Wagi uwagi: wiersze to zapytania (kto patrzy), kolumny to klucze (na kogo patrzy); " +
+              "pola zakreskowane są zablokowane przez maskę. Kliknięcie wiersza wybiera zapytanie.",
+          }),
         ]),
         h("figure", { class: "attn-x__figure attn-x__barfig" }, [
           ui.bars,
-          h("figcaption", { text: "Wagi wybranego zapytania: jak rozkłada ono uwagę na klucze (suma wynosi 1)." }),
+          h("figcaption", {
+            text: "Wagi wybranego zapytania: jak rozkłada ono uwagę na klucze (suma wynosi 1).",
+          }),
         ]),
       ]),
     ]);
 
     // The numbers close the controls' column: on a wide screen the picture stays in view beside
     // them too, down to the last field of the vocabulary.
-    var numbers = h("details", { class: "attn-x__details", open: true }, [
-      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }), ui.numbers,
+    const numbers = h("details", { class: "attn-x__details", open: true }, [
+      h("summary", { text: "Liczby: Q, K, V, oceny, wagi i wyjścia" }),
+      ui.numbers,
     ]);
-    var controls = h("div", { class: "attn-x__controls" }, [tasks, start, maths, projections, sentence, vocab, numbers]);
+    const controls = h("div", { class: "attn-x__controls" }, [
+      tasks,
+      start,
+      maths,
+      projections,
+      sentence,
+      vocab,
+      numbers,
+    ]);
     // Picture first: beside the controls on a wide screen, above them on a phone (explorer.css).
     this.root.appendChild(h("div", { class: "attn-x__layout" }, [stage, controls]));
   };
 
   function errorLine(id) {
-    return h("p", { class: "attn-x__message attn-x__field-error", id: id, role: "status", "aria-live": "polite" });
+    return h("p", {
+      class: "attn-x__message attn-x__field-error",
+      id: id,
+      role: "status",
+      "aria-live": "polite",
+    });
   }
 
   /* ------------------------------- typed fields ------------------------------- */
@@ -992,23 +1338,22 @@
    * field, named by aria-describedby) until the reader corrects it, the same value is set some
    * other way (a drag, a preset), or a preset is loaded: never silently put back. */
   Explorer.prototype.field = function (input, error, parse, get, set, show, describedBy) {
-    var self = this;
-    var f = { input: input, error: error, get: get, show: show, message: "", shown: null };
-    input.setAttribute("aria-describedby", error.id + (describedBy ? " " + describedBy : ""));
-    input.addEventListener("input", function () {
-      var r = parse(input.value);
+    const f = { input: input, error: error, get: get, show: show, message: "", shown: null };
+    input.setAttribute("aria-describedby", error.id + (describedBy ? ` ${describedBy}` : ""));
+    input.addEventListener("input", () => {
+      const r = parse(input.value);
       if (r.error) {
         f.message = r.error;
         f.shown = get();
         input.setAttribute("aria-invalid", "true");
-        self.showErrors(error);
+        this.showErrors(error);
         return;
       }
       f.message = "";
       input.removeAttribute("aria-invalid");
-      self.showErrors(error);
+      this.showErrors(error);
       set(r.value);
-      self.update(input);
+      this.update(input);
       f.shown = get();
     });
     this.fields.push(f);
@@ -1017,20 +1362,23 @@
 
   /** The reasons of every bad field that writes into `error`, one per line. */
   Explorer.prototype.showErrors = function (error) {
-    var lines = this.fields.filter(function (f) { return f.error === error && f.message; })
-      .map(function (f) { return f.message; });
+    const lines = this.fields.filter((f) => f.error === error && f.message).map((f) => f.message);
     error.textContent = lines.join(" ");
   };
 
   /** A number field between range.min and range.max; `what` names it in the message. */
   Explorer.prototype.numberField = function (input, error, range, what, get, set, describedBy) {
-    var lo = fmtDec(range.min, 1).replace(/,0$/, ""), hi = fmtDec(range.max, 1).replace(/,0$/, "");
+    const lo = fmtDec(range.min, 1).replace(/,0$/, "");
+    const hi = fmtDec(range.max, 1).replace(/,0$/, "");
     function parse(text) {
-      var v = parseNumber(text);
+      const v = parseNumber(text);
       if (v >= range.min && v <= range.max) return { value: v };
-      var said = String(text).trim() === "" ? "puste pole" : quoted(String(text).trim());
-      return { error: what + ": " + said + " — wpisz liczbę od " + lo + " do " + hi +
-        " (przecinek albo kropka). Obliczenie używa nadal " + fieldText(get()) + "." };
+      const said = String(text).trim() === "" ? "puste pole" : quoted(String(text).trim());
+      return {
+        error:
+          `${what}: ${said} — wpisz liczbę od ${lo} do ${hi} (przecinek albo kropka). ` +
+          `Obliczenie używa nadal ${fieldText(get())}.`,
+      };
     }
     return this.field(input, error, parse, get, set, fieldText, describedBy);
   };
@@ -1038,12 +1386,11 @@
   /** Put the state into every field, except the one being typed in and a bad entry whose value
    * the state still has (`force`: every field, clearing their messages). */
   Explorer.prototype.syncFields = function (source, force) {
-    var self = this;
-    var touched = [];
-    this.fields = this.fields.filter(function (f) { return f.input.isConnected || !self.root.isConnected; });
-    this.fields.forEach(function (f) {
+    const touched = [];
+    this.fields = this.fields.filter((f) => f.input.isConnected || !this.root.isConnected);
+    this.fields.forEach((f) => {
       if (f.input === source) return;
-      var v = f.get();
+      const v = f.get();
       if (!force && f.message && v === f.shown) return; // the reader's bad entry stays, with its reason
       if (f.message && touched.indexOf(f.error) < 0) touched.push(f.error);
       f.message = "";
@@ -1051,7 +1398,9 @@
       f.shown = v;
       if (f.input.value !== f.show(v)) f.input.value = f.show(v);
     });
-    touched.forEach(function (e) { self.showErrors(e); });
+    touched.forEach((e) => {
+      this.showErrors(e);
+    });
   };
 
   /* ------------------------------- words and tasks ------------------------------- */
@@ -1059,16 +1408,19 @@
   /** Why `name` cannot name word `k` (k = -1: a new word), or "" if it can. */
   Explorer.prototype.nameProblem = function (name, k) {
     if (!name.trim()) return "Nazwa tokenu nie może być pusta.";
-    var other = -1;
-    this.st.vocab.forEach(function (w, j) { if (j !== k && w.token === name) other = j; });
-    if (other >= 0) return quoted(name) + " jest już w słowniku; nazwy tokenów muszą być różne.";
+    let other = -1;
+    this.st.vocab.forEach((w, j) => {
+      if (j !== k && w.token === name) other = j;
+    });
+    if (other >= 0) return `${quoted(name)} jest już w słowniku; nazwy tokenów muszą być różne.`;
     return "";
   };
 
   Explorer.prototype.addWordProblem = function (quiet) {
-    var L = this.limits;
-    var problem = this.nameProblem(this.ui.newWord.value, -1);
-    if (!problem && this.st.vocab.length >= L.max_vocab) problem = "Słownik ma już " + L.max_vocab + " słów, więcej się nie zmieści.";
+    const L = this.limits;
+    let problem = this.nameProblem(this.ui.newWord.value, -1);
+    if (!problem && this.st.vocab.length >= L.max_vocab)
+      problem = `Słownik ma już ${L.max_vocab} słów, więcej się nie zmieści.`;
     if (problem && quiet && !this.ui.newWord.value.trim()) problem = "";
     this.ui.newWordError.textContent = problem;
     if (problem) this.ui.newWord.setAttribute("aria-invalid", "true");
@@ -1077,120 +1429,147 @@
   };
 
   Explorer.prototype.addWord = function () {
-    var L = this.limits;
+    const L = this.limits;
     if (this.addWordProblem(false)) return;
-    var token = this.ui.newWord.value;
+    const token = this.ui.newWord.value;
     this.st.vocab.push({ token: token, vec: L.new_word_embedding.slice() });
-    var note = "Dodano " + quoted(token) + " do słownika";
+    let note = `Dodano ${quoted(token)} do słownika`;
     if (this.st.sentence.length < L.max_tokens) {
       this.st.sentence.push(this.st.vocab.length - 1);
       note += " i na koniec zdania";
     }
     this.ui.newWord.value = "";
-    this.say(note + ".");
+    this.say(`${note}.`);
     this.update();
   };
 
   /** Make task `t` (or none, null) the chosen one: its card above the picture, its list item marked. */
   Explorer.prototype.setTask = function (t) {
-    var self = this;
-    var ui = this.ui;
+    const ui = this.ui;
     this.taskIndex = t;
     if (!ui.taskList) return;
-    Array.prototype.forEach.call(ui.taskList.children, function (li, j) {
+    Array.prototype.forEach.call(ui.taskList.children, (li, j) => {
       li.classList.toggle("attn-x__task-active", j === t);
     });
     clear(ui.taskCard);
     ui.taskCard.classList.remove("attn-x__task-solved");
     ui.taskCard.hidden = t === null;
     if (t === null) return;
-    var task = this.tasks[t];
-    var stop = h("button", { type: "button", class: "attn-x__remove attn-x__stop", text: "\u00d7",
-      "aria-label": "Zakończ zadanie", title: "Zakończ zadanie" });
-    stop.addEventListener("click", function () {
-      var button = ui.taskList.children[t].querySelector("button");
-      self.setTask(null);
-      self.writeUrl();
+    const task = this.tasks[t];
+    const stop = h("button", {
+      type: "button",
+      class: "attn-x__remove attn-x__stop",
+      text: "\u00d7",
+      "aria-label": "Zakończ zadanie",
+      title: "Zakończ zadanie",
+    });
+    stop.addEventListener("click", () => {
+      const button = ui.taskList.children[t].querySelector("button");
+      this.setTask(null);
+      this.writeUrl();
       button.focus();
     });
-    ui.taskCard.appendChild(h("div", { class: "attn-x__taskhead" }, [
-      h("p", { class: "attn-x__task-text" }, [
-        h("strong", { text: "Zadanie " + (t + 1) + ": " + task.title + "." }), " " + task.text,
+    ui.taskCard.appendChild(
+      h("div", { class: "attn-x__taskhead" }, [
+        h("p", { class: "attn-x__task-text" }, [
+          h("strong", { text: `Zadanie ${t + 1}: ${task.title}.` }),
+          ` ${task.text}`,
+        ]),
+        stop,
       ]),
-      stop,
-    ]));
-    ui.taskCard.appendChild(h("details", { class: "attn-x__hint" }, [
-      h("summary", { text: "Podpowiedź" }), h("p", { text: task.hint }),
-    ]));
+    );
+    ui.taskCard.appendChild(
+      h("details", { class: "attn-x__hint" }, [
+        h("summary", { text: "Podpowiedź" }),
+        h("p", { text: task.hint }),
+      ]),
+    );
   };
 
   Explorer.prototype.startTask = function (t) {
-    var task = this.tasks[t];
-    var index = this.presets.map(function (p) { return p.id; }).indexOf(task.preset);
+    const task = this.tasks[t];
+    const index = this.presets.map((p) => p.id).indexOf(task.preset);
     this.setTask(t);
     this.done[task.id] = false; // done again, said again
     this.ui.taskStatus.textContent = "";
     this.loadPreset(index, true);
     this.st.query = task.check.query; // the row the task is about, in the picture
     this.update();
-    this.ui.taskStatus.textContent = "Zadanie " + (t + 1) + ": " + task.title + ". " + task.text;
+    this.ui.taskStatus.textContent = `Zadanie ${t + 1}: ${task.title}. ${task.text}`;
   };
 
   /** Does the state do what task `t` asks (figures_src/explorer.py task_holds, the same checks)? */
   Explorer.prototype.taskHolds = function (t) {
-    var task = this.tasks[t];
-    var p = this.presets[this.presetIndex];
+    const task = this.tasks[t];
+    const p = this.presets[this.presetIndex];
     if (p.id !== task.preset) return false;
-    var st = this.st, r = this.result;
-    var x0 = p.sentence.map(function (i) { return p.vocab[i].embedding; });
-    var same = function (a, b) { return JSON.stringify(a) === JSON.stringify(b); };
-    var kept = task.fixed.every(function (part) {
+    const st = this.st;
+    const r = this.result;
+    const x0 = p.sentence.map((i) => p.vocab[i].embedding);
+    const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+    const kept = task.fixed.every((part) => {
       if (part === "x") return same(r.x, x0);
       if (part === "causal") return st.causal === !!p.causal;
       return same(st[{ w_q: "wq", w_k: "wk", w_v: "wv" }[part]], p[part]);
     });
-    var c = task.check;
+    const c = task.check;
     if (!kept || c.query >= r.weights.length) return false;
-    var row = r.weights[c.query];
+    const row = r.weights[c.query];
     switch (c.kind) {
-      case "weight_at_least": return row[c.key] >= c.value;
-      case "argmax": return row.every(function (w, j) { return j === c.key || row[c.key] > w; });
-      case "more_than": return row[c.key] > row[c.other];
+      case "weight_at_least":
+        return row[c.key] >= c.value;
+      case "argmax":
+        return row.every((w, j) => j === c.key || row[c.key] > w);
+      case "more_than":
+        return row[c.key] > row[c.other];
       case "spread_below": {
-        var seen = row.filter(function (_, j) { return !r.blocked[c.query][j]; });
+        const seen = row.filter((_, j) => !r.blocked[c.query][j]);
         return Math.max.apply(null, seen) - Math.min.apply(null, seen) < c.value;
       }
-      case "output_below": return r.output[c.query][c.dim] < c.value;
-      case "output_moved": return r.output[c.query].some(function (y, d) { return Math.abs(y - r.x[c.query][d]) > c.value; });
-      default: throw new Error("nieznany rodzaj zadania: " + c.kind);
+      case "output_below":
+        return r.output[c.query][c.dim] < c.value;
+      case "output_moved":
+        return r.output[c.query].some((y, d) => Math.abs(y - r.x[c.query][d]) > c.value);
+      default:
+        throw new Error(`nieznany rodzaj zadania: ${c.kind}`);
     }
   };
 
   Explorer.prototype.checkTask = function () {
-    var t = this.taskIndex;
+    const t = this.taskIndex;
     if (t === null || !this.ui.taskList) return;
-    var task = this.tasks[t];
+    const task = this.tasks[t];
     if (this.done[task.id] || !this.taskHolds(t)) return;
     this.done[task.id] = true;
-    var li = this.ui.taskList.children[t];
+    const li = this.ui.taskList.children[t];
     li.classList.add("attn-x__task-solved");
     li.setAttribute("data-done", "true");
     li.querySelector(".attn-x__task-done").textContent = "wykonane \u2713";
     this.ui.taskCard.classList.add("attn-x__task-solved");
-    this.ui.taskCard.appendChild(h("p", { class: "attn-x__task-done", text: "Wykonane \u2713 Możesz zmieniać dalej " +
-      "albo wybrać następne zadanie." }));
-    this.ui.taskStatus.textContent = "Brawo! Zadanie " + (t + 1) + " („" + task.title + "”) wykonane.";
+    this.ui.taskCard.appendChild(
+      h("p", {
+        class: "attn-x__task-done",
+        text: "Wykonane \u2713 Możesz zmieniać dalej albo wybrać następne zadanie.",
+      }),
+    );
+    this.ui.taskStatus.textContent = `Brawo! Zadanie ${t + 1} („${task.title}”) wykonane.`;
   };
 
   /* ------------------------------- the address ------------------------------- */
 
   /** The state as the address keeps it (short keys; numbers as JSON numbers); `taskId` or null. */
   function encodeState(presetId, st, taskId) {
-    var out = {
+    const out = {
       p: presetId,
-      v: st.vocab.map(function (w) { return [w.token, w.vec[0], w.vec[1]]; }),
-      s: st.sentence, wq: st.wq, wk: st.wk, wv: st.wv,
-      m: st.causal ? 1 : 0, sk: st.useScale ? 1 : 0, t: st.temperature, q: st.query,
+      v: st.vocab.map((w) => [w.token, w.vec[0], w.vec[1]]),
+      s: st.sentence,
+      wq: st.wq,
+      wk: st.wk,
+      wv: st.wv,
+      m: st.causal ? 1 : 0,
+      sk: st.useScale ? 1 : 0,
+      t: st.temperature,
+      q: st.query,
     };
     if (taskId !== null) out.z = taskId;
     return out;
@@ -1199,49 +1578,67 @@
   /** The state in a decoded address, checked against the page's limits; throws an Error whose
    * message says, in Polish, what is wrong. */
   Explorer.prototype.decode = function (o) {
-    var L = this.limits;
-    var tasks = this.tasks;
-    function need(ok, what) { if (!ok) throw new Error(what); }
+    const L = this.limits;
+    const tasks = this.tasks;
+    function need(ok, what) {
+      if (!ok) throw new Error(what);
+    }
     function num(x, range, what) {
-      need(typeof x === "number" && x >= range.min && x <= range.max,
-        what + " musi być liczbą od " + fmtDec(range.min, 1) + " do " + fmtDec(range.max, 1));
+      need(
+        typeof x === "number" && x >= range.min && x <= range.max,
+        `${what} musi być liczbą od ${fmtDec(range.min, 1)} do ${fmtDec(range.max, 1)}`,
+      );
       return x;
     }
     need(o && typeof o === "object" && !Array.isArray(o), "to nie jest opis stanu");
-    var index = this.presets.map(function (p) { return p.id; }).indexOf(o.p);
+    const index = this.presets.map((p) => p.id).indexOf(o.p);
     need(index >= 0, "nieznany przykład startowy");
-    need(Array.isArray(o.v) && o.v.length >= 1 && o.v.length <= L.max_vocab,
-      "słownik musi mieć od 1 do " + L.max_vocab + " słów");
-    var names = [];
-    var vocab = o.v.map(function (w) {
+    need(
+      Array.isArray(o.v) && o.v.length >= 1 && o.v.length <= L.max_vocab,
+      `słownik musi mieć od 1 do ${L.max_vocab} słów`,
+    );
+    const names = [];
+    const vocab = o.v.map((w) => {
       need(Array.isArray(w) && w.length === 3 && typeof w[0] === "string", "słowo słownika ma zły zapis");
       need(w[0].trim() !== "" && w[0].length <= L.max_token_chars, "nazwa tokenu jest pusta albo za długa");
-      need(names.indexOf(w[0]) < 0, "nazwa " + quoted(w[0]) + " występuje dwa razy");
+      need(names.indexOf(w[0]) < 0, `nazwa ${quoted(w[0])} występuje dwa razy`);
       names.push(w[0]);
       return { token: w[0], vec: [num(w[1], L.coord, "współrzędna"), num(w[2], L.coord, "współrzędna")] };
     });
-    need(Array.isArray(o.s) && o.s.length >= 1 && o.s.length <= L.max_tokens,
-      "zdanie musi mieć od 1 do " + L.max_tokens + " pozycji");
-    o.s.forEach(function (i) { need(Number.isInteger(i) && i >= 0 && i < vocab.length, "zdanie wskazuje słowo spoza słownika"); });
-    var d = 2;
-    var matrix = function (m, what) {
-      need(Array.isArray(m) && m.length === d && m.every(function (row) {
-        return Array.isArray(row) && row.length === d;
-      }), what + " musi mieć " + d + " wiersze po " + d + " liczby");
-      return m.map(function (row) { return row.map(function (x) { return num(x, L.weight, "wyraz " + what); }); });
+    need(
+      Array.isArray(o.s) && o.s.length >= 1 && o.s.length <= L.max_tokens,
+      `zdanie musi mieć od 1 do ${L.max_tokens} pozycji`,
+    );
+    o.s.forEach((i) => {
+      need(Number.isInteger(i) && i >= 0 && i < vocab.length, "zdanie wskazuje słowo spoza słownika");
+    });
+    const d = 2;
+    const matrix = (m, what) => {
+      need(
+        Array.isArray(m) && m.length === d && m.every((row) => Array.isArray(row) && row.length === d),
+        `${what} musi mieć ${d} wiersze po ${d} liczby`,
+      );
+      return m.map((row) => row.map((x) => num(x, L.weight, `wyraz ${what}`)));
     };
-    var st = {
-      vocab: vocab, sentence: o.s.slice(),
-      wq: matrix(o.wq, "W_Q"), wk: matrix(o.wk, "W_K"), wv: matrix(o.wv, "W_V"),
-      causal: o.m === 1, useScale: o.sk === 1,
+    const st = {
+      vocab: vocab,
+      sentence: o.s.slice(),
+      wq: matrix(o.wq, "W_Q"),
+      wk: matrix(o.wk, "W_K"),
+      wv: matrix(o.wv, "W_V"),
+      causal: o.m === 1,
+      useScale: o.sk === 1,
       temperature: num(o.t, L.temperature, "temperatura"),
       query: o.q,
     };
     need((o.m === 0 || o.m === 1) && (o.sk === 0 || o.sk === 1), "maska i skalowanie to 0 albo 1");
-    need(Number.isInteger(o.q) && o.q >= 0 && o.q < st.sentence.length, "zapytanie wskazuje pozycję spoza zdania");
-    var task = null;
+    need(
+      Number.isInteger(o.q) && o.q >= 0 && o.q < st.sentence.length,
+      "zapytanie wskazuje pozycję spoza zdania",
+    );
+    let task = null;
     if (o.z !== undefined) {
-      task = tasks.map(function (t) { return t.id; }).indexOf(o.z);
+      task = tasks.map((t) => t.id).indexOf(o.z);
       need(task >= 0 && tasks[task].preset === o.p, "nieznane zadanie");
     }
     return { index: index, st: st, task: task };
@@ -1250,16 +1647,19 @@
   /** Start from the state in the address, if there is one; false when there is none. A state
    * that cannot be read is said so on the page (the example's start is shown instead). */
   Explorer.prototype.loadFromUrl = function () {
-    var text = new URLSearchParams(window.location.search).get(URL_PARAM);
+    const text = new URLSearchParams(window.location.search).get(URL_PARAM);
     if (text === null) return false;
-    var got;
+    let got;
     try {
       got = this.decode(JSON.parse(text));
     } catch (err) {
       this.loadPreset(0);
-      this.say("Adres strony zawiera stan eksploratora, którego nie da się odczytać (" +
-        (err instanceof SyntaxError ? "to nie jest poprawny zapis" : err.message) +
-        "). Pokazuję przykład startowy; zmiana dowolnego ustawienia zapisze w adresie nowy stan.", true);
+      const why = err instanceof SyntaxError ? "to nie jest poprawny zapis" : err.message;
+      this.say(
+        `Adres strony zawiera stan eksploratora, którego nie da się odczytać (${why}). ` +
+          "Pokazuję przykład startowy; zmiana dowolnego ustawienia zapisze w adresie nowy stan.",
+        true,
+      );
       return true;
     }
     this.presetIndex = got.index;
@@ -1267,7 +1667,9 @@
     this.ui.preset.value = String(got.index);
     this.ui.presetInfo.textContent = this.presets[got.index].description;
     this.setTask(got.task);
-    this.say("Stan eksploratora odczytany z adresu strony. „Przywróć ustawienia przykładu” wraca do początku.");
+    this.say(
+      "Stan eksploratora odczytany z adresu strony. „Przywróć ustawienia przykładu” wraca do początku.",
+    );
     this.update(null, true);
     return true;
   };
@@ -1275,11 +1677,11 @@
   /** Keep the state in the address (replaceState: no new history entry per change); the
    * parameter goes away while the state is a preset's start with no task chosen. */
   Explorer.prototype.writeUrl = function () {
-    if (!this.ownsUrl || !this.urlReady || !window.history || !window.history.replaceState) return;
-    var p = this.presets[this.presetIndex];
-    var task = this.taskIndex === null ? null : this.tasks[this.taskIndex].id;
-    var mine = JSON.stringify(encodeState(p.id, this.st, task));
-    var url = new URL(window.location.href);
+    if (!this.ownsUrl || !this.urlReady || !window.history?.replaceState) return;
+    const p = this.presets[this.presetIndex];
+    const task = this.taskIndex === null ? null : this.tasks[this.taskIndex].id;
+    const mine = JSON.stringify(encodeState(p.id, this.st, task));
+    const url = new URL(window.location.href);
     if (mine === JSON.stringify(encodeState(p.id, presetState(p), null))) url.searchParams.delete(URL_PARAM);
     else url.searchParams.set(URL_PARAM, mine);
     if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
@@ -1290,7 +1692,7 @@
   /** Re-synchronise controls with the state (keeping the elements, so focus stays) and redraw;
    * `force`: every field shows the state (a preset was loaded). */
   Explorer.prototype.update = function (source, force) {
-    var st = this.st;
+    const st = this.st;
     st.query = Math.max(0, Math.min(st.query, st.sentence.length - 1));
     this.result = compute(st);
     this.syncControls(source, force);
@@ -1304,31 +1706,35 @@
   };
 
   Explorer.prototype.syncControls = function (source, force) {
-    var st = this.st;
-    var ui = this.ui;
-    var L = this.limits;
-    var r = this.result;
+    const st = this.st;
+    const ui = this.ui;
+    const L = this.limits;
+    const r = this.result;
     ui.causal.checked = st.causal;
     ui.scale.checked = st.useScale;
-    ui.scaleLabel.textContent = "Dziel oceny przez \u221ad\u2096 (d\u2096 = " + r.dK + ")";
+    ui.scaleLabel.textContent = `Dziel oceny przez \u221ad\u2096 (d\u2096 = ${r.dK})`;
     if (source !== ui.tempRange) ui.tempRange.value = String(st.temperature);
-    ui.scaleInfo.textContent = "Oceny QK\u1d40 mnożymy przez " +
-      (st.useScale ? "1/\u221a" + r.dK : "1") + " \u00b7 1/T = " + fmtDec(r.scale, 3) + ". " +
-      (isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
+    const factor = st.useScale ? `1/\u221a${r.dK}` : "1";
+    const projections =
+      isIdentity(st.wq) && isIdentity(st.wk) && isIdentity(st.wv)
         ? "Macierze W_Q, W_K i W_V są jednostkowe, więc Q = K = V = X."
-        : "Q, K i V to X pomnożone przez macierze W_Q, W_K i W_V.");
+        : "Q, K i V to X pomnożone przez macierze W_Q, W_K i W_V.";
+    ui.scaleInfo.textContent = `Oceny QK\u1d40 mnożymy przez ${factor} \u00b7 1/T = ${fmtDec(r.scale, 3)}. ${projections}`;
 
     // Query picker: one option per position.
-    syncOptions(ui.query, r.tokens.map(function (t, i) { return "pozycja " + i + ": " + t; }));
+    syncOptions(
+      ui.query,
+      r.tokens.map((t, i) => `pozycja ${i}: ${t}`),
+    );
     ui.query.value = String(st.query);
 
     // Sentence: one select per position.
-    var rows = ui.sentenceList.children;
+    const rows = ui.sentenceList.children;
     while (rows.length > st.sentence.length) ui.sentenceList.removeChild(ui.sentenceList.lastChild);
     while (rows.length < st.sentence.length) ui.sentenceList.appendChild(this.sentenceRow(rows.length));
-    var vocabNames = st.vocab.map(function (w) { return w.token; });
-    Array.prototype.forEach.call(rows, function (li, i) {
-      var select = li.querySelector("select");
+    const vocabNames = st.vocab.map((w) => w.token);
+    Array.prototype.forEach.call(rows, (li, i) => {
+      const select = li.querySelector("select");
       syncOptions(select, vocabNames);
       select.value = String(st.sentence[i]);
       li.querySelector("button").disabled = st.sentence.length <= 1;
@@ -1337,23 +1743,27 @@
     ui.addWord.disabled = st.vocab.length >= L.max_vocab;
 
     // Vocabulary: one <tbody> per word; the fields themselves are synced below.
-    var bodies = ui.vocabTable.tBodies;
+    const bodies = ui.vocabTable.tBodies;
     while (bodies.length > st.vocab.length) ui.vocabTable.removeChild(bodies[bodies.length - 1]);
     while (bodies.length < st.vocab.length) ui.vocabTable.appendChild(this.vocabRow(bodies.length));
-    Array.prototype.forEach.call(bodies, function (body, k) {
-      var inputs = body.querySelectorAll("input");
-      for (var c = 0; c < 2; c++) inputs[c + 1].setAttribute("aria-label", "Token " + st.vocab[k].token + ": wymiar " + c);
+    Array.prototype.forEach.call(bodies, (body, k) => {
+      const inputs = body.querySelectorAll("input");
+      for (let c = 0; c < 2; c++)
+        inputs[c + 1].setAttribute("aria-label", `Token ${st.vocab[k].token}: wymiar ${c}`);
       body.classList.toggle("attn-x__unused", st.sentence.indexOf(k) < 0);
     });
 
     // W_Q, W_K, W_V: a grid of fields each, rebuilt when the shape changes.
-    var shape = st.wq.length + "x" + st.wq[0].length;
+    const shape = `${st.wq.length}x${st.wq[0].length}`;
     if (ui.matrices.getAttribute("data-shape") !== shape) {
       clear(ui.matrices);
       ui.matrices.setAttribute("data-shape", shape);
-      var self = this;
-      [["wq", "W_Q", "zapytań"], ["wk", "W_K", "kluczy"], ["wv", "W_V", "wartości"]].forEach(function (m) {
-        ui.matrices.appendChild(self.matrixGrid(m[0], m[1], m[2]));
+      [
+        ["wq", "W_Q", "zapytań"],
+        ["wk", "W_K", "kluczy"],
+        ["wv", "W_V", "wartości"],
+      ].forEach((m) => {
+        ui.matrices.appendChild(this.matrixGrid(m[0], m[1], m[2]));
       });
     }
     this.syncFields(source, force);
@@ -1364,74 +1774,127 @@
     while (select.options.length < labels.length) {
       select.appendChild(h("option", { value: select.options.length }));
     }
-    labels.forEach(function (text, i) {
+    labels.forEach((text, i) => {
       if (select.options[i].textContent !== text) select.options[i].textContent = text;
     });
   }
 
   /** The fields of matrix st[key] (named `name`, the matrix "of `what`"), with their error line. */
   Explorer.prototype.matrixGrid = function (key, name, what) {
-    var self = this;
-    var m = this.st[key];
-    var id = this.id + "-" + key;
-    var error = errorLine(id + "-error");
-    var grid = h("div", { class: "attn-x__grid-fields", role: "group", "aria-labelledby": id + "-name",
-      style: "grid-template-columns: repeat(" + m[0].length + ", 4.2em)" });
-    m.forEach(function (row, i) {
-      row.forEach(function (_, j) {
-        var input = h("input", { type: "text", class: "attn-x__num", id: id + "-" + i + "-" + j, inputmode: "decimal",
-          autocomplete: "off", spellcheck: "false", "aria-label": name + ", wiersz " + i + ", kolumna " + j });
-        self.numberField(input, error, self.limits.weight, name + " [" + i + ", " + j + "]",
-          function () { return self.st[key][i][j]; },
-          function (v) { self.st[key][i][j] = v; });
+    const m = this.st[key];
+    const id = `${this.id}-${key}`;
+    const error = errorLine(`${id}-error`);
+    const grid = h("div", {
+      class: "attn-x__grid-fields",
+      role: "group",
+      "aria-labelledby": `${id}-name`,
+      style: `grid-template-columns: repeat(${m[0].length}, 4.2em)`,
+    });
+    m.forEach((row, i) => {
+      row.forEach((_, j) => {
+        const input = h("input", {
+          type: "text",
+          class: "attn-x__num",
+          id: `${id}-${i}-${j}`,
+          inputmode: "decimal",
+          autocomplete: "off",
+          spellcheck: "false",
+          "aria-label": `${name}, wiersz ${i}, kolumna ${j}`,
+        });
+        this.numberField(
+          input,
+          error,
+          this.limits.weight,
+          `${name} [${i}, ${j}]`,
+          () => this.st[key][i][j],
+          (v) => {
+            this.st[key][i][j] = v;
+          },
+        );
         grid.appendChild(input);
       });
     });
     return h("div", { class: "attn-x__matrix-field" }, [
-      h("p", { class: "attn-x__matrix-name", id: id + "-name" }, [h("span", { text: name }), " (macierz " + what + ")"]),
-      grid, error,
+      h("p", { class: "attn-x__matrix-name", id: `${id}-name` }, [
+        h("span", { text: name }),
+        ` (macierz ${what})`,
+      ]),
+      grid,
+      error,
     ]);
   };
 
   Explorer.prototype.sentenceRow = function (i) {
-    var self = this;
-    var id = this.id + "-pos-" + i;
-    var select = h("select", { id: id });
-    select.addEventListener("change", function () {
-      self.st.sentence[i] = +select.value;
-      self.update();
+    const id = `${this.id}-pos-${i}`;
+    const select = h("select", { id: id });
+    select.addEventListener("change", () => {
+      this.st.sentence[i] = +select.value;
+      this.update();
     });
-    var remove = h("button", { type: "button", class: "attn-x__remove", text: "\u00d7",
-      "aria-label": "Usuń pozycję " + i, title: "Usuń pozycję " + i });
-    remove.addEventListener("click", function () {
-      if (self.st.sentence.length <= 1) return;
-      self.st.sentence.splice(i, 1);
-      self.update();
-      var selects = self.ui.sentenceList.querySelectorAll("select");
+    const remove = h("button", {
+      type: "button",
+      class: "attn-x__remove",
+      text: "\u00d7",
+      "aria-label": `Usuń pozycję ${i}`,
+      title: `Usuń pozycję ${i}`,
+    });
+    remove.addEventListener("click", () => {
+      if (this.st.sentence.length <= 1) return;
+      this.st.sentence.splice(i, 1);
+      this.update();
+      const selects = this.ui.sentenceList.querySelectorAll("select");
       selects[Math.min(i, selects.length - 1)].focus();
     });
-    return h("li", null, [h("label", { for: id, text: "Pozycja " + i }), select, remove]);
+    return h("li", null, [h("label", { for: id, text: `Pozycja ${i}` }), select, remove]);
   };
 
   /** Word k's <tbody>: its name and coordinates, and one line for their errors. */
   Explorer.prototype.vocabRow = function (k) {
-    var self = this;
-    var L = this.limits;
-    var id = this.id + "-word-" + k;
-    var error = errorLine(id + "-error");
-    var name = h("input", { type: "text", id: id, maxlength: L.max_token_chars, autocomplete: "off",
-      spellcheck: "false", "aria-label": "Nazwa tokenu " + k + " w słowniku" });
-    this.field(name, error, function (text) {
-      var problem = self.nameProblem(text, k);
-      return problem ? { error: problem + " Obliczenie używa nadal " + quoted(self.st.vocab[k].token) + "." } : { value: text };
-    }, function () { return self.st.vocab[k] ? self.st.vocab[k].token : ""; },
-    function (v) { self.st.vocab[k].token = v; }, String);
-    var coords = [0, 1].map(function (c) {
-      var input = h("input", { type: "text", class: "attn-x__num", id: id + "-" + c, inputmode: "decimal",
-        autocomplete: "off", spellcheck: "false" });
-      self.numberField(input, error, L.coord, "Współrzędna",
-        function () { return self.st.vocab[k] ? self.st.vocab[k].vec[c] : 0; },
-        function (v) { self.st.vocab[k].vec[c] = v; });
+    const L = this.limits;
+    const id = `${this.id}-word-${k}`;
+    const error = errorLine(`${id}-error`);
+    const name = h("input", {
+      type: "text",
+      id: id,
+      maxlength: L.max_token_chars,
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-label": `Nazwa tokenu ${k} w słowniku`,
+    });
+    this.field(
+      name,
+      error,
+      (text) => {
+        const problem = this.nameProblem(text, k);
+        return problem
+          ? { error: `${problem} Obliczenie używa nadal ${quoted(this.st.vocab[k].token)}.` }
+          : { value: text };
+      },
+      () => (this.st.vocab[k] ? this.st.vocab[k].token : ""),
+      (v) => {
+        this.st.vocab[k].token = v;
+      },
+      String,
+    );
+    const coords = [0, 1].map((c) => {
+      const input = h("input", {
+        type: "text",
+        class: "attn-x__num",
+        id: `${id}-${c}`,
+        inputmode: "decimal",
+        autocomplete: "off",
+        spellcheck: "false",
+      });
+      this.numberField(
+        input,
+        error,
+        L.coord,
+        "Współrzędna",
+        () => (this.st.vocab[k] ? this.st.vocab[k].vec[c] : 0),
+        (v) => {
+          this.st.vocab[k].vec[c] = v;
+        },
+      );
       return input;
     });
     return h("tbody", null, [
@@ -1443,25 +1906,27 @@
   /* ------------------------------- views ------------------------------- */
 
   Explorer.prototype.renderSummary = function () {
-    var r = this.result;
-    var i = this.st.query;
-    var w = r.weights[i];
-    var top = Math.max.apply(null, w);
-    var best = [];
-    w.forEach(function (x, j) { if (top - x <= 1e-12) best.push(j); });
-    var names = best.map(function (j) { return quoted(r.tokens[j]) + " (pozycja " + j + ")"; });
-    var text = "Zapytanie " + quoted(r.tokens[i]) + " (pozycja " + i + ") patrzy " +
-      (best.length === 1 ? "najmocniej na " + names[0] : "jednakowo mocno na " + names.join(", ")) +
-      ", z wagą " + fmtDec(top) + ". Jego wyjście to " + fmtVec(r.output[i]) +
-      ", a wejście " + fmtVec(r.x[i]) + ".";
+    const r = this.result;
+    const i = this.st.query;
+    const w = r.weights[i];
+    const top = Math.max.apply(null, w);
+    const best = [];
+    w.forEach((x, j) => {
+      if (top - x <= 1e-12) best.push(j);
+    });
+    const names = best.map((j) => `${quoted(r.tokens[j])} (pozycja ${j})`);
+    const where = best.length === 1 ? `najmocniej na ${names[0]}` : `jednakowo mocno na ${names.join(", ")}`;
+    const text =
+      `Zapytanie ${quoted(r.tokens[i])} (pozycja ${i}) patrzy ${where}, z wagą ${fmtDec(top)}. ` +
+      `Jego wyjście to ${fmtVec(r.output[i])}, a wejście ${fmtVec(r.x[i])}.`;
     if (this.ui.summary.textContent !== text) this.ui.summary.textContent = text;
   };
 
   // A "nice" grid step (1, 2 or 5 times a power of ten) for a plane `span` units wide.
   function niceStep(span) {
-    var raw = span / 6;
-    var p = Math.pow(10, Math.floor(Math.log10(raw)));
-    var m = raw / p;
+    const raw = span / 6;
+    const p = 10 ** Math.floor(Math.log10(raw));
+    const m = raw / p;
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : 5) * p;
   }
 
@@ -1469,35 +1934,46 @@
    * origin, with a margin; kept while a point is dragged, so the plane does not move under it. */
   Explorer.prototype.planeRange = function () {
     if (this.frozenRange) return this.frozenRange;
-    var xs = [0], ys = [0];
-    this.st.vocab.forEach(function (w) { xs.push(w.vec[0]); ys.push(w.vec[1]); });
-    this.result.output.forEach(function (y) { xs.push(y[0]); ys.push(y[1]); });
-    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
-    var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
-    var side = Math.max(x1 - x0, y1 - y0, 1);
-    var margin = 0.18 * side;
+    const xs = [0];
+    const ys = [0];
+    this.st.vocab.forEach((w) => {
+      xs.push(w.vec[0]);
+      ys.push(w.vec[1]);
+    });
+    this.result.output.forEach((y) => {
+      xs.push(y[0]);
+      ys.push(y[1]);
+    });
+    const x0 = Math.min.apply(null, xs);
+    const x1 = Math.max.apply(null, xs);
+    const y0 = Math.min.apply(null, ys);
+    const y1 = Math.max.apply(null, ys);
+    let side = Math.max(x1 - x0, y1 - y0, 1);
+    const margin = 0.18 * side;
     side += 2 * margin;
-    var step = niceStep(side) / 2; // the square's corner sits on half a grid step
-    var cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
-    var left = Math.floor((cx - side / 2) / step) * step, bottom = Math.floor((cy - side / 2) / step) * step;
-    side = Math.ceil((Math.max(cx + side / 2 - left, cy + side / 2 - bottom)) / step) * step;
+    const step = niceStep(side) / 2; // the square's corner sits on half a grid step
+    const cx = (x0 + x1) / 2;
+    const cy = (y0 + y1) / 2;
+    const left = Math.floor((cx - side / 2) / step) * step;
+    const bottom = Math.floor((cy - side / 2) / step) * step;
+    side = Math.ceil(Math.max(cx + side / 2 - left, cy + side / 2 - bottom) / step) * step;
     return [left, bottom, side];
   };
 
   // The box [left, top, right, bottom] of a text `width` wide, of font `size`, whose baseline
   // starts at (x, y): glyphs reach 0.95 em above the baseline and 0.27 em below it.
   function textBox(x, y, width, size, anchor) {
-    var x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
+    const x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
     return [x0, y - 0.95 * size, x0 + width, y + 0.27 * size];
   }
 
   // The width of an SVG text element, measured once per text and font size (a guess from the
   // number of characters while the plane is not laid out, e.g. in a closed tab).
-  var textWidths = {};
+  const textWidths = {};
   function textWidth(label, size) {
-    var key = size + ":" + label.textContent;
+    const key = `${size}:${label.textContent}`;
     if (!(key in textWidths)) {
-      var measured = label.getComputedTextLength ? label.getComputedTextLength() : 0;
+      const measured = label.getComputedTextLength ? label.getComputedTextLength() : 0;
       if (!(measured > 0)) return label.textContent.length * size * 0.65;
       textWidths[key] = measured + 1;
     }
@@ -1505,24 +1981,50 @@
   }
 
   function overlapArea(a, b) {
-    return Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
-      Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+    return (
+      Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
+      Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]))
+    );
   }
 
   // Distance from the point (x, y) to the box b.
   function boxDistance(b, x, y) {
-    var dx = Math.max(b[0] - x, 0, x - b[2]), dy = Math.max(b[1] - y, 0, y - b[3]);
+    const dx = Math.max(b[0] - x, 0, x - b[2]);
+    const dy = Math.max(b[1] - y, 0, y - b[3]);
     return Math.sqrt(dx * dx + dy * dy);
   }
 
   // Baseline offsets from a point, nearest first: beside, above and below, then farther out.
   // Spots from the ninth on get a line to their mark.
-  var NEAR_SPOTS = 8;
-  var LABEL_SPOTS = [[10, 4, "start"], [-10, 4, "end"], [9, -8, "start"], [9, 15, "start"], [-9, -8, "end"],
-    [-9, 15, "end"], [0, -12, "middle"], [0, 21, "middle"],
-    [9, -20, "start"], [9, 27, "start"], [-9, -20, "end"], [-9, 27, "end"], [0, -24, "middle"], [0, 33, "middle"],
-    [14, -34, "start"], [14, 41, "start"], [-14, -34, "end"], [-14, 41, "end"], [0, -38, "middle"], [0, 47, "middle"],
-    [36, 4, "start"], [-36, 4, "end"], [30, -22, "start"], [30, 29, "start"], [-30, -22, "end"], [-30, 29, "end"]];
+  const NEAR_SPOTS = 8;
+  const LABEL_SPOTS = [
+    [10, 4, "start"],
+    [-10, 4, "end"],
+    [9, -8, "start"],
+    [9, 15, "start"],
+    [-9, -8, "end"],
+    [-9, 15, "end"],
+    [0, -12, "middle"],
+    [0, 21, "middle"],
+    [9, -20, "start"],
+    [9, 27, "start"],
+    [-9, -20, "end"],
+    [-9, 27, "end"],
+    [0, -24, "middle"],
+    [0, 33, "middle"],
+    [14, -34, "start"],
+    [14, 41, "start"],
+    [-14, -34, "end"],
+    [-14, 41, "end"],
+    [0, -38, "middle"],
+    [0, 47, "middle"],
+    [36, 4, "start"],
+    [-36, 4, "end"],
+    [30, -22, "start"],
+    [30, 29, "start"],
+    [-30, -22, "end"],
+    [-30, 29, "end"],
+  ];
 
   // Put `label` next to its mark (x, y) at the first spot whose box covers no box in `taken`,
   // stays inside the plane (the box `bounds`) and lies nearer to its own mark than to any other of
@@ -1530,18 +2032,20 @@
   // breaks them least, with a thin line to its mark; `optional` (a word outside the sentence):
   // then not at all (the point keeps its name for screen readers and in its tooltip).
   function placeLabel(label, x, y, fontSize, taken, bounds, marks, leaderParent, optional) {
-    var best = null;
-    var width = textWidth(label, fontSize);
-    for (var n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
-      var sp = LABEL_SPOTS[n];
-      var box = textBox(x + sp[0], y + sp[1], width, fontSize, sp[2]);
+    let best = null;
+    const width = textWidth(label, fontSize);
+    for (let n = 0; n < LABEL_SPOTS.length && !(best && best.cost === 0); n++) {
+      const sp = LABEL_SPOTS[n];
+      const box = textBox(x + sp[0], y + sp[1], width, fontSize, sp[2]);
       // leaving the plane is worse than anything else: the label would be cut off
-      var cost = 50 * ((box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds));
-      taken.forEach(function (b) { cost += overlapArea(box, b); });
-      var own = boxDistance(box, x, y);
-      marks.forEach(function (m) {
+      let cost = 50 * ((box[2] - box[0]) * (box[3] - box[1]) - overlapArea(box, bounds));
+      taken.forEach((b) => {
+        cost += overlapArea(box, b);
+      });
+      const own = boxDistance(box, x, y);
+      marks.forEach((m) => {
         if (Math.abs(m[0] - x) < 0.5 && Math.abs(m[1] - y) < 0.5) return; // its own mark
-        var other = boxDistance(box, m[0], m[1]);
+        const other = boxDistance(box, m[0], m[1]);
         if (other < own + 3) cost += 400 + 40 * (own + 3 - other);
       });
       if (!best || cost < best.cost) best = { spot: sp, box: box, cost: cost, far: n >= NEAR_SPOTS };
@@ -1554,150 +2058,216 @@
     label.setAttribute("x", x + best.spot[0]);
     label.setAttribute("y", y + best.spot[1]);
     label.setAttribute("text-anchor", best.spot[2]);
-    if (best.cost > 0 || best.far) { // a line from the label's nearest edge to its mark
-      var b = best.box;
-      var ex = Math.max(b[0], Math.min(x, b[2])), ey = Math.max(b[1], Math.min(y, b[3]));
-      leaderParent.appendChild(s("line", { x1: x, y1: y, x2: ex, y2: ey, class: "attn-x__leader",
-        "data-for": label.getAttribute("data-for") }));
+    if (best.cost > 0 || best.far) {
+      // a line from the label's nearest edge to its mark
+      const b = best.box;
+      const ex = Math.max(b[0], Math.min(x, b[2]));
+      const ey = Math.max(b[1], Math.min(y, b[3]));
+      leaderParent.appendChild(
+        s("line", {
+          x1: x,
+          y1: y,
+          x2: ex,
+          y2: ey,
+          class: "attn-x__leader",
+          "data-for": label.getAttribute("data-for"),
+        }),
+      );
     }
   }
 
   Explorer.prototype.renderPlane = function () {
-    var self = this;
-    var svg = this.ui.plane;
-    var st = this.st;
-    var r = this.result;
-    var L = this.limits;
-    var range = this.planeRange();
-    var x0 = range[0], y0 = range[1], side = range[2];
+    const svg = this.ui.plane;
+    const st = this.st;
+    const r = this.result;
+    const L = this.limits;
+    const range = this.planeRange();
+    const x0 = range[0];
+    const y0 = range[1];
+    const side = range[2];
     // The square of data fills the plane but for a margin that holds the tick numbers, so no
     // tick number can lie under a point.
-    var size = PLANE_SIZE, left = 30, right = 8, top = 16, bottom = 26, span = size - left - right;
-    var height = top + span + bottom;
-    var px = function (x) { return left + ((x - x0) / side) * span; };
-    var py = function (y) { return top + ((y0 + side - y) / side) * span; };
-    this.toData = function (sx, sy) {
-      return [x0 + ((sx - left) / span) * side, y0 + side - ((sy - top) / span) * side];
-    };
-    var active = document.activeElement;
-    var focusedWord = active && svg.contains(active) ? active.getAttribute("data-word") : null;
+    const size = PLANE_SIZE;
+    const left = 30;
+    const right = 8;
+    const top = 16;
+    const bottom = 26;
+    const span = size - left - right;
+    const height = top + span + bottom;
+    const px = (x) => left + ((x - x0) / side) * span;
+    const py = (y) => top + ((y0 + side - y) / side) * span;
+    this.toData = (sx, sy) => [x0 + ((sx - left) / span) * side, y0 + side - ((sy - top) / span) * side];
+    const active = document.activeElement;
+    const focusedWord = active && svg.contains(active) ? active.getAttribute("data-word") : null;
     clear(svg);
-    svg.setAttribute("viewBox", "0 0 " + size + " " + height);
+    svg.setAttribute("viewBox", `0 0 ${size} ${height}`);
 
     // Boxes labels must not cover: tick numbers, axis names, input points, output diamonds.
-    var taken = [];
-    var marks = [];    // centres of points and diamonds: a label must lie nearest to its own
-    var grid = s("g", { class: "attn-x__grid" });
-    var tick = function (x, y, anchor, text) {
+    const taken = [];
+    const marks = []; // centres of points and diamonds: a label must lie nearest to its own
+    const grid = s("g", { class: "attn-x__grid" });
+    const tick = (x, y, anchor, text) => {
       taken.push(textBox(x, y, text.length * TICK_PX * 0.65, TICK_PX, anchor));
       grid.appendChild(s("text", { x: x, y: y, class: "attn-x__tick", "text-anchor": anchor, text: text }));
     };
-    var step = niceStep(side);
-    var decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2;
+    const step = niceStep(side);
+    const decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2;
     grid.appendChild(s("rect", { x: left, y: top, width: span, height: span, class: "attn-x__frame" }));
-    for (var t = Math.ceil(x0 / step) * step; t <= x0 + side + 1e-9; t += step) {
-      var v = Number(t.toFixed(6));
-      grid.appendChild(s("line", { x1: px(v), x2: px(v), y1: top, y2: top + span, class: v === 0 ? "attn-x__axis" : "" }));
+    for (let t = Math.ceil(x0 / step) * step; t <= x0 + side + 1e-9; t += step) {
+      const v = Number(t.toFixed(6));
+      grid.appendChild(
+        s("line", { x1: px(v), x2: px(v), y1: top, y2: top + span, class: v === 0 ? "attn-x__axis" : "" }),
+      );
       tick(px(v), top + span + 12, "middle", fmtDec(v, decimals));
     }
-    for (t = Math.ceil(y0 / step) * step; t <= y0 + side + 1e-9; t += step) {
-      var u = Number(t.toFixed(6));
-      grid.appendChild(s("line", { y1: py(u), y2: py(u), x1: left, x2: left + span, class: u === 0 ? "attn-x__axis" : "" }));
+    for (let t = Math.ceil(y0 / step) * step; t <= y0 + side + 1e-9; t += step) {
+      const u = Number(t.toFixed(6));
+      grid.appendChild(
+        s("line", { y1: py(u), y2: py(u), x1: left, x2: left + span, class: u === 0 ? "attn-x__axis" : "" }),
+      );
       // (not at the bottom corner, where the first number of wymiar 0 stands)
       if (py(u) < top + span - 8) tick(left - 4, py(u) + 3, "end", fmtDec(u, decimals));
     }
     tick(left + span, top + span + 24, "end", "wymiar 0 \u2192");
     tick(left, 11, "start", "\u2191 wymiar 1");
     svg.appendChild(grid);
-    st.vocab.forEach(function (w) {
-      var cx = px(w.vec[0]), cy = py(w.vec[1]);
+    st.vocab.forEach((w) => {
+      const cx = px(w.vec[0]);
+      const cy = py(w.vec[1]);
       taken.push([cx - 8, cy - 8, cx + 8, cy + 8]);
       marks.push([cx, cy]);
     });
-    r.output.forEach(function (y) {
-      var cx = px(y[0]), cy = py(y[1]);
+    r.output.forEach((y) => {
+      const cx = px(y[0]);
+      const cy = py(y[1]);
       taken.push([cx - 7, cy - 7, cx + 7, cy + 7]);
       marks.push([cx, cy]);
     });
 
     // Lines from the chosen query's input to every key it may see; width follows the weight.
-    var qi = st.query;
-    var links = s("g", { class: "attn-x__links" });
-    r.weights[qi].forEach(function (w, j) {
+    const qi = st.query;
+    const links = s("g", { class: "attn-x__links" });
+    r.weights[qi].forEach((w, j) => {
       if (r.blocked[qi][j] || j === qi) return;
-      links.appendChild(s("line", { x1: px(r.x[qi][0]), y1: py(r.x[qi][1]), x2: px(r.x[j][0]), y2: py(r.x[j][1]),
-        "stroke-width": 0.5 + 7 * w }));
+      links.appendChild(
+        s("line", {
+          x1: px(r.x[qi][0]),
+          y1: py(r.x[qi][1]),
+          x2: px(r.x[j][0]),
+          y2: py(r.x[j][1]),
+          "stroke-width": 0.5 + 7 * w,
+        }),
+      );
     });
     svg.appendChild(links);
-    var leaders = s("g", { class: "attn-x__leaders" });
+    const leaders = s("g", { class: "attn-x__leaders" });
     svg.appendChild(leaders);
 
     // Input points: one per vocabulary word (words not in the sentence are faded).
-    var points = s("g", { class: "attn-x__points" });
-    var hitRadius = this.hitRadius(size);
-    var pointLabels = [], fadedLabels = [];
+    const points = s("g", { class: "attn-x__points" });
+    const hitRadius = this.hitRadius(size);
+    const pointLabels = [];
+    const fadedLabels = [];
     // The weight the chosen query gives each word (summed over the word's visible positions) is
     // written by its name: a line to a key that lies close to the query is too short to read.
-    var seen = {};
-    r.weights[qi].forEach(function (w, j) {
+    const seen = {};
+    r.weights[qi].forEach((w, j) => {
       if (!r.blocked[qi][j]) seen[st.sentence[j]] = (seen[st.sentence[j]] || 0) + w;
     });
-    st.vocab.forEach(function (word, k) {
-      var used = st.sentence.indexOf(k) >= 0;
-      var isQuery = st.sentence[qi] === k;
-      var text = shorten(word.token, 14) + (k in seen ? " " + fmtDec(seen[k], 2) : "");
-      var cx = px(word.vec[0]), cy = py(word.vec[1]);
-      var label = s("text", { text: text, "data-for": k });
-      var g = s("g", {
-        class: "attn-x__point" + (used ? "" : " attn-x__unused") + (isQuery ? " attn-x__chosen" : ""),
-        tabindex: 0, "data-word": k, role: "button", "aria-roledescription": "punkt do przesuwania",
-        // the visible label (name and weight) starts the accessible name, as WCAG 2.5.3 asks
-        "aria-label": "Punkt tokenu " + text + (k in seen ? " (waga, którą daje mu zapytanie)" : "") +
-          ": " + fmtVec(word.vec) +
-          ". Strzałki przesuwają go o " + fmtDec(L.coord.step, 1) + ", z klawiszem Shift o " + fmtDec(L.coord.big_step, 1) + ".",
-      }, [s("circle", { class: "attn-x__hit", cx: cx, cy: cy, r: hitRadius }),
-        s("circle", { class: "attn-x__dot", cx: cx, cy: cy, r: 6.5 }), label]);
+    st.vocab.forEach((word, k) => {
+      const used = st.sentence.indexOf(k) >= 0;
+      const isQuery = st.sentence[qi] === k;
+      const text = shorten(word.token, 14) + (k in seen ? ` ${fmtDec(seen[k], 2)}` : "");
+      const cx = px(word.vec[0]);
+      const cy = py(word.vec[1]);
+      const label = s("text", { text: text, "data-for": k });
+      const g = s(
+        "g",
+        {
+          class: `attn-x__point${used ? "" : " attn-x__unused"}${isQuery ? " attn-x__chosen" : ""}`,
+          tabindex: 0,
+          "data-word": k,
+          role: "button",
+          "aria-roledescription": "punkt do przesuwania",
+          // the visible label (name and weight) starts the accessible name, as WCAG 2.5.3 asks
+          "aria-label":
+            `Punkt tokenu ${text}${k in seen ? " (waga, którą daje mu zapytanie)" : ""}: ${fmtVec(word.vec)}. ` +
+            `Strzałki przesuwają go o ${fmtDec(L.coord.step, 1)}, z klawiszem Shift o ${fmtDec(L.coord.big_step, 1)}.`,
+        },
+        [
+          s("circle", { class: "attn-x__hit", cx: cx, cy: cy, r: hitRadius }),
+          s("circle", { class: "attn-x__dot", cx: cx, cy: cy, r: 6.5 }),
+          label,
+        ],
+      );
       (used ? pointLabels : fadedLabels).push([label, cx, cy, text.length, 11]);
-      g.addEventListener("pointerdown", function (ev) { self.startDrag(ev, k); });
+      g.addEventListener("pointerdown", (ev) => {
+        this.startDrag(ev, k);
+      });
       // A touch on a point drags it instead of scrolling the page (CSS touch-action on SVG shapes is
       // not honoured by every browser); elsewhere on the plane a swipe scrolls as usual.
-      g.addEventListener("touchstart", function (ev) { ev.preventDefault(); }, { passive: false });
-      g.addEventListener("keydown", function (ev) { self.keyMove(ev, k); });
+      g.addEventListener(
+        "touchstart",
+        (ev) => {
+          ev.preventDefault();
+        },
+        { passive: false },
+      );
+      g.addEventListener("keydown", (ev) => {
+        this.keyMove(ev, k);
+      });
       points.appendChild(g);
     });
 
     // Outputs y_i, with a dashed line from each input to its output. A diamond is an outline
     // (the chosen one filled, unless a point lies under it), so it never hides an input point.
-    var outs = s("g", { class: "attn-x__outputs" });
-    var outLabels = [];
-    r.output.forEach(function (y, i) {
-      var chosen = i === qi;
-      var cx = px(y[0]), cy = py(y[1]);
-      var onPoint = st.vocab.some(function (w) { return Math.abs(px(w.vec[0]) - cx) < 9 && Math.abs(py(w.vec[1]) - cy) < 9; });
-      outs.appendChild(s("line", { x1: px(r.x[i][0]), y1: py(r.x[i][1]), x2: cx, y2: cy,
-        class: "attn-x__move" + (chosen ? " attn-x__chosen" : "") }));
-      var d = onPoint ? 10 : 6.5;
-      outs.appendChild(s("path", {
-        d: "M" + cx + " " + (cy - d) + "L" + (cx + d) + " " + cy + "L" + cx + " " + (cy + d) + "L" + (cx - d) + " " + cy + "Z",
-        class: "attn-x__out" + (chosen ? " attn-x__chosen" : "") + (onPoint ? " attn-x__around" : ""),
-      }, s("title", { text: "y" + sub(i) + " (wyjście dla " + r.tokens[i] + "): " + fmtVec(y) })));
-      if (chosen) { // only the chosen query's output is named: close outputs stay readable
-        var label = s("text", { class: "attn-x__outlabel", text: "y" + sub(i), "data-for": "y" + i });
+    const outs = s("g", { class: "attn-x__outputs" });
+    const outLabels = [];
+    r.output.forEach((y, i) => {
+      const chosen = i === qi;
+      const cx = px(y[0]);
+      const cy = py(y[1]);
+      const onPoint = st.vocab.some(
+        (w) => Math.abs(px(w.vec[0]) - cx) < 9 && Math.abs(py(w.vec[1]) - cy) < 9,
+      );
+      outs.appendChild(
+        s("line", {
+          x1: px(r.x[i][0]),
+          y1: py(r.x[i][1]),
+          x2: cx,
+          y2: cy,
+          class: `attn-x__move${chosen ? " attn-x__chosen" : ""}`,
+        }),
+      );
+      const d = onPoint ? 10 : 6.5;
+      outs.appendChild(
+        s(
+          "path",
+          {
+            d: `M${cx} ${cy - d}L${cx + d} ${cy}L${cx} ${cy + d}L${cx - d} ${cy}Z`,
+            class: `attn-x__out${chosen ? " attn-x__chosen" : ""}${onPoint ? " attn-x__around" : ""}`,
+          },
+          s("title", { text: `y${sub(i)} (wyjście dla ${r.tokens[i]}): ${fmtVec(y)}` }),
+        ),
+      );
+      if (chosen) {
+        // only the chosen query's output is named: close outputs stay readable
+        const label = s("text", { class: "attn-x__outlabel", text: `y${sub(i)}`, "data-for": `y${i}` });
         outs.appendChild(label);
         outLabels.push([label, cx, cy, 2, 11]);
       }
     });
     svg.appendChild(outs);
     svg.appendChild(points); // on top: a point is never under a diamond or a label of an output
-    var bounds = [0, 0, size, height];
-    outLabels.concat(pointLabels).forEach(function (item) {
+    const bounds = [0, 0, size, height];
+    outLabels.concat(pointLabels).forEach((item) => {
       placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, false);
     });
-    fadedLabels.forEach(function (item) {
+    fadedLabels.forEach((item) => {
       placeLabel(item[0], item[1], item[2], item[4], taken, bounds, marks, leaders, true);
     });
     if (focusedWord !== null) {
-      var again = svg.querySelector('[data-word="' + focusedWord + '"]');
+      const again = svg.querySelector(`[data-word="${focusedWord}"]`);
       if (again) again.focus({ preventScroll: true });
     }
   };
@@ -1706,15 +2276,17 @@
      HIT_PX CSS pixels across, however much the plane is scaled down. The plane's width comes from
      the ResizeObserver (set after each layout, and it resets the radii then): asking the element
      here would force a layout of the whole page on every redraw. */
-  var PLANE_SIZE = 320, HIT_PX = 28, TICK_PX = 9; // TICK_PX: .attn-x__tick's font-size
+  const PLANE_SIZE = 320;
+  const HIT_PX = 28;
+  const TICK_PX = 9; // TICK_PX: .attn-x__tick's font-size
   Explorer.prototype.hitRadius = function (size) {
-    var width = this.planeWidth || size;
+    const width = this.planeWidth || size;
     return (HIT_PX / 2) * Math.max(1, size / width);
   };
 
   Explorer.prototype.moveWord = function (k, x, y) {
-    var L = this.limits.coord;
-    var snap = function (v) {
+    const L = this.limits.coord;
+    const snap = (v) => {
       v = Math.round(v / L.step) * L.step;
       v = Math.min(L.max, Math.max(L.min, v));
       return Number(v.toFixed(6)); // 0.30000000000000004 -> 0.3
@@ -1724,11 +2296,13 @@
   };
 
   Explorer.prototype.keyMove = function (ev, k) {
-    var step = ev.shiftKey ? this.limits.coord.big_step : this.limits.coord.step;
-    var d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[ev.key];
+    const step = ev.shiftKey ? this.limits.coord.big_step : this.limits.coord.step;
+    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[
+      ev.key
+    ];
     if (!d) return;
     ev.preventDefault();
-    var v = this.st.vocab[k].vec;
+    const v = this.st.vocab[k].vec;
     this.moveWord(k, v[0] + d[0], v[1] + d[1]);
   };
 
@@ -1743,12 +2317,12 @@
 
   Explorer.prototype.drag = function (ev) {
     if (!this.dragging || ev.pointerId !== this.dragging.pointer) return;
-    var svg = this.ui.plane;
-    var pt = svg.createSVGPoint();
+    const svg = this.ui.plane;
+    const pt = svg.createSVGPoint();
     pt.x = ev.clientX;
     pt.y = ev.clientY;
-    var p = pt.matrixTransform(svg.getScreenCTM().inverse());
-    var xy = this.toData(p.x, p.y);
+    const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    const xy = this.toData(p.x, p.y);
     this.moveWord(this.dragging.word, xy[0], xy[1]);
   };
 
@@ -1760,168 +2334,348 @@
   };
 
   Explorer.prototype.renderHeatmap = function () {
-    var self = this;
-    var r = this.result;
-    drawHeatmap(this.ui.heat, r.tokens, r.weights, r.blocked, this.id + "-hatch", this.st.query, function (i) {
-      self.st.query = i;
-      self.update();
+    const r = this.result;
+    drawHeatmap(this.ui.heat, r.tokens, r.weights, r.blocked, `${this.id}-hatch`, this.st.query, (i) => {
+      this.st.query = i;
+      this.update();
     });
-    this.ui.heat.setAttribute("aria-label", "Mapa wag uwagi " + r.tokens.length + " na " + r.tokens.length +
-      "; wybrane zapytanie: " + r.tokens[this.st.query] + ". Te same liczby są w tabeli „Wagi” poniżej.");
+    this.ui.heat.setAttribute(
+      "aria-label",
+      `Mapa wag uwagi ${r.tokens.length} na ${r.tokens.length}; wybrane zapytanie: ${r.tokens[this.st.query]}. ` +
+        "Te same liczby są w tabeli „Wagi” poniżej.",
+    );
   };
 
   /** A heatmap of attention weights in `svg` (rows: queries; `blocked` cells hatched); `query`'s
    * row framed and `onPick(i)` called on a click of row i, when given. Also the live example's. */
   function drawHeatmap(svg, tokens, weights, blocked, hatchId, query, onPick) {
-    var n = tokens.length;
-    var cell = 52, left = 92, top = 40;
-    var width = left + n * cell + 4, height = top + n * cell + 4;
+    const n = tokens.length;
+    const cell = 52;
+    const left = 92;
+    const top = 40;
+    const width = left + n * cell + 4;
+    const height = top + n * cell + 4;
     clear(svg);
-    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
     svg.setAttribute("data-weights", JSON.stringify(weights));
     svg.setAttribute("data-blocked", JSON.stringify(blocked));
-    svg.appendChild(s("defs", null, s("pattern", { id: hatchId, width: 6, height: 6,
-      patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
-      s("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "attn-x__hatchline" }))));
-    svg.appendChild(s("text", { x: left + (n * cell) / 2, y: 11, "text-anchor": "middle", class: "attn-x__axislabel",
-      text: "klucz (na kogo patrzy)" }));
-    tokens.forEach(function (t, j) {
-      svg.appendChild(s("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
-        class: "attn-x__label" }, [s("title", { text: t }), document.createTextNode(shorten(t, 7))]));
+    svg.appendChild(
+      s(
+        "defs",
+        null,
+        s(
+          "pattern",
+          {
+            id: hatchId,
+            width: 6,
+            height: 6,
+            patternUnits: "userSpaceOnUse",
+            patternTransform: "rotate(45)",
+          },
+          s("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "attn-x__hatchline" }),
+        ),
+      ),
+    );
+    svg.appendChild(
+      s("text", {
+        x: left + (n * cell) / 2,
+        y: 11,
+        "text-anchor": "middle",
+        class: "attn-x__axislabel",
+        text: "klucz (na kogo patrzy)",
+      }),
+    );
+    tokens.forEach((t, j) => {
+      svg.appendChild(
+        s(
+          "text",
+          { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle", class: "attn-x__label" },
+          [s("title", { text: t }), document.createTextNode(shorten(t, 7))],
+        ),
+      );
     });
-    weights.forEach(function (row, i) {
-      var chosen = i === query;
-      var g = s("g", { class: "attn-x__heatrow" + (chosen ? " attn-x__chosen" : "") });
-      g.appendChild(s("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end",
-        class: "attn-x__label" }, [s("title", { text: tokens[i] }), document.createTextNode(shorten(tokens[i], 11))]));
-      row.forEach(function (w, j) {
-        var off = blocked[i][j];
-        var x = left + j * cell, y = top + i * cell;
-        var tip = "zapytanie " + tokens[i] + " \u2192 klucz " + tokens[j] + ": " +
-          (off ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4));
-        g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
-          class: "attn-x__cellbg" }));
+    weights.forEach((row, i) => {
+      const chosen = i === query;
+      const g = s("g", { class: `attn-x__heatrow${chosen ? " attn-x__chosen" : ""}` });
+      g.appendChild(
+        s(
+          "text",
+          { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end", class: "attn-x__label" },
+          [s("title", { text: tokens[i] }), document.createTextNode(shorten(tokens[i], 11))],
+        ),
+      );
+      row.forEach((w, j) => {
+        const off = blocked[i][j];
+        const x = left + j * cell;
+        const y = top + i * cell;
+        const tip = `zapytanie ${tokens[i]} \u2192 klucz ${tokens[j]}: ${off ? "zablokowane przez maskę (waga 0)" : fmtDec(w, 4)}`;
+        g.appendChild(
+          s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2, class: "attn-x__cellbg" }),
+        );
         if (off) {
-          g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
-            fill: "url(#" + hatchId + ")", class: "attn-x__blocked", "data-blocked": "true" },
-            s("title", { text: tip })));
+          g.appendChild(
+            s(
+              "rect",
+              {
+                x: x + 1,
+                y: y + 1,
+                width: cell - 2,
+                height: cell - 2,
+                fill: `url(#${hatchId})`,
+                class: "attn-x__blocked",
+                "data-blocked": "true",
+              },
+              s("title", { text: tip }),
+            ),
+          );
         } else {
-          g.appendChild(s("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2,
-            class: "attn-x__cell", "fill-opacity": Math.max(0.02, w) }, s("title", { text: tip })));
+          g.appendChild(
+            s(
+              "rect",
+              {
+                x: x + 1,
+                y: y + 1,
+                width: cell - 2,
+                height: cell - 2,
+                class: "attn-x__cell",
+                "fill-opacity": Math.max(0.02, w),
+              },
+              s("title", { text: tip }),
+            ),
+          );
         }
-        g.appendChild(s("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
-          class: "attn-x__cellnum" + (!off && w > 0.55 ? " attn-x__ink" : ""),
-          text: off ? "\u00d7" : fmtDec(w) }));
+        g.appendChild(
+          s("text", {
+            x: x + cell / 2,
+            y: y + cell / 2 + 4,
+            "text-anchor": "middle",
+            class: `attn-x__cellnum${!off && w > 0.55 ? " attn-x__ink" : ""}`,
+            text: off ? "\u00d7" : fmtDec(w),
+          }),
+        );
       });
-      g.appendChild(s("rect", { x: left + 1, y: top + i * cell + 1, width: n * cell - 2, height: cell - 2,
-        class: "attn-x__rowframe" }));
-      if (onPick) g.addEventListener("click", function () { onPick(i); });
+      g.appendChild(
+        s("rect", {
+          x: left + 1,
+          y: top + i * cell + 1,
+          width: n * cell - 2,
+          height: cell - 2,
+          class: "attn-x__rowframe",
+        }),
+      );
+      if (onPick)
+        g.addEventListener("click", () => {
+          onPick(i);
+        });
       svg.appendChild(g);
     });
   }
 
   Explorer.prototype.renderBars = function () {
-    var svg = this.ui.bars;
-    var r = this.result;
-    var i = this.st.query;
-    var n = r.tokens.length;
-    var rowH = 26, left = 92, barMax = 170, width = left + barMax + 58, top = 22;
-    var height = top + n * rowH + 6;
+    const svg = this.ui.bars;
+    const r = this.result;
+    const i = this.st.query;
+    const n = r.tokens.length;
+    const rowH = 26;
+    const left = 92;
+    const barMax = 170;
+    const width = left + barMax + 58;
+    const top = 22;
+    const height = top + n * rowH + 6;
     clear(svg);
-    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
-    svg.setAttribute("aria-label", "Wagi zapytania " + r.tokens[i] + ": " + r.weights[i].map(function (w, j) {
-      return r.tokens[j] + " " + (r.blocked[i][j] ? "zablokowane" : fmtDec(w));
-    }).join(", "));
-    svg.appendChild(s("text", { x: 0, y: 13, class: "attn-x__axislabel",
-      text: "Zapytanie " + quoted(shorten(r.tokens[i], 16)) + " (pozycja " + i + ")" }));
-    r.weights[i].forEach(function (w, j) {
-      var y = top + j * rowH;
-      svg.appendChild(s("text", { x: left - 6, y: y + rowH / 2 + 4, "text-anchor": "end", class: "attn-x__label" },
-        [s("title", { text: r.tokens[j] }), document.createTextNode(shorten(r.tokens[j], 11))]));
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    const each = r.weights[i].map((w, j) => `${r.tokens[j]} ${r.blocked[i][j] ? "zablokowane" : fmtDec(w)}`);
+    svg.setAttribute("aria-label", `Wagi zapytania ${r.tokens[i]}: ${each.join(", ")}`);
+    svg.appendChild(
+      s("text", {
+        x: 0,
+        y: 13,
+        class: "attn-x__axislabel",
+        text: `Zapytanie ${quoted(shorten(r.tokens[i], 16))} (pozycja ${i})`,
+      }),
+    );
+    r.weights[i].forEach((w, j) => {
+      const y = top + j * rowH;
+      svg.appendChild(
+        s("text", { x: left - 6, y: y + rowH / 2 + 4, "text-anchor": "end", class: "attn-x__label" }, [
+          s("title", { text: r.tokens[j] }),
+          document.createTextNode(shorten(r.tokens[j], 11)),
+        ]),
+      );
       if (r.blocked[i][j]) {
-        svg.appendChild(s("rect", { x: left, y: y + 4, width: barMax, height: rowH - 8, class: "attn-x__blockedbar" }));
-        svg.appendChild(s("text", { x: left + 6, y: y + rowH / 2 + 4, class: "attn-x__tick", text: "zablokowane przez maskę" }));
+        svg.appendChild(
+          s("rect", { x: left, y: y + 4, width: barMax, height: rowH - 8, class: "attn-x__blockedbar" }),
+        );
+        svg.appendChild(
+          s("text", {
+            x: left + 6,
+            y: y + rowH / 2 + 4,
+            class: "attn-x__tick",
+            text: "zablokowane przez maskę",
+          }),
+        );
       } else {
-        svg.appendChild(s("rect", { x: left, y: y + 4, width: Math.max(1, barMax * w), height: rowH - 8,
-          class: "attn-x__bar" + (j === i ? " attn-x__self" : "") }));
-        svg.appendChild(s("text", { x: left + barMax * w + 5, y: y + rowH / 2 + 4, class: "attn-x__label",
-          text: fmtDec(w) }));
+        svg.appendChild(
+          s("rect", {
+            x: left,
+            y: y + 4,
+            width: Math.max(1, barMax * w),
+            height: rowH - 8,
+            class: `attn-x__bar${j === i ? " attn-x__self" : ""}`,
+          }),
+        );
+        svg.appendChild(
+          s("text", {
+            x: left + barMax * w + 5,
+            y: y + rowH / 2 + 4,
+            class: "attn-x__label",
+            text: fmtDec(w),
+          }),
+        );
       }
     });
   };
 
   Explorer.prototype.renderNumbers = function () {
-    var r = this.result;
-    var box = this.ui.numbers;
+    const r = this.result;
+    const box = this.ui.numbers;
     clear(box);
-    var tokens = r.tokens;
-    var query = this.st.query;
+    const tokens = r.tokens;
+    const query = this.st.query;
     function matrix(caption, m, decimals, extra, shadeMasked) {
-      var head = [h("th", { scope: "col", text: "zapytanie \\ klucz" })].concat(tokens.map(function (t) {
-        return h("th", { scope: "col", text: t });
-      }));
+      const head = [h("th", { scope: "col", text: "zapytanie \\ klucz" })].concat(
+        tokens.map((t) => h("th", { scope: "col", text: t })),
+      );
       if (extra) head.push(h("th", { scope: "col", text: extra.title }));
       return h("table", { class: "attn-x__matrix" }, [
         h("caption", { text: caption }),
         h("thead", null, h("tr", null, head)),
-        h("tbody", null, m.map(function (row, i) {
-          var cells = [h("th", { scope: "row", text: tokens[i] })].concat(row.map(function (x, j) {
-            return h("td", { class: shadeMasked && r.blocked[i][j] ? "attn-x__masked" : null, text: fmtDec(x, decimals, true) });
-          }));
-          if (extra) cells.push(h("td", { text: extra.cell(i) }));
-          return h("tr", { class: i === query ? "attn-x__chosen" : null }, cells);
-        })),
+        h(
+          "tbody",
+          null,
+          m.map((row, i) => {
+            const cells = [h("th", { scope: "row", text: tokens[i] })].concat(
+              row.map((x, j) =>
+                h("td", {
+                  class: shadeMasked && r.blocked[i][j] ? "attn-x__masked" : null,
+                  text: fmtDec(x, decimals, true),
+                }),
+              ),
+            );
+            if (extra) cells.push(h("td", { text: extra.cell(i) }));
+            return h("tr", { class: i === query ? "attn-x__chosen" : null }, cells);
+          }),
+        ),
       ]);
     }
-    box.appendChild(h("table", { class: "attn-x__matrix" }, [
-      h("caption", { text: "Rzuty: q = x\u00b7W_Q, k = x\u00b7W_K, v = x\u00b7W_V" }),
-      // (x itself is in the last table: four columns fit a phone)
-      h("thead", null, h("tr", null, ["token", "q", "k", "v"].map(function (t) {
-        return h("th", { scope: "col", text: t });
-      }))),
-      h("tbody", null, tokens.map(function (t, i) {
-        return h("tr", { class: i === query ? "attn-x__chosen" : null }, [
-          h("th", { scope: "row", text: t }),
-          h("td", { text: fmtVec(r.q[i]) }), h("td", { text: fmtVec(r.k[i]) }), h("td", { text: fmtVec(r.v[i]) }),
-        ]);
-      })),
-    ]));
+    box.appendChild(
+      h("table", { class: "attn-x__matrix" }, [
+        h("caption", { text: "Rzuty: q = x\u00b7W_Q, k = x\u00b7W_K, v = x\u00b7W_V" }),
+        // (x itself is in the last table: four columns fit a phone)
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            ["token", "q", "k", "v"].map((t) => h("th", { scope: "col", text: t })),
+          ),
+        ),
+        h(
+          "tbody",
+          null,
+          tokens.map((t, i) =>
+            h("tr", { class: i === query ? "attn-x__chosen" : null }, [
+              h("th", { scope: "row", text: t }),
+              h("td", { text: fmtVec(r.q[i]) }),
+              h("td", { text: fmtVec(r.k[i]) }),
+              h("td", { text: fmtVec(r.v[i]) }),
+            ]),
+          ),
+        ),
+      ]),
+    );
     box.appendChild(matrix("Oceny QK\u1d40", r.scores, 2));
-    box.appendChild(matrix("Oceny po skalowaniu (\u00d7 " + fmtDec(r.scale, 3) + ")" +
-      (this.st.causal ? " i masce" : ""), r.masked, 2, null, true));
-    box.appendChild(matrix("Wagi (softmax każdego wiersza)", r.weights, 2, {
-      title: "suma wiersza",
-      cell: function (i) { return fmtDec(r.weights[i].reduce(function (a, b) { return a + b; }, 0), 2); },
-    }, true));
-    box.appendChild(h("table", { class: "attn-x__matrix" }, [
-      h("caption", { text: "Wejście x i wyjście y = \u03a3 waga \u00b7 v dla każdej pozycji" }),
-      h("thead", null, h("tr", null, [
-        h("th", { scope: "col", text: "pozycja" }), h("th", { scope: "col", text: "token" }),
-        h("th", { scope: "col", text: "wejście x" }), h("th", { scope: "col", text: "wyjście y" }),
-      ])),
-      h("tbody", null, tokens.map(function (t, i) {
-        return h("tr", null, [
-          h("th", { scope: "row", text: "y" + sub(i) }), h("td", { text: t }),
-          h("td", { text: fmtVec(r.x[i]) }), h("td", { text: fmtVec(r.output[i]) }),
-        ]);
-      })),
-    ]));
+    box.appendChild(
+      matrix(
+        `Oceny po skalowaniu (\u00d7 ${fmtDec(r.scale, 3)})${this.st.causal ? " i masce" : ""}`,
+        r.masked,
+        2,
+        null,
+        true,
+      ),
+    );
+    box.appendChild(
+      matrix(
+        "Wagi (softmax każdego wiersza)",
+        r.weights,
+        2,
+        {
+          title: "suma wiersza",
+          cell: (i) =>
+            fmtDec(
+              r.weights[i].reduce((a, b) => a + b, 0),
+              2,
+            ),
+        },
+        true,
+      ),
+    );
+    box.appendChild(
+      h("table", { class: "attn-x__matrix" }, [
+        h("caption", { text: "Wejście x i wyjście y = \u03a3 waga \u00b7 v dla każdej pozycji" }),
+        h(
+          "thead",
+          null,
+          h("tr", null, [
+            h("th", { scope: "col", text: "pozycja" }),
+            h("th", { scope: "col", text: "token" }),
+            h("th", { scope: "col", text: "wejście x" }),
+            h("th", { scope: "col", text: "wyjście y" }),
+          ]),
+        ),
+        h(
+          "tbody",
+          null,
+          tokens.map((t, i) =>
+            h("tr", null, [
+              h("th", { scope: "row", text: `y${sub(i)}` }),
+              h("td", { text: t }),
+              h("td", { text: fmtVec(r.x[i]) }),
+              h("td", { text: fmtVec(r.output[i]) }),
+            ]),
+          ),
+        ),
+      ]),
+    );
   };
 
   /** A JSON-safe snapshot of one explorer (tests read it; -Infinity becomes null). */
   Explorer.prototype.snapshot = function () {
-    var st = this.st;
-    var r = this.result;
+    const st = this.st;
+    const r = this.result;
     return clone({
       preset: this.presets[this.presetIndex].id,
-      tokens: r.tokens, vocab: st.vocab, sentence: st.sentence,
-      embeddings: r.x, w_q: st.wq, w_k: st.wk, w_v: st.wv,
-      causal: st.causal, use_scale: st.useScale, temperature: st.temperature, d_k: r.dK,
-      scale: r.scale, query: st.query, scores: r.scores,
-      masked: r.masked.map(function (row) { return row.map(function (x) { return Number.isFinite(x) ? x : null; }); }),
-      blocked: r.blocked, weights: r.weights, output: r.output,
+      tokens: r.tokens,
+      vocab: st.vocab,
+      sentence: st.sentence,
+      embeddings: r.x,
+      w_q: st.wq,
+      w_k: st.wk,
+      w_v: st.wv,
+      causal: st.causal,
+      use_scale: st.useScale,
+      temperature: st.temperature,
+      d_k: r.dK,
+      scale: r.scale,
+      query: st.query,
+      scores: r.scores,
+      masked: r.masked.map((row) => row.map((x) => (Number.isFinite(x) ? x : null))),
+      blocked: r.blocked,
+      weights: r.weights,
+      output: r.output,
       task: this.taskIndex === null ? null : this.tasks[this.taskIndex].id,
-      tasks_done: Object.keys(this.done).filter(function (k) { return this.done[k]; }, this),
+      tasks_done: Object.keys(this.done).filter((k) => this.done[k]),
     });
   };
 
@@ -1930,16 +2684,16 @@
    * ------------------------------------------------------------------------------------- */
 
   function readConfig() {
-    var config = window.attentionExplorerData;
-    if (!config || !config.presets || !config.presets.length) {
+    const config = window.attentionExplorerData;
+    if (!config?.presets?.length) {
       throw new Error("brak danych przykładów (window.attentionExplorerData)");
     }
     return config;
   }
 
   function initAll() {
-    instances = instances.filter(function (ex) { return document.body.contains(ex.root); });
-    document.querySelectorAll("[data-attention-explorer]").forEach(function (root) {
+    instances = instances.filter((ex) => document.body.contains(ex.root));
+    document.querySelectorAll("[data-attention-explorer]").forEach((root) => {
       if (root.getAttribute("data-ready") === "true") return;
       root.setAttribute("data-ready", "true");
       try {
@@ -1947,7 +2701,9 @@
         instances.push(new Explorer(root, readConfig(), instances.length === 0));
       } catch (err) {
         clear(root);
-        root.appendChild(h("p", { class: "attn-x__message", text: "Nie udało się uruchomić eksploratora: " + err.message }));
+        root.appendChild(
+          h("p", { class: "attn-x__message", text: `Nie udało się uruchomić eksploratora: ${err.message}` }),
+        );
         root.setAttribute("data-error", err.message);
         throw err;
       }
@@ -1955,7 +2711,7 @@
   }
 
   function instance(i) {
-    var ex = instances[i || 0];
+    const ex = instances[i || 0];
     if (!ex) throw new Error("no attention explorer on this page");
     return ex;
   }
@@ -1966,16 +2722,22 @@
     drawHeatmap: drawHeatmap,
     svg: s,
     /** Full-precision state and results of explorer `i` (default 0). */
-    state: function (i) { return instance(i).snapshot(); },
-    presets: function (i) { return clone(instance(i).presets); },
-    loadPreset: function (index, i) { instance(i).loadPreset(index); },
-    startTask: function (t, i) { instance(i).startTask(t); },
+    state: (i) => instance(i).snapshot(),
+    presets: (i) => clone(instance(i).presets),
+    loadPreset: (index, i) => {
+      instance(i).loadPreset(index);
+    },
+    startTask: (t, i) => {
+      instance(i).startTask(t);
+    },
   });
 
   function start() {
     initAll(); // idempotent: an explorer already built is marked data-ready
     if (window.document$ && typeof window.document$.subscribe === "function") {
-      window.document$.subscribe(function () { initAll(); }); // each instant-navigation page
+      window.document$.subscribe(() => {
+        initAll();
+      }); // each instant-navigation page
     }
   }
 

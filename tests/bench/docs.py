@@ -134,20 +134,21 @@ def make_plain(project: Path, site: Path) -> str:
     # from the cache the cold build filled; any error stops the benchmark (check=True).
     code = f"""
 from pathlib import Path
-from anatomia_engine import markdown, runner
+from anatomia_engine import frontmatter, markdown, runner
 root, plain = Path({str(project)!r}), Path({str(plain)!r})
 results, ran = runner.compute(root=root)
 assert not ran, f"the cold build left modules uncached: {{ran}}"
 rendered = 0
 for path in sorted(plain.rglob('*.md')):
     raw = path.read_text(encoding='utf-8')
-    fm = markdown.front_matter(raw, str(path))
+    fm = frontmatter.front_matter(raw, str(path))
     lines = raw.splitlines(keepends=True)
     head, body = ''.join(lines[:fm.first_line - 1]), ''.join(lines[fm.first_line - 1:])
     if '{{{{' not in body and '{{%' not in body:
         continue
     page = markdown.Page(path.relative_to(plain).as_posix(), raw, 'docs')
-    path.write_text(head + markdown.render_page(body, page, results), encoding='utf-8')
+    text = markdown.render_page(body, page, results, markdown.PageRegistry())
+    path.write_text(head + text, encoding='utf-8')
     rendered += 1
 assert rendered, "no page had a placeholder: the plain build would not be comparable"
 print(rendered)

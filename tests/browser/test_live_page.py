@@ -287,7 +287,7 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
     degree words of its sentence, is marked exactly when the build's evaluator finds it false."""
     import figures_src.worked_example as we
     from anatomia_engine import placeholders as ph
-    from tests.unit.test_live_example import _python_values
+    from tests.live_inputs import python_values
 
     rng = np.random.default_rng(11)
     flips = 0
@@ -296,7 +296,7 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
         for tok, name in enumerate(we.VOCAB):
             for dim in range(len(W_VOCAB)):
                 page.get_by_label(f"{name}, wymiar {dim}").fill(nf.fmt_dec(float(w[dim][tok]), 1))
-        values = _python_values(monkeypatch, w, we.W_Q, we.W_K, we.W_V, we.W_FFN)
+        values = python_values(monkeypatch, w, we.W_Q, we.W_K, we.W_V, we.W_FFN)
         predicted = we.VOCAB[int(np.argmax(values["probs"]))]
         words = page.evaluate("""() => [...document.querySelectorAll('.live-word[data-expr]')]
             .filter(s => JSON.parse(s.dataset.expr) === 'top_token').map(s => s.textContent)""")
@@ -307,7 +307,7 @@ def test_names_and_claims_follow_random_reader_numbers(page, monkeypatch):
                        c.querySelector(':scope > .claim__false') !== null])""")
         for form, state, note in claims:
             with np.errstate(all="ignore"):
-                want = "true" if bool(ph._eval(form, scope)) else "false"
+                want = "true" if bool(ph.run(form, scope)) else "false"
             assert (state, note) == (want, want == "false"), (form, state, want)
             flips += want == "false"
     assert flips > 0, "the random numbers never made a sentence false: the check saw nothing"
@@ -359,3 +359,109 @@ def test_every_figure_that_depends_on_the_inputs_redraws_with_the_readers_number
             assert nf.fmt_dec(float(x), 2) in plane, plane
     page.get_by_role("button", name="Przywróć").click()
     assert page.locator(".live-example__drawing").count() == 0
+
+
+def _colours(page, testid: str, k: int = 0) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(fill, number colour) as RGB 0..255 of every painted cell of the k-th drawing `testid`, in row
+    order, in the theme the page shows now."""
+    return [tuple(tuple(int(v) for v in c.split("(")[1].rstrip(")").split(",")[:3]) for c in pair)
+            for pair in page.locator(f"[data-testid={testid}]").nth(k).evaluate("""svg => {
+                const nums = [...svg.querySelectorAll('.attn-x__cellnum')].filter(
+                    n => n.classList.contains('live-example__painted-num'));
+                return [...svg.querySelectorAll('.attn-x__cell')].map((c, k) =>
+                    [getComputedStyle(c).fill, getComputedStyle(nums[k]).fill]);
+            }""")]
+
+
+def _figure_colours(m: np.ndarray, style, quantity: str, reach: float | None = None, blocked=None):
+    """What figures_src/_shared/charts.py heatmap colours each cell of `m` (unblocked, row order) with, as
+    RGB 0..1 — the policy restated from its docstring, not imported — and the value of each cell."""
+    import matplotlib
+    from matplotlib.colors import Normalize
+
+    shown = m[~blocked] if blocked is not None else m.ravel()
+    if quantity == "weights":
+        name, lo, hi = style.cmap, 0.0, 1.0
+    else:
+        hi = reach if reach is not None else (float(np.abs(shown).max()) or 1.0)
+        name, lo = style.cmap_scores, -hi
+        if reach is None and shown.min() >= 0:
+            name, lo = style.cmap, 0.0
+    cmap = matplotlib.colormaps[name]
+    return [(x, np.array(cmap(Normalize(lo, hi)(x))[:3])) for x in shown], name
+
+
+# Linear interpolation between the 33 sampled stops is within 5,5/255 of matplotlib's own table.
+COLOUR_TOLERANCE = 8
+
+
+def _check_colours(page, testid, m, quantity, *, k=0, reach=None, blocked=None) -> set[int]:
+    """The k-th drawing's cells have the built figure's colours in both themes; the signs seen."""
+    from anatomia_engine.plot import DARK, LIGHT
+
+    signs = set()
+    for style in (LIGHT, DARK):
+        scheme = "slate" if style is DARK else "default"
+        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        got = _colours(page, testid, k)
+        want, name = _figure_colours(np.asarray(m, float), style, quantity, reach, blocked)
+        assert len(got) == len(want), testid
+        for (fill, ink), (x, colour) in zip(got, want, strict=True):
+            assert np.abs(np.array(fill) - 255 * colour).max() <= COLOUR_TOLERANCE, (testid, name, x, fill)
+            luminance = float(np.dot([0.299, 0.587, 0.114], colour))
+            if abs(luminance - 0.55) > 0.03:   # black on light cells, else white (charts._text_colour)
+                assert ink == ((0, 0, 0) if luminance > 0.55 else (255, 255, 255)), (testid, x, ink)
+            # a diverging map: red for a positive number, blue for a negative one, in both themes
+            if name == style.cmap_scores and abs(x) > 0.1 * np.abs(np.asarray(m, float)).max():
+                assert np.sign(fill[0] - fill[2]) == np.sign(x), (testid, name, x, fill)
+                signs.add(int(np.sign(x)))
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
+    return signs
+
+
+@pytest.mark.parametrize("cat_dim0", [0.3, -1.5])
+def test_redrawn_grids_colour_sign_and_size_like_the_built_figures(page, cat_dim0):
+    """Scores and Q/K/V on the theme's diverging map around 0 (the caption's „Kolor: znak i wielkość
+    liczby”), scores that are all >= 0 and weights on its sequential map, checked against a NumPy
+    recomputation of each cell in the light and the dark theme."""
+    page.get_by_label("cat, wymiar 0").fill(nf.fmt_dec(cat_dim0, 1))
+    first, second = _traces(cat_dim0)
+    signs = _check_colours(page, "live-scaled", first.attention.scaled, "scores")
+    signs |= _check_colours(page, "live-h2-scores", second.attention.scores, "scores")
+    panels = [second.embeddings, second.q, second.k, second.v]
+    reach = max(float(np.abs(p).max()) for p in panels)
+    for k, panel in enumerate(panels):
+        signs |= _check_colours(page, "live-matrix", panel, "scores", k=k, reach=reach)
+    causal = np.triu(np.ones((3, 3), bool), 1)
+    _check_colours(page, "live-h2-weights", second.attention.weights, "weights", blocked=causal)
+    _check_colours(page, "live-heatmap", first.attention.weights, "weights", blocked=causal)
+    _check_colours(page, "live-heatmap", _encoder_weights(cat_dim0), "weights", k=1)
+    # the sign check saw both signs (K of the second head holds a negative number for chases)
+    assert signs == {-1, 1}, signs
+
+
+def _encoder_weights(cat_dim0: float) -> np.ndarray:
+    """The first head's weights without the mask (the encoder's), with cat's dimension 0 set."""
+    w = np.array(W_VOCAB)
+    w[0, 0] = cat_dim0
+    return tiny_decoder(SENTENCE_IDS, w, W_Q, W_K, W_V, W_FFN, causal=False).attention.weights
+
+
+def test_the_redrawn_plane_has_an_arrow_with_a_head_for_each_token_attention_moved(page):
+    page.get_by_label("cat, wymiar 0").fill("0,3")
+    first, _ = _traces(0.3)
+    moved = [not np.allclose(a, b) for a, b in zip(first.embeddings, first.attention.output, strict=True)]
+    assert any(moved) and not all(moved)    # cat looks only at itself: it stays
+    plane = page.locator("[data-testid=live-plane]")
+    arrows = plane.locator("line.live-example__move")
+    assert arrows.count() == sum(moved)
+    for k in range(arrows.count()):
+        marker = arrows.nth(k).get_attribute("marker-end")
+        head = plane.locator(marker.removeprefix("url(").removesuffix(")") + " path")
+        assert head.count() == 1
+        assert head.evaluate("p => getComputedStyle(p).stroke") != "none"
+    # the legend and the accessible description (with the reader's outputs) stay
+    legend = page.locator("#fig-worked_example-embedding_plane .live-example__title")
+    assert legend.count() == 1 and legend.inner_text().strip()
+    said = plane.get_attribute("aria-label")
+    assert all(nf.fmt_dec(float(x), 2) in said for x in first.attention.output.ravel()), said

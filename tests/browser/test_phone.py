@@ -120,7 +120,7 @@ MATH_LAYOUT = """() => {
 
 
 def test_without_javascript_pages_fit_the_screen_and_math_is_laid_out(browser, server, built_site):
-    """Math is typeset at build time (anatomia_engine/katex.py): without JavaScript no `\\(`…`\\)`
+    """Math is typeset at build time (anatomia_engine/mathml.py): without JavaScript no `\\(`…`\\)`
     is left, every formula is MathML that the browser lays out as math (a fraction's numerator
     above its denominator), in the site's own math font."""
     context = browser.new_context(color_scheme="light", java_script_enabled=False, **PHONE)

@@ -17,7 +17,7 @@ from anatomia_engine import numfmt as nf
 from anatomia_engine.plot import STYLES
 from figures_src import induction_training as it
 from helpers import whole_page
-from tests.unit.test_blog_induction_post import FIGURES, phase_change_by_hand, values
+from tests.induction_post import FIGURES, phase_change_by_hand, values
 
 
 @pytest.fixture(scope="module")

@@ -340,7 +340,7 @@ def test_page_and_download_copies_of_the_mini_notebook(mini_built):
 
 
 def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_project, tmp_path):
-    from anatomia_engine.notebooks import NotebookError
+    from anatomia_engine.errors import EngineError
 
     source = mini_project / "docs" / "laby" / "mini.py"
     svg = 'SVG("<svg xmlns=\\"http://www.w3.org/2000/svg\\"/>")'
@@ -353,8 +353,10 @@ def test_figures_get_alt_text_from_display_metadata_or_stop_the_build(mini_proje
     assert page.cells[-1].outputs[0].data["text/html"] == (
         f'<img alt="Pusty rysunek" class="lab-figure" src="{name}" loading="lazy" decoding="async">')
     source.write_text(source.read_text() + f"\n# %%\n{svg}\n")
-    with pytest.raises(NotebookError, match=r"notebook cell 7 draws a figure but has no alt text"):
+    with pytest.raises(EngineError) as info:
         run_hook(mini_project, tmp_path / "cache")
+    assert info.value.id == "cell_no_alt"
+    assert info.value.fields["cell"] == 7
 
 
 @pytest.mark.parametrize("damage", ["truncate", "edit", "remove"])
@@ -380,7 +382,7 @@ def test_a_damaged_notebook_cache_entry_is_executed_again_never_published(mini_b
 
 
 def test_the_kernel_report_survives_long_printed_output_and_a_broken_display_is_named(mini_project, tmp_path):
-    from anatomia_engine.notebooks import NotebookError
+    from anatomia_engine.errors import EngineError
 
     source = mini_project / "docs" / "laby" / "mini.py"
     original = source.read_text()
@@ -390,5 +392,6 @@ def test_the_kernel_report_survives_long_printed_output_and_a_broken_display_is_
     assert page.cells[-1].outputs[0].text == ("x" * 400 + "\n") * 10
     source.write_text(original + "\n# %%\nimport IPython.display\n"
                       "IPython.display.display = lambda *a, **k: None\n")
-    with pytest.raises(NotebookError, match=r"the kernel's report after the last cell is unreadable"):
+    with pytest.raises(EngineError) as info:
         run_hook(mini_project, tmp_path / "cache2")
+    assert info.value.id == "kernel_report"

@@ -1,15 +1,20 @@
 """The same sources publish the same bytes: a build from another working directory, with another
 environment, hash seed, time zone and state of the cache, publishes what the session build did; so do
-two cold builds of a checkout after `git clean -fdx`, one of them at another time of day in another
-zone, with other variables and another hash seed. (Modules and notebook cells cannot read the clock
-or an unseeded generator: hermetic.py refuses that; MkDocs' build date comes from the last commit.)"""
+two cold builds of a checkout after `git clean -fdx`, the second with its clock moved 1 234 days on
+(libfaketime, preloaded into the build and every process it starts), in another zone, with other
+variables and another hash seed. (Modules and notebook cells cannot read the clock or an unseeded
+generator: hermetic.py refuses that; MkDocs' build date comes from the last commit.)"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
+
+import libfaketime
 
 from helpers import CORE, REPO, copy_project, session_site_was_cold
 
@@ -66,6 +71,26 @@ def _clean_checkout(dest: Path) -> Path:
     return dest
 
 
+# How far the second build's clock is moved: days, so that a date (not only a time of day) differs.
+MOVED_DAYS = 1234
+
+
+def _moved_clock() -> dict[str, str]:
+    """The variables that start a process (and every process it starts) with its clock MOVED_DAYS on:
+    libfaketime preloaded. The monotonic clock is left alone (timeouts keep working)."""
+    _, variables = libfaketime.get_reload_information()
+    return {**variables, "FAKETIME": f"+{MOVED_DAYS}d", "DONT_FAKE_MONOTONIC": "1"}
+
+
+def test_the_moved_clock_moves_a_python_process(tmp_path):
+    """The mechanism the build below relies on: a Python started with these variables reads a clock
+    MOVED_DAYS on (else the reproducibility test would compare two builds at the same time)."""
+    moved = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], capture_output=True,
+                           text=True, check=True, env=os.environ | _moved_clock()).stdout
+    days = (float(moved) - time.time()) / 86400
+    assert MOVED_DAYS - 1 < days < MOVED_DAYS + 1, days
+
+
 def test_two_cold_builds_of_a_clean_checkout_with_other_settings_give_the_same_site(built_site, tmp_path):
     project = _clean_checkout(tmp_path / "clean")
     _build(project, tmp_path / "one", project)
@@ -74,7 +99,7 @@ def test_two_cold_builds_of_a_clean_checkout_with_other_settings_give_the_same_s
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     log = _build(project, tmp_path / "two", elsewhere, PYTHONHASHSEED="12345", TZ="America/Adak",
-                 LANG="pl_PL.UTF-8", ANATOMIA_UNRELATED="2")
+                 LANG="pl_PL.UTF-8", ANATOMIA_UNRELATED="2", **_moved_clock())
     assert " 0 module(s) from cache" in log, log[-3000:]
     one, two = _files(tmp_path / "one"), _files(tmp_path / "two")
     assert not _differ(one, two), _differ(one, two)[:20]

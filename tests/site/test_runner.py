@@ -18,12 +18,12 @@ import pytest
 
 from anatomia_engine import runner
 from helpers import copy_project, mkdocs_build
-from tests.unit.test_runner import (
+from tests.module_runs import (
     LAZY_INIT,
-    _damage_edit_value,
-    _damage_empty,
-    _damage_truncate,
     compute_in_child,
+    damage_edit_value,
+    damage_empty,
+    damage_truncate,
     entry_path,
     kept,
     module,
@@ -148,7 +148,7 @@ def test_engine_files_the_worker_does_not_import_leave_results_cached(tmp_path):
     assert ran(project, "masking") == ["masking"]
 
 
-@pytest.mark.parametrize("damage", [_damage_truncate, _damage_edit_value, _damage_empty])
+@pytest.mark.parametrize("damage", [damage_truncate, damage_edit_value, damage_empty])
 def test_real_damaged_entry_is_recomputed_and_said_never_published(tmp_path, caplog, damage):
     project = copy_project(tmp_path / "proj")
     good, _ = runner.compute(["masking"], root=project)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -23,17 +22,17 @@ from numpy.testing import assert_allclose
 from anatomia_engine.kit import KIND
 from figures_src import induction_training as it
 from helpers import whole_page
-from tests.unit.test_induction_training import induction_by_occurrence, plain_patterns, short_run
+from tests.induction_post import (
+    FIGURES,
+    induction_by_occurrence,
+    phase_change_by_hand,
+    plain_patterns,
+    short_run,
+    values,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 POST = REPO / "docs" / "posty" / "posts" / "glowy-indukcyjne.md"
-FIGURES = ("training_loss_curves", "training_head_scores", "trained_previous_token_head",
-           "trained_induction_head", "hand_built_induction_head")
-
-
-@cache
-def values() -> dict:
-    return it.training_values()
 
 
 def front_matter() -> tuple[dict, str]:
@@ -76,14 +75,6 @@ def test_module_figures_are_the_ones_the_page_shows():
 
 
 # --- the module's values, recomputed --------------------------------------------------------
-
-def phase_change_by_hand(h) -> int:
-    """Steepest fall of the repeated-half loss (slope over +-2 records) after it first drops
-    below log V."""
-    start = int(np.flatnonzero(h.repeated < np.log(it.SETTINGS.vocab_size))[0])
-    slopes = {k: (h.repeated[k + 2] - h.repeated[k - 2]) / (h.steps[k + 2] - h.steps[k - 2])
-              for k in range(max(start, 2), len(h.steps) - 2)}
-    return min(slopes, key=slopes.get)
 
 
 def test_phase_change_and_half_way_steps_by_hand():
@@ -134,4 +125,3 @@ def test_the_short_run_is_the_start_of_the_full_run():
 
 
 # --- in the browser -------------------------------------------------------------------------
-

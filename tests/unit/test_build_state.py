@@ -92,3 +92,13 @@ def test_each_build_registers_its_own_extension():
     [one] = [e for e in first.markdown_extensions if isinstance(e, amd.PlaceholderExtension)]
     [two] = [e for e in second.markdown_extensions if isinstance(e, amd.PlaceholderExtension)]
     assert one.pages is not two.pages
+
+
+def test_the_extension_typesets_math_before_the_output_check_reads_the_page():
+    """The processors plugin.on_config names, in the order they run."""
+    md = pymd.Markdown(extensions=["pymdownx.arithmatex", BuildState().extension()])
+    assert "anatomia_placeholders" in md.preprocessors
+    assert "anatomia_figures" in md.parser.blockprocessors
+    assert "anatomia_placeholders" in md.treeprocessors
+    post = md.postprocessors
+    assert post.get_index_for_name("anatomia_mathml") < post.get_index_for_name("anatomia_output_check")

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import live, sources
-from anatomia_engine import markdown as amd
+from anatomia_engine import frontmatter, live, sources
 from tests.helpers import convert_page
 
 
@@ -54,7 +53,7 @@ def test_deep_indentation_inside_a_fence_is_code_not_nesting(tmp_path):
 ])
 def test_a_front_matter_key_given_twice_is_refused_with_its_line(head, key, line):
     with pytest.raises(BuildError) as info:
-        amd.front_matter(head + "# A\n", "docs/a.md")
+        frontmatter.front_matter(head + "# A\n", "docs/a.md")
     assert str(info.value).startswith(f"docs/a.md:{line}: the front matter sets '{key}' twice"), info.value
 
 

@@ -1,22 +1,17 @@
 """The contributor page lists every build error with its real message, from one catalogue.
 
 The page's error tables are generated from anatomia_engine/messages.yaml, so they cannot drift; the
-tests below check that the code raises only catalogued messages with their fields, that the page
-writes no table of errors by hand, and that every catalogued message is produced somewhere: raised
-through `messages.text(id)`, or (for a module that still writes its own f-string, the Makefile and
-.ci/) found in the code by a fuzzy match. For the match we take the message's fixed text as the page
-shows it: the text is cut at every `…` (a field) and every piece of at least MIN_FIXED characters
-must occur in a string of anatomia_engine/ (other than the catalogue), .ci/ or the
-Makefile. A field of an f-string (`{name}`) or a `%s` in a log call stands for any one word, so
-`build stopped; site/ was left` matches f"build stopped; {site_name}/ …". Whitespace is
-normalised; implicitly concatenated literals are joined (the parser does that).
+tests below check that the page writes no table of errors by hand and that code and catalogue agree
+by message id: every id the code raises is catalogued (with the fields its text needs), and every
+catalogued message is raised somewhere, unless its `by:` names who else writes it (MkDocs, the
+Makefile, .ci/). The code is read as a syntax tree: a message is raised where its id is the first
+argument of a call (`EngineError("id", …)`, `messages.text("id", …)`, hermetic's `refuse("id", …)`).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 import string
 from pathlib import Path
 
@@ -28,92 +23,46 @@ from anatomia_engine import messages
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "jak-dodac-wartosc.md"
 SECTION = "## Co znaczy każdy błąd"
-
-MIN_FIXED = 8  # shorter pieces say too little to be checked
-PLACEHOLDER = re.compile(r"…")
-FIELD = None  # a hole in a source string: an f-string field or a %-format
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+# The calls that raise or write a catalogued message by its id (the first argument). Their other
+# keywords are the message's fields, but for these, which EngineError takes for itself.
+RAISING = {"EngineError", "Refused", "text", "refuse", "_refusing"}
+OWN_KEYWORDS = {"where", "causes", "at", "detail"}
 
 
-def fixed_pieces(message: str) -> list[str]:
-    """The pieces of the message's fixed text long enough to check."""
-    return [p for p in (_norm(p).strip() for p in PLACEHOLDER.split(message)) if len(p) >= MIN_FIXED]
+def _name(call: ast.Call) -> str | None:
+    """The called function's name: `f(...)` and `x.f(...)` are both `f`."""
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
 
 
-def in_the_code(message: str) -> bool:
-    """Does the code write every long enough piece of `message`'s fixed text?"""
-    pieces = fixed_pieces(message)
-    return bool(pieces) and all(produced(p, TEMPLATES) for p in pieces)
+def _sources() -> list[Path]:
+    """The engine's code and figures_src's (its shared charts raise catalogued messages)."""
+    return sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/**/*.py")])
 
 
-def _templates() -> list[list]:
-    """Every string of the checked sources as a list of literal pieces and FIELD holes."""
-    out: list[list] = []
-    for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob(".ci/*.py")]):
-        nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
-        parts = {id(v) for n in nodes if isinstance(n, ast.JoinedStr) for v in n.values}
-        for node in nodes:
-            if id(node) in parts:  # a literal part of an f-string is not a string of its own
+def _calls() -> list[tuple[str, str, str, set[str] | None]]:
+    """(file:line, called name, id, keyword names or None when `**fields` is passed) of every call whose
+    first argument is a string literal."""
+    out = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not node.args:
                 continue
-            if isinstance(node, ast.JoinedStr):
-                pieces: list = []
-                for part in node.values:
-                    if isinstance(part, ast.Constant):
-                        pieces.append(_norm(part.value))
-                    else:
-                        pieces.append(FIELD)
-                out.append(pieces)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                chunks = re.split(r"%[sdr]", node.value)
-                pieces = [FIELD] * (2 * len(chunks) - 1)
-                pieces[::2] = [_norm(c) for c in chunks]
-                out.append(pieces)
-    for path in [ROOT / "Makefile", ROOT / ".ci" / "run"]:
-        out.append([_norm(path.read_text(encoding="utf-8"))])
+            first = node.args[0]
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                continue
+            keywords = {k.arg for k in node.keywords}
+            if None in keywords:
+                keywords = None
+            out.append((f"{path.relative_to(ROOT)}:{node.lineno}", _name(node), first.value, keywords))
     return out
 
 
-def _match(text: str, i: int, pieces: list, j: int, k: int, lit: int) -> bool:
-    """Does text[i:] continue the template `pieces` from piece j, offset k, with at least
-    MIN_FIXED literal characters matched in all (`lit` so far)?"""
-    while i < len(text):
-        if j == len(pieces):  # the rest of the message is composed elsewhere (a hint, a suffix)
-            return lit >= MIN_FIXED
-        if pieces[j] is FIELD:  # any text, up to where the next literal piece matches
-            if j == len(pieces) - 1 or not re.search(r"\s", text[i:]):  # ends in a variable part
-                return lit >= MIN_FIXED
-            return any(_match(text, n, pieces, j + 1, 0, lit) for n in range(i, len(text)))
-        rest = pieces[j][k:]
-        n = min(len(rest), len(text) - i)
-        if text[i:i + n] != rest[:n]:
-            return False
-        i, j, k, lit = i + n, j + 1, 0, lit + n
-    return lit >= MIN_FIXED
-
-
-def produced(text: str, templates: list[list]) -> bool:
-    """Does `text` occur in some template: from inside a literal piece, or from a field that
-    stands for its first characters? A field never swallows the end of `text` unless it ends
-    the template, so a changed word after a field is caught."""
-    for pieces in templates:
-        for j, piece in enumerate(pieces):
-            if piece is FIELD:
-                if j + 1 < len(pieces) and any(_match(text, n, pieces, j + 1, 0, 0)
-                                               for n in range(1, len(text))):
-                    return True
-                continue
-            k = piece.find(text[0])
-            while k >= 0:
-                if _match(text, 0, pieces, j, k, 0):
-                    return True
-                k = piece.find(text[0], k + 1)
-    return False
-
-
-TEMPLATES = _templates()
+CALLS = _calls()
+RAISED = [call for call in CALLS if call[1] in RAISING]
 
 
 def test_the_page_writes_no_table_of_errors_by_hand():
@@ -123,56 +72,21 @@ def test_the_page_writes_no_table_of_errors_by_hand():
     assert not [line for line in section.splitlines() if line.startswith("|")], "use the catalogue"
 
 
-@pytest.mark.parametrize("real, changed", [
-    ("old_python", "Python 3.11.5+ is required (found …)"),
-    ("build_stopped", "build stopped; … was kept as it was"),
-    ("build_failed", "build failed; … was kept as it was"),
-])
-def test_a_changed_message_is_caught(real, changed):
-    """The fuzzy match is not vacuous: the catalogue's text is found, a reworded one is not."""
-    assert in_the_code(messages.CATALOGUE[real].example())
-    assert not in_the_code(changed)
-
-
-def _raised() -> list[tuple[str, str, set[str]]]:
-    """(file:line, message id, keyword names) of every messages.text(...) call of the engine and of
-    figures_src (its shared charts raise catalogued messages)."""
-    out = []
-    for path in sorted([*ROOT.glob("anatomia_engine/**/*.py"), *ROOT.glob("figures_src/**/*.py")]):
-        if path.name == "errors.py":   # EngineError itself formats whichever id it is given
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            catalogue_text = (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                              and node.func.attr == "text"
-                              and isinstance(node.func.value, ast.Name)
-                              and node.func.value.id in ("M", "messages"))
-            engine_error = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                            and node.func.id == "EngineError")
-            if catalogue_text or engine_error:
-                literal = node.args and isinstance(node.args[0], ast.Constant)
-                assert literal, f"{path}:{node.lineno}: a literal id"
-                fields = {k.arg for k in node.keywords}
-                if engine_error:   # its own keywords: the place and the errors it carries
-                    fields -= {"where", "causes"}
-                out.append((f"{path.relative_to(ROOT)}:{node.lineno}", node.args[0].value, fields))
-    return out
-
-
-RAISED = _raised()
-
-
-@pytest.mark.parametrize(("where", "id", "fields"), RAISED, ids=[f"{w}:{i}" for w, i, _ in RAISED])
-def test_the_code_raises_only_catalogued_messages_with_their_fields(where, id, fields):
+@pytest.mark.parametrize(("where", "called", "id", "keywords"), RAISED,
+                         ids=[f"{w}:{i}" for w, _, i, _ in RAISED])
+def test_the_code_raises_only_catalogued_messages_with_their_fields(where, called, id, keywords):
     assert id in messages.CATALOGUE, f"{where}: message {id!r} is not in anatomia_engine/messages.yaml"
-    needed = {f for _, f, _, _ in string.Formatter().parse(messages.CATALOGUE[id].text) if f}
-    assert fields == needed, f"{where}: {id!r} needs {sorted(needed)}"
+    if keywords is None:
+        return   # its fields are passed on as a mapping: checked when it is raised (a KeyError)
+    needed = messages.fields(id)
+    assert needed - {"where"} <= keywords, f"{where}: {id!r} needs {sorted(needed)}"
+    assert keywords - OWN_KEYWORDS <= needed, f"{where}: {id!r} has no field {sorted(keywords - needed)}"
 
 
-def test_every_catalogued_message_is_produced_somewhere():
-    raised = {id for _, id, _ in RAISED}
-    unused = [m.id for m in messages.CATALOGUE.values() if m.id not in raised and m.by != "mkdocs"
-              and not in_the_code(m.example())]
-    assert not unused, f"catalogued but never produced (drop them or raise them): {unused}"
+def test_every_catalogued_message_is_raised_somewhere():
+    raised = {id for _, called, id, _ in RAISED}
+    unused = [m.id for m in messages.CATALOGUE.values() if m.id not in raised and m.by == "engine"]
+    assert not unused, f"catalogued but never raised by id (drop them or raise them): {unused}"
 
 
 def test_every_message_has_a_group_cause_and_fix():

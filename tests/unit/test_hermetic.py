@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import runner
-from tests.unit.test_runner import failures, fresh, mini, project
+from tests.module_runs import failures, fresh
 
-__all__ = ["mini", "project"]   # fixtures, used by name
 HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\n"
 
 
@@ -227,6 +226,12 @@ def test_a_module_changing_docs_is_refused_naming_it(writers, case):
 
 # --- what a run depends on without opening it for reading -------------------------------------
 
+def _file_to_folder(root: Path) -> None:
+    """Replace the file data/a by a folder of the same name (the folder's listing stays the same)."""
+    (root / "data" / "a").unlink()
+    (root / "data" / "a").mkdir()
+
+
 # (files the test writes before the first run, the module's function body, how the test changes
 # the project afterwards); the value returned must change with the edit
 CHECKS = {
@@ -262,6 +267,19 @@ CHECKS = {
                "import sqlite3\n    with sqlite3.connect(ROOT / 'data' / 'db.sqlite') as db:\n"
                "        return {'v': db.execute('select n from t').fetchone()[0]}",
                lambda root: _sqlite(root / "data" / "db.sqlite", 2)),
+    # a folder's entries answer from its listing, without os.stat: their checks are inputs too
+    "scandir_size": ({"data/a.bin": "x" * 10},
+                     "return {'v': sum(e.stat().st_size for e in os.scandir(ROOT / 'data'))}",
+                     lambda root: (root / "data" / "a.bin").write_text("x" * 20)),
+    "scandir_kind": ({"data/a": ""},
+                     "return {'v': [e.name for e in os.scandir(ROOT / 'data') if e.is_file()]}",
+                     _file_to_folder),
+    "walk_kind": ({"data/a": ""},
+                  "return {'v': sorted(n for _, _, names in os.walk(ROOT / 'data') for n in names)}",
+                  _file_to_folder),
+    "glob_sizes": ({"data/a.csv": "1,2"},
+                   "return {'v': [p.stat().st_size for p in sorted((ROOT / 'data').glob('*.csv'))]}",
+                   lambda root: (root / "data" / "a.csv").write_text("1,2,3")),
 }
 
 
@@ -324,6 +342,14 @@ REFUSED = {
     "localtime": ("__import__('time').strftime('%Y')", "reads the clock"),
     "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "starts another program"),
     "system": ("os.system('true')", "starts another program"),
+    # a program started through a copy of the process, a pool's thread, multiprocessing or ctypes
+    "fork": ("os.fork()", "starts another program"),
+    "pool": ("__import__('concurrent.futures').futures.ThreadPoolExecutor().submit("
+             "__import__('subprocess').run, ['true']).result()", "starts another program"),
+    "spawn": ("__import__('multiprocessing').get_context('spawn').Process(target=print).start()",
+              "starts another program"),
+    "ctypes": ("__import__('ctypes').CDLL(None).system(b'true')", "starts another program"),
+    "ctypes_clock": ("__import__('ctypes').CDLL(None).time(None)", "reads the clock"),
 }
 
 

@@ -8,46 +8,12 @@ patterns are recomputed here with plain loops, not with the attn_core functions 
 
 from __future__ import annotations
 
-import dataclasses
-from functools import cache
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
 from figures_src import induction_training as it
-
-SHORT_STEPS = 800  # past the phase change of the full run (the page says where it is)
-
-
-@cache
-def short_run() -> it.History:
-    return it.train(dataclasses.replace(it.SETTINGS, steps=SHORT_STEPS, every=100))
-
-
-def plain_patterns(config, params, tokens):
-    """Per layer, attention weights (B, h, T, T) and the final logits, with explicit loops,
-    in float64 whatever the dtype of the trained params."""
-    params = {name: np.asarray(p, np.float64) for name, p in params.items()}
-    d_k, out_logits, layers = config.d_k, [], [[] for _ in range(config.n_layers)]
-    for seq in tokens:
-        t = len(seq)
-        x = params["embed"][seq] + params["pos"][:t]
-        for layer in range(config.n_layers):
-            heads, weights = [], []
-            for j in range(config.n_heads):
-                cols = slice(j * d_k, (j + 1) * d_k)
-                q, k, v = (x @ params[f"{w}{layer}"][:, cols] for w in "qkv")
-                s = q @ k.T / np.sqrt(d_k)
-                s[np.triu_indices(t, 1)] = -np.inf
-                a = np.exp(s - s.max(axis=1, keepdims=True))
-                a /= a.sum(axis=1, keepdims=True)
-                weights.append(a)
-                heads.append(a @ v)
-            layers[layer].append(weights)
-            x = x + np.concatenate(heads, axis=1) @ params[f"o{layer}"]
-        out_logits.append(x @ params["unembed"])
-    return [np.array(w) for w in layers], np.array(out_logits)
+from tests.induction_post import induction_by_occurrence, plain_patterns, short_run
 
 
 def half_losses(logits, tokens, half):
@@ -61,18 +27,6 @@ def induction_by_offset(weights, half):
     """Per head, mean weight from query i in the second half to key i - L + 1: (h,)."""
     i = np.arange(half, 2 * half)
     return weights[:, :, i, i - half + 1].mean(axis=(0, 2))
-
-
-def induction_by_occurrence(weights, tokens):
-    """Per head, mean weight from i to the position after the latest earlier occurrence of
-    token i, over every position whose token occurred before (loops, no attn_core): (h,)."""
-    picked = []
-    for b, seq in enumerate(tokens):
-        for i in range(len(seq)):
-            earlier = [j for j in range(i) if seq[j] == seq[i]]
-            if earlier:
-                picked.append(weights[b, :, i, earlier[-1] + 1])
-    return np.mean(picked, axis=0)
 
 
 @pytest.fixture(scope="module")

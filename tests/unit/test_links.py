@@ -72,17 +72,17 @@ def test_checker_reports_missing_files_and_ids_and_accepts_the_rest(tmp_path):
     checker.pages.append(links.Page("a/index.html", good + bad, "docs/a.md", source))
     checker.pages.append(links.Page("b/index.html", '<p id="druga">x</p>', "docs/b.md"))
     problems = checker.check(site)
-    assert problems == [
-        "docs/a.md:3: <a href=\"../c/\">: 'c/index.html' is not in the built site — check the path: "
-        "it is relative to the built page's address, not to the source file",
-        "docs/a.md:4: <img src=\"brak.svg\">: 'a/brak.svg' is not in the built site — check the path: "
-        "it is relative to the built page's address, not to the source file",
-        "docs/a.md:5: <a href=\"../b/#trzecia\">: 'b/index.html' has no element with id 'trzecia'",
-        "docs/a.md:6: <a href=\"#krok-2\">: 'a/index.html' has no element with id 'krok-2' — did you "
-        "mean '#krok-1'?",
-        "docs/a.md:7: <a href=\"/b/\">: an absolute path; it breaks when the site is not at the root "
-        "of its server — write it relative to the page",
+    found = [(problem.where, problem.id, problem.fields.get("target")) for problem in problems]
+    assert found == [
+        ('docs/a.md:3: <a href="../c/">', "link_not_built", "c/index.html"),
+        ('docs/a.md:4: <img src="brak.svg">', "link_not_built", "a/brak.svg"),
+        ('docs/a.md:5: <a href="../b/#trzecia">', "link_no_id", "b/index.html"),
+        ('docs/a.md:6: <a href="#krok-2">', "link_no_id", "a/index.html"),
+        ('docs/a.md:7: <a href="/b/">', "link_absolute", None),
     ]
+    assert problems[2].fields["fragment"] == "trzecia" and problems[2].fields["hint"] == ""
+    # the nearest id is offered
+    assert "#krok-1" in problems[3].fields["hint"]
 
 
 def test_checker_names_the_notebook_cell_and_its_line(tmp_path):
@@ -98,7 +98,9 @@ def test_checker_names_the_notebook_cell_and_its_line(tmp_path):
     checker = links.Checker()
     checker.pages.append(links.Page("lab/index.html", page, "docs/lab.py", source))
     problems = checker.check(site)
-    assert len(problems) == 2
-    assert problems[0].startswith("docs/lab.py:9: notebook cell 2: <a href=\"brak.md\">")
-    assert problems[1].startswith("docs/lab.py:12: notebook cell 3 (its output): <a href=\"../wydruk/\">")
-    assert "the cell's code prints this link" in problems[1]
+    assert [problem.where for problem in problems] == [
+        'docs/lab.py:9: notebook cell 2: <a href="brak.md">',
+        'docs/lab.py:12: notebook cell 3 (its output): <a href="../wydruk/">']
+    assert [problem.id for problem in problems] == ["link_not_built", "link_not_built"]
+    # the hint points at the code that prints the link, not at the page
+    assert "prints" in problems[1].fields["hint"]

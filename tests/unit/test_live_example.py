@@ -7,33 +7,10 @@ import numpy as np
 import pytest
 
 import figures_src.worked_example as we
-from anatomia_engine.kit import Table, Value
+from tests.live_inputs import js_inputs, python_values, random_inputs
 from tests.unit.live_js import call_many
 
 ROUNDS = 25
-
-
-def _python_values(monkeypatch, w_vocab, w_q, w_k, w_v, w_ffn) -> dict:
-    for name, value in (("W_VOCAB", w_vocab), ("W_Q", w_q), ("W_K", w_k), ("W_V", w_v), ("W_FFN", w_ffn)):
-        monkeypatch.setattr(we, name, value)
-    caches = (we._traces, we._head2_traces, we._padding_results)
-    for cached in caches:
-        cached.cache_clear()
-    try:
-        out = we.worked_example()
-    finally:
-        for cached in caches:
-            cached.cache_clear()
-    return {k: (v.value if isinstance(v, Value) else v.rows if isinstance(v, Table) else v)
-            for k, v in out.items()}
-
-
-def js_inputs(w_vocab, w_q, w_k, w_v, w_ffn) -> dict:
-    return {"vocab": list(we.VOCAB), "W_vocab": w_vocab.tolist(), "ids": list(we.SENTENCE_IDS),
-            "W_Q": w_q.tolist(), "W_K": w_k.tolist(), "W_V": w_v.tolist(), "W_FFN": w_ffn.tolist(),
-            "sharpen": we.SHARPEN_FACTOR, "reordered_ids": we.REORDERED_IDS, "batch_ids": we.BATCH_IDS,
-            "pad_embedding": list(we.PAD_EMBEDDING), "pad_token": we.PAD_TOKEN,
-            "h2_W_Q": we.HEAD2_W_Q.tolist(), "h2_W_K": we.HEAD2_W_K.tolist(), "h2_W_V": we.HEAD2_W_V.tolist()}
 
 
 def _as_array(v):
@@ -44,26 +21,16 @@ def _as_array(v):
     return v
 
 
-def _random_inputs(rng, identity: bool):
-    d = 2
-    w_vocab = np.round(rng.uniform(-2, 2, size=(d, len(we.VOCAB))), int(rng.integers(1, 4)))
-    if identity:
-        w_q = w_k = w_v = np.eye(d)
-    else:
-        w_q, w_k, w_v = (rng.normal(size=(d, d)) for _ in range(3))
-    return w_vocab, w_q, w_k, w_v, rng.normal(size=(d, d))
-
-
 @pytest.mark.parametrize("identity", [True, False])
 def test_whole_chain_equals_the_build(monkeypatch, identity):
     rng = np.random.default_rng(25 + identity)
-    cases = [_random_inputs(rng, identity) for _ in range(ROUNDS)]
+    cases = [random_inputs(rng, identity) for _ in range(ROUNDS)]
     cases.append((we.W_VOCAB, we.W_Q, we.W_K, we.W_V, we.W_FFN))       # the page's own numbers
     results = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
     compared = set()
     for case, result in zip(cases, results, strict=True):
         assert "ok" in result, result
-        js, py = result["ok"], _python_values(monkeypatch, *case)
+        js, py = result["ok"], python_values(monkeypatch, *case)
         for name, got in js.items():
             assert name in py, f"the JS computes {name}, which the build does not publish"
             want = py[name]
@@ -89,4 +56,5 @@ def test_whole_chain_equals_the_build(monkeypatch, identity):
     # every value of the chain the issue lists is mirrored, not a subset that happens to agree
     assert {"E", "Q", "K", "V", "scores", "scaled", "masked", "weights", "attn_out", "residual",
             "ffn_out", "logits", "probs", "pad_weights", "vocab_table", "prob_table", "h2_Q", "h2_K",
-            "h2_V", "h2_scores", "h2_weights", "h2_weights_enc", "h2_out", "h2_residual"} <= compared
+            "h2_V", "h2_scores", "h2_weights", "h2_weights_enc", "h2_out", "h2_residual", "hand_row",
+            "hand_dim", "hand_av", "hand_av_rounded", "hand_exact_rounded"} <= compared

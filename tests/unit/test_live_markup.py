@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from anatomia_engine import placeholders as ph
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from tests.helpers import convert_page
 
@@ -64,7 +65,7 @@ def test_a_live_claim_the_browser_cannot_recompute_stops_the_build_at_its_line()
 
     body = "Wstęp.\n\n{% claim sum(w[1][0:2]) > 0.9 %}Wiersz sumuje się do jedności.{% endclaim %}\n"
     assert "data-claim" not in render(body, live=False)
-    with pytest.raises(ph.TemplateError, match=r"^docs/liveTrue\.md:7: claim 'sum\(w\[1\]\[0:2\]\) > 0\.9'"):
+    with pytest.raises(EngineError, match=r"^docs/liveTrue\.md:7: claim 'sum\(w\[1\]\[0:2\]\) > 0\.9'"):
         render(body, live=True)
 
 

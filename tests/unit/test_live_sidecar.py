@@ -8,6 +8,7 @@ import json
 import pytest
 
 from anatomia_engine import live
+from anatomia_engine.errors import EngineError
 
 PAGE = ('<nav><span class="num" data-expr="&quot;x&quot;">9</span></nav><article>'
         '<div class="live-example" id="live-example" data-w="[1, 2]" data-name="&quot;cat&quot;"></div>'
@@ -38,5 +39,6 @@ def test_the_page_keeps_its_text_and_the_sidecar_gets_the_data_by_position():
 
 
 def test_a_live_page_without_its_root_is_an_error():
-    with pytest.raises(ValueError, match="live-example"):
+    with pytest.raises(EngineError) as info:
         live.split(PAGE.replace('id="live-example"', 'id="other"'), "krok/index.html")
+    assert (info.value.id, info.value.where) == ("live_without_root", "krok/index.html")

@@ -134,7 +134,7 @@ def test_markdown_extension_after_arithmatex():
 
 def test_bad_tex_on_a_page_names_its_file_and_line():
     """The page being converted is the one render_page registered, even with no placeholder."""
-    from tests.unit.test_placeholders import page
+    from tests.unit.demo_page import page
 
     with pytest.raises(EngineError) as info:
         page("Wzór:\n\n\\(\\frac{1}\\)\n")

@@ -36,7 +36,7 @@ def test_the_key_follows_the_converting_libraries(monkeypatch):
     assert {"mkdocs-jupyter", "nbconvert", "mistune", "pygments"} <= names   # its requirements, transitively
     key = notebooks.conversion_key(EXECUTED, "laby/lab.py", OPTIONS)
     upgraded = tuple(v if not v.startswith("nbconvert==") else "nbconvert==999" for v in versions)
-    monkeypatch.setattr(notebooks, "converter_versions", lambda: upgraded)
+    monkeypatch.setattr(notebooks.conversion, "converter_versions", lambda: upgraded)
     assert notebooks.conversion_key(EXECUTED, "laby/lab.py", OPTIONS) != key
 
 

@@ -10,45 +10,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from anatomia_engine import notebooks, placeholders
+from anatomia_engine import placeholders
+from anatomia_engine.errors import EngineError
+from tests.unit.lab_kernel import execute_cells, lab_project
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSPORT = ("import json; from ipykernel.connect import get_connection_info; "
              "print(json.loads(get_connection_info())['transport'])")
 
 
-def _project(tmp_path):
-    root = tmp_path / "proj"
-    (root / "attn_core").mkdir(parents=True)
-    (root / "figures_src").mkdir()
-    (root / "docs").mkdir()
-    (root / "attn_core" / "__init__.py").write_text("")
-    (root / "figures_src" / "__init__.py").write_text("")
-    (root / "requirements.lock").write_text("numpy\n")
-    return root
-
-
-def _execute(root, *cells: str):
-    """Execute code cells `cells` as the notebook docs/laby/lab.py (its source written in the percent
-    format, so a message's line can be checked); the notebook and the kernel's record."""
-    source = root / "docs" / "laby" / "lab.py"
-    source.parent.mkdir(parents=True, exist_ok=True)
-    source.write_text("".join(f"# %%\n{cell}\n\n" for cell in cells))
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c, id=f"c{i}")
-                                         for i, c in enumerate(cells)])
-    return nb, notebooks.execute(nb, source, "docs/laby/lab.py", root)
-
-
 def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp_path):
-    root = _project(tmp_path)
+    root = lab_project(tmp_path)
     (root / "figures_src" / ".data").mkdir()
     (root / "figures_src" / ".data" / "v.json").write_text("1")
     reads = ("from pathlib import Path\n"
              "print(Path('figures_src/.data/v.json').read_text(), Path('flag').exists())")
-    nb, record = _execute(root, TRANSPORT, reads,
+    nb, record = execute_cells(root, TRANSPORT, reads,
                           "print('nanosekundy, banan, Nancy')")     # words with "nan" inside are no NaN
     printed = "".join(o.get("text", "") for o in nb.cells[0].outputs)
     assert printed.strip() == "ipc", json.dumps(nb.cells[0].outputs)[:500]
@@ -57,25 +36,34 @@ def test_the_kernel_talks_over_unix_sockets_and_records_checks_and_dot_files(tmp
     assert "banan" in nb.cells[2].outputs[0]["text"]
 
 
-@pytest.mark.parametrize(("cell", "says"), [
-    ("print('x' * 1_000_000)", "notebook cell 2 shows too much"),
-    ("for i in range(3000):\n    print(i, 'y' * 20)", "notebook cell 2 shows too much"),
-    ("import numpy as np\nprint(np.array([0.0, 1.0]) / 0.0)", "notebook cell 2 shows NaN"),
-    ("from pathlib import Path\nPath('docs/x.txt').write_text('x')", "writes docs/x.txt"),
-    ("import time\ntry:\n    time.time()\nexcept Exception:\n    pass", "reads the clock"),
-    ("import subprocess\nsubprocess.run(['true'])", "starts another program"),
-    ("out = get_ipython().getoutput('ls')", "starts another program"),          # `out = !ls`
+@pytest.mark.parametrize(("cell", "id"), [
+    ("print('x' * 1_000_000)", "cell_output_size"),
+    ("for i in range(3000):\n    print(i, 'y' * 20)", "cell_output_size"),
+    ("import numpy as np\nprint(np.array([0.0, 1.0]) / 0.0)", "cell_nan"),
+    # A refusal the cell lets through fails the cell; one it catches still stops the build.
+    ("from pathlib import Path\nPath('docs/x.txt').write_text('x')", "cell_failed"),
+    ("import time\ntry:\n    time.time()\nexcept Exception:\n    pass", "cell_refused"),
+    ("import subprocess\nsubprocess.run(['true'])", "cell_failed"),
+    ("out = get_ipython().getoutput('ls')", "cell_failed"),          # `out = !ls`
+    # a plain shell escape: IPython runs it through pexpect on a terminal (a fork), even when caught
+    ("x = 2\n!echo hi", "cell_failed"),
+    ("try:\n    get_ipython().system('echo hi')\nexcept Exception:\n    pass", "cell_refused"),
+    # a cell magic starting a program on a thread of IPython's
+    ("%%bash\necho hi", "cell_failed"),
+    ("import os\ntry:\n    os.fork()\nexcept Exception:\n    pass", "cell_refused"),
     ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
-     "except Exception:\n    pass", "reaches the network"),
+     "except Exception:\n    pass", "cell_refused"),
 ])
-def test_a_cell_breaking_the_modules_rules_stops_the_build_naming_it(tmp_path, cell, says):
-    root = _project(tmp_path)
-    with pytest.raises(notebooks.NotebookError) as info:
-        _execute(root, "x = 1", cell)
-    message = str(info.value)
-    line = int(message.split(":", 2)[1]) if message.startswith("docs/laby/lab.py:") else 0
-    assert 5 <= line < 5 + len(cell.splitlines()), message[:500]     # a line of the second cell
-    assert says in message, message[:2000]
+def test_a_cell_breaking_the_modules_rules_stops_the_build_naming_it(tmp_path, cell, id):
+    root = lab_project(tmp_path)
+    with pytest.raises(EngineError) as info:
+        execute_cells(root, "x = 1", cell)
+    error = info.value
+    assert error.id == id, str(error)[:2000]
+    assert error.fields["cell"] == 2
+    file, _, line = error.where.partition(":")
+    assert file == "docs/laby/lab.py"
+    assert 5 <= int(line) < 5 + len(cell.splitlines()), error.where     # a line of the second cell
     assert not (root / "docs" / "x.txt").exists()
 
 
@@ -83,18 +71,18 @@ STOPPING = """
 import sys, threading, time
 from pathlib import Path
 sys.path.insert(0, "tests/unit")
-from test_notebook_kernel import _execute
+from lab_kernel import execute_cells
 from anatomia_engine import notebooks
 
 failed = []
 def run():
     try:
-        _execute(Path(sys.argv[1]), "import time as t\\nt.sleep(600)")
+        execute_cells(Path(sys.argv[1]), "import time as t\\nt.sleep(600)")
     except BaseException as exc:
-        failed.append(str(exc))
+        failed.append(getattr(exc, "id", repr(exc)))
 thread = threading.Thread(target=run)
 thread.start()
-while not notebooks._running:
+while not notebooks.is_running():
     time.sleep(0.2)
 time.sleep(3)              # the kernel runs the sleeping cell
 notebooks.stop()
@@ -106,10 +94,10 @@ sys.stdout.flush()
 
 def test_stop_ends_a_running_kernel_at_once(tmp_path):
     """In a process of its own, as in a build: stop() (Ctrl-C) ends a cell that would sleep 10 minutes."""
-    root = _project(tmp_path)
+    root = lab_project(tmp_path)
     proc = subprocess.run([sys.executable, "-c", STOPPING, str(root)], cwd=REPO, capture_output=True,
                           text=True, timeout=300)
-    assert "stopped" in proc.stdout and "alive" not in proc.stdout, proc.stdout + proc.stderr[-2000:]
+    assert "notebook_stopped" in proc.stdout and "alive" not in proc.stdout, proc.stdout + proc.stderr[-2000:]
 
 
 def test_a_placeholder_in_a_raw_cell_is_refused_with_its_line(tmp_path):

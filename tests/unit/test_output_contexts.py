@@ -14,48 +14,17 @@ import sys
 import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
-from types import SimpleNamespace
 
-import markdown as pymd
 import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
 
-from anatomia_engine import codec, links
+from anatomia_engine import codec, final_page, links
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table, Value
-from tests.helpers import convert_page
+from tests.unit.context_pages import HOSTILE, VALUES, convert, error, page
 from tests.unit.live_js import EXPLORER, call_many
-
-HEAD = "---\ncomputed: [demo]\n---\n"  # the page's line 1 is line 4 of its file
-HOSTILE = 'a"b</script><script>alert(2)</script><!--<script>'
-VALUES = {
-    "p": 0.3105, "n": 4096, "xs": np.array([0.42, 0.91]), "s": HOSTILE, "names": ["alfa", "beta"],
-    "big": 2**53 + 1, "below": 2**53, "huge": 10**30, "wide": np.int64(2**62 + 1),
-}
-
-
-def figure_result() -> dict:
-    table = codec.encode_value(Table(["token", "p"], [["cat", 0.2]]))
-    return {"files": {"light": "f-light.svg", "dark": "f-dark.svg", "csv": "f.csv"}, "alt": "Mapa wag",
-            "caption": "Wagi", "table": table}
-
-
-def convert(body: str) -> tuple[str, pymd.Markdown]:
-    results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={"fig": figure_result()},
-                                       folder=Path("."), files=[])}
-    return convert_page(body, HEAD + body, results)
-
-
-def page(body: str) -> str:
-    return convert(body)[0]
-
-
-def error(body: str) -> str:
-    with pytest.raises(BuildError) as info:
-        page(body)
-    return str(info.value)
 
 
 class Parts(HTMLParser):
@@ -94,9 +63,9 @@ class Parts(HTMLParser):
     ("<div>\n<script>var n = {{ n | int }};</script>\n</div>\n", 5),
 ])
 def test_a_value_in_a_script_must_go_in_as_json(body, line):
-    text = error(body)
-    assert text.startswith(f"docs/x.md:{line}: "), text
-    assert "| json }}" in text
+    got = error(body)
+    assert (got.id, got.where) == ("script_needs_json", f"docs/x.md:{line}"), got
+    assert got.fields["fix"].endswith("| json }}")
 
 
 @pytest.mark.parametrize("body", [
@@ -121,7 +90,7 @@ def test_a_text_in_a_script_can_never_close_it(body):
     '<iframe srcdoc="{{ s }}"></iframe>\n',   # an iframe's document: the browser parses it as HTML
 ])
 def test_a_value_in_a_style_sheet_or_an_event_handler_is_refused(body):
-    text = error(body)
+    text = str(error(body))
     assert text.startswith("docs/x.md:4: ") and "data-" in text, text
 
 
@@ -145,7 +114,8 @@ def test_where_markup_cannot_stand_a_value_is_plain_text(body, element):
 
 @pytest.mark.parametrize("body", ["Tekst <xmp>{{ s }}</xmp>\n", "<iframe>{{ s }}</iframe>\n"])
 def test_a_text_with_markup_characters_is_refused_where_entities_show_as_written(body):
-    assert error(body).startswith("docs/x.md:4: ")
+    got = error(body)
+    assert (got.id, got.where) == ("value_in_rawtext", "docs/x.md:4")
 
 
 def test_a_number_where_entities_show_as_written_is_plain_text():
@@ -173,7 +143,6 @@ def test_a_text_in_an_address_is_percent_encoded(body):
     assert not re.search(r"[<>\"\s]", html.unescape(href)) and "%22b%3C/script%3E" in href
 
 
-
 @pytest.mark.parametrize("output", [
     '<p><a href="javascript:alert(1)">x</a></p>',
     '<p><a href=" JaVa&#x53;cript:alert(1)">x</a></p>',
@@ -183,13 +152,13 @@ def test_a_text_in_an_address_is_percent_encoded(body):
 ])
 def test_the_final_scan_refuses_code_the_pages_source_does_not_write(output):
     with pytest.raises(BuildError, match="docs/x.md: .*runs code"):
-        amd.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
+        final_page.check_active_content(output, "# Strona\n\nZwykły tekst.\n", "docs/x.md")
 
 
 def test_the_final_scan_keeps_what_the_author_wrote_and_text_about_it():
     source = '<button onclick="go()">Start</button>\n'
-    amd.check_active_content('<p><button onclick="go()">Start</button></p>', source, "docs/x.md")
-    amd.check_active_content('<script>var a = "<b onclick=x>";</script><p>onclick="x" javascript:</p>',
+    final_page.check_active_content('<p><button onclick="go()">Start</button></p>', source, "docs/x.md")
+    final_page.check_active_content('<script>var a = "<b onclick=x>";</script><p>onclick="x" javascript:</p>',
                              "", "docs/x.md")
 
 
@@ -205,8 +174,9 @@ def test_a_link_or_image_with_another_scheme_than_http_or_mailto_is_refused(tmp_
     checker.pages.append(links.Page("index.html", body, "docs/index.md", source))
     problems = checker.check(site)
     assert len(problems) == 2, problems
-    assert problems[0].startswith("docs/index.md:1: ") and "'javascript:'" in problems[0]
-    assert "'data:'" in problems[1]
+    assert [problem.id for problem in problems] == ["link_scheme", "link_scheme"]
+    assert problems[0].where.startswith("docs/index.md:1: ")
+    assert [problem.fields["scheme"] for problem in problems] == ["javascript", "data"]
 
 
 # --- expressions with bounded cost -------------------------------------------------------------------
@@ -217,29 +187,31 @@ def test_a_link_or_image_with_another_scheme_than_http_or_mailto_is_refused(tmp_
 _EVALUATE = textwrap.dedent("""
     import json, resource, signal, sys
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    from tests.unit.test_output_contexts import error
+    from tests.unit.context_pages import causes, error
     for body in json.loads(sys.stdin.read()):
         print(json.dumps(body), flush=True)   # running now
         signal.alarm(%d)
-        print(json.dumps(error(body)), flush=True)
+        got = error(body)
+        print(json.dumps([got.where, causes(got)]), flush=True)
         signal.alarm(0)
 """)
 LIMIT = 30  # seconds for one expression: each is refused in milliseconds, a hang takes forever
 
+# each expression, and the refusal among the ids of its error and its causes
 COSTLY = [
-    ("10 ** (10 ** 10)", "binary digits"),
-    ("n ** 10 ** 10", "binary digits"),
-    ("(n ** 100) * (n ** 100) * (n ** 100)", "binary digits"),
-    ('"x" * 10 ** 8 | text', "characters or items"),
-    ("names * 10 ** 9 | text", "characters or items"),
-    ("[[n] * 10 ** 4] * 10 ** 4 | text", "characters or items"),
-    ('"%0999999999d" % n', "text formatting"),
-    ("xs + [[[[1]]] * 99] * 99 + [[1, 1]] * 99 | text", "elements"),  # broadcast to 99 x 99 x 99 x 2
-    ("(" * 500 + "p" + ")" * 500, "nests"),
-    ("p" + " + 1" * 500, "nests"),
-    ("-" * 900 + "p", "nests"),
-    ("abs(" * 300 + "p" + ")" * 300, "nests"),
-    ("% claim 10 ** (10 ** 10) > n %", "binary digits"),   # a claim's condition has the same bounds
+    ("10 ** (10 ** 10)", "expr_power"),
+    ("n ** 10 ** 10", "expr_integer"),   # Jinja reads it as (n ** 10) ** 10
+    ("(n ** 100) * (n ** 100) * (n ** 100)", "expr_integer"),
+    ('"x" * 10 ** 8 | text', "expr_length"),
+    ("names * 10 ** 9 | text", "expr_length"),
+    ("[[n] * 10 ** 4] * 10 ** 4 | text", "expr_length"),
+    ('"%0999999999d" % n', "expr_text_format"),
+    ("xs + [[[[1]]] * 99] * 99 + [[1, 1]] * 99 | text", "expr_elements"),  # broadcast to 99 x 99 x 99 x 2
+    ("(" * 500 + "p" + ")" * 500, "expr_depth"),
+    ("p" + " + 1" * 500, "expr_depth"),
+    ("-" * 900 + "p", "expr_depth"),
+    ("abs(" * 300 + "p" + ")" * 300, "expr_depth"),
+    ("% claim 10 ** (10 ** 10) > n %", "expr_power"),   # a claim's condition has the same bounds
 ]
 
 
@@ -253,8 +225,8 @@ def test_an_expression_that_would_hang_the_build_or_exhaust_memory_is_refused_wi
     running = lines[-1] if len(lines) % 2 else None
     stopped = f"stopped (status {done.returncode}) while evaluating {running!r}: {done.stderr}"
     assert done.returncode == 0, stopped
-    for (expr, refusal), message in zip(COSTLY, lines[1::2], strict=True):
-        assert message.startswith("docs/x.md:6: ") and refusal in message, (expr, message[-300:])
+    for (expr, refusal), (where, ids) in zip(COSTLY, lines[1::2], strict=True):
+        assert where.startswith("docs/x.md:6") and refusal in ids, (expr[:60], where, ids)
 
 
 # --- whole numbers, exactly --------------------------------------------------------------------------
@@ -270,9 +242,11 @@ def test_whole_numbers_are_shown_with_every_digit():
 
 
 def test_dec_of_a_whole_number_too_long_for_it_says_to_use_int():
-    assert "use int" not in error("{{ p | dec(20) }}\n")
-    text = error("{{ huge | dec(2) }}\n")
-    assert "whole number of 31 digits" in text and "int" in text
+    # the formatter's refusal (numfmt's message), kept as the cause of the page's error
+    assert "use int" not in str(error("{{ p | dec(20) }}\n").__cause__)
+    got = error("{{ huge | dec(2) }}\n")
+    assert (got.id, got.fields["filter"]) == ("cannot_show", "dec")
+    assert "whole number of 31 digits" in str(got.__cause__) and "int" in str(got.__cause__)
 
 
 def test_a_claim_compares_whole_numbers_as_shown_exactly():
@@ -336,8 +310,10 @@ def test_a_table_rows_label_stays_as_written_in_its_numbers_attribute():
 
 def test_text_joins_a_list_of_texts_and_refuses_a_number():
     assert page("Tokeny: {{ names | text }}.\n") == "<p>Tokeny: alfa, beta.</p>"
-    assert "dec(n)" in error("{{ p | text }}\n")
-    assert "vec(n)" in error("{{ xs | text }}\n")
+    for body, advice in [("{{ p | text }}\n", "dec(n)"), ("{{ xs | text }}\n", "vec(n)")]:
+        got = error(body)
+        assert (got.id, got.fields["filter"]) == ("cannot_show", "text")
+        assert advice in str(got.__cause__)
 
 
 def test_a_figure_shown_twice_on_a_page_gets_two_ids():

@@ -7,48 +7,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import markdown as pymd
-import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
 
+from anatomia_engine import final_page
 from anatomia_engine import markdown as amd
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from anatomia_engine.state import BuildState
 from tests.helpers import convert_page, markdown_extensions
+from tests.unit.demo_page import HEAD, ROOT, VALUES, page
 
-ROOT = Path(__file__).resolve().parents[2]
 SRC = "figures_src/demo.py"
-TOKENS = ("cat", "chases")
-HEAD = "---\ncomputed: [demo]\n---\n"  # so the page's line 1 is line 4 of its file
-VALUES = {
-    "w": np.array([[1.0, 0.0], [0.35434369377420455, 0.6456563062257954]]),
-    "speedup": 2,
-    "z": 0.0,
-    "ints": np.array([1, 2, 3]),
-    "p": 0.3105,
-    "n": 4096,
-    "name": "<b>kot</b>",
-    "bar": "a | b",
-    "masked": np.array([[0.71, -np.inf], [0.14, 0.74]]),
-    "bad": float("nan"),
-    "tab": Table(["token", "p"], [["cat", 0.2], ["chases", 0.3]], [None, "pct:1"]),
-    "hi": 0.3501, "lo": 0.3499, "same": 0.3456, "same2": 0.3456,
-    "a": 0.5650, "b": 0.1149, "near_a": 0.3449, "near_b": 0.3548,
-    "huge": 1.5e300,
-    "flag": True,
-}
-META = {
-    "w": {"function": "weights", "what": "waga: {i} patrzy na {j}", "axes": [TOKENS, TOKENS]},
-    "speedup": {"function": "quoted", "what": "przyspieszenie", "cite": "Dao (2023)"},
-}
-
-
-def page(body, values=None, *, meta=None):
-    """The HTML of a page `body` (under front matter listing the module 'demo'), and its Markdown."""
-    values = VALUES if values is None else values
-    results = {"demo": SimpleNamespace(values=values, meta={k: v for k, v in META.items() if k in values},
-                                       figures={}, folder=Path("."), files=[])}
-    return convert_page(body, HEAD + body, results, meta=meta)
 
 
 def r(body, **kw):
@@ -62,10 +32,12 @@ def spans(out: str) -> list[dict[str, str]]:
             for s in re.findall(r"<span [^>]*>", out) if 'class="num"' in s]
 
 
-def error(body, **kw) -> str:
+def error(body, **kw) -> BuildError:
+    """The error that stops the page `body`: an EngineError (its `id`, `where`, `fields`), or a
+    message the Markdown extension still formats itself."""
     with pytest.raises(BuildError) as info:
         page(body, **kw)
-    return str(info.value)
+    return info.value
 
 
 # --- values and filters ---------------------------------------------------------------------
@@ -125,7 +97,7 @@ def test_other_filters():
     assert ">4096</span>" in r("{{ n }}")
     assert ">31,1%</span>" in r("{{ p | pct(1) }}")
     assert ">16\u00a0KiB</span>" in r("{{ n * 4 | bytes(0) }}")
-    assert "a table takes no filter" in error("{{ tab | json }}")
+    assert error("{{ tab | json }}").id == "table_no_filter"
     assert r("{{ w | json }}") == "[[1.0, 0.0], [0.35434369377420455, 0.6456563062257954]]"
     assert ">0,31</span>" in r("{{ demo.p }}")
 
@@ -186,9 +158,10 @@ def test_a_page_rendered_again_shows_its_new_values():
 def test_an_error_in_the_front_matter_title_names_its_line():
     raw = "---\ntitle: Wynik {{ nothere }}\ncomputed: [demo]\n---\ntekst\n"
     results = {"demo": SimpleNamespace(values=VALUES, meta={}, figures={})}
-    with pytest.raises(BuildError, match=r"^docs/x\.md:2: \{\{ nothere \}\}: unknown value"):
+    with pytest.raises(EngineError) as info:
         amd.render_page("tekst\n", amd.Page("x.md", raw), results, amd.PageRegistry(),
                         meta={"title": "Wynik {{ nothere }}"})
+    assert (info.value.id, info.value.where) == ("unknown_value", "docs/x.md:2: {{ nothere }}")
 
 
 def test_front_matter_title_and_description_get_plain_text():
@@ -255,7 +228,7 @@ def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
     ("<div>\n{{ p }} i }}\n</div>\n", 5, "'}}' without a matching '{{'"),  # raw HTML beside a placeholder
 ])
 def test_the_output_check_names_the_line(body, line, message):
-    text = error(body)
+    text = str(error(body))
     assert text.startswith(f"docs/x.md:{line}: "), text
     assert message in text
 
@@ -268,7 +241,9 @@ def test_the_output_check_names_the_line(body, line, message):
 ])
 def test_a_backslash_before_a_tag_stops_the_build_where_markdown_would_show_it(body):
     """Markdown reads `\\{` as a literal brace: the reader would see a stray backslash beside the value."""
-    assert error(body).startswith("docs/x.md:4: '\\{")
+    got = error(body)
+    mark = re.search(r"\\(\{[{%])", body).group(1)
+    assert (got.id, got.where, got.fields["mark"]) == ("escaped_tag", "docs/x.md:4", mark)
 
 
 def test_a_backslash_before_a_tag_in_code_or_after_an_escaped_backslash_is_kept():
@@ -280,13 +255,14 @@ def test_the_theme_text_around_a_page_shows_no_tag_as_written():
     """Tags and navigation titles come from the front matter and mkdocs.yml, outside the converted text."""
     page = '<nav><a href="x/">Waga {{ weight | dec(2) }}</a></nav><code>{{ c }}</code><script>x={{}}</script>'
     with pytest.raises(BuildError) as info:
-        amd.check_theme_text(page, "docs/x.md")
+        final_page.check_theme_text(page, "docs/x.md")
     assert str(info.value).startswith("docs/x.md: '{{' in '{{ weight | dec(2) }}' outside")
     with pytest.raises(BuildError, match="'{%' in '{% claim x %}'"):
-        amd.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
+        final_page.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
     with pytest.raises(BuildError, match="in '{{ w }}' outside"):   # an attribute's value
-        amd.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
-    amd.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")   # code, scripts: theirs
+        final_page.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
+    # code, scripts: theirs
+    final_page.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")
 
 
 def test_the_engines_markup_in_code_is_not_an_error():
@@ -319,80 +295,92 @@ def test_a_token_left_where_no_processor_fills_it_stops_the_build():
     late = Late(md)
     late.token = re.search("\ue000.*?\ue001", text).group(0)
     md.treeprocessors.register(late, "late", 1)
-    unfilled = r"docs/x\.md:4: \{\{ p \}\} stands where the engine cannot fill it"
-    with pytest.raises(BuildError, match=unfilled):
+    with pytest.raises(EngineError) as info:
         md.convert(text)
+    got = info.value
+    assert (got.id, got.where, got.fields["source"]) == ("unresolved", "docs/x.md:4", "p")
 
 
 # --- errors ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("a\nb {{ nothere }}", "docs/x.md:5: {{ nothere }}: unknown value 'nothere'"),
-    ("{{ ww[1][1] }}", "unknown value 'ww'; did you mean 'w'?"),
-    ("{{ demo.pp }}", "unknown value 'demo.pp'; did you mean 'demo.p'"),
-    ("{{ bad }}", "NaN"),
-    ("{{ w[5][0] }}", "out of range"),
-    ("{{ w }}", "bmatrix works only inside math"),
-    ("{{ p | frobnicate }}", "unknown filter 'frobnicate'"),
-    ("{{ 3 }}", "names no computed value"),
-    ("{{ __import__('os') }}", "unknown value '__import__'"),
-    ("{{ p.__class__ }}", "'p.__class__' is not allowed"),
-    ("{{ w.fill(0) }}", "'w.fill(0)' is not allowed"),
-    ("{{ p | round(1) }}", "unknown filter 'round'"),
-    ("{{ round(p) }}", "unknown value 'round'"),
-    ("x {{ tab }} y", "must stand alone on its own line"),
-    ("{% claim p > 1 %}tekst", "never closed"),
-    ("![{{ tab }}](x.png)", "must stand alone on its own line"),
-    ("{{ p | dec(1) | int }}", "only one filter, at the end"),
-    ("{{ p is number }}", "'is number' tests are not part of the placeholder language"),
-    ('{{ figure("p") }}', "'p' is a value, not a figure"),
-    ("{{ figure(p) }}", 'write a figure as figure("name")'),
-    ("{{ w[n - 4095, 0] }}", "name[i, j] takes constant indices; write name[i][j]"),
+@pytest.mark.parametrize(("text", "id", "fields"), [
+    ("a\nb {{ nothere }}", "unknown_value", {"name": "nothere"}),
+    ("{{ ww[1][1] }}", "unknown_value_near", {"name": "ww", "near": "'w'"}),
+    ("{{ demo.pp }}", "unknown_value_near", {"name": "demo.pp"}),
+    ("{{ bad }}", "cannot_show", {"filter": "the default format"}),
+    ("{{ w[5][0] }}", "undefined", {"source": "w[5][0]"}),
+    ("{{ w }}", "cannot_show", {"filter": "the default format"}),
+    ("{{ p | frobnicate }}", "cannot_show", {"filter": "frobnicate"}),
+    ("{{ 3 }}", "no_value", {}),
+    ("{{ __import__('os') }}", "unknown_value", {"name": "__import__"}),
+    ("{{ p.__class__ }}", "not_allowed", {"source": "p.__class__"}),
+    ("{{ w.fill(0) }}", "not_allowed", {"source": "w.fill(0)"}),
+    ("{{ p | round(1) }}", "cannot_show", {"filter": "round"}),
+    ("{{ round(p) }}", "unknown_value", {"name": "round"}),
+    ("x {{ tab }} y", "table_alone", {}),
+    ("![{{ tab }}](x.png)", "table_alone", {}),
+    ("{{ p | dec(1) | int }}", "one_filter", {"name": "dec"}),
+    ("{{ p is number }}", "no_tests", {"name": "number"}),
+    ('{{ figure("p") }}', "not_a_figure", {"name": "p"}),
+    ("{{ figure(p) }}", "figure_by_name", {}),
+    ("{{ w[n - 4095, 0] }}", "not_allowed", {"source": "w[n - 4095, 0]"}),
 ])
-def test_errors_name_file_line_and_cause(text, message):
+def test_errors_name_file_line_and_cause(text, id, fields):
     got = error(text)
-    assert got.startswith("docs/x.md:")
-    assert message in got
+    line = 4 + text.count("\n")
+    placeholder = re.search(r"\{\{.*?\}\}", text).group(0)
+    assert (got.id, got.where) == (id, f"docs/x.md:{line}: {placeholder}"), got
+    assert fields.items() <= got.fields.items(), got.fields
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("{{ p | dec(p) }}", "docs/x.md:4: {{ p | dec(p) }}: cannot show this value with 'dec': the number of "
-                         "decimal places must be a whole number"),
-    ("{{ w | dec(1) }}", "cannot show this value with 'dec': expected a number, got an array of shape"),
-    ("{{ p / z }}", "docs/x.md:4: {{ p / z }}: cannot evaluate 'p / z': ZeroDivisionError"),
-    ("{{ sqrt(ints) }}", "docs/x.md:4: {{ sqrt(ints) }}: cannot evaluate 'sqrt(ints)': TypeError"),
-    ("{{ n | dec(100000) }}", "docs/x.md:4: {{ n | dec(100000) }}: cannot show this value with 'dec': the "
-                              "number of decimal places must be between 0 and 12"),
-    ("{{ ints | dec(1) }}", "cannot show this value with 'dec'"),
-    ("{{ p | dec(1, 2) }}", "'dec' takes at most 1 argument"),
-    ("{{ p | dec(oops) }}", "unknown value 'oops'"),
-    ("{{ p +* 2 }}", "cannot read the expression"),
-    ("{{ flag }}", "docs/x.md:4: {{ flag }}: cannot show this value with 'the default format': a true/false "
-                   "value is not shown; use it in a claim"),
-    ("{{ huge | dec(2) }}", "has more digits before the comma than a page can show in full (26 at most); use "
-                            "sci(n), e.g. sci(1) shows 1,5·10³⁰⁰"),
+def test_an_unclosed_claim_is_named_at_its_line():
+    got = error("{% claim p > 1 %}tekst")
+    assert (got.id, got.where) == ("claim_never_closed", "docs/x.md:4")
+
+
+@pytest.mark.parametrize(("text", "id", "fields"), [
+    ("{{ p | dec(p) }}", "cannot_show", {"filter": "dec"}),
+    ("{{ w | dec(1) }}", "cannot_show", {"filter": "dec"}),
+    ("{{ p / z }}", "cannot_evaluate", {"source": "p / z"}),
+    ("{{ sqrt(ints) }}", "cannot_evaluate", {"source": "sqrt(ints)"}),
+    ("{{ n | dec(100000) }}", "cannot_show", {"filter": "dec"}),
+    ("{{ ints | dec(1) }}", "cannot_show", {"filter": "dec"}),
+    ("{{ p | dec(1, 2) }}", "cannot_show", {"filter": "dec"}),
+    ("{{ p | dec(oops) }}", "unknown_value", {"name": "oops"}),
+    ("{{ p +* 2 }}", "bad_expression", {"source": "p +* 2"}),
+    ("{{ flag }}", "cannot_show", {"filter": "the default format"}),
+    ("{{ huge | dec(2) }}", "cannot_show", {"filter": "dec"}),
 ])
-def test_any_failure_while_evaluating_or_formatting_names_the_line(text, message):
-    assert message in error(text)
-
-
-@pytest.mark.parametrize(("text", "line", "message"), [
-    ("a\n\n{% claimm p > 0 %}tekst{% endclaim %}", 6, "unknown tag '{% claimm p > 0 %}'; did you mean "
-                                                      "'{% claim … %}'?"),
-    ("x\n{% claim p > 0 %}a\n\n{% claim p > 0 %}b{% endclaim %}", 5, "is never closed"),
-    ("{% endclaim %}", 4, "without {% claim"),
-])
-def test_misspelt_unbalanced_and_unclosed_tags_are_errors(text, line, message):
+def test_any_failure_while_evaluating_or_formatting_names_the_line(text, id, fields):
     got = error(text)
-    assert got.startswith(f"docs/x.md:{line}: "), got
-    assert message in got
+    assert (got.id, got.where) == (id, f"docs/x.md:4: {text}"), got
+    assert fields.items() <= got.fields.items(), got.fields
+    if id == "cannot_show":
+        # the formatter's own refusal is kept as the cause
+        assert got.__cause__ is not None
+
+
+@pytest.mark.parametrize(("text", "line", "id"), [
+    ("a\n\n{% claimm p > 0 %}tekst{% endclaim %}", 6, "unknown_tag"),
+    ("x\n{% claim p > 0 %}a\n\n{% claim p > 0 %}b{% endclaim %}", 5, "claim_open_again"),
+    ("{% endclaim %}", 4, "endclaim_alone"),
+])
+def test_misspelt_unbalanced_and_unclosed_tags_are_errors(text, line, id):
+    got = error(text)
+    assert (got.id, got.where) == (id, f"docs/x.md:{line}"), got
+
+
+def test_a_misspelt_tag_gets_the_nearest_tag_as_a_hint():
+    got = error("{% claimm p > 0 %}tekst{% endclaim %}")
+    assert got.fields["tag"] == "{% claimm p > 0 %}"
+    assert "{% claim … %}" in got.fields["hint"]
 
 
 @pytest.mark.parametrize("name", ["sum", "max", "dec", "true"])
 def test_a_value_named_like_a_function_filter_or_word_is_refused(name):
     got = error("tekst", values={name: 1.0, "p": 0.5})
-    assert got.startswith(f"figures_src/demo.py: @values() returned a value named '{name}'")
-    assert "rename the value" in got
+    assert (got.id, got.where, got.fields["name"]) == ("reserved_name", "figures_src/demo.py", name)
+    assert got.fields["suggestion"] == f"{name}_value"
 
 
 # --- claims ----------------------------------------------------------------------------------
@@ -404,12 +392,13 @@ def test_true_claim_renders_its_sentence():
 
 def test_false_claim_fails_quoting_the_sentence_and_line():
     got = error("Wstęp.\n\n{% claim w[1][0] > w[1][1] %}„chases” patrzy mocniej na „cat”.{% endclaim %}")
-    assert got.startswith("docs/x.md:6: false claim: „„chases” patrzy mocniej na „cat”.”")
-    assert "w[1][0] > w[1][1]" in got and "w = [[" in got
+    assert (got.id, got.where) == ("false_claim", "docs/x.md:6")
+    assert got.fields["sentence"] == "„chases” patrzy mocniej na „cat”."
+    assert got.fields["cond"] == "w[1][0] > w[1][1]" and got.fields["values"].startswith("w = [[")
 
 
 def test_claim_on_arrays_must_be_reduced():
-    assert "use all" in error("{% claim w > 0 %}x{% endclaim %}")
+    assert error("{% claim w > 0 %}x{% endclaim %}").id == "claim_arrays"
     assert r("{% claim all(w >= 0) and argmax(w[1]) == 1 %}ok{% endclaim %}") == "ok"
 
 
@@ -420,35 +409,39 @@ def test_a_claim_in_code_is_not_checked():
 
 def test_a_claim_must_hold_for_the_numbers_as_shown():
     got = error("Wstęp.\n\n{% claim hi > lo %}{{ hi }} jest większa niż {{ lo }}.{% endclaim %}")
-    assert got.startswith("docs/x.md:6: claim 'hi > lo' holds for the exact values but not for the numbers")
-    assert "(0,35)" in got and "show the numbers with 4 decimal places (0,3501, 0,3499)" in got
+    assert (got.id, got.where) == ("shown_claim", "docs/x.md:6")
+    assert (got.fields["cond"], got.fields["shown"]) == ("hi > lo", "0,35")
+    assert "4 decimal places (0,3501, 0,3499)" in got.fields["fix"]
     assert r("{% claim hi > lo %}{{ hi | dec(4) }} > {{ lo | dec(4) }}{% endclaim %}")
 
 
 def test_equality_must_hold_as_shown():
-    assert "holds for the exact values but not" in error(
-        "{% claim same == same2 %}{{ same | dec(2) }} to tyle samo co {{ same2 | dec(3) }}{% endclaim %}")
+    assert error(
+        "{% claim same == same2 %}{{ same | dec(2) }} to tyle samo co {{ same2 | dec(3) }}{% endclaim %}"
+    ).id == "shown_claim"
     assert r("{% claim same == same2 %}{{ same | dec(2) }} to tyle samo co {{ same2 | dec(2) }}"
              "{% endclaim %}")
 
 
 def test_an_about_claim_must_hold_as_shown_when_the_sentence_shows_both_sides():
-    assert "holds for the exact values but not" in error(
-        "{% claim abs(near_a - near_b) < 0.01 %}około: {{ near_a }} i {{ near_b }}{% endclaim %}")
+    assert error(
+        "{% claim abs(near_a - near_b) < 0.01 %}około: {{ near_a }} i {{ near_b }}{% endclaim %}"
+    ).id == "shown_claim"
     # one side shown: nothing for a reader to compare, only the exact values count
     assert r("{% claim abs(near_a - near_b) < 0.01 %}około {{ near_a }}{% endclaim %}")
 
 
 def test_a_shown_difference_agrees_with_the_shown_terms():
     got = error("Różnica: {{ a | dec(2) }} − {{ b | dec(2) }} = {{ a - b | dec(2) }}.")
-    assert got.startswith("docs/x.md:4: {{ a - b | dec(2) }}: shows 0,45, "
-                          "but the numbers shown for its terms "
-                          "give 0,57 − 0,11 = 0,46")
+    assert (got.id, got.where) == ("shown_difference", "docs/x.md:4: {{ a - b | dec(2) }}")
+    assert got.fields == {"shown": "0,45", "reader": "0,57 − 0,11", "reader_result": "0,46",
+                          "digits": "3 decimal places"}
     assert r("Różnica: {{ a | dec(3) }} − {{ b | dec(3) }} = {{ a - b | dec(3) }}.")
     assert r("Różnica: {{ a - b | dec(2) }}; osobno {{ a | dec(2) }}.\n\nI {{ b | dec(2) }}.")
     zero = error("{{ x | dec(2) }} − {{ y | dec(2) }} = {{ x - y | dec(2) }}",
                  values={**VALUES, "x": 0.346, "y": 0.344})
-    assert "shows 0,00, but the numbers shown for its terms give 0,35 − 0,34 = 0,01" in zero
+    assert (zero.fields["shown"], zero.fields["reader"], zero.fields["reader_result"]) == (
+        "0,00", "0,35 − 0,34", "0,01")
 
 
 def test_the_markdown_extension_never_publishes_a_placeholder_it_cannot_fill():
@@ -465,8 +458,11 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
     nb = tmp_path / "lab.py"
     nb.write_text("# %% [markdown]\n# # Lab\n#\n# `{{ kod }}` i\n# ```\n# {{ blok }}\n# ```\n\n"
                   "# %%\nx = f'{{x}}'\n\n# %% [markdown]\n# Wynik {{ p }}.\n", encoding="utf-8")
-    with pytest.raises(BuildError, match=r"^docs/laby/lab\.py:13: '\{\{' in a Markdown cell"):
+    with pytest.raises(EngineError) as info:
         refuse_in_notebook(nb, "docs/laby/lab.py")
+    got = info.value
+    assert (got.id, got.where, got.fields) == (
+        "notebook_placeholder", "docs/laby/lab.py:13", {"mark": "{{", "kind": "Markdown"})
     refuse_in_notebook(ROOT / "docs" / "laby" / "lab-3.py", "docs/laby/lab-3.py")
 
 
@@ -479,7 +475,7 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
     ("---\n- a\n---\n# T\n", "docs/x.md:2: the front matter must be 'key: value' lines"),
 ])
 def test_front_matter_errors_name_the_line(raw, message):
-    from anatomia_engine.markdown import front_matter
+    from anatomia_engine.frontmatter import front_matter
 
     with pytest.raises(BuildError) as info:
         front_matter(raw, "docs/x.md")
@@ -487,7 +483,7 @@ def test_front_matter_errors_name_the_line(raw, message):
 
 
 def test_front_matter_gives_the_first_line_of_the_body():
-    from anatomia_engine.markdown import front_matter
+    from anatomia_engine.frontmatter import front_matter
 
     fm = front_matter("---\ntitle: a\ncomputed: [demo]\n---\n\n\n# T\n", "docs/x.md")
     assert (fm.first_line, fm.computed, fm.computed_line) == (7, ["demo"], 3)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import re
 import shutil
 import subprocess
 import sys
@@ -24,90 +22,7 @@ import pytest
 
 from anatomia_engine import codec, runner, store
 from anatomia_engine.kit import Table
-from helpers import fixture_project
-
-HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
-
-
-def make_mini(root: Path) -> Path:
-    """The fixture project with a one-line attn_core; each test writes its own modules."""
-    return fixture_project(root, files={"attn_core/__init__.py": "SCALE = 2\n"})
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    """The folder of a test file's mini projects: one worker serves all its tests, kept between
-    runs as under `mkdocs serve` (each new worker imports NumPy and matplotlib, ~1 s CPU)."""
-    root = tmp_path_factory.mktemp("runner") / "mini"
-    root.mkdir()
-    yield root
-    runner.stop_worker()
-
-
-def fresh(root: Path) -> Path:
-    """`root` emptied and made a mini project again (the folder stays: the kept worker runs in it)."""
-    for path in root.iterdir():
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    return make_mini(root)
-
-
-@pytest.fixture
-def mini(project) -> Path:
-    return fresh(project)
-
-
-def compute(root: Path, names: list[str]):
-    """runner.compute with the worker kept between runs (as under `mkdocs serve`)."""
-    return runner.compute(names, root=root, keep_worker=True)
-
-
-def failures(root: Path, names: list[str]) -> dict[str, tuple[str, bool]]:
-    """Run the modules `names` together (one worker, one child each), all expected to fail: each
-    one's part of the error message, and whether anything was kept for it."""
-    with pytest.raises(runner.ComputeError) as info:
-        compute(root, names)
-    message = str(info.value)
-    starts = sorted((message.index(f"figures_src/{n}.py"), n) for n in names)
-    ends = [start for start, _ in starts[1:]] + [len(message)]
-    return {n: (message[start:end], kept(root, n) is not None or entry_path(root, n).exists())
-            for (start, n), end in zip(starts, ends, strict=True)}
-
-
-def module(root: Path, name: str, body: str) -> Path:
-    path = root / "figures_src" / f"{name}.py"
-    path.write_text(HEADER + textwrap.dedent(body))
-    return path
-
-
-def entries(cache: Path, name: str = "") -> list[Path]:
-    """The store entries kept in `cache` (one per module run that succeeded)."""
-    return sorted(cache.glob("*.json")) if cache.exists() else []
-
-
-def kept(root: Path, name: str):
-    """The kept result of `name` that a build at `root` would use now, or None."""
-    computed = store.Store(root / ".cache" / "anatomia" / "computed", ".json")
-    return runner.lookup(name, root.resolve(), computed)
-
-
-def entry_path(root: Path, name: str) -> Path:
-    return root / ".cache" / "anatomia" / "computed" / f"{runner.entry_name(name, root.resolve())}.json"
-
-
-def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
-    """runner.compute in a separate interpreter (so a hang fails the test instead of blocking it)."""
-    code = ("import sys; from pathlib import Path; from anatomia_engine import runner\n"
-            "try:\n"
-            f"    runner.compute({names!r}, root=Path({str(root)!r}))\n"
-            "except runner.ComputeError as exc:\n"
-            "    print(exc, file=sys.stderr); sys.exit(3)\n")
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
-    return subprocess.run([sys.executable, "-c", code], cwd=root, env=environment,
-                          capture_output=True, text=True, timeout=timeout)
-
+from tests.module_runs import LAZY_INIT, compute, entry_path, failures, fresh, kept, module, ran
 
 # --- typed results, one codec -------------------------------------------------------------------
 
@@ -195,9 +110,6 @@ def test_nan_in_a_figure_table_is_refused(mini):
 
 # --- never stale: the depfile -------------------------------------------------------------------
 
-def ran(root: Path, *names: str) -> list[str]:
-    return compute(root, list(names))[1]
-
 
 @pytest.mark.parametrize("statement", ["from ._shared import FACTOR", "from . import _shared",
                                        "from ._pkg.deep import FACTOR", "import figures_src._shared"])
@@ -215,18 +127,6 @@ def test_a_module_reruns_when_a_file_it_imports_changes(mini, statement):
     assert ran(mini, "user") == []
     (mini / "figures_src" / target).write_text("FACTOR = 3\n")
     assert ran(mini, "user") == ["user"]
-
-
-LAZY_INIT = """\
-import importlib
-_SOURCES = {"A": "a", "B": "b"}
-
-
-def __getattr__(name):
-    value = getattr(importlib.import_module(f"attn_core.{_SOURCES[name]}"), name)
-    globals()[name] = value
-    return value
-"""
 
 
 @pytest.fixture
@@ -384,21 +284,6 @@ def test_a_file_edited_while_the_module_runs_is_not_trusted_next_time(mini):
     assert names == ["user"] and found["user"].values["factor"] == 2     # what it imported
     found, names = compute(mini, ["user"])
     assert names == ["user"]          # the result of the run that saw the edit is not reused
-
-
-def _damage_truncate(path: Path) -> None:
-    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-
-
-def _damage_edit_value(path: Path) -> None:
-    data = path.read_bytes()
-    edited = re.sub(rb"mask_first_self", b"mask_first_selg", data, count=1)
-    assert edited != data
-    path.write_bytes(edited)
-
-
-def _damage_empty(path: Path) -> None:
-    path.write_bytes(b"")
 
 
 def test_a_kept_result_comes_back_whole_in_a_new_process(mini):

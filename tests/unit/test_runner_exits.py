@@ -9,9 +9,7 @@ import re
 import pytest
 
 from anatomia_engine import runner
-from tests.unit.test_runner import HEADER, compute, entries, failures, fresh, mini, module, project
-
-__all__ = ["mini", "project"]   # fixtures, used by name
+from tests.module_runs import HEADER, compute, entries, failures, fresh, module
 
 
 @pytest.mark.parametrize("alarm", ["", "signal.signal(signal.SIGALRM, signal.SIG_IGN)"],

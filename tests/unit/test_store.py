@@ -107,7 +107,7 @@ def _read_page(tmp_path, html: str) -> list[str]:
     page = types.SimpleNamespace(url="", title="Start", meta={}, content=html, file=types.SimpleNamespace(
         src_uri="index.md", dest_uri="index.html"))
     plugin.on_post_page(html, page=page, config=types.SimpleNamespace(docs_dir=str(tmp_path)))
-    return plugin.links.check(tmp_path / "site")
+    return [str(problem) for problem in plugin.links.check(tmp_path / "site")]
 
 
 def test_a_page_is_read_once_per_html_and_a_damaged_entry_is_not_used(tmp_path):

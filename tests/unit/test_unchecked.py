@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import unchecked
-from tests.unit.test_placeholders import page
+from tests.unit.demo_page import page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,8 @@ def test_claims_code_marked_and_plain_sentences_are_not_listed(text):
 
 
 def test_a_marker_with_nothing_to_judge_is_listed():
-    assert "remove it" in found("Wynik wynosi {{ p }}{% nocompare %}.\n")[0]
+    [finding] = unchecked.scan("Wynik wynosi {{ p }}{% nocompare %}.\n", "docs/x.md")
+    assert finding.stale and finding.where == "docs/x.md:1"
 
 
 def test_the_marker_shows_nothing_on_the_page():
