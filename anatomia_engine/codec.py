@@ -29,6 +29,7 @@ CodecError = EngineError
 
 
 def table_where(module: str, name: str) -> str:
+    """How a message names the data table of figure `name` of `module`."""
     short = module.split(".")[-1]
     return f"figures_src/{short}.py: {name}(style) returned a Plot whose data table"
 
@@ -44,6 +45,7 @@ def _word(number: float) -> str:
 
 def _check_finite(array: np.ndarray, where: str, masked: bool = False) -> None:
     """EngineError naming `where` and the position if `array` holds NaN, +inf or (unless `masked`) -inf."""
+    # -inf is a masked score's value (exp(-inf) = 0 in a softmax) where the module said so
     bad = ~np.isfinite(array) & ~(masked & np.isneginf(array))
     if not bad.any():
         return
@@ -58,10 +60,12 @@ def _check_finite(array: np.ndarray, where: str, masked: bool = False) -> None:
 
 def _plain(value: Any, where: str) -> Any:
     """`value` as JSON (numbers at full precision), every float checked."""
+    # JSON keys are text: a mapping keyed by numbers is read back keyed by their text
     if isinstance(value, Mapping):
         return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    # a bool is an Integral too: it stays true or false, not 1 or 0
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):
@@ -92,6 +96,7 @@ def encode_value(value: Any, where: str = "value", masked: bool = False) -> dict
     if masked and not isinstance(value, np.ndarray):
         raise EngineError("masked_not_array", where=where, type=type(value).__name__)
     if isinstance(value, np.ndarray):
+        # bool, signed, unsigned, float: an array of objects or strings has no numbers to show
         if value.dtype.kind not in "biuf":
             raise EngineError("not_numeric", where=where, dtype=value.dtype)
         _check_finite(value.astype(float), where, masked)
@@ -102,10 +107,15 @@ def encode_value(value: Any, where: str = "value", masked: bool = False) -> dict
     raise EngineError("cannot_publish", where=where, type=type(value).__name__)
 
 
+# an array comes back as float64 whatever it was: the page formats it, it is not computed with again
 def decode_value(item: Mapping) -> Any:
     kind = item["type"]
     if kind == "table":
-        return Table(item["header"], item["rows"], item["formats"])
+        try:
+            return Table(item["header"], item["rows"], item["formats"])
+        except EngineError as exc:
+            # kit.Table checks a table when it is made: a stored one it refuses was damaged
+            raise EngineError("malformed_result", problem=f"EngineError: {exc}") from None
     if kind == "array":
         return np.array(item["value"], dtype=float)
     if kind in ("bool", "int", "float", "str", "json"):
@@ -116,6 +126,7 @@ def decode_value(item: Mapping) -> Any:
 def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
     """The stored form of what `function` returned under `name` (a bare value or a kit.Value)."""
     where = f"figures_src/{module.split('.')[-1]}.py: {function}() returned {name!r}"
+    # a bare value is a Value with nothing said about it
     meta = produced
     if not isinstance(produced, Value):
         meta = Value(produced)
@@ -126,6 +137,7 @@ def value_entry(module: str, function: str, name: str, produced: Any) -> dict:
     if problem is not None:
         raise problem.located(where)
     axes = None
+    # labels are shown as text: numbers as labels are kept as they print
     if meta.axes is not None:
         axes = [[str(x) for x in axis] for axis in meta.axes]
     return {
@@ -149,6 +161,7 @@ def _decode_values(doc: Mapping) -> tuple[dict, dict]:
         # entries written before `at` and `limit` existed have neither
         kept = Value(value, item["what"], item["cite"], item["axes"], item["masked"], item.get("at"),
                      item.get("limit", False))
+        # checked again as the module's return was: an entry edited by hand is refused the same way
         entry = value_entry(doc["module"], item["function"], name, kept)
         values[name] = decode_value(entry["encoded"])
         meta[name] = {key: entry[key] for key in META}
@@ -162,10 +175,13 @@ def decode(doc: Mapping) -> tuple[dict, dict, dict]:
             raise EngineError("result_format", got=doc.get("format"), expected=FORMAT)
         values, meta = _decode_values(doc)
         figures = {name: dict(item) for name, item in doc["figures"].items()}
+        # a figure's table is checked by encoding it again (finite numbers, known types)
         for name, item in figures.items():
             encode_value(decode_value(item["table"]), table_where(doc["module"], name))
+    # a message of the catalogue already names what is wrong
     except EngineError:
         raise
+    # anything else: the entry's layout is not this codec's
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise EngineError("malformed_result", problem=f"{type(exc).__name__}: {exc}") from None
     return values, meta, figures

@@ -57,8 +57,11 @@ class Refused(EngineError):
         self.at = at
         super().__init__(id, **fields)
 
-    def _text(self) -> str:
-        return super()._text() + self.at
+    def _message(self) -> str:
+        return super()._message() + self.at
+
+    def _keywords(self) -> dict:
+        return {**super()._keywords(), "at": self.at}
 
 
 def _is_cell(filename: str) -> bool:

@@ -106,7 +106,7 @@ class Value:
     def problem(self) -> EngineError | None:
         """What is wrong with what a reader is told about the value (a catalogued message), or None.
 
-        The caller (codec.py) names the module and the value, which this object does not know.
+        The caller (codec.py) places it at the module and the value, which this object does not know.
         A page fills `what`'s {i}, {j} … with the labels of `axes` and keeps any other brace as
         text.
         """

@@ -26,8 +26,13 @@ class Message:
 
     def example(self) -> str:
         """The text as the contributor page shows it: every field as '…'."""
-        return "".join(literal + ("…" if name is not None else "")
-                       for literal, name, _, _ in string.Formatter().parse(self.text))
+        pieces = []
+        for literal, name, _, _ in string.Formatter().parse(self.text):
+            pieces.append(literal)
+            # a field's value is known only where the message is raised
+            if name is not None:
+                pieces.append("…")
+        return "".join(pieces)
 
 
 def load(path: Path) -> tuple[tuple[str, ...], dict[str, Message]]:
@@ -37,12 +42,14 @@ def load(path: Path) -> tuple[tuple[str, ...], dict[str, Message]]:
 
 def parse(text: str) -> tuple[tuple[str, ...], dict[str, Message]]:
     """The groups and the messages of a catalogue's YAML `text`."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: every build and worker reads this
+    # libyaml where it is installed: every build and every module's run reads this
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     data = yaml.load(text, Loader=loader)
     return tuple(data["groups"]), {entry["id"]: Message(**entry) for entry in data["messages"]}
 
 
-_loaded: dict[bytes, tuple] = {}   # the file's bytes -> its (groups, messages)
+# the file's bytes -> its (groups, messages): read again only when the file changes
+_loaded: dict[bytes, tuple] = {}
 
 
 def _catalogue() -> tuple[tuple[str, ...], dict[str, Message]]:
@@ -51,12 +58,15 @@ def _catalogue() -> tuple[tuple[str, ...], dict[str, Message]]:
     message re-runs the modules that show messages, not every module."""
     data = PATH.read_bytes()
     if data not in _loaded:
+        # one version at a time: under `make serve` the file is edited again and again
         _loaded.clear()
         _loaded[data] = parse(data.decode("utf-8"))
     deps.note(PATH)
     return _loaded[data]
 
 
+# Module attributes read on use rather than at import: importing the engine (every module's run
+# does) must not make the catalogue an input of runs that show no message.
 def __getattr__(name: str):
     """`GROUPS` and `CATALOGUE`, read on use (PEP 562): see _catalogue."""
     if name == "GROUPS":
@@ -74,4 +84,5 @@ def fields(id: str) -> set[str]:
 
 def text(id: str, **fields) -> str:
     """The message `id` with its fields filled (KeyError for an unknown id or a missing field)."""
+    # a KeyError, not a fallback text: a typo in an id must fail where it is written, in the tests
     return _catalogue()[1][id].text.format(**fields)

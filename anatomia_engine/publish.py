@@ -5,6 +5,8 @@
 One build of a checkout at a time (a `lockf` lock on `.site.lock`: released however the process ends,
 not inherited by forked children). The swap exchanges `.site.tmp.<pid>` with `site/` in one step (Linux
 `renameat2`), elsewhere by two checked renames. Whatever fails, the last good `site/` stays.
+A step that fails raises an EngineError (`checkout_unwritable`, `swap_failed`, …): `main` prints it
+and exits 1, like a failed build.
 """
 
 import argparse
@@ -19,27 +21,30 @@ import sys
 from pathlib import Path
 
 from anatomia_engine import messages as M
+from anatomia_engine.errors import EngineError
 
 LOCK_NAME = ".site.lock"
+# The folders a build works in, beside site/: a build killed before its end leaves them, and the
+# next build (holding the lock, so no other build is using them) removes them.
 TMP_PREFIX = ".site.tmp."
 OLD_PREFIX = ".site.old."
-
-
-class PublishError(Exception):
-    """A step of the swap failed; the message says which and what state site/ is in."""
-
+# renameat2's arguments: paths relative to the working folder, and exchange the two
+AT_FDCWD = -100
+RENAME_EXCHANGE = 2
 
 @contextlib.contextmanager
 def build_lock(root: Path, say=print):
     """Hold the checkout's build lock (blocking); tell the user when another build has it."""
     try:
         fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:   # a read-only checkout: the first thing a build writes is its lock
+    except OSError as exc:
+        # a read-only checkout: the first thing a build writes is its lock
         raise unwritable(root / LOCK_NAME, exc) from None
     try:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
+            # the holder wrote its process id into the lock file: say who we wait for
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
             say(M.text("build_waits", pid=holder, lock=LOCK_NAME))
             fcntl.lockf(fd, fcntl.LOCK_EX)
@@ -50,15 +55,19 @@ def build_lock(root: Path, say=print):
         os.close(fd)   # releases the lock
 
 
-def unwritable(path: Path, exc: OSError, site_name: str = "site") -> PublishError:
+def unwritable(path: Path, exc: OSError, site_name: str = "site") -> EngineError:
     """The error for a checkout the build cannot write, naming the path and what the build writes."""
-    return PublishError(M.text("checkout_unwritable", path=path, problem=exc.strerror or exc, site=site_name))
+    problem = exc.strerror or exc
+    return EngineError("checkout_unwritable", path=path, problem=problem, site=site_name)
 
 
 def remove_stale(root: Path, say=print) -> list[str]:
     """Remove the temporary folders of builds that died (call only while holding the lock)."""
-    removed = [p.name for p in sorted(root.iterdir())
-               if p.name.startswith((TMP_PREFIX, OLD_PREFIX)) and p.is_dir() and not p.is_symlink()]
+    removed = []
+    for path in sorted(root.iterdir()):
+        # a link named like one is no build's folder: removing through it would remove its target
+        if path.name.startswith((TMP_PREFIX, OLD_PREFIX)) and path.is_dir() and not path.is_symlink():
+            removed.append(path.name)
     for name in removed:
         shutil.rmtree(root / name)
     if removed:
@@ -68,36 +77,40 @@ def remove_stale(root: Path, say=print) -> list[str]:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically exchange two paths (renameat2 with RENAME_EXCHANGE); False where the system cannot."""
+    # glibc 2.28 and later have it; older C libraries, other systems do not
     renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False
-    at_cwd, exchange = -100, 2
-    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0:
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
         return True
+    # the kernel or the file system cannot exchange: the caller renames twice instead
     if ctypes.get_errno() in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
         return False
-    raise PublishError(M.text("swap_failed", a=a.name, b=b.name, problem=os.strerror(ctypes.get_errno()),
-                              site=b.name))
+    problem = os.strerror(ctypes.get_errno())
+    raise EngineError("swap_failed", a=a.name, b=b.name, problem=problem, site=b.name)
 
 
 def swap_in(new: Path, site: Path) -> None:
     """Make `new` the site; the previous site/ stays in place if any step fails."""
+    # a build that wrote no home page failed, whatever its exit status said
     if not (new / "index.html").is_file():
-        raise PublishError(M.text("no_index", folder=new.name, site=site.name))
+        raise EngineError("no_index", folder=new.name, site=site.name)
     if site.is_symlink() or (site.exists() and not site.is_dir()):
-        raise PublishError(M.text("site_not_folder", site=site))
+        raise EngineError("site_not_folder", site=site)
     if not site.exists():
         os.rename(new, site)
     elif _exchange(new, site):
-        shutil.rmtree(new)     # `new` now holds the previous site
+        # `new` now holds the previous site
+        shutil.rmtree(new)
     else:
         old = site.parent / f"{OLD_PREFIX}{os.getpid()}"
         os.rename(site, old)
         try:
             os.rename(new, site)
         except OSError as exc:
+            # put the previous site back before saying so
             os.rename(old, site)
-            raise PublishError(M.text("move_failed", site=site.name, problem=exc)) from None
+            raise EngineError("move_failed", site=site.name, problem=exc) from None
         shutil.rmtree(old)
 
 
@@ -109,6 +122,7 @@ def run_mkdocs(args: list[str]) -> int:
     try:
         cli.main(args=["build", "--config-file", "mkdocs.yml", *args], prog_name="properdocs")
     except SystemExit as exc:
+        # click ends every run, a good one too, with SystemExit
         return exc.code
     return 0
 
@@ -124,9 +138,11 @@ def _stop_on_signal(signum, frame):
 def publish(root: Path, site_name: str, mkdocs_args: list[str]) -> int:
     with build_lock(root):
         remove_stale(root)
-        tmp = root / f"{TMP_PREFIX}{os.getpid()}"   # unique: the lock is held, leftovers are gone
+        # unique: the lock is held, leftovers are gone
+        tmp = root / f"{TMP_PREFIX}{os.getpid()}"
         try:
-            tmp.mkdir()   # with the umask's mode, as site/ should have (mkdtemp would make it private)
+            # with the umask's mode, as site/ should have (mkdtemp would make it private)
+            tmp.mkdir()
         except OSError as exc:
             raise unwritable(tmp, exc, site_name) from None
         try:
@@ -135,13 +151,15 @@ def publish(root: Path, site_name: str, mkdocs_args: list[str]) -> int:
                 print(M.text("build_failed", site=site_name), file=sys.stderr)
                 return status
             swap_in(tmp, root / site_name)
-        except PublishError as exc:
+        except EngineError as exc:
             print(exc, file=sys.stderr)
             return 1
         except BaseException:
+            # Ctrl-C, a signal (Stopped): say what became of site/, then go on unwinding
             print(M.text("build_stopped", site=site_name), file=sys.stderr)
             raise
         finally:
+            # after a swap it holds the previous site; after a failure, the half-built one
             shutil.rmtree(tmp, ignore_errors=True)
     print(f"site built: {site_name}/index.html")
     return 0
@@ -151,14 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m anatomia_engine.publish", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--site-dir", default="site", help="the published folder (default: site)")
-    options, mkdocs_args = parser.parse_known_args(argv)   # the rest goes to `mkdocs build`
+    # the rest goes to `mkdocs build`
+    options, mkdocs_args = parser.parse_known_args(argv)
+    # a closed terminal or `kill` unwinds like Ctrl-C: the temporary folder is removed, site/ stays
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
     try:
         return publish(Path.cwd(), options.site_dir, mkdocs_args)
     except Stopped as exc:
         return exc.args[0]
-    except PublishError as exc:   # before the build started: the checkout cannot be written
+    except EngineError as exc:
+        # before the build started: the checkout cannot be written
         print(exc, file=sys.stderr)
         return 1
 

@@ -2,7 +2,9 @@
 
 A module's store entry (what its run read, its result, its figure files) is used while what it read
 is unchanged; the others run in the worker (worker.py). A run that fails or passes its time limit
-(`TIME_LIMIT = <s>`, else $ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the build. Run one module by hand:
+(`TIME_LIMIT = <s>`, else $ANATOMIA_MODULE_TIMEOUT, else 300 s) stops the build with an EngineError:
+the one its run raised, or the one saying how it ended; several at once are the causes of one
+(`modules_failed`). Run one module by hand:
 
     .venv/bin/python -m anatomia_engine.runner figures_src.worked_example
 """
@@ -12,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import pickle
 import re
 import select
 import signal
@@ -22,8 +25,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs.exceptions import BuildError
-
 from anatomia_engine import codec, deps, store, worker
 from anatomia_engine import messages as M
 from anatomia_engine.errors import EngineError
@@ -31,6 +32,7 @@ from anatomia_engine.worker import CURRENT, ENTRY, ERROR, OUTPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
+# seconds: the slowest module (the induction training) takes about a tenth of it
 DEFAULT_TIME_LIMIT = 300.0
 TIME_LIMIT_ENV = "ANATOMIA_MODULE_TIMEOUT"
 # One BLAS thread per process: modules run side by side on every core, and sums stay machine-independent.
@@ -38,59 +40,71 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 log = logging.getLogger("anatomia_engine.runner")
 _engine_log = logging.getLogger("anatomia_engine")
-if not _engine_log.handlers:   # MkDocs shows only its own loggers; say it the way it does
+# MkDocs shows only its own loggers; say it the way it does
+if not _engine_log.handlers:
     _engine_log.addHandler(logging.StreamHandler())
     _engine_log.handlers[0].setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
-
-
-class ComputeError(BuildError):
-    """A figures_src module failed; the message names the module and function."""
 
 
 @dataclass(frozen=True, eq=False)
 class ModuleResult:
     """One module's result (codec.decode), its figure files and what its run read."""
 
+    # file name -> text of each figure file (SVG per style, CSV)
     contents: dict[str, str]
+    # what the run read, as absolute paths (what a server watches)
     inputs: list[Path]
-    values: dict        # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
-    meta: dict          # name -> {"function", "what", "cite", "axes"}
-    figures: dict       # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
+    # name -> decoded value (number, str, np.ndarray, list/dict, kit.Table)
+    values: dict
+    # name -> {"function", "what", "cite", "axes", "at", "limit"}
+    meta: dict
+    # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
+    figures: dict
 
 
 def module_names(root: Path = ROOT) -> list[str]:
     """The article modules: figures_src/*.py whose names do not start with '_'."""
-    return sorted(p.stem for p in (root / PACKAGE).glob("*.py") if not p.stem.startswith("_"))
+    names = [path.stem for path in (root / PACKAGE).glob("*.py")]
+    # a leading underscore marks a helper the modules import, not a module of its own
+    return sorted(name for name in names if not name.startswith("_"))
 
 
 def _source(name: str, root: Path) -> bytes:
     path = root / PACKAGE / f"{name}.py"
-    return path.read_bytes() if path.is_file() else b""
+    # a module that is gone has no source: its key is that of an empty one, never stored
+    if not path.is_file():
+        return b""
+    return path.read_bytes()
 
 
 def time_limit(name: str, root: Path = ROOT) -> float:
     """Seconds `name` may run: its own `TIME_LIMIT`, else $ANATOMIA_MODULE_TIMEOUT, else the default."""
     own = re.search(rb"^TIME_LIMIT\b.*$", _source(name, root), re.MULTILINE)
-    if own:  # any other spelling would silently run under the default limit
+    if own:
+        # any other spelling than a plain number would silently run under the default limit
         seconds = re.fullmatch(rb"TIME_LIMIT *= *([0-9]+(?:\.[0-9]*)?) *(?:#.*)?", own[0].rstrip())
         if not (seconds and float(seconds[1]) > 0):
-            raise ComputeError(M.text("bad_module_time_limit", where=f"{PACKAGE}/{name}.py",
-                                      line=own[0].decode(errors="replace")))
+            line = own[0].decode(errors="replace")
+            raise EngineError("bad_module_time_limit", where=f"{PACKAGE}/{name}.py", line=line)
         return float(seconds[1])
     env = os.environ.get(TIME_LIMIT_ENV)
+    # an empty variable means "not set", as in a shell's `VAR= make docs`
     with contextlib.suppress(ValueError):
         if float(env or DEFAULT_TIME_LIMIT) > 0:
             return float(env or DEFAULT_TIME_LIMIT)
-    raise ComputeError(M.text("bad_time_limit", env=TIME_LIMIT_ENV, value=env))
+    raise EngineError("bad_time_limit", env=TIME_LIMIT_ENV, value=env)
 
 
 def worker_environment(root: Path) -> dict[str, str]:
     """The environment modules run in (what a record's variables are compared with)."""
     path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", PYTHONHASHSEED="0", **ONE_THREAD)
+    # a fixed hash seed: a module iterating over a set publishes the same order every build
+    fixed = {"PYTHONPATH": path, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", **ONE_THREAD}
+    return {**os.environ, **fixed}
 
 
 def _tail(path: Path, limit: int = 3000) -> str:
+    # the end of a log says why it ended; a missing log says nothing
     with contextlib.suppress(OSError):
         return path.read_text(encoding="utf-8", errors="replace")[-limit:].rstrip()
     return ""
@@ -98,7 +112,8 @@ def _tail(path: Path, limit: int = 3000) -> str:
 
 def _started_with(root: Path) -> tuple:
     """What a kept worker must have been started with (Python reads PYTHON* before anything records)."""
-    return root, {k: v for k, v in worker_environment(root).items() if k.startswith("PYTHON")}
+    python = {k: v for k, v in worker_environment(root).items() if k.startswith("PYTHON")}
+    return root, python
 
 
 class _Worker:
@@ -106,31 +121,47 @@ class _Worker:
 
     def __init__(self, root: Path):
         self.key = _started_with(root)
-        self.log = tempfile.NamedTemporaryFile()   # its stderr; stdout unbuffered: select() sees every line
+        # its stderr, read when it ends unexpectedly
+        self.log = tempfile.NamedTemporaryFile()
+        # stdout unbuffered: select() sees every reply line as it is written;
+        # a session of its own: killpg ends it with every child it forked, and Ctrl-C reaches the
+        # build only, which then ends the worker itself
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", worker.BOOT, str(root)], cwd=root, env=worker_environment(root),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True, bufsize=0)
-        self.preloaded = self._reply(300)   # its first line: the record of the files it imported
+            [sys.executable, "-c", worker.BOOT, str(root)],
+            cwd=root,
+            env=worker_environment(root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            start_new_session=True,
+            bufsize=0,
+        )
+        # its first line: the record of the files it imported
+        self.preloaded = self._reply(300)
 
     def _reply(self, patience: float, waiting: str = "") -> dict:
-        """The worker's next JSON line; ComputeError if it ended or stayed silent for `patience` s."""
+        """The worker's next JSON line; EngineError if it ended or stayed silent for `patience` s."""
         if not select.select([self.proc.stdout], [], [], patience)[0]:
             self.end()
-            doing = f"still running: {waiting}" if waiting else "starting"
-            raise ComputeError(M.text("worker_silent", seconds=patience, doing=doing))
+            doing = "starting"
+            if waiting:
+                doing = f"still running: {waiting}"
+            raise EngineError("worker_silent", seconds=patience, doing=doing)
         line = self.proc.stdout.readline()
         if not line:
-            said = _tail(Path(self.log.name))
+            # its log says why (a traceback, an import that failed)
+            said = "\n" + _tail(Path(self.log.name))
             self.end()
             status = self.proc.returncode
-            ended = (M.text("worker_ended", status=status, modules=waiting) if waiting
-                     else M.text("worker_no_start", status=status))
-            raise ComputeError(f"{ended}\n{said}")
+            if waiting:
+                raise EngineError("worker_ended", status=status, modules=waiting, detail=said)
+            raise EngineError("worker_no_start", status=status, detail=said)
         return json.loads(line)
 
     def run(self, requests: list[dict], patience: float) -> dict[str, dict]:
         """{id: {"status": exit status, "peak_kib": its peak memory}} for every request; the children
         enforce their time limits."""
+        # a worker that died says so in _reply below, with its log
         with contextlib.suppress(BrokenPipeError):
             self.proc.stdin.write(json.dumps(requests).encode() + b"\n")
         replies: dict[str, dict] = {}
@@ -142,8 +173,9 @@ class _Worker:
 
     def usable(self, root: Path) -> bool:
         """Still running, for this project, and what it read while starting unchanged."""
-        return (self.key == _started_with(root) and self.proc.poll() is None
-                and deps.problem(self.preloaded, root, worker_environment(root)) is None)
+        if self.key != _started_with(root) or self.proc.poll() is not None:
+            return False
+        return deps.problem(self.preloaded, root, worker_environment(root)) is None
 
     def end(self) -> None:
         """Close its input (it ends once idle); kill it if it does not."""
@@ -152,12 +184,14 @@ class _Worker:
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
+            # a child stuck in C code keeps it waiting: end the whole group
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         self.log.close()
 
 
-_kept: list[_Worker] = []   # the worker kept between builds (compute's keep_worker)
+# the worker kept between builds (compute's keep_worker): `make serve` pays its start-up once
+_kept: list[_Worker] = []
 
 
 @atexit.register
@@ -172,36 +206,51 @@ def _memory_mib() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
 
 
-def _failure(name: str, work: Path, status: int, limit: float, peak_kib: int = 0) -> str:
-    """The message for a run that did not produce a result."""
+def _ended(name: str, work: Path, status: int, peak_kib: int) -> EngineError:
+    """What ended the run of module `name` before it wrote a result (its own error, else how it ended)."""
     where = f"{PACKAGE}/{name}.py"
     current = _tail(work / CURRENT) or f"{PACKAGE}.{name} (import)"
+    if (work / ERROR).exists():
+        error = pickle.loads((work / ERROR).read_bytes())
+        if str(error).startswith(where):
+            return error
+        # a message that does not name the module (a traceback, a refusal from a library's line)
+        return EngineError("module_failed", where=where, causes=[error])
+    if status == -signal.SIGKILL:
+        # what the kernel's out-of-memory killer sends
+        return EngineError("killed_memory", where=where, current=current, peak=peak_kib // 1024,
+                           total=_memory_mib())
+    if status < 0:
+        name = signal.Signals(-status).name
+        return EngineError("killed", where=where, signal=name, status=status, current=current)
+    return EngineError("ended_early", where=where, status=status, current=current)
+
+
+def _failure(name: str, work: Path, status: int, limit: float, peak_kib: int = 0) -> EngineError:
+    """The error for a run that did not produce a result, with what the module printed."""
+    nothing_cached = "\n  " + M.text("nothing_cached")
     if status == -signal.SIGALRM:
-        message = M.text("time_limit", where=where, limit=limit, current=current, env=TIME_LIMIT_ENV)
-    elif (work / ERROR).exists():
-        error = _tail(work / ERROR, 8000)
-        message = error if error.startswith(where) else f"{where} failed:\n{error}"
-    elif status == -signal.SIGKILL:   # what the kernel's out-of-memory killer sends
-        message = M.text("killed_memory", where=where, current=current, peak=peak_kib // 1024,
-                         total=_memory_mib())
-    elif status < 0:
-        message = M.text("killed", where=where, signal=signal.Signals(-status).name, status=status,
-                         current=current)
-    else:
-        message = M.text("ended_early", where=where, status=status, current=current)
+        # a module stopped by its time limit may have printed anything, up to the limit
+        where = f"{PACKAGE}/{name}.py"
+        current = _tail(work / CURRENT) or f"{PACKAGE}.{name} (import)"
+        return EngineError("time_limit", where=where, limit=limit, current=current, env=TIME_LIMIT_ENV,
+                           detail=nothing_cached)
+    printed = ""
     output = _tail(work / OUTPUT, 2000)
-    if output and status != -signal.SIGALRM:
-        message += "\n  the module printed:\n" + "\n".join("    " + line for line in output.splitlines())
-    return f"{message}\n  {M.text('nothing_cached')}"
+    if output:
+        lines = ["    " + line for line in output.splitlines()]
+        printed = "\n  the module printed:\n" + "\n".join(lines)
+    return _ended(name, work, status, peak_kib).followed_by(printed + nothing_cached)
 
 
 def entry_name(name: str, root: Path) -> str:
-    """The store key of module `name`'s entry: its source and the codec's format."""
+    """The store key of module `name`'s entry: its source and the codec's format. (What else the run
+    read is in the entry's record, checked on the way out: a key cannot know it beforehand.)"""
     return store.key("figures_src module", str(codec.FORMAT), name, _source(name, root))
 
 
 def _result(body: dict, root: Path) -> ModuleResult:
-    """The result in a store entry's `body`; CodecError if it does not decode."""
+    """The result in a store entry's `body`; EngineError if it does not decode."""
     return ModuleResult(body["files"], deps.inputs(body["deps"], root), *codec.decode(body["result"]))
 
 
@@ -215,22 +264,27 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     try:
         body = json.loads(data)
         changed = deps.problem(body["deps"], root, worker_environment(root))
-        result = None if changed else _result(body, root)
-    except (EngineError, ValueError, KeyError, TypeError, AttributeError) as exc:   # (codec's: EngineError)
+        if changed:
+            log.info("%s: runs again: %s", where, changed)
+            return None
+        return _result(body, root)
+    except (EngineError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        # a damaged or foreign entry is worked out again, like a missing one
         log.warning(M.text("result_unreadable", where=where, path=kept.path(key), problem=exc))
         return None
-    if changed:
-        log.info("%s: runs again: %s", where, changed)
-    return result
 
 
 def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> dict:
     """Run `names` in the worker; keep each successful result in the store."""
     limits = {n: time_limit(n, root) for n in names}
-    order = sorted(names, key=lambda n: -len(_source(n, root)))   # longest source (a guess at the run) first
+    sizes = {n: len(_source(n, root)) for n in names}
+    # the longest source first: a guess at the longest run, so the others fill the cores beside it
+    order = sorted(names, key=sizes.get, reverse=True)
     with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
-        requests = [{"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
-                     "env": worker_environment(root)} for n in order]
+        requests = []
+        for n in order:
+            requests.append({"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
+                             "env": worker_environment(root)})
         try:
             if _kept and not (keep_worker and _kept[0].usable(root)):
                 stop_worker()
@@ -242,22 +296,28 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
             raise
         if not keep_worker:
             stop_worker()
-        results, errors = {}, []
+        results = {}
+        errors = []
         for n in names:
-            key, work = entry_name(n, root), Path(tmp, n)
-            if replies[n]["status"] != 0 or not (work / ENTRY).exists():
-                reply = replies[n]
+            work = Path(tmp, n)
+            reply = replies[n]
+            # an exit status of 0 without an entry: the module ended the process itself (os._exit(0))
+            if reply["status"] != 0 or not (work / ENTRY).exists():
                 errors.append(_failure(n, work, reply["status"], limits[n], reply.get("peak_kib", 0)))
                 continue
             try:
                 data = (work / ENTRY).read_bytes()
                 results[n] = _result(json.loads(data), root)
             except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
-                errors.append(M.text("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
+                errors.append(EngineError("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
                 continue
-            kept.put(key, data)
+            # kept only once it decodes: a result the build cannot read is never stored
+            kept.put(entry_name(n, root), data)
+    # one failing module is said as it is; several at once under one heading
+    if len(errors) == 1:
+        raise errors[0]
     if errors:
-        raise ComputeError("\n\n".join(errors))
+        raise EngineError("modules_failed", count=len(errors), causes=errors)
     return results
 
 
@@ -267,8 +327,11 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     that ran. `keep_worker` (`mkdocs serve`): keep the worker between calls."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
+    # only a build of every module knows which entries no module needs any more
     every = names is None
-    names = list(module_names(root) if every else names)
+    if every:
+        names = module_names(root)
+    names = list(names)
     results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
@@ -283,11 +346,15 @@ def main(argv: list[str]) -> None:
     if len(argv) != 1 or argv[0].startswith("-"):
         sys.exit(__doc__)
     name = argv[0].removeprefix(PACKAGE + ".")
-    root = Path.cwd() if (Path.cwd() / PACKAGE).is_dir() else ROOT
+    # the project it is run in (a copy, a fixture project), else the one this engine belongs to
+    root = ROOT
+    if (Path.cwd() / PACKAGE).is_dir():
+        root = Path.cwd()
+    # a store of its own: a run by hand neither uses nor changes the build's results
     with tempfile.TemporaryDirectory() as tmp:
         try:
             result = compute([name], root=root, cache=Path(tmp))[0][name]
-        except ComputeError as exc:
+        except EngineError as exc:
             sys.exit(str(exc))
     out = Path(tempfile.mkdtemp(prefix=f"{name}-figures-"))
     for filename, text in result.contents.items():

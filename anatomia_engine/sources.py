@@ -6,41 +6,50 @@ import re
 import subprocess
 from pathlib import Path
 
-from mkdocs.exceptions import BuildError
+from anatomia_engine.errors import EngineError
 
-from anatomia_engine import messages as M
-
-MAX_DEPTH = 20   # levels of lists and quotes (the site's pages use 4 at most; ~100 exhaust the recursion)
+# levels of lists and quotes (the site's pages use 4 at most; ~100 exhaust Python-Markdown's recursion)
+MAX_DEPTH = 20
+# a fence opening or closing a code block (in a quote too): what is inside is no Markdown
 _FENCE = re.compile(r"[ \t>]*(`{3,}|~{3,})")
+# what a line's nesting is read from: its leading spaces, tabs and quote marks
+_LEAD = re.compile(r"[ \t>]*")
 
 
 def read_text(path: Path, where: str) -> str:
-    """The text of the author's file at `path`; BuildError naming `where:line` if it is not UTF-8."""
+    """The text of the author's file at `path`; EngineError naming `where:line` if it is not UTF-8."""
     data = path.read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
+        # (rfind gives -1 on the first line: the line starts at 0 either way)
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise BuildError(f"{where}:{line}: " + M.text("not_utf8", byte=f"0x{data[exc.start]:02x}",
-                                                      column=column)) from None
+        byte = f"0x{data[exc.start]:02x}"
+        raise EngineError("not_utf8", where=f"{where}:{line}", byte=byte, column=column) from None
 
 
 def check_depth(text: str, where: str) -> None:
-    """BuildError naming `where:line` where lists or quotes nest deeper than MAX_DEPTH (outside fences)."""
+    """EngineError naming `where:line` where lists or quotes nest deeper than MAX_DEPTH (outside fences)."""
+    # the mark of the open fence (` or ~), None outside one
     fenced = None
     for number, line in enumerate(text.splitlines(), start=1):
         fence = _FENCE.match(line)
         if fence:
             mark = fence[1][0]
-            fenced = None if fenced == mark else (fenced or mark)
+            # only the opening fence's mark closes it: ``` inside a ~~~ block is text
+            if fenced == mark:
+                fenced = None
+            elif fenced is None:
+                fenced = mark
             continue
         if fenced:
             continue
-        lead = re.match(r"[ \t>]*", line)[0]
+        lead = _LEAD.match(line)[0]
+        # a quote mark is one level, four columns of indentation another
         depth = lead.count(">") + len(lead.replace(">", "").expandtabs(4)) // 4
         if depth > MAX_DEPTH:
-            raise BuildError(f"{where}:{number}: " + M.text("too_deep", depth=depth, most=MAX_DEPTH))
+            raise EngineError("too_deep", where=f"{where}:{number}", depth=depth, most=MAX_DEPTH)
 
 
 def read_page(path: Path, where: str) -> str:
@@ -54,10 +63,13 @@ def source_date_epoch(root: Path) -> str | None:
     """The time of the project's last commit (seconds since 1970), for SOURCE_DATE_EPOCH: the build date
     MkDocs writes (the sitemap's lastmod, its .gz header) then follows the sources, not the clock of the
     build. None outside a git checkout."""
+    command = ["git", "-C", str(root), "log", "-1", "--format=%ct"]
     try:
-        done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], capture_output=True,
-                              text=True, timeout=30, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
+        # no git on this machine: the build is dated as MkDocs does it, by its clock
         return None
     stamp = done.stdout.strip()
-    return stamp if done.returncode == 0 and stamp.isdigit() else None
+    if done.returncode != 0 or not stamp.isdigit():
+        return None
+    return stamp

@@ -2,12 +2,14 @@
 module, one per core at a time. `python -c BOOT ROOT` prints the record of what it read, then reads JSON
 lists of requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each ends.
 A child records what its module reads (deps.py), refuses what no record reproduces (hermetic.py:
-unseeded generators, the clock, the network, writes into docs/), and writes its store entry into `out`.
+unseeded generators, the clock, the network, writes into docs/), and writes its store entry into `out`;
+a run that fails writes its EngineError there instead (pickled: the build raises it as it was made).
 """
 
 import importlib
 import json
 import os
+import pickle
 import signal
 import sys
 import time
@@ -29,61 +31,120 @@ deps.start(sys.argv[1])
 from anatomia_engine import worker
 sys.exit(worker.serve(sys.argv[1]))
 """
-ENTRY, ERROR, OUTPUT, CURRENT = "entry.json", "error.txt", "output.txt", "current.txt"
-def run_module(module_name: str, out: Path, root: Path) -> None:
-    """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
+# The files a child writes into its request's `out` folder
+ENTRY = "entry.json"      # the store entry, when the run succeeded
+ERROR = "error.pickle"    # the EngineError, when it failed
+OUTPUT = "output.txt"     # what the module printed
+CURRENT = "current.txt"   # what the module is running now (a time limit's message names it)
+
+
+def _values(module, declared: list, now_running) -> dict:
+    """The stored form of every value the module's @values functions return."""
+    from anatomia_engine.kit import KIND
+
+    values = {}
+    for fn in declared:
+        if getattr(fn, KIND, None) != "values":
+            continue
+        now_running(f"{module.__name__}.{fn.__name__}()")
+        produced = fn()
+        if not isinstance(produced, dict):
+            raise EngineError("values_not_dict", type=type(produced).__name__)
+        for key, value in produced.items():
+            if key in values:
+                raise EngineError("value_twice", name=key, module=module.__name__)
+            values[key] = codec.value_entry(module.__name__, fn.__name__, key, value)
+    return values
+
+
+def _draw(fn, style, salt: str, layouts):
+    """Call the @figure function `fn` in `style`; (its Plot, the SVG text).
+
+    `layouts` (plot.Layouts) keeps each figure's layout from its first theme: the themes differ
+    only in colour, so the next theme reuses it instead of working it out again.
+    """
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from anatomia_engine.kit import KIND, Plot
-    from anatomia_engine.plot import STYLES, Layouts, use_decimal_comma
+    from anatomia_engine.kit import Plot
+    from anatomia_engine.plot import use_decimal_comma
 
-    short = module_name.split(".")[-1]
-    where = f"figures_src/{short}.py"
+    # the salt gives the SVG's ids: the same bytes on every machine and build
+    with matplotlib.rc_context({**style.rc(), "svg.hashsalt": salt}):
+        plot = fn(style)
+        if not isinstance(plot, Plot):
+            raise EngineError("figure_not_plot", type=type(plot).__name__)
+        use_decimal_comma(plot.fig)
+        svg = layouts.svg(plot.fig, fn.__name__)
+        plt.close(plot.fig)
+    return plot, svg
+
+
+def _figures(module, declared: list, values: dict, now_running) -> tuple[dict, dict]:
+    """The figures of the module's @figure functions: (their entries, the files' contents)."""
+    from anatomia_engine.kit import KIND
+    from anatomia_engine.plot import STYLES, Layouts
+
+    short = module.__name__.split(".")[-1]
+    figures = {}
+    contents = {}
+    layouts = Layouts()
+    for fn in declared:
+        if getattr(fn, KIND, None) != "figure":
+            continue
+        name = fn.__name__
+        if name in values:
+            raise EngineError("value_and_figure", name=name, module=module.__name__)
+        files = {"csv": f"{name}.csv"}
+        for style in STYLES:
+            now_running(f"{module.__name__}.{name}(style={style.name!r})")
+            plot, svg = _draw(fn, style, f"{short}.{name}.{style.name}", layouts)
+            files[style.name] = f"{name}-{style.name}.svg"
+            contents[files[style.name]] = svg
+        # the data table is the same in every style: the last one's is kept
+        contents[files["csv"]] = plot.table.to_csv()
+        table = codec.encode_value(plot.table, codec.table_where(module.__name__, name))
+        figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
+    return figures, contents
+
+
+def run_module(module_name: str, out: Path, root: Path) -> None:
+    """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
 
     def now_running(what: str) -> None:
         (out / CURRENT).write_text(what, encoding="utf-8")
 
+    short = module_name.split(".")[-1]
+    # what it writes into `out` (its figures' files) is its output, not an input
     deps.start(root, skip=(out,))
-    hermetic.start(root, where)
+    hermetic.start(root, f"figures_src/{short}.py")
     module = importlib.import_module(module_name)
+    # the functions the module defines itself (not those it imports)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
-    values, figures, contents = {}, {}, {}
-    layouts = Layouts()   # a figure's layout in its first theme, reused in the next
-    for fn in (f for f in declared if getattr(f, KIND, None) == "values"):
-        now_running(f"{module_name}.{fn.__name__}()")
-        produced = fn()
-        if not isinstance(produced, dict):
-            raise TypeError(M.text("values_not_dict", type=type(produced).__name__))
-        for key, value in produced.items():
-            if key in values:
-                raise ValueError(M.text("value_twice", name=key, module=module_name))
-            values[key] = codec.value_entry(module_name, fn.__name__, key, value)
-    for fn in (f for f in declared if getattr(f, KIND, None) == "figure"):
-        name = fn.__name__
-        if name in values:
-            raise ValueError(M.text("value_and_figure", name=name, module=module_name))
-        files = {"csv": f"{name}.csv"}
-        for style in STYLES:
-            now_running(f"{module_name}.{name}(style={style.name!r})")
-            with matplotlib.rc_context({**style.rc(), "svg.hashsalt": f"{short}.{name}.{style.name}"}):
-                plot = fn(style)
-                if not isinstance(plot, Plot):
-                    raise TypeError(M.text("figure_not_plot", type=type(plot).__name__))
-                use_decimal_comma(plot.fig)
-                svg = layouts.svg(plot.fig, name)
-                plt.close(plot.fig)
-            files[style.name] = f"{name}-{style.name}.svg"
-            contents[files[style.name]] = svg
-        contents[files["csv"]] = plot.table.to_csv()
-        table = codec.encode_value(plot.table, codec.table_where(module_name, name))
-        figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
+    values = _values(module, declared, now_running)
+    figures, contents = _figures(module, declared, values, now_running)
     if hermetic.errors:   # the module caught a refusal: it still fails
         raise hermetic.errors[0]
     now_running(f"{module_name} (writing the result)")
     result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
-    entry = json.dumps({"deps": deps.snapshot(root), "result": result, "files": contents}, sort_keys=True)
-    (out / ENTRY).write_text(entry, encoding="utf-8")
+    entry = {"deps": deps.snapshot(root), "result": result, "files": contents}
+    (out / ENTRY).write_text(json.dumps(entry, sort_keys=True), encoding="utf-8")
+
+
+def _error(exc: BaseException, current: str) -> EngineError:
+    """The EngineError a run that raised `exc` while running `current` ends with."""
+    # a refusal the module caught comes first: it may be why the module failed later
+    if isinstance(exc, EngineError) and not hermetic.errors:
+        return exc
+    if isinstance(exc, EngineError):
+        return hermetic.errors[0]
+    if isinstance(exc, SystemExit):
+        detail = "\n" + traceback.format_exc()
+        return EngineError("module_exit", current=current, code=exc.code, detail=detail)
+    raised = M.text("module_raised", current=current) + "\n" + traceback.format_exc()
+    if hermetic.errors:
+        return hermetic.errors[0].followed_by("\n" + raised)
+    return EngineError("module_raised", current=current, detail="\n" + traceback.format_exc())
 
 
 def _child(request: dict, root: str) -> None:
@@ -91,27 +152,25 @@ def _child(request: dict, root: str) -> None:
     even inside a C loop); never returns."""
     signal.setitimer(signal.ITIMER_REAL, request["limit"])
     out = Path(request["out"])
+    # the exit status unless the module ran to its end
     code = 1
     try:
         out.mkdir()
         with open(out / OUTPUT, "wb") as output:
             os.dup2(output.fileno(), 1)
             os.dup2(output.fileno(), 2)
+        # a module asking for input would wait for the build's stdin forever
         sys.stdin = open(os.devnull)  # noqa: SIM115
+        # the build's environment now, not the one the worker started with
         deps.use_environment(request["env"])
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
         run_module(request["module"], out, Path(root))
         code = 0
     except BaseException as exc:
         current = (out / CURRENT).read_text(encoding="utf-8")
-        if isinstance(exc, EngineError):   # it names module, function and value
-            text = hermetic.refused[0] if hermetic.refused else str(exc)
-        elif isinstance(exc, SystemExit):
-            text = M.text("module_exit", current=current, code=exc.code) + "\n" + traceback.format_exc()
-        else:
-            text = "\n".join([*hermetic.refused[:1], f"in {current}:\n{traceback.format_exc()}"])
-        (out / ERROR).write_text(text, encoding="utf-8")
+        (out / ERROR).write_bytes(pickle.dumps(_error(exc, current)))
     finally:
+        # whatever happens, the child ends here: it must never return into the worker's loop
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -119,29 +178,38 @@ def _child(request: dict, root: str) -> None:
             os._exit(code)
 
 
-def serve(root: str) -> int:
-    replies = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
-    # what every module needs, imported once before forking ($MPLBACKEND is Agg)
+def _warm_up() -> None:
+    """Import what every module needs once, before forking ($MPLBACKEND is Agg), and load the fonts."""
     import matplotlib.pyplot as plt
 
     import anatomia_engine.kit  # noqa: F401
     import anatomia_engine.plot  # noqa: F401
 
     fig = plt.figure()
-    fig.text(0.5, 0.5, "0,5")                   # load the fonts once
+    fig.text(0.5, 0.5, "0,5")
     fig.savefig(os.devnull, format="svg")
     plt.close(fig)
+
+
+def serve(root: str) -> int:
+    """Answer requests from the build on stdin until it closes it; 0 then."""
+    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
+    _warm_up()
     replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
     for line in sys.stdin.buffer:
-        waiting, running = json.loads(line), {}
+        waiting = json.loads(line)
+        running = {}
         while waiting or running:
+            # one child per core: more would only share the cores and each take longer
             while waiting and len(running) < (os.cpu_count() or 2):
                 request = waiting.pop(0)
                 pid = os.fork()
                 if pid == 0:
+                    # the child's output goes to its files: it must not write into the replies
                     replies.close()
                     _child(request, root)
+                # a second of grace past the limit, for SIGALRM to end it first
                 running[pid] = (request["id"], time.monotonic() + request["limit"] + 1)
             pid, status, peak = _next_end(running)
             reply = {"id": running.pop(pid)[0], "status": status, "peak_kib": peak}
@@ -155,10 +223,12 @@ def _next_end(running: dict[int, tuple[str, float]]) -> tuple[int, int, int]:
     while True:
         pid, status, usage = os.wait4(-1, os.WNOHANG)
         if pid:
-            return pid, os.waitstatus_to_exitcode(status), usage.ru_maxrss   # (Linux: KiB)
+            # ru_maxrss is in KiB on Linux
+            return pid, os.waitstatus_to_exitcode(status), usage.ru_maxrss
         for pid, (_, deadline) in running.items():
             if time.monotonic() > deadline:
                 os.kill(pid, signal.SIGKILL)
                 _, _, usage = os.wait4(pid, 0)
                 return pid, -signal.SIGALRM, usage.ru_maxrss
+        # no child ended: wait a little rather than spin on wait4
         time.sleep(0.02)

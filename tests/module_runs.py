@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import runner, store
+from anatomia_engine.errors import EngineError
 from helpers import fixture_project
 
 HEADER = "import numpy as np\nfrom anatomia_engine.kit import Plot, Table, Value, figure, values\n"
@@ -42,7 +43,7 @@ def compute(root: Path, names: list[str]):
 def failures(root: Path, names: list[str]) -> dict[str, tuple[str, bool]]:
     """Run the modules `names` together (one worker, one child each), all expected to fail: each
     one's part of the error message, and whether anything was kept for it."""
-    with pytest.raises(runner.ComputeError) as info:
+    with pytest.raises(EngineError) as info:
         compute(root, names)
     message = str(info.value)
     starts = sorted((message.index(f"figures_src/{n}.py"), n) for n in names)
@@ -75,9 +76,10 @@ def entry_path(root: Path, name: str) -> Path:
 def compute_in_child(root: Path, names: list[str], env: dict | None = None, timeout: float = 120):
     """runner.compute in a separate interpreter (so a hang fails the test instead of blocking it)."""
     code = ("import sys; from pathlib import Path; from anatomia_engine import runner\n"
+            "from anatomia_engine.errors import EngineError\n"
             "try:\n"
             f"    runner.compute({names!r}, root=Path({str(root)!r}))\n"
-            "except runner.ComputeError as exc:\n"
+            "except EngineError as exc:\n"
             "    print(exc, file=sys.stderr); sys.exit(3)\n")
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
     return subprocess.run([sys.executable, "-c", code], cwd=root, env=environment,

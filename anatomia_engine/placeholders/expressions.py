@@ -289,7 +289,7 @@ class _Compiler:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def refuse(self, problem: str) -> EngineError:
+    def not_allowed(self, problem: str) -> EngineError:
         return EngineError("not_allowed", source=self.source, problem=problem)
 
     def form(self, node: nodes.Node):
@@ -324,7 +324,7 @@ class _Compiler:
             raise EngineError("no_tests", name=node.name)
         if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name):
             return self.call(node)
-        raise self.refuse(f"{type(node).__name__} is not part of the placeholder language")
+        raise self.not_allowed(f"{type(node).__name__} is not part of the placeholder language")
 
     def optional(self, node: nodes.Node | None):
         if node is None:
@@ -347,13 +347,13 @@ class _Compiler:
         if isinstance(obj, str) and all(type(k) is int for k in keys):
             return " ".join([obj, *map(str, keys)])
         if several:
-            raise self.refuse("name[i, j] takes constant indices; write name[i][j]")
+            raise self.not_allowed("name[i, j] takes constant indices; write name[i][j]")
         return ["i", obj, key]
 
     def call(self, node: nodes.Call):
         function = node.node.name
         if node.kwargs or node.dyn_args or node.dyn_kwargs:
-            raise self.refuse("Call is not part of the placeholder language")
+            raise self.not_allowed("Call is not part of the placeholder language")
         if function not in RESERVED:
             raise EngineError("unknown_value", name=function)
         if function != "figure":

@@ -14,18 +14,22 @@ import pytest
 from mkdocs.exceptions import BuildError
 
 from anatomia_engine import frontmatter, live, sources
+from anatomia_engine.errors import EngineError
 from tests.helpers import convert_page
 
 
-@pytest.mark.parametrize(("data", "line"), [
-    (b"# Tytu\xb3\n", 1), (b"# A\n\nZa\xbf\xf3\xb3\xe6 g\xea\xb6l\n", 3), (b"ok\n\xff", 2)])
-def test_a_page_not_in_utf8_names_its_line_and_the_fix(tmp_path, data, line):
+@pytest.mark.parametrize(("data", "line", "byte", "column"), [
+    (b"# Tytu\xb3\n", 1, "0xb3", 7),
+    (b"# A\n\nZa\xbf\xf3\xb3\xe6 g\xea\xb6l\n", 3, "0xbf", 3),
+    (b"ok\n\xff", 2, "0xff", 1),
+])
+def test_a_page_not_in_utf8_names_its_line_and_the_fix(tmp_path, data, line, byte, column):
     page = tmp_path / "strona.md"
     page.write_bytes(data)
-    with pytest.raises(BuildError) as info:
+    with pytest.raises(EngineError) as info:
         sources.read_page(page, "docs/strona.md")
-    assert str(info.value).startswith(f"docs/strona.md:{line}: the file is not UTF-8"), info.value
-    assert "save it as UTF-8" in str(info.value)
+    assert info.value.id == "not_utf8" and info.value.where == f"docs/strona.md:{line}"
+    assert info.value.fields == {"byte": byte, "column": column}
 
 
 @pytest.mark.parametrize("text", [
@@ -36,8 +40,10 @@ def test_a_page_not_in_utf8_names_its_line_and_the_fix(tmp_path, data, line):
 def test_nesting_too_deep_for_markdown_names_its_line(tmp_path, text):
     page = tmp_path / "strona.md"
     page.write_text(text, encoding="utf-8")
-    with pytest.raises(BuildError, match=r"^docs/strona\.md:\d+: lists or quotes nest \d+ levels deep"):
+    with pytest.raises(EngineError) as info:
         sources.read_page(page, "docs/strona.md")
+    assert info.value.id == "too_deep" and info.value.where.startswith("docs/strona.md:")
+    assert info.value.fields["depth"] > info.value.fields["most"] == sources.MAX_DEPTH
 
 
 def test_deep_indentation_inside_a_fence_is_code_not_nesting(tmp_path):
@@ -52,9 +58,10 @@ def test_deep_indentation_inside_a_fence_is_code_not_nesting(tmp_path):
     ("---\nsearch:\n  boost: 2\n  boost: 3\n---\n", "boost", 4),
 ])
 def test_a_front_matter_key_given_twice_is_refused_with_its_line(head, key, line):
-    with pytest.raises(BuildError) as info:
+    with pytest.raises(EngineError) as info:
         frontmatter.front_matter(head + "# A\n", "docs/a.md")
-    assert str(info.value).startswith(f"docs/a.md:{line}: the front matter sets '{key}' twice"), info.value
+    assert info.value.id == "fm_duplicate" and info.value.where == f"docs/a.md:{line}"
+    assert info.value.fields["key"] == key
 
 
 def test_a_value_two_modules_compute_is_not_called_unknown():
@@ -70,9 +77,9 @@ def test_a_value_two_modules_compute_is_not_called_unknown():
 
 
 def test_placeholders_without_the_plugin_name_mkdocs_yml_and_plugins():
-    with pytest.raises(BuildError) as info:
+    with pytest.raises(EngineError) as info:
         pymd.Markdown(extensions=["anatomia_engine.markdown"]).convert("# A\n\n{{ weight }}\n")
-    assert "mkdocs.yml" in str(info.value) and "plugins:" in str(info.value), info.value
+    assert info.value.id == "needs_page"
 
 
 def test_live_true_on_an_ordinary_page_names_its_source_and_the_fix(tmp_path):

@@ -277,6 +277,15 @@ CHECKS = {
     "walk_kind": ({"data/a": ""},
                   "return {'v': sorted(n for _, _, names in os.walk(ROOT / 'data') for n in names)}",
                   _file_to_folder),
+    # listed through a folder's file descriptor: the folder it was opened as
+    "fwalk": ({"data/a": ""},
+              "return {'v': sorted(n for _, _, names, _ in os.fwalk(ROOT / 'data') for n in names)}",
+              lambda root: (root / "data" / "b").write_text("")),
+    # a file the module tried to open and did not find: it falls back to a default
+    "open_missing": ({"data/keep": ""},
+                     "try:\n        return {'v': (ROOT / 'data' / 'override.txt').read_text()}\n"
+                     "    except FileNotFoundError:\n        return {'v': 'none'}",
+                     lambda root: (root / "data" / "override.txt").write_text("set")),
     "glob_sizes": ({"data/a.csv": "1,2"},
                    "return {'v': [p.stat().st_size for p in sorted((ROOT / 'data').glob('*.csv'))]}",
                    lambda root: (root / "data" / "a.csv").write_text("1,2,3")),

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import publish
+from anatomia_engine.errors import EngineError
 
 # --- the swap ----------------------------------------------------------------------------
 
@@ -51,8 +52,10 @@ def test_swap_in_replaces_the_whole_site(tmp_path, monkeypatch, atomic):
 def test_swap_in_refuses_a_build_without_index_html(tmp_path):
     _build(tmp_path, "site", {"index.html": "stara"})
     new = _build(tmp_path, ".site.tmp.1.a", {"inna.html": "nowa"})
-    with pytest.raises(publish.PublishError, match="no index.html"):
+    with pytest.raises(EngineError) as caught:
         publish.swap_in(new, tmp_path / "site")
+    assert caught.value.id == "no_index"
+    assert caught.value.fields == {"folder": new.name, "site": "site"}
     assert _tree(tmp_path / "site") == {"index.html": b"stara"}
 
 
@@ -69,8 +72,9 @@ def test_swap_in_puts_the_old_site_back_when_the_second_rename_fails(tmp_path, m
         real_rename(src, dst)
 
     monkeypatch.setattr(publish.os, "rename", rename)
-    with pytest.raises(publish.PublishError, match="site/ was left as it was"):
+    with pytest.raises(EngineError) as caught:
         publish.swap_in(new, tmp_path / "site")
+    assert caught.value.id == "move_failed" and caught.value.fields["site"] == "site"
     assert calls[0][0] == "site" and calls[1] == (new.name, "site") and calls[2][1] == "site"
     assert _tree(tmp_path / "site") == {"index.html": b"stara"}
 
@@ -107,6 +111,7 @@ def test_a_build_folder_that_cannot_be_made_is_named(tmp_path, monkeypatch):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
 
     monkeypatch.setattr(publish.Path, "mkdir", refuse)
-    with pytest.raises(publish.PublishError) as caught:
+    with pytest.raises(EngineError) as caught:
         publish.publish(tmp_path, "site", [])
-    assert str(tmp_path / publish.TMP_PREFIX) in str(caught.value)
+    assert caught.value.id == "checkout_unwritable"
+    assert str(caught.value.fields["path"]).startswith(str(tmp_path / publish.TMP_PREFIX))

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from anatomia_engine import codec, runner, store
+from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from tests.module_runs import LAZY_INIT, compute, entry_path, failures, fresh, kept, module, ran
 
@@ -92,7 +93,7 @@ def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
         def scores():
             return {"masked": Value(np.array([[np.nan, -np.inf]]), masked=True)}
         """)
-    with pytest.raises(runner.ComputeError, match=r"'masked' with NaN at index \[0, 0\]"):
+    with pytest.raises(EngineError, match=r"'masked' with NaN at index \[0, 0\]"):
         compute(mini, ["masked"])
 
 
@@ -104,7 +105,7 @@ def test_nan_in_a_figure_table_is_refused(mini):
             fig = plt.figure()
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", float("nan")]]))
         """)
-    with pytest.raises(runner.ComputeError, match=r"chart\(style\) returned a Plot whose data table"):
+    with pytest.raises(EngineError, match=r"chart\(style\) returned a Plot whose data table"):
         compute(mini, ["fig"])
 
 
@@ -356,7 +357,7 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
     kit = mini / "anatomia_engine" / "kit.py"
     kit.write_text(kit.read_text() + "\ndef broken(:\n")
     module(mini, "any", "X = 1\n")
-    with pytest.raises(runner.ComputeError, match=r"(?s)the worker running figures_src modules did not start "
+    with pytest.raises(EngineError, match=r"(?s)the worker running figures_src modules did not start "
                                                    r"\(exit status 1\):.*kit\.py.*SyntaxError"):
         runner.compute(["any"], root=mini)
 

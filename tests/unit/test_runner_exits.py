@@ -9,6 +9,7 @@ import re
 import pytest
 
 from anatomia_engine import runner
+from anatomia_engine.errors import EngineError
 from tests.module_runs import HEADER, compute, entries, failures, fresh, module
 
 
@@ -26,7 +27,7 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
             time.sleep(600)
             return {{}}
         """)
-    with pytest.raises(runner.ComputeError) as info:   # a worker that fails to stop it gives up later
+    with pytest.raises(EngineError) as info:   # a worker that fails to stop it gives up later
         compute(mini, ["slow"])
     assert "figures_src/slow.py did not finish within its time limit of 1 s" in str(info.value)
     assert "figures_src.slow.wait()" in str(info.value) and "ANATOMIA_MODULE_TIMEOUT" in str(info.value)
@@ -38,7 +39,7 @@ def test_a_hanging_module_is_stopped_at_its_time_limit_and_named(mini, alarm):
 def test_a_time_limit_not_written_as_plain_seconds_is_refused_not_ignored(mini, line):
     module(mini, "limited", f"{line}\n\n@values\ndef v():\n    return {{}}\n")
     refused = r"figures_src/limited\.py: write the time limit as a plain"
-    with pytest.raises(runner.ComputeError, match=refused):
+    with pytest.raises(EngineError, match=refused):
         runner.time_limit("limited", mini)
 
 

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from anatomia_engine import links, store
+from anatomia_engine.errors import EngineError
 
 
 def test_key_delimits_its_parts():
@@ -179,5 +180,6 @@ def test_what_earlier_formats_left_in_the_cache_is_removed(tmp_path):
 
 
 def test_a_kind_of_result_the_pruning_would_remove_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="store.KINDS"):
+    with pytest.raises(EngineError) as info:
         store.folder(tmp_path, "katex")
+    assert info.value.id == "cache_kind" and info.value.fields == {"kind": "katex"}
