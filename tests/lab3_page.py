@@ -9,7 +9,8 @@ import numpy as np
 from bs4 import BeautifulSoup
 
 from attn_core import scaled_dot_product_attention
-from figures_src import inputs, lab3
+from figures_src import lab3
+from figures_src._shared import inputs
 from helpers import REPO
 
 PAGE = "laby/lab-3/index.html"
