@@ -369,6 +369,9 @@ REFUSED = {
     # through code made from a string, or a standard module measuring for its caller
     "exec_clock": ("exec(\"__import__('time').time()\")", "clock", "time.time"),
     "timeit": ("__import__('timeit').timeit('1', number=1)", "clock", "time.perf_counter"),
+    # the system's entropy through functions bound before the run started
+    "uuid4": ("__import__('uuid').uuid4()", "unseeded_rng", "uuid.uuid4"),
+    "secrets": ("__import__('secrets').token_hex(4)", "unseeded_rng", "secrets.token_hex"),
 }
 
 
