@@ -376,6 +376,9 @@ def _refuse_clock() -> None:
         setattr(time, name, _guard_clock(f"time.{name}", getattr(time, name), before))
     for cls in _DATETIME_READS:
         _guard_datetime(cls)
+    # a file's times are the clock's when it was checked out or written, not its content
+    for name in ("getmtime", "getatime", "getctime"):
+        setattr(os.path, name, _guard_clock(f"os.path.{name}", getattr(os.path, name)))
     # timeit took time.perf_counter when it was imported (IPython imports it before this runs), as
     # its default timer and as its functions' default argument
     real = timeit.default_timer

@@ -356,6 +356,7 @@ REFUSED = {
     "datetime": ("__import__('datetime').datetime.now()", "clock", "datetime.datetime.now"),
     "date": ("__import__('datetime').date.today()", "clock", "datetime.date.today"),
     "localtime": ("__import__('time').strftime('%Y')", "clock", "time.strftime"),
+    "mtime": ("os.path.getmtime(__file__)", "clock", "os.path.getmtime"),
     "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "program", None),
     "system": ("os.system('true')", "program", None),
     # a program started through a copy of the process, a pool's thread, multiprocessing or ctypes
