@@ -54,11 +54,16 @@ log = logging.getLogger("mkdocs.plugins.anatomia")
 # mkdocs.yml they would run a second time, on pages no plugin registered
 OWN_EXTENSIONS = ("anatomia_engine.markdown", "anatomia_engine.katex", "anatomia_engine.mathml")
 
-# Where this plugin's hook must run before or after another plugin's: (event, first, then).
+# Where this plugin's hook must run before or after another plugin's: (event, first, then),
+# each a plugin's name in mkdocs.yml, or "name:method" for one handler of a combined event.
 # Each pair is declared with event_priority on the hook below; on_config checks MkDocs' order.
 ORDER = (
     # mkdocs-jupyter makes a notebook page of the executed copy this plugin points the file at
     ("files", "anatomia", "mkdocs-jupyter"),
+    # mkdocs-jupyter reads the notebook's path, which this plugin points at the executed copy,
+    # and sets the page's render, which this plugin wraps to keep the conversion
+    ("pre_page", "anatomia:_point_at_executed_copy", "mkdocs-jupyter"),
+    ("pre_page", "mkdocs-jupyter", "anatomia:_keep_conversion"),
     # the blog takes each post's Markdown for its excerpt: with the placeholders as tokens
     ("page_markdown", "anatomia", "material/blog"),
     # the reading times of the route's pages go into the page before it is read for search
@@ -82,22 +87,23 @@ def check_order(plugins) -> None:
     order they run. A pair whose plugins are not both listed in mkdocs.yml is not checked.
     """
     for event, first, then in ORDER:
-        owners = [_owner(plugins, handler) for handler in plugins.events[event]]
-        if first not in owners or then not in owners:
+        labels = [_labels(plugins, handler) for handler in plugins.events[event]]
+        firsts = [number for number, names in enumerate(labels) if first in names]
+        thens = [number for number, names in enumerate(labels) if then in names]
+        if not firsts or not thens:
             continue
-        # the last handler of `first` (a CombinedEvent registers several) before `then`'s first
-        last_first = len(owners) - 1 - owners[::-1].index(first)
-        if last_first > owners.index(then):
+        # every handler of `first` (a CombinedEvent registers several) before any of `then`'s
+        if max(firsts) > min(thens):
             raise EngineError("plugin_order", event=f"on_{event}", first=first, then=then)
 
 
-def _owner(plugins, handler) -> str | None:
-    """The name mkdocs.yml gives the plugin whose hook `handler` is."""
+def _labels(plugins, handler) -> set[str]:
+    """The names ORDER may give `handler`: its plugin's name in mkdocs.yml, and name:method."""
     instance = getattr(handler, "__self__", None)
     for name, plugin in plugins.items():
         if plugin is instance:
-            return name
-    return None
+            return {name, f"{name}:{handler.__name__}"}
+    return set()
 
 
 class AnatomiaPlugin(BasePlugin[Config]):

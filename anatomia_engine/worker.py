@@ -88,6 +88,8 @@ def _figures(module, declared: list, values: dict, now_running) -> tuple[dict, d
     short = module.__name__.split(".")[-1]
     figures = {}
     contents = {}
+    # The themes differ only in colour: each figure's layout, worked out in the first theme, is
+    # replayed in the next one (plot.Layouts checks that the result is the same drawing).
     layouts = Layouts()
     for fn in declared:
         if getattr(fn, KIND, None) != "figure":

@@ -20,60 +20,23 @@ import http.server
 
 import pytest
 
-from helpers import REPO, serving, site_pages
-from tests.browser.page_checks import check_page, watch
-from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
-from tests.browser.test_provenance import check_numbers
-
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
-BLOCKING = {"serious", "critical"}
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-WIDE, NARROW = 1280, 375
-
-RUN_AXE = """async (options) => {
-    const result = await axe.run(document, {...options, resultTypes: ['violations']});
-    return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-        nodes: v.nodes.map(n => n.target.join(' ') + (n.failureSummary ?
-            ' — ' + n.failureSummary.split('\\n').slice(1, 2).join(' ').trim() : ''))}));
-}"""
-
-# What a text's contrast depends on, for every element with text of its own that axe's colour rules
-# would examine (shown, not left of or above the page): its colour, whether it is large text (WCAG:
-# 24 px, or bold 18,66 px), its shadow, the backgrounds behind it up to the first opaque one, and
-# its opacity. Keyed by the element's place in the document.
-CONTRAST_INPUTS = """() => {
-    const place = (el) => {
-        const steps = [];
-        for (; el.parentElement; el = el.parentElement) {
-            steps.unshift(el.tagName + [...el.parentElement.children].indexOf(el));
-        }
-        return steps.join('>');
-    };
-    const found = {};
-    for (const el of document.body.querySelectorAll('*')) {
-        if (![...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())) continue;
-        const box = el.getBoundingClientRect();
-        if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})
-            || box.right <= 0 || box.bottom <= 0) continue;
-        const style = getComputedStyle(el);
-        const size = parseFloat(style.fontSize);
-        const inputs = [style.color, size >= 24 || (parseInt(style.fontWeight) >= 700 && size >= 18.66),
-                        style.textShadow];
-        let opacity = 1;
-        for (let e = el; e; e = e.parentElement) {
-            const s = getComputedStyle(e);
-            opacity *= parseFloat(s.opacity);
-            if (s.backgroundImage !== 'none') inputs.push(s.backgroundImage);
-            if (s.backgroundColor !== 'rgba(0, 0, 0, 0)') {
-                inputs.push(s.backgroundColor);
-                if (!s.backgroundColor.startsWith('rgba')) break;
-            }
-        }
-        found[place(el)] = [...inputs, opacity].join(' | ');
-    }
-    return found;
-}"""
-
+from helpers import serving, site_pages
+from tests.browser.page_checks import (
+    AXE,
+    CHROME_TEXT,
+    CONTRAST_INPUTS,
+    NARROW,
+    WIDE,
+    blocking,
+    check_chrome_contrast,
+    check_numbers,
+    check_page,
+    load,
+    options,
+    report,
+    unseen_contrast,
+    watch,
+)
 
 CLS_OBSERVER = """
 window.__cls = 0;
@@ -86,43 +49,6 @@ new PerformanceObserver((list) => {
   }
 }).observe({ type: "layout-shift", buffered: true });
 """
-
-
-def load(page, url: str) -> None:
-    """`url` loaded fresh in `page` as a reader's browser would show it, with axe added."""
-    page.goto(url, wait_until="networkidle")
-    page.evaluate("document.fonts.ready.then(() => true)")
-    # Let the page's own scripts finish their idle-time work (phone.js's scrolling boxes).
-    page.evaluate("new Promise(done => requestIdleCallback(() => setTimeout(done, 50), {timeout: 3000}))")
-    page.add_script_tag(path=str(AXE))
-
-
-def options(colour: bool, other: bool) -> dict | None:
-    """axe.run's options for its default rules: the colour rules, the others, both, or none."""
-    if colour and other:
-        return {}
-    if colour:
-        return {"runOnly": {"type": "rule", "values": COLOUR_RULES}}
-    return {"rules": {rule: {"enabled": False} for rule in COLOUR_RULES}} if other else None
-
-
-def report(violations: list[dict]) -> str:
-    lines = []
-    for v in violations:
-        lines.append(f"{v['impact']}: {v['id']} ({v['help']}), {len(v['nodes'])} element(s):")
-        lines += [f"    {node}" for node in v["nodes"][:8]]
-    return "\n".join(lines)
-
-
-def unseen_contrast(narrow: dict, wide: dict) -> list[str]:
-    """The elements whose contrast inputs at phone width the desktop run did not see."""
-    return [place for place, inputs in narrow.items() if wide.get(place) != inputs]
-
-
-def blocking(page, chosen: dict | None) -> list[dict]:
-    """axe's serious and critical violations on `page` with the options `chosen` (None: no run)."""
-    violations = page.evaluate(RUN_AXE, chosen) if chosen is not None else []
-    return [v for v in violations if v["impact"] in BLOCKING]
 
 
 def first_visit_tab(browser, width: int):

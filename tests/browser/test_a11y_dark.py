@@ -8,19 +8,21 @@ from __future__ import annotations
 import pytest
 
 from helpers import site_pages
-from tests.browser.page_checks import check_page, watch
-from tests.browser.test_a11y import (
+from tests.browser.page_checks import (
     AXE,
+    CHROME_TEXT,
     CONTRAST_INPUTS,
     NARROW,
     WIDE,
     blocking,
+    check_chrome_contrast,
+    check_page,
     load,
     options,
     report,
     unseen_contrast,
+    watch,
 )
-from tests.browser.test_chrome import CHROME_TEXT, check_chrome_contrast
 
 
 @pytest.fixture(scope="module")

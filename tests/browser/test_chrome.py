@@ -65,46 +65,6 @@ def test_print_shows_light_figures_and_no_navigation_in_dark_mode(browser, serve
         context.close()
 
 
-CONTRAST = """(sel) => {
-    const parse = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m[3] ?? 1]; };
-    const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    const lum = ([r, g, b]) => { const f = lin;
-        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-    const over = (fg, bg) => fg.slice(0, 3).map((v, i) => v * fg[3] + bg[i] * (1 - fg[3]));
-    return [...document.querySelectorAll(sel)].filter(e => e.getClientRects().length).map(el => {
-        let bg = null, opacity = 1;
-        for (let e = el; e; e = e.parentElement) {
-            opacity *= Number(getComputedStyle(e).opacity);
-            const c = parse(getComputedStyle(e).backgroundColor);
-            if (!bg && c[3] > 0) bg = c;
-        }
-        bg = bg || [255, 255, 255, 1];
-        const fg = parse(getComputedStyle(el).color); fg[3] *= opacity;
-        const a = lum(over(fg, bg)), b = lum(bg);
-        return [el.textContent.trim().slice(0, 30), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
-    });
-}"""
-
-
-# The chrome's texts of each page (selectors) that must keep a contrast of 4.5 in both schemes.
-CHROME_TEXT = {
-    "/": [".md-tabs__link", ".md-copyright"],
-    "/laby/lab-3/": [".md-typeset .md-button"],                      # "Pobierz notatnik"
-    "/llm/anatomia/": [".attn-x .md-button:not(:disabled)",           # "Przywróć ustawienia przykładu"
-                       'table.attn-x__matrix tr.attn-x__chosen th[scope="row"]'],   # the orange label
-}
-
-
-def check_chrome_contrast(page, path: str, scheme: str) -> None:
-    """The chrome's texts of CHROME_TEXT[path] on the loaded `page` keep a contrast of 4.5:
-    tests/browser/test_a11y.py and test_a11y_dark.py call it in their visits of those pages."""
-    for selector in CHROME_TEXT[path]:
-        ratios = page.evaluate(CONTRAST, selector)
-        assert ratios, f"nothing matches {selector}"
-        low = [(text, round(r, 2)) for text, r in ratios if r < 4.5]
-        assert low == [], f"{scheme} {path} {selector}: {low}"
-
-
 LINKS = "article p a[href]:not(.footnote-backref):not(.footnote-ref)"
 
 

@@ -690,7 +690,7 @@ def test_no_label_lies_nearer_another_point_in_any_preset_or_task(browser, serve
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_nothing_with_a_task_open_and_bad_entries_shown(browser, server, scheme):
-    from tests.browser.test_a11y import AXE, BLOCKING, RUN_AXE
+    from tests.browser.page_checks import AXE, BLOCKING, RUN_AXE
 
     context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
     try:

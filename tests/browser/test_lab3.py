@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from helpers import whole_page
-from tests.unit.test_lab3 import PAGE
+from tests.lab3_page import PAGE
 
 # --- helpers ------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import site_pages
+from tests.browser.page_checks import WIDE_FORMULAS
 
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
@@ -32,12 +33,6 @@ TABLES_OUT = """() => [...document.querySelectorAll('article table')]
     .filter(t => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1)
     .map(t => t.className + ' ' + (t.caption ? t.caption.textContent : ''))"""
 
-
-# Every display formula shown that scrolls sideways: [how far, its TeX].
-WIDE_FORMULAS = """() => [...document.querySelectorAll('article div.arithmatex')]
-    .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
-    .map(b => [b.scrollWidth - b.clientWidth,
-               (b.querySelector('annotation') || b).textContent.trim().slice(0, 60)])"""
 
 # Each picture (SVG) shown in the article, boxes opened, the light scheme's copy: its smallest
 # text and viewBox width, and its width as shown (the text is font-size × shown / viewBox CSS px).

@@ -17,6 +17,7 @@ import shutil
 import pytest
 
 from helpers import REPO, serving
+from tests.browser.page_checks import tip_state
 
 NUMS = [
     # (id, text, attributes) — what the engine emits for a computed and for a quoted number
@@ -48,17 +49,6 @@ def fixture_site(tmp_path_factory):
         '<script src="provenance.js"></script></body></html>', encoding="utf-8")
     with serving(root) as base:
         yield base + "/index.html"
-
-
-def tip_state(page) -> dict:
-    return page.evaluate("""() => {
-        const t = document.getElementById('num-tip');
-        return t ? {shown: !t.hidden && t.offsetParent !== null, text: t.textContent,
-                    role: t.getAttribute('role'),
-                    code: Array.from(t.querySelectorAll('code'), c => c.textContent).join(' '),
-                    prose: Array.from(t.children).filter(c => !c.querySelector('code'))
-                                .map(c => c.textContent).join(' ')} : null;
-    }""")
 
 
 def expected_parts(attrs: dict[str, str]) -> list[str]:
@@ -154,22 +144,3 @@ def test_tap_opens_stays_open_and_tap_elsewhere_closes(browser, fixture_site):
         assert "z pracy Dao (2023)" in tip_state(page)["text"]
     finally:
         context.close()
-
-
-def check_numbers(page, path: str) -> None:
-    """Every number in the article of the loaded `page` is focusable, has no title and opens its
-    popover (the first, middle and last are opened): tests/browser/test_a11y.py calls it on
-    every page of the site that has numbers, in its light visits."""
-    nums = page.evaluate("""() => [...document.querySelectorAll('article .num')].map(n => ({
-        tab: n.tabIndex, title: n.getAttribute('title'), exact: n.dataset.exact || null}))""")
-    assert nums, f"{path} has no numbers in its article"
-    assert all(n["tab"] == 0 for n in nums), f"a number on {path} is not in the tab order"
-    assert all(n["title"] is None for n in nums), f"a number on {path} still has a title attribute"
-    count = len(nums)
-    for i in sorted({0, count // 2, count - 1}):
-        page.evaluate("(i) => document.querySelectorAll('article .num')[i].focus()", i)
-        state = tip_state(page)
-        assert state["shown"], f"number {i} on {path} did not open its popover"
-        if nums[i]["exact"]:
-            assert nums[i]["exact"] in state["text"]
-    page.evaluate("document.activeElement.blur()")

@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 from anatomia_engine import numfmt as nf
 from anatomia_engine.plot import STYLES
 from helpers import whole_page
-from tests.unit.test_blog_post import (
+from tests.blog_post_facts import (
     ALL_MODULES,
     ARXIV_IDS,
     OTHER_SOURCES,

@@ -18,7 +18,7 @@ from numpy.testing import assert_allclose
 from attn_core import future_mask, multi_head_attention
 from figures_src._shared import inputs
 from helpers import whole_page
-from tests.unit.test_lab3_content import PRINT_TOL, SOURCE, outputs, printed_matrix, step2_hidden
+from tests.lab3_page import PRINT_TOL, SOURCE, matrix_after, outputs, step2_hidden
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +55,9 @@ def test_multi_head_step_prints_attn_cores_weights_and_output(page):
     d = inputs.D_MODEL
     w_q, w_k, w_v, w_o = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(4))
     ref = multi_head_attention(h, w_q, w_k, w_v, w_o, inputs.N_HEADS, mask=future_mask(len(h)))
-    assert_allclose(printed_matrix(page, "weights_mh[0]:"), ref.weights[0], atol=PRINT_TOL)
-    assert_allclose(printed_matrix(page, "weights_mh[1]:"), ref.weights[1], atol=PRINT_TOL)
-    assert_allclose(printed_matrix(page, "wyjście uwagi wielogłowej:"), ref.output, atol=PRINT_TOL)
+    assert_allclose(matrix_after(page, "weights_mh[0]:"), ref.weights[0], atol=PRINT_TOL)
+    assert_allclose(matrix_after(page, "weights_mh[1]:"), ref.weights[1], atol=PRINT_TOL)
+    assert_allclose(matrix_after(page, "wyjście uwagi wielogłowej:"), ref.output, atol=PRINT_TOL)
     assert not np.allclose(ref.weights[0], ref.weights[1])      # the heads differ
 
 

@@ -129,7 +129,7 @@ def test_an_altered_entry_is_not_trusted(copied, caplog):
     caplog.clear()
     again = build(project, cache)
     assert again.seconds is not None and "[[3. 6.]]" in printed(again)
-    assert f"{entry} is damaged (its checksum does not match)" in caplog.text
+    assert any(r.levelname == "WARNING" and str(entry) in r.getMessage() for r in caplog.records)
 
 
 def test_an_entry_of_another_download_link_is_not_used(project, tmp_path):

@@ -19,14 +19,14 @@ from anatomia_engine.numfmt import fmt_dec, fmt_exact, fmt_pct
 from attn_core import causal_mask, future_mask
 from figures_src import worked_example as we
 from helpers import copy_project, mkdocs_build
-from tests.unit.test_worked_example import (
+from tests.worked_example_page import (
     FIGURES,
     PAGE_SRC,
-    _exact,
     bmatrices,
     decoder,
     display_math,
     edit_input,
+    exact_of_span,
     expected,
     last_matrix,
     matrix_text,
@@ -108,7 +108,7 @@ def test_prose_numbers_are_the_exact_values_rounded(page):
         text = span.get_text()
         if span["data-exact"].startswith("["):
             continue
-        exact = _exact(span)
+        exact = exact_of_span(span)
         near = values[np.isclose(values, exact, rtol=5e-7, atol=0)]
         if not near.size:
             near = np.array([exact])

@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 from anatomia_engine.kit import Value
 from anatomia_engine.numfmt import fmt_dec
 from figures_src import worked_example as we
-from tests.unit.test_worked_example_extra import kernel_regression
+from tests.worked_example_page import kernel_regression
 
 
 @pytest.fixture(scope="module")

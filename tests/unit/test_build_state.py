@@ -55,7 +55,7 @@ def test_the_sites_plugins_run_in_the_order_the_engine_needs():
     check_order(config.plugins)
     # every pair of ORDER is checked on the site: both of its plugins are listed
     for _, first, then in ORDER:
-        assert first in config.plugins and then in config.plugins
+        assert first.split(":")[0] in config.plugins and then.split(":")[0] in config.plugins
 
 
 class _Plugin:
@@ -75,6 +75,19 @@ def test_a_plugin_running_before_the_notebook_pages_are_made_stops_the_build():
         check_order(plugins)
     assert info.value.id == "plugin_order"
     assert info.value.fields == {"event": "on_files", "first": "anatomia", "then": "mkdocs-jupyter"}
+
+
+def test_a_combined_event_is_checked_handler_by_handler():
+    """anatomia's on_pre_page is two handlers around mkdocs-jupyter's: each is checked."""
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    handlers = config.plugins.events["pre_page"]
+    # mkdocs-jupyter's handler moved to the end, as a priority below -50 would put it
+    jupyter = [h for h in handlers if h.__self__ is config.plugins["mkdocs-jupyter"]]
+    config.plugins.events["pre_page"] = [h for h in handlers if h not in jupyter] + jupyter
+    with pytest.raises(EngineError) as info:
+        check_order(config.plugins)
+    assert info.value.fields == {"event": "on_pre_page", "first": "mkdocs-jupyter",
+                                 "then": "anatomia:_keep_conversion"}
 
 
 def test_the_plugins_extension_listed_by_name_in_mkdocs_yml_stops_the_build():

@@ -9,59 +9,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 
 import jupytext
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup
 from numpy.testing import assert_allclose
 
-from attn_core import scaled_dot_product_attention
 from figures_src import lab3
-from helpers import REPO, whole_page
-
-PAGE = "laby/lab-3/index.html"
-SOURCE = REPO / "docs" / "laby" / "lab-3.py"
-NUMBER = re.compile(r"-?\d+\.\d*(?:e-?\d+)?|-inf")
-PRINT_TOL = 5e-4 + 1e-12   # np.set_printoptions(precision=3): half a unit in the last place
-
+from tests.lab3_page import SOURCE
 
 # --- helpers ------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def page(built_site) -> BeautifulSoup:
-    return BeautifulSoup(whole_page(built_site / PAGE), "html.parser")   # closed boxes put back
-
-
-def outputs(page: BeautifulSoup) -> list[str]:
-    """The text every code cell printed, in page order."""
-    return [pre.get_text() for pre in page.select(".jupyter-wrapper .jp-OutputArea-output pre")]
-
-
-def printed_block(page: BeautifulSoup, label: str) -> str:
-    """The lines printed after `label` up to the next label (a line not starting with ' ' or '[')."""
-    for text in outputs(page):
-        if label in text:
-            rest = text.split(label, 1)[1]
-            lines = rest.splitlines()
-            block = [lines[0]]
-            for line in lines[1:]:
-                if line and not line.startswith((" ", "[")):
-                    break
-                block.append(line)
-            return "\n".join(block)
-    raise AssertionError(f"no cell printed {label!r}")
-
-
-def printed_matrix(page: BeautifulSoup, label: str) -> np.ndarray:
-    rows = [[float(x) for x in NUMBER.findall(line)]
-            for line in printed_block(page, label).splitlines() if NUMBER.search(line)]
-    return np.array(rows)
-
-
-def toy(mask=None):
-    return scaled_dot_product_attention(lab3.TOY_X, lab3.TOY_X, lab3.TOY_X, mask=mask)
 
 
 # --- the inputs module --------------------------------------------------------------------

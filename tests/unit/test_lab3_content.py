@@ -13,30 +13,15 @@ import re
 import jupytext
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup
 from numpy.testing import assert_array_equal
 
 from figures_src._shared import inputs
-from helpers import REPO, whole_page
-
-SOURCE = REPO / "docs" / "laby" / "lab-3.py"
-PRINT_TOL = 5e-4 + 1e-12          # np.set_printoptions(precision=3)
-NUMBER = re.compile(r"-?\d+\.\d*(?:e-?\d+)?")
+from tests.lab3_page import SOURCE
 
 
 @pytest.fixture(scope="module")
 def notebook():
     return jupytext.read(SOURCE)
-
-
-@pytest.fixture(scope="module")
-def page(built_site) -> BeautifulSoup:
-    return BeautifulSoup(whole_page(built_site / "laby" / "lab-3" / "index.html"),   # boxes put back
-                         "html.parser")
-
-
-def outputs(page: BeautifulSoup) -> list[str]:
-    return [pre.get_text() for pre in page.select(".jupyter-wrapper .jp-OutputArea-output pre")]
 
 
 def inputs_cell(notebook) -> dict:
@@ -45,19 +30,6 @@ def inputs_cell(notebook) -> dict:
     scope: dict = {"np": np}
     exec(compile(cell.source, str(SOURCE), "exec"), scope)
     return scope
-
-
-def step2_hidden():
-    """H = X + P and the step-2 projections, drawn from the seeds as the lab describes."""
-    rng = np.random.default_rng(inputs.SEED_EMBEDDINGS)
-    table = rng.standard_normal((inputs.VOCAB_SIZE, inputs.D_MODEL))
-    positions = rng.standard_normal((inputs.MAX_SEQ_LEN, inputs.D_MODEL))
-    ids = np.asarray(inputs.INPUT_IDS)
-    h = table[ids] + positions[: len(ids)]
-    rng_proj = np.random.default_rng(inputs.SEED_PROJECTIONS)
-    w_q, w_k, w_v = (rng_proj.standard_normal((inputs.D_MODEL, d))
-                     for d in (inputs.D_K, inputs.D_K, inputs.D_V))
-    return h, h @ w_q, h @ w_k, h @ w_v
 
 
 # --- the notebook source ------------------------------------------------------------------------
@@ -96,21 +68,3 @@ def test_repo_only_cell_checks_the_multi_head_answer_and_names_no_build_module(n
     # the inputs are checked against figures_src at build time (lab3.check_notebook_inputs),
     # not in a cell the page shows
     assert not any(m.startswith("figures_src") for m in modules), modules
-
-
-# --- the built page -------------------------------------------------------------------------------
-
-
-def printed_matrix(page: BeautifulSoup, label: str) -> np.ndarray:
-    text = next(o for o in outputs(page) if label in o).split(label, 1)[1]
-    rows = []
-    for line in text.splitlines()[1:]:
-        numbers = NUMBER.findall(line)
-        if not numbers:
-            break
-        rows.append([float(x) for x in numbers])
-        if line.rstrip().endswith("]]"):
-            break
-    return np.array(rows)
-
-

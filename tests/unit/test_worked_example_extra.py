@@ -20,6 +20,7 @@ from numpy.testing import assert_allclose
 from anatomia_engine.kit import Value
 from figures_src import worked_example as we
 from figures_src._shared import inputs
+from tests.worked_example_page import kernel_regression
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +32,6 @@ def vals() -> dict:
 def page(built_site) -> BeautifulSoup:
     return BeautifulSoup((built_site / "krok-po-kroku" / "index.html").read_text(encoding="utf-8"),
                          "html.parser")
-
-
-def kernel_regression(query: float, keys, values, sigma: float):
-    kernel = [math.exp(-((query - k) ** 2) / (2 * sigma ** 2)) for k in keys]
-    total = sum(kernel)
-    weights = [x / total for x in kernel]
-    return weights, sum(w * v for w, v in zip(weights, values, strict=True))
 
 
 def attention_by_hand(x: np.ndarray, blocked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
