@@ -1,18 +1,22 @@
-"""What a computation may not do, because no record of its inputs could reproduce it: draw from a random
-generator nobody seeded, read the clock, reach the network, start another program, change the docs folder.
+"""What a computation may not do, because no record of its inputs could
+reproduce it: draw from a random generator nobody seeded, read the clock,
+reach the network, start another program, change the docs folder.
 
-One mechanism for the figures_src modules' runs (worker.py) and the lab notebook's kernel (notebooks.py):
-`start(root, where)` after deps.start, in the process that runs the computation. A refused call raises
-`Refused` (an EngineError with the catalogue's id) and is remembered (`refused`, `errors`), so a
-computation that catches the exception still fails.
+One mechanism for the figures_src modules' runs (worker.py) and the lab
+notebook's kernel (notebooks.py): `start(root, where)` after deps.start, in
+the process that runs the computation. A refused call raises `Refused` (an
+EngineError with the catalogue's id) and is remembered (`refused`,
+`errors`), so a computation that catches the exception still fails.
 
-Libraries keep their own use of the clock and of their generators (matplotlib times its caches, NumPy
-seeds from the system): only a call made by the project's own code (a file of the project, a notebook
-cell) is refused. Who made a call is found by walking out of the code that only carries a request
-(the standard library; IPython and the packages its shell escapes go through): `!ls` in a cell reaches
-the program through IPython, pexpect and ptyprocess, `%%bash` through a thread of IPython's. A thread
-carries the line of the project's code that started it, so a call from a thread whose every frame is
-such carrying code is the call of that line.
+Libraries keep their own use of the clock and of their generators
+(matplotlib times its caches, NumPy seeds from the system): only a call made
+by the project's own code (a file of the project, a notebook cell) is
+refused. Who made a call is found by walking out of the code that only
+carries a request (the standard library; IPython and the packages its shell
+escapes go through): `!ls` in a cell reaches the program through IPython,
+pexpect and ptyprocess, `%%bash` through a thread of IPython's. A thread
+carries the line of the project's code that started it, so a call from a
+thread whose every frame is such carrying code is the call of that line.
 """
 
 import datetime
@@ -22,12 +26,14 @@ import linecache
 import os
 import random
 import re
+import secrets
 import socket
 import sys
 import threading
 import time
 import timeit
 import traceback
+import uuid
 from pathlib import Path
 
 from anatomia_engine import deps
@@ -297,6 +303,28 @@ def _refuse_unseeded() -> None:
         return urandom(size)
 
     os.urandom = refusing_urandom
+    # they draw from the system's entropy through functions bound before this ran (random's
+    # _urandom, libuuid): refused where the project's code calls them
+    for module, names in ((uuid, _UUIDS), (secrets, _SECRETS)):
+        for name in names:
+            setattr(module, name, _unseeded(getattr(module, name), f"{module.__name__}.{name}"))
+
+
+# uuid's and secrets' functions whose results differ on every call
+_UUIDS = ("uuid1", "uuid4")
+_SECRETS = ("token_bytes", "token_hex", "token_urlsafe", "randbelow", "randbits", "choice")
+
+
+def _unseeded(real, name: str):
+    """`real` refusing to run for the project's code (message unseeded_rng naming `name`)."""
+
+    @functools.wraps(real)
+    def refusing(*args, **kwargs):
+        if _called_by_own_code():
+            refuse("unseeded_rng", name=name)
+        return real(*args, **kwargs)
+
+    return refusing
 
 
 # --- the clock -------------------------------------------------------------------------
@@ -348,6 +376,9 @@ def _refuse_clock() -> None:
         setattr(time, name, _guard_clock(f"time.{name}", getattr(time, name), before))
     for cls in _DATETIME_READS:
         _guard_datetime(cls)
+    # a file's times are the clock's when it was checked out or written, not its content
+    for name in ("getmtime", "getatime", "getctime"):
+        setattr(os.path, name, _guard_clock(f"os.path.{name}", getattr(os.path, name)))
     # timeit took time.perf_counter when it was imported (IPython imports it before this runs), as
     # its default timer and as its functions' default argument
     real = timeit.default_timer

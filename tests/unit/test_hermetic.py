@@ -356,6 +356,7 @@ REFUSED = {
     "datetime": ("__import__('datetime').datetime.now()", "clock", "datetime.datetime.now"),
     "date": ("__import__('datetime').date.today()", "clock", "datetime.date.today"),
     "localtime": ("__import__('time').strftime('%Y')", "clock", "time.strftime"),
+    "mtime": ("os.path.getmtime(__file__)", "clock", "os.path.getmtime"),
     "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "program", None),
     "system": ("os.system('true')", "program", None),
     # a program started through a copy of the process, a pool's thread, multiprocessing or ctypes
@@ -369,6 +370,9 @@ REFUSED = {
     # through code made from a string, or a standard module measuring for its caller
     "exec_clock": ("exec(\"__import__('time').time()\")", "clock", "time.time"),
     "timeit": ("__import__('timeit').timeit('1', number=1)", "clock", "time.perf_counter"),
+    # the system's entropy through functions bound before the run started
+    "uuid4": ("__import__('uuid').uuid4()", "unseeded_rng", "uuid.uuid4"),
+    "secrets": ("__import__('secrets').token_hex(4)", "unseeded_rng", "secrets.token_hex"),
 }
 
 
