@@ -70,6 +70,8 @@ _SENTENCE_END = re.compile(
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
+# --- findings --------------------------------------------------------------------------------
+
 @dataclass(frozen=True)
 class Finding:
     where: str  # file:line
@@ -80,6 +82,8 @@ class Finding:
     def __str__(self) -> str:
         return f"{self.where}: „{self.sentence}” ({self.word})"
 
+
+# --- masking the source: code blanked, claims blanked, values and marks kept as one character ----
 
 def _spaces(text: str) -> str:
     """`text` with every character but newlines blanked (line numbers stay)."""
@@ -135,6 +139,8 @@ def _masked(text: str) -> str:
     out.append(rest)
     return "".join(out)
 
+
+# --- the report ------------------------------------------------------------------------------
 
 def _sentences(masked: str) -> Iterator[tuple[int, str]]:
     """(offset, sentence) of each sentence of the masked text."""
