@@ -1,18 +1,22 @@
-"""What a computation may not do, because no record of its inputs could reproduce it: draw from a random
-generator nobody seeded, read the clock, reach the network, start another program, change the docs folder.
+"""What a computation may not do, because no record of its inputs could
+reproduce it: draw from a random generator nobody seeded, read the clock,
+reach the network, start another program, change the docs folder.
 
-One mechanism for the figures_src modules' runs (worker.py) and the lab notebook's kernel (notebooks.py):
-`start(root, where)` after deps.start, in the process that runs the computation. A refused call raises
-`Refused` (an EngineError with the catalogue's id) and is remembered (`refused`, `errors`), so a
-computation that catches the exception still fails.
+One mechanism for the figures_src modules' runs (worker.py) and the lab
+notebook's kernel (notebooks.py): `start(root, where)` after deps.start, in
+the process that runs the computation. A refused call raises `Refused` (an
+EngineError with the catalogue's id) and is remembered (`refused`,
+`errors`), so a computation that catches the exception still fails.
 
-Libraries keep their own use of the clock and of their generators (matplotlib times its caches, NumPy
-seeds from the system): only a call made by the project's own code (a file of the project, a notebook
-cell) is refused. Who made a call is found by walking out of the code that only carries a request
-(the standard library; IPython and the packages its shell escapes go through): `!ls` in a cell reaches
-the program through IPython, pexpect and ptyprocess, `%%bash` through a thread of IPython's. A thread
-carries the line of the project's code that started it, so a call from a thread whose every frame is
-such carrying code is the call of that line.
+Libraries keep their own use of the clock and of their generators
+(matplotlib times its caches, NumPy seeds from the system): only a call made
+by the project's own code (a file of the project, a notebook cell) is
+refused. Who made a call is found by walking out of the code that only
+carries a request (the standard library; IPython and the packages its shell
+escapes go through): `!ls` in a cell reaches the program through IPython,
+pexpect and ptyprocess, `%%bash` through a thread of IPython's. A thread
+carries the line of the project's code that started it, so a call from a
+thread whose every frame is such carrying code is the call of that line.
 """
 
 import datetime
@@ -22,11 +26,14 @@ import linecache
 import os
 import random
 import re
+import secrets
 import socket
 import sys
 import threading
 import time
+import timeit
 import traceback
+import uuid
 from pathlib import Path
 
 from anatomia_engine import deps
@@ -108,8 +115,29 @@ def refuse(id: str, place: tuple[str, int] | None = None, **fields) -> None:
     raise error
 
 
+def _is_text_code(filename: str) -> bool:
+    """Whether `filename` names code made from a string (`exec`, IPython's `%%time`: `<string>`,
+    `<timed exec>`) or a frozen module: such code runs for whoever made or called it."""
+    return filename.startswith("<") and not _is_cell(filename)
+
+
 def _called_by_own_code(depth: int = 2) -> bool:
-    return _own(sys._getframe(depth).f_code.co_filename)
+    """Whether the function `depth` frames up was called by the project's own code: directly, through
+    code made from a string, or through IPython (a cell's `%%time` reads the clock for the cell and
+    shows what it read)."""
+    frame = sys._getframe(depth)
+    while frame is not None and _for_the_caller(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame is not None and _own(frame.f_code.co_filename)
+
+
+def _for_the_caller(filename: str) -> bool:
+    # IPython's own code runs what a cell asks for (magics, its shell), timeit measures for its
+    # caller; ipykernel's and the rest of the standard library's are not passed over here:
+    # printing from a cell must not count as reading their clock
+    if _is_text_code(filename) or filename.startswith(_IPYTHON):
+        return True
+    return filename in _MEASURING
 
 
 # --- who asked: through the code that only carries a request -------------------------------------
@@ -134,13 +162,16 @@ def _package_folder(name: str) -> str | None:
 _ESCAPE_PACKAGES = ("IPython", "ipykernel", "pexpect", "ptyprocess")
 _SHELL_ESCAPES = tuple(folder for folder in map(_package_folder, _ESCAPE_PACKAGES) if folder is not None)
 _ESCAPE_FOLDERS = tuple(folder + os.sep for folder in _SHELL_ESCAPES)
+_IPYTHON = tuple(folder + os.sep for folder in filter(None, [_package_folder("IPython")]))
+# standard modules that read the clock to hand the caller what they measured
+_MEASURING = {timeit.__file__, os.path.realpath(timeit.__file__)}
 # this file's stand-ins (fork_exec below) carry the call they replace
 _HERE = (__file__, os.path.realpath(__file__))
 
 
 def _carries(filename: str) -> bool:
     """Whether code of `filename` only carries a request made by its caller."""
-    if filename.startswith((*_ESCAPE_FOLDERS, "<frozen")) or filename in _HERE:
+    if _is_text_code(filename) or filename.startswith(_ESCAPE_FOLDERS) or filename in _HERE:
         return True
     # the standard library, but not packages installed beside it (a system Python's site-packages)
     return filename.startswith(_STDLIB) and "-packages" + os.sep not in filename
@@ -272,6 +303,28 @@ def _refuse_unseeded() -> None:
         return urandom(size)
 
     os.urandom = refusing_urandom
+    # they draw from the system's entropy through functions bound before this ran (random's
+    # _urandom, libuuid): refused where the project's code calls them
+    for module, names in ((uuid, _UUIDS), (secrets, _SECRETS)):
+        for name in names:
+            setattr(module, name, _unseeded(getattr(module, name), f"{module.__name__}.{name}"))
+
+
+# uuid's and secrets' functions whose results differ on every call
+_UUIDS = ("uuid1", "uuid4")
+_SECRETS = ("token_bytes", "token_hex", "token_urlsafe", "randbelow", "randbits", "choice")
+
+
+def _unseeded(real, name: str):
+    """`real` refusing to run for the project's code (message unseeded_rng naming `name`)."""
+
+    @functools.wraps(real)
+    def refusing(*args, **kwargs):
+        if _called_by_own_code():
+            refuse("unseeded_rng", name=name)
+        return real(*args, **kwargs)
+
+    return refusing
 
 
 # --- the clock -------------------------------------------------------------------------
@@ -323,6 +376,20 @@ def _refuse_clock() -> None:
         setattr(time, name, _guard_clock(f"time.{name}", getattr(time, name), before))
     for cls in _DATETIME_READS:
         _guard_datetime(cls)
+    # a file's times are the clock's when it was checked out or written, not its content
+    for name in ("getmtime", "getatime", "getctime"):
+        setattr(os.path, name, _guard_clock(f"os.path.{name}", getattr(os.path, name)))
+    # timeit took time.perf_counter when it was imported (IPython imports it before this runs), as
+    # its default timer and as its functions' default argument
+    real = timeit.default_timer
+    timeit.default_timer = time.perf_counter
+    for function in (timeit.Timer.__init__, timeit.timeit, timeit.repeat):
+        defaults = []
+        for default in function.__defaults__:
+            if default is real:
+                default = time.perf_counter
+            defaults.append(default)
+        function.__defaults__ = tuple(defaults)
 
 
 # --- the network -----------------------------------------------------------------------

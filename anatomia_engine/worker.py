@@ -137,9 +137,11 @@ def _error(exc: BaseException, current: str) -> EngineError:
     """The EngineError a run that raised `exc` while running `current` ends with."""
     # a refusal the module caught comes first: it may be why the module failed later
     if isinstance(exc, EngineError) and not hermetic.errors:
+        # its message names the module, the function and the value: no traceback needed
         return exc
     if isinstance(exc, EngineError):
         return hermetic.errors[0]
+    # sys.exit() ends no module's run quietly: the build would miss its values
     if isinstance(exc, SystemExit):
         detail = "\n" + traceback.format_exc()
         return EngineError("module_exit", current=current, code=exc.code, detail=detail)

@@ -52,6 +52,23 @@ def failures(root: Path, names: list[str]) -> dict[str, tuple[str, bool]]:
             for (start, n), end in zip(starts, ends, strict=True)}
 
 
+def module_errors(root: Path, names: list[str]) -> dict[str, tuple[EngineError, bool]]:
+    """Run the modules `names` together, all expected to fail: each one's EngineError (the build's
+    error, or one of its causes when several failed) and whether anything was kept for it."""
+    with pytest.raises(EngineError) as info:
+        compute(root, names)
+    errors = [info.value]
+    if info.value.id == "modules_failed":
+        errors = list(info.value.causes)
+    found = {}
+    for error in errors:
+        # the module is the file its place starts with: figures_src/<name>.py[: function …]
+        name = Path(error.where.split(":")[0]).stem
+        found[name] = (error, kept(root, name) is not None or entry_path(root, name).exists())
+    assert sorted(found) == sorted(names), (sorted(found), str(info.value)[:3000])
+    return found
+
+
 def module(root: Path, name: str, body: str) -> Path:
     path = root / "figures_src" / f"{name}.py"
     path.write_text(HEADER + textwrap.dedent(body))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
 
-from tests.helpers import convert_page
+from helpers import convert_page
 from tests.unit.demo_page import HEAD
 
 VALUES = {"hi": 0.3501, "lo": 0.3499, "a": 0.9, "b": 0.1, "step": 440, "x": 0.354, "y": 0.349,

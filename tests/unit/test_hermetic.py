@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from anatomia_engine import runner
-from tests.module_runs import failures, fresh
+from tests.module_runs import fresh, module_errors
 
 HEADER = "import os\nimport numpy as np\nfrom anatomia_engine.kit import values\n"
 
@@ -163,14 +163,18 @@ def dice(project) -> dict[str, tuple[str, bool]]:
                     pass             # swallowing the refusal does not help
                 return {{"n": 1}}
             """)
-    return failures(root, [f"dice_{i}" for i in range(len(GLOBAL_RANDOM))])
+    return module_errors(root, [f"dice_{i}" for i in range(len(GLOBAL_RANDOM))])
 
 
 @pytest.mark.parametrize("case", range(len(GLOBAL_RANDOM)))
 def test_a_global_random_generator_stops_the_run_naming_a_seeded_one(dice, case):
-    message, stored = dice[f"dice_{case}"]
-    assert "np.random.default_rng(SEED)" in message
-    assert f"figures_src/dice_{case}.py:" in message.split("(at ", 1)[1]        # the line that called it
+    error, stored = dice[f"dice_{case}"]
+    # default_rng() without a seed is an unseeded generator, the others draw from the shared one
+    expected = "global_random"
+    if GLOBAL_RANDOM[case] == "np.random.default_rng()":
+        expected = "unseeded_rng"
+    assert error.id == expected, str(error)
+    assert f"figures_src/dice_{case}.py:" in error.at        # the line that called it
     assert not stored
 
 
@@ -212,15 +216,16 @@ def writers(project) -> tuple[dict[str, tuple[str, bool]], dict[str, str]]:
                 {write.replace("dane.csv", f"dane_{i}.csv").replace("scratch.txt", f"scratch_{i}.txt")}
                 return {{"n": 1}}
             """)
-    found = failures(root, [f"writer_{i}" for i in range(len(DOCS_WRITES))])
+    found = module_errors(root, [f"writer_{i}" for i in range(len(DOCS_WRITES))])
     return found, {p.name: p.read_text() for p in (root / "docs").iterdir()}
 
 
 @pytest.mark.parametrize("case", range(len(DOCS_WRITES)))
 def test_a_module_changing_docs_is_refused_naming_it(writers, case):
     found, docs = writers
-    message, stored = found[f"writer_{case}"]
-    assert f"figures_src/writer_{case}.py writes docs/dane_{case}.csv" in message and not stored
+    error, stored = found[f"writer_{case}"]
+    assert error.id == "writes_docs" and error.where == f"figures_src/writer_{case}.py", str(error)
+    assert error.fields == {"name": f"docs/dane_{case}.csv"} and not stored
     assert docs[f"dane_{case}.csv"] == "stary"
 
 
@@ -339,26 +344,35 @@ def test_a_variable_read_through_environb_is_an_input(mini, monkeypatch):
 
 # --- what no record reproduces: refused --------------------------------------------------------
 
+# case -> (the call, the catalogue id of its refusal, the name the message gives the call: None for
+# a program, whose field is the program)
 REFUSED = {
-    "RandomState": ("np.random.RandomState().rand()", "np.random.RandomState(SEED)"),
-    "Random": ("__import__('random').Random().random()", "random.Random(SEED)"),
-    "PCG64": ("np.random.Generator(np.random.PCG64()).random()", "np.random.PCG64(SEED)"),
-    "SystemRandom": ("__import__('random').SystemRandom().random()", "np.random.default_rng(SEED)"),
-    "time": ("__import__('time').time()", "reads the clock"),
-    "perf_counter": ("__import__('time').perf_counter()", "reads the clock"),
-    "datetime": ("__import__('datetime').datetime.now()", "reads the clock"),
-    "date": ("__import__('datetime').date.today()", "reads the clock"),
-    "localtime": ("__import__('time').strftime('%Y')", "reads the clock"),
-    "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "starts another program"),
-    "system": ("os.system('true')", "starts another program"),
+    "RandomState": ("np.random.RandomState().rand()", "unseeded_rng", "np.random.RandomState"),
+    "Random": ("__import__('random').Random().random()", "unseeded_rng", "random.Random"),
+    "PCG64": ("np.random.Generator(np.random.PCG64()).random()", "unseeded_rng", "np.random.PCG64"),
+    "SystemRandom": ("__import__('random').SystemRandom().random()", "unseeded_rng", "random.SystemRandom"),
+    "time": ("__import__('time').time()", "clock", "time.time"),
+    "perf_counter": ("__import__('time').perf_counter()", "clock", "time.perf_counter"),
+    "datetime": ("__import__('datetime').datetime.now()", "clock", "datetime.datetime.now"),
+    "date": ("__import__('datetime').date.today()", "clock", "datetime.date.today"),
+    "localtime": ("__import__('time').strftime('%Y')", "clock", "time.strftime"),
+    "mtime": ("os.path.getmtime(__file__)", "clock", "os.path.getmtime"),
+    "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "program", None),
+    "system": ("os.system('true')", "program", None),
     # a program started through a copy of the process, a pool's thread, multiprocessing or ctypes
-    "fork": ("os.fork()", "starts another program"),
+    "fork": ("os.fork()", "program", None),
     "pool": ("__import__('concurrent.futures').futures.ThreadPoolExecutor().submit("
-             "__import__('subprocess').run, ['true']).result()", "starts another program"),
+             "__import__('subprocess').run, ['true']).result()", "program", None),
     "spawn": ("__import__('multiprocessing').get_context('spawn').Process(target=print).start()",
-              "starts another program"),
-    "ctypes": ("__import__('ctypes').CDLL(None).system(b'true')", "starts another program"),
-    "ctypes_clock": ("__import__('ctypes').CDLL(None).time(None)", "reads the clock"),
+              "program", None),
+    "ctypes": ("__import__('ctypes').CDLL(None).system(b'true')", "program", None),
+    "ctypes_clock": ("__import__('ctypes').CDLL(None).time(None)", "clock", "ctypes: time"),
+    # through code made from a string, or a standard module measuring for its caller
+    "exec_clock": ("exec(\"__import__('time').time()\")", "clock", "time.time"),
+    "timeit": ("__import__('timeit').timeit('1', number=1)", "clock", "time.perf_counter"),
+    # the system's entropy through functions bound before the run started
+    "uuid4": ("__import__('uuid').uuid4()", "unseeded_rng", "uuid.uuid4"),
+    "secrets": ("__import__('secrets').token_hex(4)", "unseeded_rng", "secrets.token_hex"),
 }
 
 
@@ -366,7 +380,7 @@ REFUSED = {
 def unrepeatable(project) -> dict[str, tuple[str, bool]]:
     """One module per case of REFUSED (it swallows the exception), run in one compute."""
     root = fresh(project)
-    for case, (call, _) in REFUSED.items():
+    for case, (call, _, _) in REFUSED.items():
         module(root, f"once_{case}", f"""
             @values
             def v():
@@ -376,14 +390,18 @@ def unrepeatable(project) -> dict[str, tuple[str, bool]]:
                     pass             # swallowing the refusal does not help
                 return {{"n": 1}}
             """)
-    return failures(root, [f"once_{case}" for case in REFUSED])
+    return module_errors(root, [f"once_{case}" for case in REFUSED])
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_an_unseeded_generator_or_a_clock_read_is_refused_with_the_fix(unrepeatable, case):
-    message, stored = unrepeatable[f"once_{case}"]
-    assert REFUSED[case][1] in message, message
-    assert f"figures_src/once_{case}.py:" in message.split("(at ", 1)[1]
+    error, stored = unrepeatable[f"once_{case}"]
+    _, id, name = REFUSED[case]
+    assert error.id == id, str(error)
+    if name is not None:
+        assert error.fields["name"] == name
+    # the line of the module that made the call, even through a library, a thread or a string
+    assert f"figures_src/once_{case}.py:" in error.at
     assert not stored
 
 
@@ -431,10 +449,10 @@ def test_a_module_reaching_a_server_is_refused_naming_it(mini):
                 except Exception:
                     return {{"v": 0}}      # a fallback does not hide the refusal
             """)
-        message, stored = failures(mini, ["fetcher"])["fetcher"]
+        error, stored = module_errors(mini, ["fetcher"])["fetcher"]
     finally:
         server.shutdown()
         server.server_close()
-    assert "figures_src/fetcher.py reaches the network (127.0.0.1:" in message, message
-    assert "figures_src/fetcher.py:" in message.split("(at ", 1)[1]
+    assert error.id == "network" and error.fields["target"].startswith("127.0.0.1:"), str(error)
+    assert "figures_src/fetcher.py:" in error.at
     assert not stored

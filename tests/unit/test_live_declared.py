@@ -13,7 +13,7 @@ from anatomia_engine import live
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
-from tests.helpers import convert_page
+from helpers import convert_page
 from tests.live_inputs import js_inputs, random_inputs
 from tests.unit.live_js import call_many
 

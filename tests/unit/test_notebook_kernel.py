@@ -1,4 +1,4 @@
-"""The lab's kernel (anatomia_engine/notebooks.py execute), held to the modules' rules: it talks over Unix
+"""The lab's kernel (anatomia_engine/notebooks/kernel.py), held to the modules' rules: it talks over Unix
 sockets of the build's own (kernels started at once never race for a TCP port), records what its cells
 read, refuses what no record reproduces, bounds and checks what a cell shows, and ends at once when the
 build is stopped."""
@@ -55,6 +55,11 @@ REFUSED = "refused"
     # a cell magic starting a program on a thread of IPython's
     ("%%bash\necho hi", REFUSED),
     ("import os\ntry:\n    os.fork()\nexcept Exception:\n    pass", REFUSED),
+    # a timing magic shows the time it read: the page would change with every build
+    ("%%time\nx = 2", REFUSED),
+    ("%timeit -n1 -r1 x = 2", REFUSED),
+    # code made from a string runs for the cell that made it
+    ("exec(\"import subprocess; subprocess.run(['true'])\")", REFUSED),
     ("import urllib.request\ntry:\n    urllib.request.urlopen('http://127.0.0.1:9/')\n"
      "except Exception:\n    pass", REFUSED),
 ])

@@ -189,6 +189,7 @@ def test_a_link_or_image_with_another_scheme_than_http_or_mailto_is_refused(tmp_
 _EVALUATE = textwrap.dedent("""
     import json, resource, signal, sys
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    sys.path.insert(0, "tests")   # `helpers`, found where pytest finds it (pyproject's pythonpath)
     from tests.unit.context_pages import causes, error
     for body in json.loads(sys.stdin.read()):
         print(json.dumps(body), flush=True)   # running now

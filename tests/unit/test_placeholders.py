@@ -14,7 +14,7 @@ from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from anatomia_engine.state import BuildState
-from tests.helpers import convert_page, markdown_extensions
+from helpers import convert_page, markdown_extensions
 from tests.unit.demo_page import HEAD, ROOT, VALUES, page
 
 SRC = "figures_src/demo.py"

@@ -23,7 +23,16 @@ import pytest
 from anatomia_engine import codec, runner, store
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
-from tests.module_runs import LAZY_INIT, compute, entry_path, failures, fresh, kept, module, ran
+from tests.module_runs import (
+    LAZY_INIT,
+    compute,
+    entry_path,
+    fresh,
+    kept,
+    module,
+    module_errors,
+    ran,
+)
 
 # --- typed results, one codec -------------------------------------------------------------------
 
@@ -47,35 +56,39 @@ def test_results_cross_the_boundary_typed(mini):
 
 # --- NaN and infinities -----------------------------------------------------------------------
 
+# (the value returned as 'broken', the catalogue id, the word for what is not finite, where inside it)
 NOT_FINITE = [
-    ("float('nan')", "NaN"),
-    ("np.array([1.0, np.inf])", "+inf"),
-    ("np.array([[0.0, -np.inf]])", "-inf"),
-    ("Table(['a', 'b'], [['x', float('nan')]])", "NaN"),
-    ("{'inner': [1.0, float('-inf')]}", "-inf"),
-    ("Value(float('-inf'), masked=True)", "masked=True"),
+    ("float('nan')", "not_finite", "NaN", ""),
+    ("np.array([1.0, np.inf])", "not_finite", "+inf", ""),
+    ("np.array([[0.0, -np.inf]])", "not_finite", "-inf", ""),
+    ("Table(['a', 'b'], [['x', float('nan')]])", "not_finite", "NaN", " (table row 0, column 'b')"),
+    ("{'inner': [1.0, float('-inf')]}", "not_finite", "-inf", "['inner'][1]"),
+    ("Value(float('-inf'), masked=True)", "masked_not_array", None, ""),
 ]
 
 
 @pytest.fixture(scope="module")
-def not_finite(project) -> dict[str, tuple[str, bool]]:
-    """One run of a module per case of NOT_FINITE, all in one compute: each message, and whether
+def not_finite(project) -> dict[str, tuple[EngineError, bool]]:
+    """One run of a module per case of NOT_FINITE, all in one compute: each error, and whether
     anything was kept."""
     root = fresh(project)
-    for i, (value, _) in enumerate(NOT_FINITE):
+    for i, (value, _, _, _) in enumerate(NOT_FINITE):
         module(root, f"bad_{i}", f"""
             @values
             def produce():
                 return {{"fine": 1.0, "broken": {value}}}
             """)
-    return failures(root, [f"bad_{i}" for i in range(len(NOT_FINITE))])
+    return module_errors(root, [f"bad_{i}" for i in range(len(NOT_FINITE))])
 
 
 @pytest.mark.parametrize("case", range(len(NOT_FINITE)))
 def test_nan_or_inf_is_refused_naming_module_function_and_value(not_finite, case):
-    message, stored = not_finite[f"bad_{case}"]
-    assert "produce()" in message and "'broken'" in message
-    assert NOT_FINITE[case][1] in message
+    error, stored = not_finite[f"bad_{case}"]
+    _, id, word, inside = NOT_FINITE[case]
+    assert error.id == id, str(error)
+    assert error.where == f"figures_src/bad_{case}.py: produce() returned 'broken'{inside}"
+    if word is not None:
+        assert error.fields["word"] == word
     assert not stored
 
 
