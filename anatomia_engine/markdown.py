@@ -378,6 +378,7 @@ class FigureBlockProcessor(BlockProcessor):
 
 CODE_TAGS = {"code", "pre", "kbd", "samp"}
 BLOCK_TAGS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption"}
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 # A token in highlighted code, perhaps split by Pygments' markup
 _CODE_TOKEN = re.compile(f"{OPEN}(?:<[^>]*>|[pt0-9])*{sentinels.TOKEN_CLOSE}")
@@ -484,6 +485,9 @@ class PlaceholderTreeprocessor(Treeprocessor):
         self.open_raw: list[str] = []
         # live claims marked on an element instead
         self.unwrapped: set[tuple[int, int]] = set()
+        # inside a heading: the table of contents, the anchor and the search index copy its text
+        # as built, so on a live page it is a place the browser does not recompute
+        self.in_heading = False
         self.mark_claims(root)
         self.tree(root)
         stash = self.md.htmlStash.rawHtmlBlocks
@@ -564,7 +568,7 @@ class PlaceholderTreeprocessor(Treeprocessor):
         shown = fill(tag, record.scope, context=plain, live=live)
         if plain != "code":
             # a claim is recomputed on its span or on the element holding it
-            recomputed = shown.live or tag.block == "claim"
+            recomputed = (shown.live or tag.block == "claim") and not self.in_heading
             model_input = livemod.is_model_input(element_id, attribute)
             check_live(record, tag, recomputed=recomputed, model_input=model_input)
         if attribute and attribute.lower() in URL_ATTRIBUTES and isinstance(shown.value, str):
@@ -629,6 +633,10 @@ class PlaceholderTreeprocessor(Treeprocessor):
 
     def tree(self, el: etree.Element, code: bool = False, math: bool = False,
              group: list | None = None):
+        # headings do not nest: the flag is cleared where the heading's walk ends
+        heading = el.tag in HEADINGS
+        if heading:
+            self.in_heading = True
         for key, value in el.attrib.items():
             if OPEN in value:
                 el.set(key, self._fill(value, "plain", group, key, el.get("id")))
@@ -652,6 +660,8 @@ class PlaceholderTreeprocessor(Treeprocessor):
             self.tree(child, code, math, group)
             if child.tail and OPEN in child.tail:
                 child.tail = self._fill(child.tail, context, group)
+        if heading:
+            self.in_heading = False
 
     def follow_raw(self, m: re.Match) -> str:
         """Keep `open_raw` in step with the raw HTML set aside at this place (kept as is)."""

@@ -66,6 +66,9 @@ ORDER = (
     ("pre_page", "mkdocs-jupyter", "anatomia:_keep_conversion"),
     # the blog takes each post's Markdown for its excerpt: with the placeholders as tokens
     ("page_markdown", "anatomia", "material/blog"),
+    # a notebook page's reading time counts its text after its math is typeset (MathML is
+    # left out of the count; TeX would count as words)
+    ("page_content", "anatomia", "anatomia-route:_count_minutes"),
     # the reading times of the route's pages go into the page before it is read for search
     ("post_page", "anatomia-route", "anatomia"),
     # this plugin's search index replaces the one Material's search plugin writes

@@ -15,7 +15,11 @@ the TeX before Temml reads it.
   reads a literal `{{` as a stray placeholder;
 - a slot (`SLOT_OPEN`, `SLOT_TEX`, `SLOT_CLOSE`): on a live page, a
   number inside a formula with its compiled expression and format,
-  read by the math renderer (mathml.py).
+  read by the math renderer (mathml.py);
+- the marks of `make unchecked` (`UNCHECKED_VALUE`,
+  `UNCHECKED_MARK`): a value shown outside a claim, and a
+  `{% nocompare %}`, in the masked page text that unchecked.py
+  reads sentence by sentence.
 """
 
 from __future__ import annotations
@@ -37,6 +41,11 @@ BRACE_CLOSE = "\ue003"
 SLOT_OPEN = "\ue004"
 SLOT_TEX = "\ue005"
 SLOT_CLOSE = "\ue006"
+
+# unchecked.py's masked text: one of these at the start of a shown value or of a mark, the
+# rest blanked, so that offsets and line numbers stay those of the source
+UNCHECKED_VALUE = "\ue007"
+UNCHECKED_MARK = "\ue008"
 
 # The two ways of the braces: hidden while the page is checked, shown after
 HIDE_BRACES = str.maketrans("{}", BRACE_OPEN + BRACE_CLOSE)

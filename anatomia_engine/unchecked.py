@@ -20,13 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from anatomia_engine import sentinels
 from anatomia_engine.placeholders import TAG
 
 MARK = "nocompare"   # {% nocompare %}: a sentence judged to compare nothing
 # What the masked text holds in place of a shown value and of a mark: one character at the start
 # of each, the rest blanked, so that offsets and line numbers stay those of the source.
-VALUE = "\ue000"
-MARKED = "\ue001"
+VALUE = sentinels.UNCHECKED_VALUE
+MARKED = sentinels.UNCHECKED_MARK
 
 # Comparative and quantitative words (stems where Polish inflects them); matched at a word's start.
 WORDS = [

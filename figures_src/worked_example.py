@@ -63,7 +63,8 @@ from figures_src._shared.inputs import (
 
 # Published configurations quoted on the page (facts, not results of this example).
 # Transformer base: Vaswani et al. 2017, "Attention Is All You Need", section 3.2.2 and table 3.
-BASE_D_MODEL, BASE_HEADS = 512, 8
+BASE_D_MODEL = 512
+BASE_HEADS = 8
 # BERT-base (Devlin et al. 2019, section 3: H = 768) and GPT-2 small (Radford et al. 2019, table 2).
 BERT_D_MODEL = 768
 
@@ -306,7 +307,8 @@ def _described(out: dict, tokens: list[str]) -> dict:
 
 @functools.cache
 def _soft_lookup_results():
-    keys, vals = np.array(SOFT_LOOKUP_KEYS), np.array(SOFT_LOOKUP_VALUES)
+    keys = np.array(SOFT_LOOKUP_KEYS)
+    vals = np.array(SOFT_LOOKUP_VALUES)
     wide = nadaraya_watson([SOFT_LOOKUP_QUERY], keys, vals, bandwidth=SOFT_LOOKUP_SIGMA)
     narrow = nadaraya_watson([SOFT_LOOKUP_QUERY], keys, vals, bandwidth=SOFT_LOOKUP_NARROW)
     return keys, vals, wide, narrow
@@ -339,7 +341,8 @@ def _soft_lookup() -> dict:
 def _order_and_residual(dec) -> dict:
     """The last row without positions does not depend on the order; E + AV is the residual step."""
     reordered = tiny_decoder(REORDERED_IDS, W_VOCAB, W_Q, W_K, W_V, W_FFN, causal=True)
-    last, last_re = dec.attention.output[-1], reordered.attention.output[-1]
+    last = dec.attention.output[-1]
+    last_re = reordered.attention.output[-1]
     residual = dec.embeddings + dec.attention.output
     return {
         "reordered_sentence": " ".join(VOCAB[i] for i in REORDERED_IDS),
@@ -353,10 +356,12 @@ def _order_and_residual(dec) -> dict:
 def _padding_results():
     """Both sentences of BATCH_IDS padded to one length, without and with the padding mask."""
     table = np.column_stack([W_VOCAB, PAD_EMBEDDING])                # (d, V + 1): pad = id V
-    pad_id, t = len(VOCAB), max(map(len, BATCH_IDS))
+    pad_id = len(VOCAB)
+    t = max(map(len, BATCH_IDS))
     ids = [row + [pad_id] * (t - len(row)) for row in BATCH_IDS]
     x = np.stack([table[:, row].T for row in ids])                   # (B, T, d)
-    q, k = x @ np.array(W_Q), x @ np.array(W_K)                      # (B, T, d_k)
+    q = x @ np.array(W_Q)                      # (B, T, d_k)
+    k = x @ np.array(W_K)                      # (B, T, d_k)
     scaled = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])         # (B, T, T)
     lens = [len(row) for row in BATCH_IDS]
     no_mask = softmax(scaled)                                        # (B, T, T)
@@ -397,7 +402,8 @@ def _by_hand(weights, v, output) -> dict:
     A·V as shown. The cell (row, dimension) is the one where the two differ most among those whose
     shown digits differ; where none does, the one where they differ most (the page's claim is
     then false and says so)."""
-    a_places, v_places = AV_DECIMALS["weights"], AV_DECIMALS["V"]
+    a_places = AV_DECIMALS["weights"]
+    v_places = AV_DECIMALS["V"]
     shown_a = [[round_half_up(float(x), a_places) for x in row] for row in weights]
     shown_v = [[round_half_up(float(x), v_places) for x in row] for row in v]
     cells = []
@@ -449,7 +455,8 @@ def _source_comparison(vals: dict) -> dict:
     """Table of the printed numbers that differ from the exact ones rounded to the same places."""
     exact_of = {key: vals[key] for key in SOURCE_PRINTED if key in vals}
     exact_of["probs_pct"] = vals["probs"] * 100
-    rows, n_values = [], 0
+    rows = []
+    n_values = 0
     for key, printed in SOURCE_PRINTED.items():
         printed_arr = np.array(printed, dtype=object)
         exact_arr = np.asarray(exact_of[key], dtype=float)
@@ -457,7 +464,8 @@ def _source_comparison(vals: dict) -> dict:
             raise EngineError("source_printed_shape", key=key, printed=printed_arr.shape,
                               computed=exact_arr.shape)
         for index in np.ndindex(printed_arr.shape):
-            text, exact = printed_arr[index], float(exact_arr[index])
+            text = printed_arr[index]
+            exact = float(exact_arr[index])
             places = -Decimal(text).as_tuple().exponent
             n_values += 1
             if round_half_up(exact, places) != Decimal(text):
@@ -559,6 +567,16 @@ def _shared_colorbar(fig, image, axes, style) -> None:
     fig.align_ylabels(axes)
 
 
+def _tick_dec_1(x: float, _position) -> str:
+    """An axis tick in the site's format: one place, decimal comma (matplotlib's FuncFormatter)."""
+    return fmt_dec(x, 1)
+
+
+def _tick_pct_0(y: float, _position) -> str:
+    """A probability tick in percent, no places."""
+    return fmt_pct(y, 0)
+
+
 def _label_away(direction: np.ndarray) -> dict:
     """Text placement for a point's label, on the side away from its arrow (above if none)."""
     norm = float(np.hypot(*direction))
@@ -573,7 +591,8 @@ def _label_away(direction: np.ndarray) -> dict:
 def embedding_plane(style) -> Plot:
     dec, _ = _traces()
     tokens = _tokens()
-    emb, out = dec.embeddings, dec.attention.output
+    emb = dec.embeddings
+    out = dec.attention.output
     fig, ax = new_figure(style, size=(5.0, 4.4))
     others = [i for i in range(len(VOCAB)) if i not in SENTENCE_IDS]
     ax.scatter(W_VOCAB[0, others], W_VOCAB[1, others], marker="s", s=28, color=style.muted,
@@ -592,8 +611,8 @@ def embedding_plane(style) -> Plot:
                         arrowprops={"arrowstyle": "->", "color": style.fg, "lw": 1.2,
                                     "shrinkA": 5, "shrinkB": 5})
         ax.annotate(tok, a, color=style.fg, textcoords="offset points", **_label_away(b - a))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt_dec(x, 1)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: fmt_dec(y, 1)))
+    ax.xaxis.set_major_formatter(FuncFormatter(_tick_dec_1))
+    ax.yaxis.set_major_formatter(FuncFormatter(_tick_dec_1))
     ax.set_xlabel("wymiar 0 („zwierzęcość”)")
     ax.set_ylabel("wymiar 1 („akcja”)")
     ax.set_aspect("equal", adjustable="datalim")
@@ -621,7 +640,7 @@ def next_token_probs(style) -> Plot:
     fig, ax = new_figure(style, size=(5.2, 3.4))
     bar_chart(ax, VOCAB, probs, style=style, decimals=1, percent=True, highlight=top,
               ylabel="prawdopodobieństwo")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: fmt_pct(y, 0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(_tick_pct_0))
     ax.set_xlabel("kandydat na następny token")
     return Plot(fig=fig,
                 alt=f"Wykres słupkowy prawdopodobieństw następnego tokenu dla pięciu tokenów "
@@ -639,7 +658,8 @@ def soft_lookup(style) -> Plot:
     keys, vals, wide, _ = _soft_lookup_results()
     grid = np.linspace(keys.min() - 0.5, keys.max() + 0.5, 201)
     curve = nadaraya_watson(grid, keys, vals, bandwidth=SOFT_LOOKUP_SIGMA).output
-    weights, pred = wide.weights[0], float(wide.output[0])
+    weights = wide.weights[0]
+    pred = float(wide.output[0])
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.0, 4.8), layout="constrained", sharex=True,
                                       gridspec_kw={"height_ratios": [2.2, 1]})
     top.plot(grid, curve, color=style.accent, lw=1.6, label="przewidywanie f(x) dla każdego x")
@@ -774,7 +794,9 @@ def transformer_block(style) -> Plot:
 
     fig, ax = new_figure(style, size=(5.0, 5.0))
     ys = {key: 0.5 + 1.0 * i for i, (key, _) in enumerate(_BLOCK)}
-    width, height, x0 = 3.6, 0.56, 0.0
+    width = 3.6
+    height = 0.56
+    x0 = 0.0
     fills = {"attn": style.accent, "ffn": style.accent, "add1": style.accent2,
              "add2": style.accent2}
     for key, label in _BLOCK:
@@ -793,7 +815,8 @@ def transformer_block(style) -> Plot:
                                      arrowstyle="-|>", mutation_scale=10, color=style.fg, lw=1.2))
     # Residual (skip) connections: from a block's input around the sub-layer into "add".
     for start, end in (("x", "add1"), ("add1", "add2")):
-        y0, y1 = ys[start] + height / 2 + 0.12, ys[end]
+        y0 = ys[start] + height / 2 + 0.12
+        y1 = ys[end]
         side = x0 + width / 2 + 0.35
         ax.add_patch(FancyArrowPatch((x0 + 0.05, y0), (side, y0), arrowstyle="-", color=style.muted,
                                      lw=1.2, connectionstyle="arc3,rad=0"))

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,20 +65,15 @@ class Shown:
         return Fraction(number)
 
 
-@dataclass(frozen=True)
-class Placeholder:
-    """What a placeholder's text says: its value, the names it read, its expression, its filter."""
+class Placeholder(NamedTuple):
+    """What a placeholder's text says: its value, the names it read, its expression, its filter
+    and the filter's arguments (callers unpack it as a tuple)."""
 
     value: object
     used: list[str]
     expr: str
     filter: str | None
     args: tuple
-
-    # the tuple it was before it had a name: FigureBlockProcessor unpacks it
-    def __iter__(self):
-        # (value, used, expr, filter, args), as callers unpack it
-        return iter((self.value, self.used, self.expr, self.filter, self.args))
 
 
 def value_of(tag: Tag, scope: Mapping[str, Entry]) -> Placeholder:
@@ -151,6 +147,7 @@ def _fill(tag: Tag, scope: Mapping[str, Entry], context: str, live: bool) -> Sho
 
 def _is_number(value, name: str) -> bool:
     """Is `value`, shown with the filter `name`, a number (or numbers) with a popover?"""
+    # `json` and `text` show a number as code or words: no popover to explain it
     if not nf.FILTERS[name].number:
         return False
     return nf.is_number(value) or isinstance(value, np.ndarray)
@@ -205,12 +202,14 @@ def _claim_markup(tag: Tag, live: bool) -> Shown:
     sentence."""
     if tag.block in MARKS:
         return Shown("")
+    # a misspelt block would otherwise vanish from the page, and its claim with it
     if tag.block not in BLOCKS:
         near = difflib.get_close_matches(tag.block or "", BLOCKS + MARKS, n=1)
         hint = ""
         if near:
             hint = f"did you mean '{{% {near[0]} … %}}'? "
         raise EngineError("unknown_tag", where=tag.place, tag=tag.source, hint=hint)
+    # an ordinary page's claim is checked at build time and shows nothing
     if not live:
         return Shown("")
     if tag.block == "endclaim":

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anatomia_engine import sentinels
 from anatomia_engine.errors import EngineError
 from anatomia_engine.placeholders.expressions import compile_expression, compiled, names_used
 
@@ -33,7 +34,7 @@ TAG = re.compile(PLACEHOLDER + "|" + BLOCK, re.DOTALL)
 BLOCKS = ("claim", "endclaim")
 # {% nocompare %}: shows nothing; marks a sentence judged to compare nothing (unchecked.py)
 MARKS = ("nocompare",)
-TOKEN = re.compile("\ue000p(?P<page>\\d+)t(?P<tag>\\d+)\ue001")
+TOKEN = re.compile(f"{sentinels.TOKEN_OPEN}p(?P<page>\\d+)t(?P<tag>\\d+){sentinels.TOKEN_CLOSE}")
 # `; context: a, b` at the end of a claim's condition
 CONTEXT = re.compile(r";\s*context\s*:(?P<names>[^;]*)$")
 # a placeholder's filter: a name, perhaps with arguments, after the expression's last '|'
@@ -78,14 +79,14 @@ def scan(text: str, page: int, first_line: int = 1,
 
     def token(m: re.Match) -> str:
         # braces into a code span are code's; a token already there is not scanned twice
-        if "`" in m.group(0) or "\ue000" in m.group(0):
+        if "`" in m.group(0) or sentinels.TOKEN_OPEN in m.group(0):
             return m.group(0)
         line = first_line + text.count("\n", 0, m.start())
         cond = (m.group("cond") or "").strip()
         tag = Tag(len(tags), m.group(0), m.start(), where, line, m.group("expr"), m.group("block"),
                   cond)
         tags.append(tag)
-        return f"\ue000p{page}t{tag.index}\ue001"
+        return f"{sentinels.TOKEN_OPEN}p{page}t{tag.index}{sentinels.TOKEN_CLOSE}"
 
     return TAG.sub(token, text), tags
 

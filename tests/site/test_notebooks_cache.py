@@ -1,4 +1,4 @@
-"""The notebook cache (anatomia_engine/notebooks.py): an executed notebook is reused while every
+"""The notebook cache (anatomia_engine/notebooks/stored.py): an executed notebook is reused while every
 input its kernel recorded (files it imported or opened, folders it listed, environment variables
 it read), the notebook itself and the lock are unchanged; an edit to a file the kernel never read
 does not execute it again. Small projects in tmp_path."""

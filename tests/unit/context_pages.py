@@ -13,7 +13,7 @@ from mkdocs.exceptions import BuildError
 
 from anatomia_engine import codec
 from anatomia_engine.kit import Table
-from tests.helpers import convert_page
+from helpers import convert_page
 
 HEAD = "---\ncomputed: [demo]\n---\n"  # the page's line 1 is line 4 of its file
 HOSTILE = 'a"b</script><script>alert(2)</script><!--<script>'

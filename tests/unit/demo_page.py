@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from anatomia_engine.kit import Table
-from tests.helpers import convert_page
+from helpers import convert_page
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKENS = ("cat", "chases")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from mkdocs.exceptions import BuildError
 
-from tests.helpers import convert_page
+from helpers import convert_page
 from tests.unit.demo_page import HEAD
 
 VALUES = {"hi": 0.3501, "lo": 0.3499, "a": 0.9, "b": 0.1, "step": 440, "x": 0.354, "y": 0.349,
@@ -149,6 +149,6 @@ def test_a_limit_is_never_shown_and_at_must_name_a_value_of_the_module():
     got = error("{% claim tr_window > 100 %}Okno {{ tr_window }}.{% endclaim %}",
                 values=INDUCTION, meta=INDUCTION_META)
     assert (got.id, got.fields["name"]) == ("limit_shown", "tr_window")
-    # the Markdown extension's own message (figures_src/demo.py: f() returned … at='nowhere')
     got = error("tekst", values=INDUCTION, meta={"tr_first_min": {"function": "f", "at": "nowhere"}})
-    assert str(got).startswith("figures_src/demo.py: f() returned 'tr_first_min' as Value(..., at='nowhere')")
+    assert (got.id, got.where) == ("value_at_unknown", "figures_src/demo.py")
+    assert got.fields == {"function": "f", "name": "tr_first_min", "at": "nowhere"}

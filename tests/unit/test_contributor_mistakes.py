@@ -15,7 +15,7 @@ from mkdocs.exceptions import BuildError
 
 from anatomia_engine import frontmatter, live, sources
 from anatomia_engine.errors import EngineError
-from tests.helpers import convert_page
+from helpers import convert_page
 
 
 @pytest.mark.parametrize(("data", "line", "byte", "column"), [

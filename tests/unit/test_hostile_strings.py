@@ -14,7 +14,7 @@ import pytest
 
 from anatomia_engine import codec
 from anatomia_engine.kit import Table
-from tests.helpers import convert_page
+from helpers import convert_page
 
 HOSTILE = ["<script>alert(3)</script>", "<img src=x onerror=alert(3)>", "a & b <i>c</i>"]
 

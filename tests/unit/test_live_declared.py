@@ -13,7 +13,7 @@ from anatomia_engine import live
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
-from tests.helpers import convert_page
+from helpers import convert_page
 from tests.live_inputs import js_inputs, random_inputs
 from tests.unit.live_js import call_many
 
@@ -69,6 +69,9 @@ LIVE = "live: {model: workedExample}\n"
     ("[link]({{ top_token }}.html)\n", 7),                          # an address
     ("<svg><text>{{ top_token }}</text></svg>\n", 7),               # text inside a drawing
     ("Tokeny: {{ tokens | text }}.\n", 7),                           # running text, shown without a span
+    ("## Wynik {{ top_token }}\n", 7),                                # a heading: the TOC copies it
+    ("<textarea>{{ top_token }}</textarea>\n", 7),                   # a text area's text
+    ('[x](y.html "tytuł {{ top_token }}")\n', 7),                    # a link's title
 ])
 def test_a_value_the_browser_leaves_as_built_stops_a_live_page_at_its_line(body, line):
     """The browser recomputes a live page's numbers, words, claims and formulas, never an attribute

@@ -14,7 +14,7 @@ import numpy as np
 from anatomia_engine import placeholders as ph
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
-from tests.helpers import convert_page
+from helpers import convert_page
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = {"w": np.array([[1.0, 0.0], [0.35, 0.65]]), "n": 4,

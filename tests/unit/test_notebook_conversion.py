@@ -1,6 +1,6 @@
-"""anatomia_engine/notebooks.py: mkdocs-jupyter's conversion of a notebook page, kept in the store by
-the key of all that produced it, filled back into the page; a damaged or another key's entry is
-converted again."""
+"""anatomia_engine/notebooks/conversion.py: mkdocs-jupyter's conversion of a notebook page, kept in
+the store by the key of all that produced it, filled back into the page; a damaged or another key's
+entry is converted again."""
 
 from __future__ import annotations
 

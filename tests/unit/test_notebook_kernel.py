@@ -1,4 +1,4 @@
-"""The lab's kernel (anatomia_engine/notebooks.py execute), held to the modules' rules: it talks over Unix
+"""The lab's kernel (anatomia_engine/notebooks/kernel.py), held to the modules' rules: it talks over Unix
 sockets of the build's own (kernels started at once never race for a TCP port), records what its cells
 read, refuses what no record reproduces, bounds and checks what a cell shows, and ends at once when the
 build is stopped."""

@@ -8,14 +8,13 @@ from types import SimpleNamespace
 
 import markdown as pymd
 import pytest
-from mkdocs.exceptions import BuildError
 
 from anatomia_engine import final_page
 from anatomia_engine import markdown as amd
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from anatomia_engine.state import BuildState
-from tests.helpers import convert_page, markdown_extensions
+from helpers import convert_page, markdown_extensions
 from tests.unit.demo_page import HEAD, ROOT, VALUES, page
 
 SRC = "figures_src/demo.py"
@@ -32,12 +31,36 @@ def spans(out: str) -> list[dict[str, str]]:
             for s in re.findall(r"<span [^>]*>", out) if 'class="num"' in s]
 
 
-def error(body, **kw) -> BuildError:
-    """The error that stops the page `body`: an EngineError (its `id`, `where`, `fields`), or a
-    message the Markdown extension still formats itself."""
-    with pytest.raises(BuildError) as info:
+def error(body, **kw) -> EngineError:
+    """The error that stops the page `body`: its `id`, `where` and `fields`."""
+    with pytest.raises(EngineError) as info:
         page(body, **kw)
     return info.value
+
+
+def causes(exc: BaseException) -> list[str]:
+    """The catalogue ids of `exc` and of the errors it was raised from, outermost first."""
+    ids = []
+    while exc is not None:
+        ids.append(getattr(exc, "id", type(exc).__name__))
+        exc = exc.__cause__
+    return ids
+
+
+# the formatter's own refusal (numfmt), the cause of a `cannot_show`
+FORMATTER_REFUSALS = {
+    "{{ bad }}": "nan",
+    "{{ w }}": "math_only",
+    "{{ p | frobnicate }}": "unknown_filter",
+    "{{ p | round(1) }}": "unknown_filter",
+    "{{ p | dec(p) }}": "decimals_whole",
+    "{{ w | dec(1) }}": "expected_number_array",
+    "{{ n | dec(100000) }}": "decimals_range",
+    "{{ ints | dec(1) }}": "expected_number_array",
+    "{{ p | dec(1, 2) }}": "too_many_args",
+    "{{ flag }}": "boolean_shown",
+    "{{ huge | dec(2) }}": "too_many_digits",
+}
 
 
 # --- values and filters ---------------------------------------------------------------------
@@ -218,19 +241,19 @@ def test_a_figures_data_box_has_a_short_summary_and_names_its_figure():
 
 # --- the output check: nothing of the language reaches a reader outside code ----------------
 
-@pytest.mark.parametrize(("body", "line", "message"), [
-    ("a\nb {{ p }\n", 5, "'{{' without a matching '}}'"),
-    ("tekst p }} i\n", 4, "'}}' without a matching '{{'"),
-    ("tekst {% claim p > 0\n", 4, "'{%' without a matching '%}'"),
-    ("a\n\n`kod` i {{ p `x`\n", 6, "'{{' without a matching '}}'"),
+@pytest.mark.parametrize(("body", "line", "id", "mark"), [
+    ("a\nb {{ p }\n", 5, "stray", "{{"),
+    ("tekst p }} i\n", 4, "stray", "}}"),
+    ("tekst {% claim p > 0\n", 4, "stray", "{%"),
+    ("a\n\n`kod` i {{ p `x`\n", 6, "stray", "{{"),
     ("Zapis &lt;span class=\"num\"&gt; w tekście\n\n`<span class=\"num\">` w kodzie wolno\n", 4,
-     "the engine's markup as text"),
-    ("<div>\n{{ p }} i }}\n</div>\n", 5, "'}}' without a matching '{{'"),  # raw HTML beside a placeholder
+     "escaped_markup", None),
+    ("<div>\n{{ p }} i }}\n</div>\n", 5, "stray", "}}"),  # raw HTML beside a placeholder
 ])
-def test_the_output_check_names_the_line(body, line, message):
-    text = str(error(body))
-    assert text.startswith(f"docs/x.md:{line}: "), text
-    assert message in text
+def test_the_output_check_names_the_line(body, line, id, mark):
+    got = error(body)
+    assert (got.id, got.where) == (id, f"docs/x.md:{line}"), got
+    assert got.fields.get("mark") == mark
 
 
 @pytest.mark.parametrize("body", [
@@ -254,13 +277,18 @@ def test_a_backslash_before_a_tag_in_code_or_after_an_escaped_backslash_is_kept(
 def test_the_theme_text_around_a_page_shows_no_tag_as_written():
     """Tags and navigation titles come from the front matter and mkdocs.yml, outside the converted text."""
     page = '<nav><a href="x/">Waga {{ weight | dec(2) }}</a></nav><code>{{ c }}</code><script>x={{}}</script>'
-    with pytest.raises(BuildError) as info:
-        final_page.check_theme_text(page, "docs/x.md")
-    assert str(info.value).startswith("docs/x.md: '{{' in '{{ weight | dec(2) }}' outside")
-    with pytest.raises(BuildError, match="'{%' in '{% claim x %}'"):
-        final_page.check_theme_text('<span class="md-tag">{% claim x %}</span>', "docs/x.md")
-    with pytest.raises(BuildError, match="in '{{ w }}' outside"):   # an attribute's value
-        final_page.check_theme_text('<meta name="description" content="Wagi {{ w }}">', "docs/x.md")
+    outside = [
+        (page, "{{", "{{ weight | dec(2) }}"),
+        ('<span class="md-tag">{% claim x %}</span>', "{%", "{% claim x %}"),
+        # an attribute's value
+        ('<meta name="description" content="Wagi {{ w }}">', "{{", "{{ w }}"),
+    ]
+    for html_text, mark, snippet in outside:
+        with pytest.raises(EngineError) as info:
+            final_page.check_theme_text(html_text, "docs/x.md")
+        got = info.value
+        assert (got.id, got.where, got.fields) == (
+            "outside_body", "docs/x.md", {"mark": mark, "snippet": snippet})
     # code, scripts: theirs
     final_page.check_theme_text(page.replace("{{ weight | dec(2) }}", "0,65"), "docs/x.md")
 
@@ -331,6 +359,8 @@ def test_errors_name_file_line_and_cause(text, id, fields):
     placeholder = re.search(r"\{\{.*?\}\}", text).group(0)
     assert (got.id, got.where) == (id, f"docs/x.md:{line}: {placeholder}"), got
     assert fields.items() <= got.fields.items(), got.fields
+    if id == "cannot_show":
+        assert FORMATTER_REFUSALS[placeholder] in causes(got)
 
 
 def test_an_unclosed_claim_is_named_at_its_line():
@@ -356,8 +386,7 @@ def test_any_failure_while_evaluating_or_formatting_names_the_line(text, id, fie
     assert (got.id, got.where) == (id, f"docs/x.md:4: {text}"), got
     assert fields.items() <= got.fields.items(), got.fields
     if id == "cannot_show":
-        # the formatter's own refusal is kept as the cause
-        assert got.__cause__ is not None
+        assert FORMATTER_REFUSALS[text] in causes(got)
 
 
 @pytest.mark.parametrize(("text", "line", "id"), [
@@ -446,8 +475,9 @@ def test_a_shown_difference_agrees_with_the_shown_terms():
 
 def test_the_markdown_extension_never_publishes_a_placeholder_it_cannot_fill():
     assert pymd.markdown("tekst", extensions=["anatomia_engine.markdown"]) == "<p>tekst</p>"
-    with pytest.raises(BuildError, match="placeholders need the MkDocs plugin"):
+    with pytest.raises(EngineError) as info:
         pymd.markdown("a {{ x }} b", extensions=["anatomia_engine.markdown"])
+    assert info.value.id == "needs_page"
 
 
 # --- the lab notebook's Markdown cells --------------------------------------------------------
@@ -468,18 +498,18 @@ def test_a_placeholder_in_a_notebook_markdown_cell_is_refused(tmp_path):
 
 # --- the front matter -------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("raw", "message"), [
-    ("---\ntitle: a\ncomputed: [x\n---\n# T\n", "docs/x.md:4: the front matter is not valid YAML"),
-    ("---\ntitle: a\ncomputed: 3\n---\n# T\n", "docs/x.md:3: 'computed' must list module names"),
-    ("---\ntitle: a\n\n# T\n", "docs/x.md:1: the front matter opened by '---' is never closed"),
-    ("---\n- a\n---\n# T\n", "docs/x.md:2: the front matter must be 'key: value' lines"),
+@pytest.mark.parametrize(("raw", "id", "where"), [
+    ("---\ntitle: a\ncomputed: [x\n---\n# T\n", "fm_yaml", "docs/x.md:4"),
+    ("---\ntitle: a\ncomputed: 3\n---\n# T\n", "fm_computed", "docs/x.md:3"),
+    ("---\ntitle: a\n\n# T\n", "fm_not_closed", "docs/x.md:1"),
+    ("---\n- a\n---\n# T\n", "fm_not_mapping", "docs/x.md:2"),
 ])
-def test_front_matter_errors_name_the_line(raw, message):
+def test_front_matter_errors_name_the_line(raw, id, where):
     from anatomia_engine.frontmatter import front_matter
 
-    with pytest.raises(BuildError) as info:
+    with pytest.raises(EngineError) as info:
         front_matter(raw, "docs/x.md")
-    assert str(info.value).startswith(message)
+    assert (info.value.id, info.value.where) == (id, where)
 
 
 def test_front_matter_gives_the_first_line_of_the_body():

@@ -80,3 +80,18 @@ def test_a_page_not_rendered_again_keeps_the_minutes_of_the_build_that_rendered_
     plugin.on_files(files, config=None)
     out = plugin.on_post_page('<span data-readtime="a.md"></span>', page=_page("index.md"), config=None)
     assert out == '<span data-readtime="a.md">3</span>'
+
+
+def test_posts_without_the_blog_index_in_nav_stop_the_build(route):
+    """The posts go into the footer's route before the blog's index: no index, no place."""
+    from datetime import datetime
+
+    from material.plugins.blog.structure import Post
+
+    post = Post.__new__(Post)
+    post.config = SimpleNamespace(date=SimpleNamespace(created=datetime(2025, 1, 1)))
+    post.parent = SimpleNamespace(posts=[post])
+    files = SimpleNamespace(documentation_pages=lambda: [SimpleNamespace(page=post)])
+    with pytest.raises(EngineError) as info:
+        route.RoutePlugin().on_nav(SimpleNamespace(pages=[]), config=None, files=files)
+    assert info.value.id == "route_no_blog_index"

@@ -3,7 +3,7 @@ in Node on a small index of its own: no site build, no browser.
 
 The worker is the site's search engine: Material's search box sends it the query and shows its
 result groups in order. The index here is a few invented pages, the form table is built from their
-words by anatomia_engine/search_pl.py as the real build does, and each test states one rule of the
+words by anatomia_engine/search_pl/ as the real build does, and each test states one rule of the
 ranking as a relation between pages (which comes first), never as a score or a count.
 """
 
