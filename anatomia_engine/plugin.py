@@ -47,6 +47,7 @@ from anatomia_engine import messages as M
 from anatomia_engine.config import Config
 from anatomia_engine.errors import EngineError
 from anatomia_engine.state import BuildState
+from anatomia_engine.templates import StoredBytecode
 
 log = logging.getLogger("mkdocs.plugins.anatomia")
 
@@ -307,6 +308,16 @@ class AnatomiaPlugin(BasePlugin[Config]):
             rendered = [file.abs_dest_path for file in pages if file.src_uri in again]
             self.shown.keep(rendered)
         self.differential.restore(file.page for file in pages if file.page)
+
+    # ---------------------------------------------------------------------------------------------
+    # Theme
+    # ---------------------------------------------------------------------------------------------
+
+    # MkDocs makes a new Jinja environment for every build (serve's too), which would compile
+    # every template of the theme again: the compiled code is kept in the store (templates.py)
+    def on_env(self, env, *, config, files):
+        env.bytecode_cache = StoredBytecode(self.state.templates)
+        return env
 
     # ---------------------------------------------------------------------------------------------
     # Pages

@@ -38,6 +38,8 @@ class BuildState:
     search: store.Store | None = None
     # the notebooks' HTML as mkdocs-jupyter converted it
     conversions: store.Store | None = None
+    # the theme's compiled templates (templates.py)
+    templates: store.Store | None = None
 
     @classmethod
     def for_project(cls, root: Path) -> BuildState:
@@ -49,6 +51,7 @@ class BuildState:
             rendered=rendered,
             search=store.Store(store.folder(root, "search"), ".json"),
             conversions=store.Store(store.folder(root, "notebooks"), ".html"),
+            templates=store.Store(store.folder(root, "templates")),
         )
 
     def extension(self) -> PlaceholderExtension:
@@ -59,12 +62,14 @@ class BuildState:
     def prune(self, every_notebook: bool) -> None:
         """After a good build: drop the entries it did not use.
 
-        The notebooks' conversions only when `every_notebook` page was
-        rendered: a --dirty build uses only some.
+        The notebooks' conversions and the compiled templates only when
+        `every_notebook` page was rendered: a --dirty build renders only
+        some pages, with some of the templates.
         """
         kept = [self.rendered, self.search]
         if every_notebook:
             kept.append(self.conversions)
+            kept.append(self.templates)
         for stored in kept:
             if stored is not None:
                 stored.prune()

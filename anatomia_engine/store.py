@@ -26,7 +26,7 @@ from anatomia_engine.errors import EngineError
 # Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
 # the folders of this format: prune_others keeps them
-KINDS = ("computed", "notebooks", "pages", "search")
+KINDS = ("computed", "notebooks", "pages", "search", "templates")
 # How old a temporary file must be before prune removes it (seconds): a younger one may be
 # another build's, written now.
 STALE_TMP = 3600
