@@ -11,6 +11,7 @@ the one its run raised, or the one saying how it ended; several at once are the 
 
 import atexit
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -254,6 +255,36 @@ def _result(body: dict, root: Path) -> ModuleResult:
     return ModuleResult(body["files"], deps.inputs(body["deps"], root), *codec.decode(body["result"]))
 
 
+@dataclass
+class _Read:
+    """A store entry as this process last read it: its bytes' digest, its body, its result."""
+
+    digest: str
+    body: dict
+    # decoded once its record of inputs held
+    result: ModuleResult | None = None
+
+
+# Under `serve` one process makes build after build, and each build looks up every module: an
+# entry read before (the same bytes, the same project) is not parsed and decoded again. A module's
+# last read entry only; `make docs` reads each entry once.
+_read: dict[tuple[str, Path], _Read] = {}
+
+
+def _remember(name: str, root: Path, data: bytes, body: dict, result: ModuleResult | None) -> _Read:
+    read = _Read(hashlib.sha256(data).hexdigest(), body, result)
+    _read[(name, root)] = read
+    return read
+
+
+def _entry(name: str, root: Path, data: bytes) -> _Read:
+    """The entry of `data` as read before, or parsed now (its result not decoded yet)."""
+    read = _read.get((name, root))
+    if read is not None and read.digest == hashlib.sha256(data).hexdigest():
+        return read
+    return _remember(name, root, data, json.loads(data), None)
+
+
 def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     """The kept result of module `name` if its record of inputs still holds, else None."""
     key = entry_name(name, root)
@@ -262,12 +293,15 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     if data is None:
         return None
     try:
-        body = json.loads(data)
-        changed = deps.problem(body["deps"], root, worker_environment(root))
+        read = _entry(name, root, data)
+        # the record is checked on every build: a file it names may have changed since
+        changed = deps.problem(read.body["deps"], root, worker_environment(root))
         if changed:
             log.info("%s: runs again: %s", where, changed)
             return None
-        return _result(body, root)
+        if read.result is None:
+            read.result = _result(read.body, root)
+        return read.result
     except (EngineError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # a damaged or foreign entry is worked out again, like a missing one
         log.warning(M.text("result_unreadable", where=where, path=kept.path(key), problem=exc))
@@ -307,12 +341,15 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
                 continue
             try:
                 data = (work / ENTRY).read_bytes()
-                results[n] = _result(json.loads(data), root)
+                body = json.loads(data)
+                results[n] = _result(body, root)
             except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
                 errors.append(EngineError("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
                 continue
             # kept only once it decodes: a result the build cannot read is never stored
             kept.put(entry_name(n, root), data)
+            # the next build of this process (serve) looks it up as read
+            _remember(n, root, data, body, results[n])
     # one failing module is said as it is; several at once under one heading
     if len(errors) == 1:
         raise errors[0]

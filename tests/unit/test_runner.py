@@ -235,6 +235,35 @@ def test_a_data_file_the_module_reads_is_a_dependency(mini):
     assert compute(mini, ["reader"])[0]["reader"].values["n"] == 8
 
 
+def test_an_unchanged_entry_is_decoded_once_per_process_and_its_record_checked_every_time(mini, monkeypatch):
+    """Under serve one process makes build after build: a kept result it read before is not decoded
+    again, but its record of inputs is still checked on every lookup."""
+    (mini / "figures_src" / "facts.json").write_text('{"n": 7}')
+    module(mini, "reader", """
+        import json
+        from pathlib import Path
+
+        @values
+        def facts():
+            return json.loads((Path(__file__).parent / "facts.json").read_text())
+        """)
+    compute(mini, ["reader"])
+    decoded = []
+    decode = codec.decode
+
+    def counting_decode(doc):
+        decoded.append(doc["module"])
+        return decode(doc)
+
+    monkeypatch.setattr(codec, "decode", counting_decode)
+    assert compute(mini, ["reader"])[0]["reader"].values["n"] == 7
+    assert compute(mini, ["reader"])[0]["reader"].values["n"] == 7
+    assert decoded == []
+    (mini / "figures_src" / "facts.json").write_text('{"n": 8}')
+    results, names = compute(mini, ["reader"])
+    assert names == ["reader"] and results["reader"].values["n"] == 8
+
+
 def test_inputs_cover_attn_core_lock_engine_and_python(mini, monkeypatch):
     from anatomia_engine import kit, worker
 
