@@ -412,6 +412,68 @@ def _guard_stat_times(name: str, real):
     return stat
 
 
+class _EntryWithoutTimes:
+    """A folder's entry (os.scandir) handed to the project's code: its `stat()` refuses the times
+    like os.stat's (os.DirEntry cannot be subclassed; this wraps one)."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry) -> None:
+        self._entry = entry
+
+    def __getattr__(self, name: str):
+        return getattr(self._entry, name)
+
+    def stat(self, *, follow_symlinks: bool = True):
+        result = self._entry.stat(follow_symlinks=follow_symlinks)
+        if _own(sys._getframe(1).f_code.co_filename):
+            return _StatWithoutTimes(result, "os.DirEntry.stat")
+        return result
+
+    def __fspath__(self):
+        return self._entry.__fspath__()
+
+    def __repr__(self) -> str:
+        return repr(self._entry)
+
+
+class _EntriesWithoutTimes:
+    """What os.scandir returns to the project's code: its entries wrapped (an iterator and a
+    context manager, like the iterator it wraps)."""
+
+    def __init__(self, entries) -> None:
+        self._entries = entries
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> _EntryWithoutTimes:
+        return _EntryWithoutTimes(next(self._entries))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._entries.close()
+
+    def close(self) -> None:
+        self._entries.close()
+
+
+def _guard_scandir_times(real):
+    """`real` (os.scandir) whose entries, when the project's code itself lists a folder, refuse
+    their times; os.walk, glob and the libraries list as before."""
+
+    @functools.wraps(real)
+    def scandir(*args, **kwargs):
+        entries = real(*args, **kwargs)
+        if _own(sys._getframe(1).f_code.co_filename):
+            return _EntriesWithoutTimes(entries)
+        return entries
+
+    return scandir
+
+
 def _guard_datetime(cls) -> None:
     """Replace `cls` (datetime.datetime, datetime.date) by a subclass whose clock reads refuse."""
     own = {}
@@ -440,9 +502,10 @@ def _refuse_clock() -> None:
     # a file's times are the clock's when it was checked out or written, not its content
     for name in ("getmtime", "getatime", "getctime"):
         setattr(os.path, name, _guard_clock(f"os.path.{name}", getattr(os.path, name)))
-    # the same times read from a stat result (`Path(p).stat().st_mtime`)
+    # the same times read from a stat result (`Path(p).stat().st_mtime`) or a folder's entry
     for name in ("stat", "lstat", "fstat"):
         setattr(os, name, _guard_stat_times(f"os.{name}", getattr(os, name)))
+    os.scandir = _guard_scandir_times(os.scandir)
     # timeit took time.perf_counter when it was imported (IPython imports it before this runs), as
     # its default timer and as its functions' default argument
     real = timeit.default_timer

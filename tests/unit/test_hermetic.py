@@ -362,6 +362,8 @@ REFUSED = {
     "path_mtime": ("__import__('pathlib').Path(__file__).stat().st_mtime_ns", "clock",
                    "os.stat(…).st_mtime_ns"),
     "stat_tuple": ("os.lstat(__file__)[8]", "clock", "os.lstat(…)[8]"),
+    "scandir_mtime": ("[e.stat().st_mtime for e in os.scandir(os.path.dirname(__file__))]", "clock",
+                      "os.DirEntry.stat(…).st_mtime"),
     "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "program", None),
     "system": ("os.system('true')", "program", None),
     # a program started through a copy of the process, a pool's thread, multiprocessing or ctypes
