@@ -300,18 +300,19 @@ class _Entry:
         return repr(self._entry)
 
 
-class _Entries:
-    """What os.scandir returns, yielding recording `_Entry`s (an iterator and a context manager)."""
+class Entries:
+    """What os.scandir returns, each entry wrapped by `wrap` (an iterator and a context manager,
+    like the iterator it wraps): here recording `_Entry`s, in hermetic.py entries refusing times."""
 
-    def __init__(self, entries, folder: str | None = None) -> None:
+    def __init__(self, entries, wrap) -> None:
         self._entries = entries
-        self._folder = folder
+        self._wrap = wrap
 
     def __iter__(self):
         return self
 
-    def __next__(self) -> _Entry:
-        return _Entry(next(self._entries), self._folder)
+    def __next__(self):
+        return self._wrap(next(self._entries))
 
     def __enter__(self):
         return self
@@ -343,7 +344,7 @@ def _scanning(real):
             folder = os.path.realpath(os.fsdecode(path or "."))
         if not _is_input(folder, _root[0]):
             return entries
-        return _Entries(entries, by_descriptor)
+        return Entries(entries, functools.partial(_Entry, folder=by_descriptor))
 
     return scandir
 

@@ -437,29 +437,6 @@ class _EntryWithoutTimes:
         return repr(self._entry)
 
 
-class _EntriesWithoutTimes:
-    """What os.scandir returns to the project's code: its entries wrapped (an iterator and a
-    context manager, like the iterator it wraps)."""
-
-    def __init__(self, entries) -> None:
-        self._entries = entries
-
-    def __iter__(self):
-        return self
-
-    def __next__(self) -> _EntryWithoutTimes:
-        return _EntryWithoutTimes(next(self._entries))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._entries.close()
-
-    def close(self) -> None:
-        self._entries.close()
-
-
 def _guard_scandir_times(real):
     """`real` (os.scandir) whose entries, when the project's code itself lists a folder, refuse
     their times; os.walk, glob and the libraries list as before."""
@@ -468,7 +445,7 @@ def _guard_scandir_times(real):
     def scandir(*args, **kwargs):
         entries = real(*args, **kwargs)
         if _own(sys._getframe(1).f_code.co_filename):
-            return _EntriesWithoutTimes(entries)
+            return deps.Entries(entries, _EntryWithoutTimes)
         return entries
 
     return scandir
