@@ -351,6 +351,129 @@ def _guard_clock(name: str, real, before: int | None = None):
     return read
 
 
+# the fields of a stat result that hold times, and their places when it is read as a tuple
+_STAT_TIMES = ("st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_ctime_ns",
+               "st_birthtime", "st_birthtime_ns")
+_STAT_TIME_PLACES = (7, 8, 9)
+
+
+class _StatWithoutTimes:
+    """A stat result handed to the project's code: its size, kind and mode read as usual (the
+    recorder notes them as inputs), its times refuse like the clock. (os.stat_result cannot be
+    subclassed; this wraps one.)"""
+
+    __slots__ = ("_result", "_name")
+
+    def __init__(self, result: os.stat_result, name: str) -> None:
+        self._result = result
+        self._name = name
+
+    def __getattr__(self, field: str):
+        if field in _STAT_TIMES:
+            refuse("clock", name=f"{self._name}(…).{field}")
+        return getattr(self._result, field)
+
+    def __getitem__(self, index):
+        # an index or a slice, as a tuple is read: the places it covers
+        covered = range(len(self._result))[index]
+        if isinstance(covered, int):
+            covered = [covered]
+        if any(place in _STAT_TIME_PLACES for place in covered):
+            refuse("clock", name=f"{self._name}(…)[{index!r}]")
+        return self._result[index]
+
+    def __len__(self) -> int:
+        return len(self._result)
+
+    def __iter__(self):
+        for place in range(len(self._result)):
+            yield self[place]
+
+    def __repr__(self) -> str:
+        return repr(self._result)
+
+
+def _guard_stat_times(name: str, real):
+    """`real` (os.stat, os.lstat, os.fstat) whose result, asked for by the project's code itself or
+    through `Path.stat`, refuses its times; a library's own checks get the result as it is."""
+    import pathlib
+
+    @functools.wraps(real)
+    def stat(*args, **kwargs):
+        result = real(*args, **kwargs)
+        frame = sys._getframe(1)
+        # Path.stat and Path.lstat only carry the request of their caller
+        if frame.f_code.co_filename == pathlib.__file__:
+            frame = frame.f_back
+        if frame is not None and _own(frame.f_code.co_filename):
+            return _StatWithoutTimes(result, name)
+        return result
+
+    return stat
+
+
+class _EntryWithoutTimes:
+    """A folder's entry (os.scandir) handed to the project's code: its `stat()` refuses the times
+    like os.stat's (os.DirEntry cannot be subclassed; this wraps one)."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry) -> None:
+        self._entry = entry
+
+    def __getattr__(self, name: str):
+        return getattr(self._entry, name)
+
+    def stat(self, *, follow_symlinks: bool = True):
+        result = self._entry.stat(follow_symlinks=follow_symlinks)
+        if _own(sys._getframe(1).f_code.co_filename):
+            return _StatWithoutTimes(result, "os.DirEntry.stat")
+        return result
+
+    def __fspath__(self):
+        return self._entry.__fspath__()
+
+    def __repr__(self) -> str:
+        return repr(self._entry)
+
+
+class _EntriesWithoutTimes:
+    """What os.scandir returns to the project's code: its entries wrapped (an iterator and a
+    context manager, like the iterator it wraps)."""
+
+    def __init__(self, entries) -> None:
+        self._entries = entries
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> _EntryWithoutTimes:
+        return _EntryWithoutTimes(next(self._entries))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._entries.close()
+
+    def close(self) -> None:
+        self._entries.close()
+
+
+def _guard_scandir_times(real):
+    """`real` (os.scandir) whose entries, when the project's code itself lists a folder, refuse
+    their times; os.walk, glob and the libraries list as before."""
+
+    @functools.wraps(real)
+    def scandir(*args, **kwargs):
+        entries = real(*args, **kwargs)
+        if _own(sys._getframe(1).f_code.co_filename):
+            return _EntriesWithoutTimes(entries)
+        return entries
+
+    return scandir
+
+
 def _guard_datetime(cls) -> None:
     """Replace `cls` (datetime.datetime, datetime.date) by a subclass whose clock reads refuse."""
     own = {}
@@ -379,6 +502,10 @@ def _refuse_clock() -> None:
     # a file's times are the clock's when it was checked out or written, not its content
     for name in ("getmtime", "getatime", "getctime"):
         setattr(os.path, name, _guard_clock(f"os.path.{name}", getattr(os.path, name)))
+    # the same times read from a stat result (`Path(p).stat().st_mtime`) or a folder's entry
+    for name in ("stat", "lstat", "fstat"):
+        setattr(os, name, _guard_stat_times(f"os.{name}", getattr(os, name)))
+    os.scandir = _guard_scandir_times(os.scandir)
     # timeit took time.perf_counter when it was imported (IPython imports it before this runs), as
     # its default timer and as its functions' default argument
     real = timeit.default_timer

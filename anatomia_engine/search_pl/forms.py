@@ -142,6 +142,12 @@ class _Lexemes:
         return table
 
 
+def word_counts(words: Iterable[str]) -> Counter:
+    """How often the site writes each word the table is built from: all that the table depends on."""
+    # Numbers are no words of a lexeme.
+    return Counter(w for w in words if not w.isdigit())
+
+
 def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str]:
     """Folded form -> folded key of its lexeme, for every form of every lexeme the site uses.
 
@@ -152,8 +158,7 @@ def build_table(words: Iterable[str], memo: dict | None = None) -> dict[str, str
     """
     if memo is None:
         memo = {}
-    # Numbers are no words of a lexeme.
-    counts = Counter(w for w in words if not w.isdigit())
+    counts = word_counts(words)
     lexemes = _Lexemes()
     for word, count in sorted(counts.items()):
         lexemes.add(word, count, memo)

@@ -62,7 +62,8 @@ def _form_table(site: list[str], cache: store.Store) -> bytes:
     code_key = store.code_key(forms, words)
     code = store.key(code_key, f"morfeusz2-{version('morfeusz2')}")
     memo_key = store.key(code, "morphology")
-    table_key = store.key(code, _json(sorted(site)))
+    # by what the table is built from: an edited number leaves it as it was
+    table_key = store.key(code, _json(sorted(forms.word_counts(site).items())))
     # Read even when the table is stored, so that pruning keeps it for the next new word.
     memo = cache.get(memo_key, "search/morphology")
     shipped = cache.get(table_key, "search/pl-forms")

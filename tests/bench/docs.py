@@ -178,6 +178,8 @@ def free_port() -> int:
 
 
 MARKER_PAGE = "jak-dodac-wartosc"
+# Polish words the site does not use, one per Markdown edit of the benchmark
+NEW_WORDS = ("ananas", "bursztyn", "cynamon", "daktyl", "estragon")
 
 
 def add_library_marker(project: Path) -> None:
@@ -217,7 +219,9 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
         page = project / "docs" / f"{MARKER_PAGE}.md"
         original = page.read_text()
         for i in range(repeat):
-            marker = f"Znacznik pomiaru {i} {time.time_ns()}"
+            # a word new to the site in each edit, as an author's edit brings: the search's form
+            # table is built again (an edited number alone would leave it as it was)
+            marker = f"Znacznik pomiaru {i}: {NEW_WORDS[i % len(NEW_WORDS)]}"
             started = time.perf_counter()
             page.write_text(original + f"\n{marker}\n")
             wait_for(url, marker, 120)

@@ -357,6 +357,13 @@ REFUSED = {
     "date": ("__import__('datetime').date.today()", "clock", "datetime.date.today"),
     "localtime": ("__import__('time').strftime('%Y')", "clock", "time.strftime"),
     "mtime": ("os.path.getmtime(__file__)", "clock", "os.path.getmtime"),
+    # the same time read from a stat result, by attribute, through Path or as a tuple
+    "stat_mtime": ("os.stat(__file__).st_mtime", "clock", "os.stat(…).st_mtime"),
+    "path_mtime": ("__import__('pathlib').Path(__file__).stat().st_mtime_ns", "clock",
+                   "os.stat(…).st_mtime_ns"),
+    "stat_tuple": ("os.lstat(__file__)[8]", "clock", "os.lstat(…)[8]"),
+    "scandir_mtime": ("[e.stat().st_mtime for e in os.scandir(os.path.dirname(__file__))]", "clock",
+                      "os.DirEntry.stat(…).st_mtime"),
     "subprocess": ("__import__('subprocess').run(['cat', '/etc/hostname'])", "program", None),
     "system": ("os.system('true')", "program", None),
     # a program started through a copy of the process, a pool's thread, multiprocessing or ctypes

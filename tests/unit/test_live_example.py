@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import figures_src.worked_example as we
+from anatomia_engine.kit import Table
 from tests.live_inputs import js_inputs, python_values, random_inputs
 from tests.unit.live_js import call_many
 
@@ -58,3 +59,34 @@ def test_whole_chain_equals_the_build(monkeypatch, identity):
             "ffn_out", "logits", "probs", "pad_weights", "vocab_table", "prob_table", "h2_Q", "h2_K",
             "h2_V", "h2_scores", "h2_weights", "h2_weights_enc", "h2_out", "h2_residual", "hand_row",
             "hand_dim", "hand_av", "hand_av_rounded", "hand_exact_rounded"} <= compared
+
+
+def _words(rows) -> list[tuple[int, int, str]]:
+    """(row, column, text) of every cell of `rows` that is a word, not a number."""
+    found = []
+    for r, row in enumerate(rows):
+        for j, cell in enumerate(row):
+            if isinstance(cell, str):
+                found.append((r, j, cell))
+    return found
+
+
+def test_the_words_of_a_live_table_do_not_follow_the_readers_numbers(monkeypatch):
+    """A live page recomputes a table's numbers (each is a span) but shows its words as built: every
+    word of every table the browser model recomputes must be the same whatever the reader's numbers
+    (a table sorted by probability would put other tokens in its rows, under the built names)."""
+    built = we.worked_example()
+    tables = {name for name, value in built.items() if isinstance(value, Table)}
+    page_words = {name: _words(built[name].rows) for name in tables}
+    rng = np.random.default_rng(7)
+    cases = [random_inputs(rng, identity) for identity in (True, False) for _ in range(ROUNDS)]
+    results = call_many([("workedExample", [js_inputs(*c)]) for c in cases])
+    recomputed = set()
+    for result in results:
+        js = result["ok"]
+        for name in tables & set(js):
+            recomputed.add(name)
+            assert _words(js[name]) == page_words[name], name
+    # not vacuous: the model recomputes tables, and they hold words
+    assert recomputed
+    assert all(page_words[name] for name in recomputed)
