@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import socket
+import string
 import subprocess
 import sys
 import threading
@@ -253,6 +254,38 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+# --- the engine's messages in text ----------------------------------------------------------
+
+def message_pattern(id: str, **fields) -> re.Pattern:
+    """The catalogue message `id` as a pattern over text that shows it (a build's log, an error):
+    each field given must show that value, a field not given may show anything on its line. A
+    `where` the text does not place itself comes before it, as EngineError writes it.
+
+    A test asserts which message was said, with which values, without typing its English: a
+    rewording of messages.yaml keeps the test passing, another message or value fails it."""
+    from anatomia_engine import messages
+
+    formatter = string.Formatter()
+    pieces = []
+    if "where" in fields and "where" not in messages.fields(id):
+        pieces.append(re.escape(f"{fields.pop('where')}: "))
+    # a field the message does not have is a mistake of the test, not a value to ignore
+    unknown = set(fields) - messages.fields(id)
+    if unknown:
+        raise KeyError(f"{id} has no field {sorted(unknown)}")
+    for literal, name, spec, conversion in formatter.parse(messages.CATALOGUE[id].text):
+        pieces.append(re.escape(literal))
+        if name is None:
+            continue
+        if name in fields:
+            shown = formatter.format_field(formatter.convert_field(fields[name], conversion), spec)
+            pieces.append(re.escape(shown))
+        else:
+            # a value the test does not know (an OS's wording, a path it did not choose)
+            pieces.append("[^\\n]*?")
+    return re.compile("".join(pieces))
 
 
 def whole_page(path: Path) -> str:

@@ -5,6 +5,7 @@ import html
 import re
 
 from anatomia_engine import messages
+from anatomia_engine.errors import EngineError
 from helpers import whole_page
 
 
@@ -32,5 +33,7 @@ def test_a_page_not_in_utf8_stops_the_build_with_its_line_not_a_traceback(tmp_pa
     proc = mkdocs_build(project, tmp_path / "site", timeout=300)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output[-2000:]
-    assert "docs/inne.md:3: the file is not UTF-8" in output, output[-2000:]
+    # the page's third line, its third byte (0xbf: "ż" in CP1250)
+    expected = EngineError("not_utf8", where="docs/inne.md:3", byte="0xbf", column=3)
+    assert str(expected) in output, output[-2000:]
     assert "Traceback" not in output, output[-2000:]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import fixture_project, http_get, mkdocs_build, mkdocs_serve, wait_for
+from helpers import fixture_project, http_get, message_pattern, mkdocs_build, mkdocs_serve, wait_for
 
 
 def build_ok(project: Path, site: Path) -> subprocess.CompletedProcess:
@@ -162,7 +162,8 @@ def test_a_placeholder_in_a_navigation_title_stops_the_build(project, tmp_path):
     config.write_text(config.read_text() + "nav: [index.md, 'Waga {{ weight }}': inne.md]\n")
     proc = mkdocs_build(project, tmp_path / "site")
     assert proc.returncode != 0
-    assert "docs/index.md: '{{' in '{{ weight }}' outside the page's text" in proc.stderr, proc.stderr[-3000:]
+    outside = message_pattern("outside_body", where="docs/index.md", mark="{{", snippet="{{ weight }}")
+    assert outside.search(proc.stderr), proc.stderr[-3000:]
 
 
 def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
@@ -170,11 +171,14 @@ def test_front_matter_and_computed_are_checked_on_every_page(project, tmp_path):
     other.write_text("---\ncomputed: [no_such_module]\n---\n# Inna\n\nBez obliczeń.\n")
     proc = mkdocs_build(project, tmp_path / "a")
     assert proc.returncode != 0
-    assert "docs/inne.md:2: front matter 'computed' names unknown module 'no_such_module'" in proc.stderr
+    unknown = message_pattern("fm_unknown_module", where="docs/inne.md:2", module="no_such_module")
+    assert unknown.search(proc.stderr), proc.stderr[-3000:]
     other.write_text("---\ntitle: [niedomknięte\n---\n# Inna\n")
     proc = mkdocs_build(project, tmp_path / "b")
     assert proc.returncode != 0
-    assert re.search(r"docs/inne\.md:\d+: the front matter is not valid YAML", proc.stderr), proc.stderr
+    # at the line where YAML's parser stopped
+    invalid = re.escape("docs/inne.md:") + r"\d+: " + message_pattern("fm_yaml").pattern
+    assert re.search(invalid, proc.stderr), proc.stderr[-3000:]
 
 
 def test_figure_inside_a_collapsible_block_keeps_its_table(project, tmp_path):

@@ -25,9 +25,11 @@ from attn_core import (
     flash_attention_io,
     roofline_flops_per_s,
     rope,
+    scaled_dot_product_attention,
     softmax_jacobian_norm,
     softmax_saturation_pair,
     standard_attention_io,
+    tiled_attention,
 )
 from figures_src import (
     flash_attention,
@@ -92,9 +94,17 @@ def test_rope_rejects_odd_width():
         rope(np.ones((2, 3)), [0, 1])
 
 
+def rope_query_and_key() -> tuple[np.ndarray, np.ndarray]:
+    """The module's RoPE query and key, drawn from its inputs (docstring) in its order: after the
+    order test's three tokens, from one generator seeded with SEED."""
+    rng = np.random.default_rng(rope_positions.SEED)
+    rng.standard_normal((3, rope_positions.D_ORDER))
+    return rng.standard_normal(rope_positions.D_ROPE), rng.standard_normal(rope_positions.D_ROPE)
+
+
 def test_rope_section_values():
     v = values_of(rope_positions)
-    _, q, k = rope_positions._draws()
+    q, k = rope_query_and_key()
     qa = rope_complex(q[None], [v["rope_pos_a"][0]], rope_positions.ROPE_BASE)
     ka = rope_complex(k[None], [v["rope_pos_a"][1]], rope_positions.ROPE_BASE)
     assert_allclose(v["rope_score_a"], float((qa @ ka.T)[0, 0]), rtol=1e-12)
@@ -239,8 +249,12 @@ def test_flash_relative_error_and_ulps():
     v = values_of(flash_attention)
     assert_allclose(v["flash_rel_float32"], v["flash_diff_float32"] / v["flash_max_abs_output"],
                     rtol=1e-12)
-    out, _ = flash_attention._tiled("float32")
-    plain = flash_attention._plain("float32")
+    # the module's inputs (docstring): drawn in float64, cast to float32
+    rng = np.random.default_rng(flash_attention.SEED)
+    drawn = flash_attention.random_qkv(rng, flash_attention.N, flash_attention.D)
+    qkv = [x.astype(np.float32) for x in drawn]
+    out = tiled_attention(*qkv, block_size=flash_attention.BLOCK_SIZE)
+    plain = scaled_dot_product_attention(*qkv).output
     ulp = np.abs(np.nextafter(np.abs(plain), np.float32(np.inf)) - np.abs(plain))
     ulps = np.abs(out.astype(np.float64) - plain) / ulp.astype(np.float64)
     assert_allclose(v["flash_ulp_median_float32"], np.median(ulps), rtol=1e-12)
@@ -273,17 +287,17 @@ def test_heatmap_quantity_picks_map_range_and_colourbar(style):
         image = heatmap(ax, m, ["a", "b"], ["c", "d"], style=style, quantity="scores")
         assert image.cmap.name == style.cmap_scores
         assert image.norm.vmin == -1.5 and image.norm.vmax == 1.5
-        assert len(fig.axes) == 2                                  # the colour bar
+        assert image.colorbar is not None and image.colorbar.ax in fig.axes
         plt.close(fig)
         fig, ax = new_figure(style)
         image = heatmap(ax, np.abs(m) / 2, ["a", "b"], ["c", "d"], style=style,
                         quantity="weights")
         assert image.cmap.name == style.cmap and (image.norm.vmin, image.norm.vmax) == (0, 1)
-        assert len(fig.axes) == 2
+        assert image.colorbar is not None and image.colorbar.ax in fig.axes
         plt.close(fig)
         fig, ax = new_figure(style)
-        heatmap(ax, m, ["a", "b"], ["c", "d"], style=style)                 # old call
-        assert len(fig.axes) == 1
+        image = heatmap(ax, m, ["a", "b"], ["c", "d"], style=style)         # old call
+        assert image.colorbar is None and fig.axes == [ax]
         with pytest.raises(ValueError, match="quantity"):
             heatmap(ax, m, ["a", "b"], ["c", "d"], style=style, quantity="logits")
         plt.close(fig)

@@ -13,11 +13,14 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+import yaml
 from numpy.testing import assert_allclose
 
 from anatomia_engine.kit import KIND, Plot, Table, Value
 from anatomia_engine.plot import STYLES
+from attn_core import tiled_attention
 from figures_src import flash_attention, gqa_kv_cache, induction_heads, quadratic_cost
+from helpers import REPO
 
 MODULES = ("gqa_kv_cache", "quadratic_cost", "flash_attention", "induction_heads", "flash_io",
            "rope_positions", "llama_count")
@@ -162,8 +165,15 @@ def test_tiled_equals_plain_up_to_rounding():
     assert v["flash_err_tiled_float32"] < 32 * np.finfo(np.float32).eps * scale
 
 
+def flash_inputs(n: int, dtype) -> list[np.ndarray]:
+    """q, k, v as flash_attention's docstring gives them: N(0, 1) of shape (n, D) drawn in float64
+    from SEED, cast to `dtype`."""
+    rng = np.random.default_rng(flash_attention.SEED)
+    return [x.astype(dtype) for x in flash_attention.random_qkv(rng, n, flash_attention.D)]
+
+
 def test_tiled_keeps_float32_and_differs_at_every_block_size_only_by_rounding():
-    out, _stats = flash_attention._tiled("float32")
+    out = tiled_attention(*flash_inputs(flash_attention.N, np.float32), block_size=flash_attention.BLOCK_SIZE)
     assert out.dtype == np.float32
     for b in flash_attention.BLOCK_SIZES:
         assert flash_attention.max_diff("float32", b) < 32 * np.finfo(np.float32).eps
@@ -180,8 +190,9 @@ def test_peak_memory_plain_matrix_vs_tiled_blocks():
     assert v["flash_peak_plain_float64"] == n * n * 8
     # The tiled buffer does not grow with n: the same peak at every n of the memory figure.
     assert list(v["flash_memory_ns"]) == list(flash_attention.MEMORY_NS)
-    assert {flash_attention._peaks(m, "float32")[1] for m in flash_attention.MEMORY_NS} == {
-        v["flash_peak_tiled"]}
+    for m in flash_attention.MEMORY_NS:
+        _, stats = tiled_attention(*flash_inputs(m, np.float32), block_size=b, return_stats=True)
+        assert stats.peak_bytes == v["flash_peak_tiled"], m
     assert v["flash_peak_tiled_spread"] == 0
     assert v["flash_output_bytes"] == n * d * 4
     assert v["flash2_kernel_speedup"] == 2
@@ -256,8 +267,30 @@ def test_figure_runs_in_both_styles(module, name, style):
         plt.close(plot.fig)
 
 
-def test_blog_modules_declare_eleven_figures():
-    assert len(FIGURES) == 11
+def _placed_in_the_post() -> set[tuple[str, str]]:
+    """(module, figure) of every figure the post places, as the build resolves them: a bare name
+    among the modules of its front matter's `computed:`, "module.figure" in any module."""
+    post = (REPO / "docs" / "posty" / "posts" / "llm-mechanizm-uwagi.md").read_text(encoding="utf-8")
+    computed = yaml.safe_load(post.split("---\n")[1])["computed"]
+    declared = {mod: _figures(importlib.import_module(f"figures_src.{mod}")) for mod in computed}
+    placed = set()
+    for ref in re.findall(r'\{\{ *figure\("([\w.]+)"\)', post):
+        if "." in ref:
+            module, name = ref.split(".")
+            declared.setdefault(module, _figures(importlib.import_module(f"figures_src.{module}")))
+        else:
+            owners = [mod for mod in computed if ref in declared[mod]]
+            assert len(owners) == 1, (ref, owners)
+            module, name = owners[0], ref
+        assert name in declared[module], f"the post places {ref!r}, which no module declares"
+        placed.add((module, name))
+    return placed
+
+
+def test_the_blog_modules_declare_the_figures_the_post_places():
+    """A figure dropped from a module (and so from the tests above), or one no page shows, fails."""
+    placed = {(mod, name) for mod, name in _placed_in_the_post() if mod in MODULES}
+    assert set(FIGURES) == placed
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -170,11 +170,15 @@ def test_bahdanau_alignment_is_soft_and_mostly_diagonal():
 
 
 def test_bahdanau_scores_by_hand():
-    """e_ij = v^T tanh(W s_{i-1} + U h_j), recomputed from the module's own states."""
-    weights, context, h = luong_bahdanau._bahdanau()
+    """e_ij = v^T tanh(W s_{i-1} + U h_j), recomputed from states drawn as the module draws them."""
+    v = module_values("luong_bahdanau")
+    weights, context = v["bahdanau_weights"], v["bahdanau_context"]
+    # the states as the docstring gives them: concept vectors plus noise from SEED (sources first)
     rng = np.random.default_rng(luong_bahdanau.SEED)
     n_concepts = luong_bahdanau.TARGET_NEEDS.shape[1]
-    rng.normal(0.0, luong_bahdanau.STATE_NOISE, (len(luong_bahdanau.BAHDANAU_SOURCE), n_concepts))
+    concepts = luong_bahdanau.STATE_SCALE * np.eye(n_concepts)[luong_bahdanau.SOURCE_CONCEPT]
+    noisy = concepts + rng.normal(0.0, luong_bahdanau.STATE_NOISE, concepts.shape)
+    h = np.hstack([noisy, np.ones((len(luong_bahdanau.BAHDANAU_SOURCE), 1))])   # the constant coordinate
     s_prev = (luong_bahdanau.STATE_SCALE * luong_bahdanau.TARGET_NEEDS
               + rng.normal(0.0, luong_bahdanau.STATE_NOISE, luong_bahdanau.TARGET_NEEDS.shape))
     bias = luong_bahdanau.BIAS

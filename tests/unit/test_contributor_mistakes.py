@@ -88,4 +88,5 @@ def test_live_true_on_an_ordinary_page_names_its_source_and_the_fix(tmp_path):
     config = SimpleNamespace(docs_dir=str(tmp_path / "docs"), site_dir=str(tmp_path / "site"))
     with pytest.raises(BuildError) as info:
         live.publish("<html><article><p>tekst</p></article></html>", page, config)
-    assert str(info.value).startswith("docs/inne.md: the page says 'live: true'"), info.value
+    assert info.value.id == "live_without_example", str(info.value)
+    assert info.value.where == "docs/inne.md" and info.value.fields == {"root": live.ROOT_ID}

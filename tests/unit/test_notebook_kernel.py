@@ -116,5 +116,7 @@ def test_stop_ends_a_running_kernel_at_once(tmp_path):
 def test_a_placeholder_in_a_raw_cell_is_refused_with_its_line(tmp_path):
     source = tmp_path / "lab.py"
     source.write_text("# %%\nx = 1\n\n# %% [raw]\n# <b>{{ x }}</b>\n")
-    with pytest.raises(Exception, match=r"lab\.py:5: .*raw cell"):
+    with pytest.raises(EngineError) as info:
         placeholders.refuse_in_notebook(source, "lab.py")
+    assert info.value.id == "notebook_placeholder" and info.value.where == "lab.py:5"
+    assert info.value.fields == {"mark": "{{", "kind": "raw"}

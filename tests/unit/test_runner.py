@@ -23,6 +23,7 @@ import pytest
 from anatomia_engine import codec, runner, store
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
+from helpers import message_pattern
 from tests.module_runs import (
     LAZY_INIT,
     compute,
@@ -106,8 +107,12 @@ def test_minus_inf_is_allowed_only_in_arrays_marked_masked(mini):
         def scores():
             return {"masked": Value(np.array([[np.nan, -np.inf]]), masked=True)}
         """)
-    with pytest.raises(EngineError, match=r"'masked' with NaN at index \[0, 0\]"):
-        compute(mini, ["masked"])
+    error, stored = module_errors(mini, ["masked"])["masked"]
+    assert error.id == "not_finite", str(error)
+    assert error.where == "figures_src/masked.py: scores() returned 'masked'"
+    # NaN is refused even in a masked array, and its place is named
+    assert error.fields["word"] == "NaN" and "[0, 0]" in error.fields["at"]
+    assert not stored
 
 
 def test_nan_in_a_figure_table_is_refused(mini):
@@ -118,8 +123,10 @@ def test_nan_in_a_figure_table_is_refused(mini):
             fig = plt.figure()
             return Plot(fig=fig, alt="Pusty", caption="Pusty", table=Table(["x", "y"], [["a", float("nan")]]))
         """)
-    with pytest.raises(EngineError, match=r"chart\(style\) returned a Plot whose data table"):
-        compute(mini, ["fig"])
+    error, stored = module_errors(mini, ["fig"])["fig"]
+    assert error.id == "not_finite", str(error)
+    assert error.where.startswith(codec.table_where("figures_src.fig", "chart")), error.where
+    assert error.fields["word"] == "NaN" and not stored
 
 
 # --- never stale: the depfile -------------------------------------------------------------------
@@ -161,14 +168,16 @@ def lazy(mini) -> Path:
 
 def test_real_attn_core_imports_on_first_use_and_keeps_its_public_names():
     code = textwrap.dedent("""
-        import importlib, json, sys
+        import json, sys
         import attn_core
         before = sorted(n for n in sys.modules if n.startswith("attn_core."))
         from attn_core import rope
         after = sorted(n for n in sys.modules if n.startswith("attn_core."))
-        same = all(getattr(attn_core, n) is getattr(importlib.import_module(
-            "attn_core." + attn_core._SOURCES.get(n, "softmax")), n) for n in attn_core.__all__)
-        names = sorted(set(attn_core.__all__)) == sorted({*attn_core._SOURCES, "softmax"})
+        # every public name is there, and a function or class is its defining submodule's own
+        public = [getattr(attn_core, n) for n in attn_core.__all__]
+        same = all(getattr(sys.modules[value.__module__], n) is value
+                   for n, value in zip(attn_core.__all__, public) if hasattr(value, "__module__"))
+        names = set(attn_core.__all__) <= set(dir(attn_core)) and "softmax" in attn_core.__all__
         print(json.dumps([before, after, same, names, rope.__module__]))
         """)
     proc = subprocess.run([sys.executable, "-c", code], cwd=runner.ROOT, capture_output=True, text=True,
@@ -301,7 +310,8 @@ def test_an_altered_entry_is_not_trusted_and_a_stale_one_is_a_miss(mini, caplog)
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 3\n")
     found, names = compute(mini, ["user"])
     assert names == ["user"] and found["user"].values["factor"] == 3
-    assert f"figures_src/user.py: {path} is damaged" in caplog.text
+    damaged = message_pattern("store_damaged", where="figures_src/user.py: ", path=path)
+    assert damaged.search(caplog.text), caplog.text
     # stale: a whole entry recording an older helper
     (mini / "figures_src" / "_shared.py").write_text("FACTOR = 4\n")
     assert kept(mini, "user") is None
@@ -370,7 +380,9 @@ def test_a_whole_entry_that_cannot_be_decoded_is_reported_with_its_path_and_run_
     caplog.clear()
     found, names = compute(mini, ["num"])
     assert names == ["num"] and found["num"].values == {"n": 3}
-    assert f"figures_src/num.py: {entry_path(mini, 'num')} cannot be read" in caplog.text
+    path = entry_path(mini, "num")
+    unreadable = message_pattern("result_unreadable", where="figures_src/num.py", path=path)
+    assert unreadable.search(caplog.text), caplog.text
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -399,9 +411,11 @@ def test_a_worker_that_cannot_start_is_reported_with_its_log(mini):
     kit = mini / "anatomia_engine" / "kit.py"
     kit.write_text(kit.read_text() + "\ndef broken(:\n")
     module(mini, "any", "X = 1\n")
-    with pytest.raises(EngineError, match=r"(?s)the worker running figures_src modules did not start "
-                                                   r"\(exit status 1\):.*kit\.py.*SyntaxError"):
+    with pytest.raises(EngineError) as info:
         runner.compute(["any"], root=mini)
+    assert info.value.id == "worker_no_start" and info.value.fields == {"status": 1}
+    # the worker's own log follows: what failed, and where
+    assert "kit.py" in info.value.detail and "SyntaxError" in info.value.detail
 
 
 # --- the worker kept between builds (mkdocs serve) ------------------------------------------------
