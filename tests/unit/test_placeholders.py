@@ -15,6 +15,7 @@ from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
 from anatomia_engine.state import BuildState
 from helpers import convert_page, markdown_extensions
+from tests.unit.context_pages import causes
 from tests.unit.demo_page import HEAD, ROOT, VALUES, page
 
 SRC = "figures_src/demo.py"
@@ -36,15 +37,6 @@ def error(body, **kw) -> EngineError:
     with pytest.raises(EngineError) as info:
         page(body, **kw)
     return info.value
-
-
-def causes(exc: BaseException) -> list[str]:
-    """The catalogue ids of `exc` and of the errors it was raised from, outermost first."""
-    ids = []
-    while exc is not None:
-        ids.append(getattr(exc, "id", type(exc).__name__))
-        exc = exc.__cause__
-    return ids
 
 
 # the formatter's own refusal (numfmt), the cause of a `cannot_show`
