@@ -42,3 +42,10 @@ class MadeFiles:
                 path.write_bytes(content)
             self._written[src_uri] = content
         return File.generated(config, src_uri, abs_src_path=str(path))
+
+    def close(self) -> None:
+        """Remove the folder (the server stops; MkDocs' on_shutdown)."""
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+            self._written = {}

@@ -147,9 +147,10 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # only fail --strict. (Material's projects plugin filters it the same way.)
         logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
-    # Stop the module worker that serve kept warm
+    # Stop the module worker that serve kept warm; remove the made files' folder
     def on_shutdown(self):
         runner.stop_worker()
+        self.made.close()
 
     # Make this build's state and register the Markdown extension with it
     def on_config(self, config):
