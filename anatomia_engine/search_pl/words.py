@@ -31,12 +31,14 @@ class _Folding(dict):
 
     def __missing__(self, point: int) -> int | None:
         kept = point
+        # str.translate drops a character whose entry is None
         if unicodedata.category(chr(point)).startswith("M"):
             kept = None
         self[point] = kept
         return kept
 
 
+# One table for the process: the characters of the site's words are a few hundred.
 _FOLDING = _Folding({ord("ł"): "l", ord("x"): "ks"})
 
 
