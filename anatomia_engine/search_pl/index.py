@@ -53,27 +53,42 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     stub.write_text(stub_text, encoding="utf-8")
 
 
+# This process's form table, by the key of the code that builds it: a build under serve
+# updates the last build's table with the words that changed.
+_kept: dict[str, forms.FormTable] = {}
+
+
 def _form_table(site: list[str], cache: store.Store) -> bytes:
     """The shipped form table of the site's words: stored, or built and stored.
 
     Keyed by the code that builds it and the dictionary's version; the dictionary's answers
-    (the memo) are kept apart, so that a new word looks up only itself.
+    (the memo) are kept apart, so that a new word looks up only itself. Within one process
+    the table itself is kept too, so that a new word costs its own lexemes' work.
     """
     code_key = store.code_key(forms, words)
     code = store.key(code_key, f"morfeusz2-{version('morfeusz2')}")
     memo_key = store.key(code, "morphology")
+    counts = forms.word_counts(site)
     # by what the table is built from: an edited number leaves it as it was
-    table_key = store.key(code, _json(sorted(forms.word_counts(site).items())))
+    table_key = store.key(code, _json(sorted(counts.items())))
     # Read even when the table is stored, so that pruning keeps it for the next new word.
     memo = cache.get(memo_key, "search/morphology")
     shipped = cache.get(table_key, "search/pl-forms")
     if shipped is not None:
         return shipped
-    lookups = {}
-    if memo:
-        lookups = json.loads(memo)
-    table = forms.build_table(site, lookups)
-    shipped = _json(forms.encode_table(table)).encode("utf-8")
-    cache.put(memo_key, _json(lookups).encode("utf-8"))
+    table = _kept.get(code)
+    if table is None:
+        lookups = None
+        if memo:
+            lookups = json.loads(memo)
+        table = forms.FormTable(forms.Morphology(lookups))
+        _kept.clear()
+        _kept[code] = table
+    table.update(counts)
+    shipped = _json(table.encoded()).encode("utf-8")
+    # the dictionary's answers as this process knows them, once they have grown
+    if memo is None or table.morphology.grown:
+        cache.put(memo_key, _json(table.morphology.memo).encode("utf-8"))
+        table.morphology.grown = False
     cache.put(table_key, shipped)
     return shipped

@@ -130,6 +130,58 @@ def test_stored_lookups_give_the_same_table(table, monkeypatch):
     assert search_pl.build_table(WORDS, again) == table
 
 
+def test_the_dictionarys_own_answers_are_its_wrappers():
+    """forms.py reads Morfeusz's answers field by field, past its Python wrapper's conversion:
+    both give the same readings and forms."""
+    import morfeusz2
+
+    wrapper = morfeusz2.Morfeusz(expand_tags=False, praet="composite")
+    for word in ["Zapytania", "kluczy", "Policzyliśmy", "K", "zwykle", "polsko", "qwzzyłę", "to"]:
+        edges = wrapper.analyse(word)
+        last = max(end for _, end, _ in edges)
+        expected = {(lemma, tag.split(":")[0]) for start, end, (_, lemma, tag, *_) in edges
+                    if start == 0 and end == last and tag.split(":")[0] not in ("ign", "brev")}
+        assert search_pl.readings(word) == sorted(expected)
+        for lemma, _ in search_pl.readings(word):
+            generated = {form for form, source, tag, *_ in wrapper.generate(lemma)
+                         if source == lemma and not tag.startswith("adja")}
+            assert search_pl.paradigm(lemma) == sorted(generated)
+
+
+# words whose lexemes share forms with each other (`kluczy`, `zwykle`, `głowica`, `to`) and some
+# the dictionary does not know
+EDITS = sorted(set(WORDS)) + ["kluczyć", "kluczył", "zwykłe", "Głowica", "głowa", "to", "tym",
+                              "zapytać", "zapytał", "softmax", "qwzzyłę", "1", "Polska", "polsko"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(EDITS), st.integers(1, 3), max_size=25),
+                min_size=1, max_size=4))
+def test_a_table_updated_edit_after_edit_is_the_table_built_afresh(sites):
+    """FormTable works out again only the groups of lexemes whose words changed: after any
+    sequence of sites (words gained, lost, written more often) it is the table built afresh."""
+    memo = {}
+    search_pl.build_table(EDITS, memo)
+    updated = search_pl.forms.FormTable(search_pl.forms.Morphology(memo))
+    for counts in sites:
+        words = [word for word, count in counts.items() for _ in range(count)]
+        updated.update(search_pl.forms.word_counts(words))
+        afresh = search_pl.build_table(words, memo)
+        assert updated.table() == afresh
+        assert updated.encoded() == search_pl.encode_table(afresh)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=12))
+def test_fold_drops_every_combining_mark(word):
+    """Checked against the definition, character by character: lower case, decomposed, no
+    mark of Unicode's category M, `ł` -> `l`, `x` -> `ks`, composed again."""
+    decomposed = unicodedata.normalize("NFD", word.lower())
+    kept = [c for c in decomposed if not unicodedata.category(c).startswith("M")]
+    expected = "".join(kept).replace("ł", "l").replace("x", "ks")
+    assert search_pl.fold(word) == unicodedata.normalize("NFC", expected)
+
+
 def shipped_keys(table: dict[str, str]) -> dict[str, str]:
     """Every form's key as the worker reads it from the shipped table."""
     shipped = decode_table(search_pl.encode_table(table))
@@ -222,7 +274,7 @@ def test_write_index_names_both_files_in_the_stub_and_reuses_the_stored_table(tm
     def no_dictionary(*args, **kwargs):
         raise AssertionError("the table was worked out again")
 
-    monkeypatch.setattr(search_pl.forms, "build_table", no_dictionary)
+    monkeypatch.setattr(search_pl.forms.FormTable, "update", no_dictionary)
     stub.write_text(json.dumps({"config": {"separator": "[\\s\\-]+"}, "docs": []}))
     search_pl.write_index(tmp_path / "site", docs, cache)
     assert {p.name: p.read_bytes() for p in search.iterdir()} == first
