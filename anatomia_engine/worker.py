@@ -246,26 +246,28 @@ def _child(request: dict, root: str) -> None:
             os._exit(code)
 
 
-def _warm_up() -> None:
-    """Import what every module needs once, before forking ($MPLBACKEND is Agg), and load the fonts."""
+def _warm_up(root: Path) -> None:
+    """Import what every module needs once, before forking ($MPLBACKEND is Agg), load the fonts, and
+    fill what every figure's key needs (figure_cache.warm_up)."""
     import matplotlib.pyplot as plt
 
     import anatomia_engine.kit  # noqa: F401
-    import anatomia_engine.plot  # noqa: F401
+    from anatomia_engine import plot
 
-    fig = plt.figure()
-    fig.text(0.5, 0.5, "0,5")
+    fig, ax = plot.new_figure(plot.LIGHT)
+    ax.plot([0.0, 0.5], [0.5, 1.0])
+    ax.set_title("0,5")
+    plot.use_decimal_comma(fig)
     fig.savefig(os.devnull, format="svg")
+    figure_cache.warm_up(fig, root)
     plt.close(fig)
-    # what every figure's key holds besides the figure, worked out once for every child
-    figure_cache.environment()
 
 
 def serve(root: str) -> int:
     """Answer requests from the build on stdin until it closes it; 0 then."""
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
-    _warm_up()
+    _warm_up(Path(root))
     replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
     for line in sys.stdin.buffer:
         waiting = json.loads(line)
