@@ -22,26 +22,31 @@ class MadeFiles:
 
     def __init__(self, kept: bool) -> None:
         self.kept = kept
+        # made on the first file: a build that makes none leaves no folder behind
         self._folder: tempfile.TemporaryDirectory | None = None
-        # src_uri -> the content its file in the folder holds
+        # src_uri -> the content its file in the folder holds (compared in memory, not read back)
         self._written: dict[str, str | bytes] = {}
 
     def file(self, config, src_uri: str, content: str | bytes) -> File:
         """The MkDocs file `src_uri` with `content`."""
+        # a single build copies every file anyway: held in memory, nothing is written twice
         if not self.kept:
             return File.generated(config, src_uri, content=content)
         if self._folder is None:
             self._folder = tempfile.TemporaryDirectory(prefix="anatomia-made-")
         path = Path(self._folder.name, src_uri)
         # an unchanged file keeps its age: MkDocs leaves its copy in the site as it is
-        if self._written.get(src_uri) != content or not path.is_file():
+        changed = self._written.get(src_uri) != content
+        if changed or not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
+            # bytes as MkDocs writes a made file's content: text in UTF-8, bytes as they are
             if isinstance(content, str):
                 path.write_text(content, encoding="utf-8")
             else:
                 path.write_bytes(content)
             self._written[src_uri] = content
-        return File.generated(config, src_uri, abs_src_path=str(path))
+        source = str(path)
+        return File.generated(config, src_uri, abs_src_path=source)
 
     def close(self) -> None:
         """Remove the folder (the server stops; MkDocs' on_shutdown)."""

@@ -445,6 +445,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # After Material's search plugin has written its index, which this plugin's replaces
     @event_priority(-50)
     def on_post_build(self, *, config):
+        # every page is typeset: node's process ends
+        self.state.math.close()
         site = Path(config.site_dir)
         # every page's links and search sections: rendered by this build or kept from the one
         # that did
@@ -479,6 +481,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # Kept for the page that shows the failure under `mkdocs serve` (served.py)
     def on_build_error(self, *, error):
         self.failure = error
+        if self.state is not None:
+            self.state.math.close()
 
     # Watch every file a module run or the notebook read, and show a failed build on the open
     # page. MkDocs' server answers the open tab again only after a good build; the builder it

@@ -54,22 +54,26 @@ MARKER = re.compile(r'<span data-readtime="([^"]+)"></span>')
 # -------------------------------------------------------------------------------------------------
 
 class _VisibleText:
-    """The text outside HIDDEN elements of an HTML fragment, in its runs, and the images shown."""
+    """The text outside HIDDEN elements of an HTML fragment, run by run, and the images shown."""
 
     def __init__(self, html: str):
         self.text: list[str] = []
         self.images = 0
-        self._read(lxml.html.fragment_fromstring(html, create_parent="div"))
+        fragment = lxml.html.fragment_fromstring(html, create_parent="div")
+        self._read(fragment)
 
     def _read(self, element) -> None:
         if element.text:
             self.text.append(element.text)
         for child in element:
-            # a comment's tag is a function: its text is not shown; what follows it is
-            if isinstance(child.tag, str) and child.tag not in HIDDEN:
-                if child.tag == "img":
-                    self.images += 1
+            # a comment's tag is a function: its text is not shown
+            shown = isinstance(child.tag, str)
+            shown = shown and child.tag not in HIDDEN
+            if shown and child.tag == "img":
+                self.images += 1
+            if shown:
                 self._read(child)
+            # the text after an element (or a comment) is its parent's
             if child.tail:
                 self.text.append(child.tail)
 
