@@ -18,7 +18,8 @@ the worker builds a figure in every theme, then looks up its `key`:
   (ordered by `id()`) are written in the figure's order;
 - the engine code that draws (plot.py, numfmt.py, worker.py, this
   file), the Python version, every installed distribution's version
-  and the fonts matplotlib knows (`environment`).
+  (`environment`) and the fonts matplotlib knows when the figure is
+  drawn, a font file of the project by its content.
 
 Both themes are one entry: the dark theme replays the light theme's
 layout (plot.Layouts), so its SVG depends on both figures. A figure
@@ -86,29 +87,57 @@ def _versions() -> list[str]:
     return sorted(f"{d.metadata['Name']}=={d.version}" for d in found)
 
 
-def _fonts() -> list[str]:
-    """The fonts matplotlib knows (a font installed may change a text)."""
+def _fonts() -> tuple[str, ...]:
+    """The fonts matplotlib knows now (a font installed, or one a module
+    adds with `font_manager.fontManager.addfont`, may change a text)."""
     from matplotlib import font_manager
 
     known = font_manager.fontManager
     fonts = []
     for font in known.ttflist + known.afmlist:
+        # what decides which file a text's family, style and weight find
         fields = (font.fname, font.name, font.style, font.variant,
                   font.weight, font.stretch)
         fonts.append(repr(fields))
-    return sorted(fonts)
+    return tuple(sorted(fonts))
+
+
+@functools.cache
+def _project_fonts(fonts: tuple[str, ...], root: str) -> tuple[str, ...]:
+    """The font files among the known `fonts` that are the project's
+    (matplotlib's own are installed, also where .venv is in the project)."""
+    from matplotlib import font_manager
+
+    known = font_manager.fontManager
+    own = []
+    for font in known.ttflist + known.afmlist:
+        path = os.path.realpath(font.fname)
+        if any(deps.inside(path, folder) for folder in deps.PYTHON):
+            continue
+        if deps.inside(path, root):
+            own.append(path)
+    return tuple(own)
+
+
+def _fonts_key(root: str) -> str:
+    """The key of the fonts matplotlib knows now: their names, and the
+    content of a font file of the project (it may change, its name not)."""
+    fonts = _fonts()
+    own = _project_fonts(fonts, root)
+    contents = [Path(path).read_bytes() for path in own]
+    return store.key(*fonts, *contents)
 
 
 @functools.cache
 def environment() -> str:
-    """The key of what draws besides the figure: the drawing code,
-    Python, the installed distributions and the fonts. Worked out once
-    per process (the worker, before it forks)."""
+    """The key of what draws besides the figure and its fonts: the
+    drawing code, Python and the installed distributions. Worked out
+    once per process (the worker, before it forks)."""
     modules = [sys.modules[name] for name in DRAWING_MODULES]
     code = store.code_key(*modules)
     # zlib compresses the PNG of an image embedded in the SVG
     zlib_version = zlib.ZLIB_RUNTIME_VERSION
-    parts = [code, sys.version, zlib_version, *_versions(), *_fonts()]
+    parts = [code, sys.version, zlib_version, *_versions()]
     return store.key(*parts)
 
 
@@ -304,6 +333,7 @@ class _Fingerprint(pickle.Pickler):
             return tuple, (("again", *named),)
         self.inside.add(id(fn))
         try:
+            # a default or a closure's cell may hold what it formats with
             cells = fn.__closure__ or ()
             closure = tuple(cell.cell_contents for cell in cells)
             used = []
@@ -332,6 +362,8 @@ def fingerprint(fig, root: Path) -> str | None:
     be pickled (it is then drawn every time)."""
     import matplotlib
 
+    # read while drawing, not when the figure is made (the minus sign,
+    # the SVG's font type, its ids' salt)
     rc = sorted(matplotlib.rcParams.items())
     out = io.BytesIO()
     try:
@@ -343,16 +375,18 @@ def fingerprint(fig, root: Path) -> str | None:
 
 def warm_up(fig, root: Path) -> None:
     """Work out before the worker forks what every child's keys need:
-    `environment`, and what a fingerprint caches (the types it passes,
-    the drawing code), here from `fig`."""
-    environment()
-    fingerprint(fig, root)
+    `environment`, the fonts' key, and what a fingerprint caches (the
+    types it passes, the drawing code), here from `fig`."""
+    key("", [fingerprint(fig, root) or ""], root)
 
 
-def key(name: str, prints: list[str]) -> str:
+def key(name: str, prints: list[str], root: Path) -> str:
     """The store key of figure `name` (module.function) drawn from the
-    figures of fingerprints `prints`, one per theme."""
-    return store.key("figure", FORMAT, environment(), name, *prints)
+    figures of fingerprints `prints`, one per theme, in the project at
+    `root` with the fonts matplotlib knows now."""
+    fonts = _fonts_key(os.path.realpath(root))
+    parts = [environment(), fonts, name, *prints]
+    return store.key("figure", FORMAT, *parts)
 
 
 # ---------------------------------------------------------------------
@@ -361,10 +395,12 @@ def key(name: str, prints: list[str]) -> str:
 
 
 class Drawings:
-    """The figures' entries: each theme's SVG by the figure's key."""
+    """The figures' entries of the project at `root`: each theme's SVG
+    by the figure's key."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, root: Path) -> None:
         self.kept = store.Store(folder, ".json")
+        self.root = root
 
     def get(self, key: str, where: str) -> dict[str, str] | None:
         """{theme: SVG} kept for `key`, or None."""
@@ -383,6 +419,7 @@ class Drawings:
         return svgs
 
     def put(self, key: str, svgs: dict[str, str]) -> None:
+        # sorted: the same SVGs are the same bytes, whatever their order
         data = json.dumps(svgs, sort_keys=True)
         self.kept.put(key, data.encode("utf-8"))
 

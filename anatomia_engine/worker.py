@@ -129,7 +129,7 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
         for style in STYLES:
             now_running(f"{module.__name__}.{name}(style={style.name!r})")
             built.append(_build(fn, style, f"{short}.{name}.{style.name}", root))
-        svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings)
+        svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings, now_running)
         files = {"csv": f"{name}.csv"}
         for one in built:
             files[one.style.name] = f"{name}-{one.style.name}.svg"
@@ -143,18 +143,22 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
     return figures, contents, keys
 
 
-def _svgs(built: list[_Built], qualified: str, layouts, drawings) -> tuple[dict[str, str], str | None]:
+def _svgs(built: list[_Built], qualified: str, layouts, drawings,
+          now_running) -> tuple[dict[str, str], str | None]:
     """({theme: SVG} of one figure, the key they are kept under): kept ones if `drawings` has them,
     else drawn now (and kept)."""
     name = qualified.rsplit(".", 1)[1]
     prints = [one.fingerprint for one in built]
     key = None
     if drawings is not None and None not in prints:
-        key = figure_cache.key(qualified, prints)
+        key = figure_cache.key(qualified, prints, drawings.root)
         kept = drawings.get(key, qualified)
         if kept is not None and set(kept) == {one.style.name for one in built}:
             return kept, key
-    svgs = {one.style.name: _draw(one, name, layouts) for one in built}
+    svgs = {}
+    for one in built:
+        now_running(f"{qualified}(style={one.style.name!r})")
+        svgs[one.style.name] = _draw(one, name, layouts)
     if key is not None:
         drawings.put(key, svgs)
     return svgs, key
@@ -175,7 +179,7 @@ def run_module(module_name: str, out: Path, root: Path, figures: Path | None = N
     # (the kept SVGs are the engine's store, which deps never records: checked by their own keys)
     drawings = None
     if figures is not None:
-        drawings = figure_cache.Drawings(figures)
+        drawings = figure_cache.Drawings(figures, root)
     hermetic.start(root, f"figures_src/{short}.py")
     module = importlib.import_module(module_name)
     # the functions the module defines itself (not those it imports)

@@ -6,6 +6,7 @@ the modules' results name. The runs' order follows what the last runs took."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -130,10 +131,27 @@ def test_the_drawing_code_is_part_of_every_key(tmp_path, monkeypatch):
         importlib.import_module("fc_drawing")
         monkeypatch.setattr(figure_cache, "DRAWING_MODULES", (*figure_cache.DRAWING_MODULES, "fc_drawing"))
         figure_cache.environment.cache_clear()
-        keys.append(figure_cache.key("m.f", ["a", "b"]))
+        keys.append(figure_cache.key("m.f", ["a", "b"], REPO))
     sys.modules.pop("fc_drawing", None)
     figure_cache.environment.cache_clear()
     assert keys[0] != keys[1]
+
+
+def test_a_font_file_of_the_project_is_part_of_every_key_by_its_content(tmp_path, monkeypatch):
+    """A module may add a font of its own (font_manager.fontManager.addfont): a new version of the
+    file under the same name draws every figure again."""
+    from matplotlib import font_manager
+
+    known = font_manager.fontManager
+    dejavu = next(font for font in known.ttflist if font.name == "DejaVu Sans")
+    font = tmp_path / "fonts" / "own.ttf"
+    font.parent.mkdir()
+    font.write_bytes(Path(dejavu.fname).read_bytes())
+    # the module's font among the known ones, for this test only
+    monkeypatch.setattr(known, "ttflist", [*known.ttflist, dataclasses.replace(dejavu, fname=str(font))])
+    before = figure_cache.key("m.f", ["a", "b"], tmp_path)
+    font.write_bytes(font.read_bytes() + b"\0")
+    assert figure_cache.key("m.f", ["a", "b"], tmp_path) != before
 
 
 # --- kept between runs --------------------------------------------------------------------------
@@ -162,7 +180,7 @@ def test_a_module_run_again_publishes_its_kept_figures_and_draws_a_changed_one(m
     module(mini, "plots", "COLOUR = 'tab:blue'\n" + textwrap.dedent(FIGURE_MODULE))
     first = compute(mini, ["plots"])[0]["plots"]
     assert len(first.drawn) == 1
-    drawings = figure_cache.Drawings(figures_folder(mini))
+    drawings = figure_cache.Drawings(figures_folder(mini), mini)
     # the kept SVGs marked: a run that publishes the mark took them from the store
     [key] = first.drawn
     svgs = drawings.get(key, "test")
