@@ -154,6 +154,15 @@ def test_a_font_file_of_the_project_is_part_of_every_key_by_its_content(tmp_path
     assert figure_cache.key("m.f", ["a", "b"], tmp_path) != before
 
 
+def test_a_figure_that_cannot_be_pickled_has_no_fingerprint():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    # a generator: no pickle can hold it, so nothing can say the figure is the same as before
+    ax.lines[0].numbers = (n for n in range(3))
+    plt.close(fig)
+    assert figure_cache.fingerprint(fig, REPO) is None
+
+
 # --- kept between runs --------------------------------------------------------------------------
 
 FIGURE_MODULE = """
@@ -203,6 +212,26 @@ def test_a_module_run_again_publishes_its_kept_figures_and_draws_a_changed_one(m
     assert changed.drawn != first.drawn
     assert "<!-- kept -->" not in changed.contents["bars-light.svg"]
     assert changed.contents["bars-light.svg"] != first.contents["bars-light.svg"]
+
+
+UNPICKLABLE_MODULE = """
+    import matplotlib.pyplot as plt
+
+    @figure
+    def line(style):
+        fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+        ax.plot([0, 1], [1, 0])
+        ax.lines[0].numbers = (n for n in range(3))
+        return Plot(fig=fig, alt="Linia", caption="Linia", table=Table(["x"], [["a"]]))
+    """
+
+
+def test_a_figure_without_a_fingerprint_is_drawn_every_time_and_published(mini):
+    module(mini, "unkept", UNPICKLABLE_MODULE)
+    result = compute(mini, ["unkept"])[0]["unkept"]
+    assert result.drawn == ()
+    assert result.contents["line-light.svg"].startswith("<?xml")
+    assert not list(figures_folder(mini).glob("*.json"))
 
 
 def test_the_store_keeps_the_figures_of_the_results_in_use(mini):
