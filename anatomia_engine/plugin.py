@@ -24,6 +24,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import click
+import lxml.etree
 from mkdocs.commands import build as mkdocs_build
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure import pages as mkdocs_pages
@@ -418,8 +419,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         (the code's syntax tree: an edited comment reads no page again)."""
         title = page.title or ""
         code = store.code_key(links, search_pl.documents)
-        soup = f"beautifulsoup4-{version('beautifulsoup4')}"
-        name = store.key(code, soup, page.url, title, output)
+        # the parser that reads the page: lxml and the libxml2 it binds
+        parser = f"lxml-{version('lxml')}-libxml2-{lxml.etree.LIBXML_VERSION}"
+        name = store.key(code, parser, page.url, title, output)
         kept = self.state.rendered.get(name, where)
         if kept is None:
             read = (links.parse(output), search_pl.page_docs(page.url, title, output))
