@@ -71,9 +71,9 @@ class _Built:
     fingerprint: str | None
 
 
-def _build(fn, style, salt: str, root: Path) -> _Built:
-    """Call the @figure function `fn` in `style`, give its figure the decimal comma and take its
-    fingerprint; not drawn yet."""
+def _build(fn, style, salt: str, root: Path, kept: bool) -> _Built:
+    """Call the @figure function `fn` in `style`, give its figure the decimal comma and, if its SVGs
+    are `kept`, take its fingerprint; not drawn yet."""
     import matplotlib
 
     from anatomia_engine.kit import Plot
@@ -87,7 +87,10 @@ def _build(fn, style, salt: str, root: Path) -> _Built:
         use_decimal_comma(plot.fig)
         # what the function left in force (an rcParam it set itself) is what it is drawn with
         rc = dict(matplotlib.rcParams)
-        return _Built(style, plot, rc, figure_cache.fingerprint(plot.fig, root))
+        fingerprint = None
+        if kept:
+            fingerprint = figure_cache.fingerprint(plot.fig, root)
+        return _Built(style, plot, rc, fingerprint)
 
 
 def _draw(built: _Built, name: str, layouts) -> str:
@@ -128,7 +131,7 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
         built = []
         for style in STYLES:
             now_running(f"{module.__name__}.{name}(style={style.name!r})")
-            built.append(_build(fn, style, f"{short}.{name}.{style.name}", root))
+            built.append(_build(fn, style, f"{short}.{name}.{style.name}", root, drawings is not None))
         svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings, now_running)
         files = {"csv": f"{name}.csv"}
         for one in built:
