@@ -361,6 +361,8 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
             stop_worker()
         results = {}
         errors = []
+        # what the runs' stores said, once each (every run may find the same unwritable folder)
+        said: dict[str, None] = {}
         for n in names:
             work = Path(tmp, n)
             reply = replies[n]
@@ -371,6 +373,7 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
             try:
                 data = (work / ENTRY).read_bytes()
                 body = json.loads(data)
+                said.update(dict.fromkeys(body.get("said", ())))
                 results[n] = _result(body, root)
             except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
                 errors.append(EngineError("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
@@ -379,6 +382,8 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
             kept.put(entry_name(n, root), data)
             # the next build of this process (serve) looks it up as read
             _remember(n, root, data, body, results[n])
+    for message in said:
+        store.log.warning(message)
     # one failing module is said as it is; several at once under one heading
     if len(errors) == 1:
         raise errors[0]

@@ -8,6 +8,7 @@ a run that fails writes its EngineError there instead (pickled: the build raises
 
 import importlib
 import json
+import logging
 import os
 import pickle
 import resource
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anatomia_engine import codec, deps, figure_cache, hermetic
+from anatomia_engine import codec, deps, figure_cache, hermetic, store
 from anatomia_engine import messages as M
 from anatomia_engine.errors import EngineError
 
@@ -183,6 +184,9 @@ def run_module(module_name: str, out: Path, root: Path, figures: Path | None = N
     drawings = None
     if figures is not None:
         drawings = figure_cache.Drawings(figures, root)
+    # what the store says here (a damaged entry, a folder it cannot write) is said by the build
+    said = _StoreMessages()
+    store.log.addHandler(said)
     hermetic.start(root, f"figures_src/{short}.py")
     module = importlib.import_module(module_name)
     # the functions the module defines itself (not those it imports)
@@ -197,8 +201,21 @@ def run_module(module_name: str, out: Path, root: Path, figures: Path | None = N
     # `seconds`: the CPU this run took since the fork, what the next runs are ordered by
     usage = resource.getrusage(resource.RUSAGE_SELF)
     entry = {"deps": deps.snapshot(root), "result": result, "files": contents,
-             "drawn": sorted(k for k in drawn.values() if k), "seconds": usage.ru_utime + usage.ru_stime}
+             "drawn": sorted(k for k in drawn.values() if k), "seconds": usage.ru_utime + usage.ru_stime,
+             "said": said.messages}
     (out / ENTRY).write_text(json.dumps(entry, sort_keys=True), encoding="utf-8")
+
+
+class _StoreMessages(logging.Handler):
+    """The store's warnings in a module's run: its output is shown only when it fails, so the build
+    says them (runner.py) as it says its own store's."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 def _error(exc: BaseException, current: str) -> EngineError:

@@ -28,12 +28,21 @@ plugins:
 nav: [index.md, laby/mini.py]
 """
 MODULE = """\
-from anatomia_engine.kit import values
+import matplotlib.pyplot as plt
+
+from anatomia_engine.kit import Plot, Table, figure, values
 
 
 @values
 def numbers():
     return {"weight": 0.6456563062257954}
+
+
+@figure
+def bars(style):
+    fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+    ax.bar([0, 1], [1, 2])
+    return Plot(fig=fig, alt="Dwa słupki", caption="Słupki", table=Table(["x"], [["a"]]))
 """
 PAGE = """\
 ---
