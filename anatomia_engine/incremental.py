@@ -52,13 +52,19 @@ def results_digest(result) -> str:
     return store.key(pickle.dumps(seen, protocol=4))
 
 
+# A run of word characters: a module's name is mentioned where it is one whole run
+_WORD = re.compile(r"\w+")
+
+
 def _mentioned(text: str, digests: Mapping[str, str]) -> list[str]:
     """The digests of the modules whose names `text` mentions (a placeholder names its module, or the
     front matter's `computed:` lists it): a superset of those whose values the page shows."""
+    # the module's name as a word: `masking` names masking, not `masking_extra` (the text is read
+    # once, not once per module: a notebook page's text holds its executed copy, images included)
+    words = set(_WORD.findall(text))
     found = []
     for name, digest in sorted(digests.items()):
-        # the module's name as a word: `masking` names masking, not `masking_extra`
-        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text):
+        if name in words:
             found.append(f"{name}={digest}")
     return found
 

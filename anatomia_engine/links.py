@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from bs4 import BeautifulSoup
+import lxml.html
 
 from anatomia_engine import lines
 from anatomia_engine.errors import EngineError
@@ -77,24 +77,51 @@ def _urls(attr: str, value: str) -> list[str]:
     return [candidate.split()[0] for candidate in candidates]
 
 
+def read_html(text: str):
+    """The element tree of an HTML document or fragment (libxml2's parser, through lxml)."""
+    # as bytes with the encoding named: lxml refuses a str that declares its own encoding
+    # (an inline SVG a notebook prints may begin with <?xml … encoding=…?>)
+    parser = lxml.html.HTMLParser(encoding="utf-8")
+    return lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
+
+
+def classes(element) -> list[str]:
+    """The class names of an lxml element."""
+    return (element.get("class") or "").split()
+
+
+def _ancestor(element, names: set[str]):
+    """The nearest ancestor of `element` with one of the class `names`, or None."""
+    for ancestor in element.iterancestors():
+        if not names.isdisjoint(classes(ancestor)):
+            return ancestor
+    return None
+
+
 def parse(text: str) -> Parsed:
     """The ids and the outgoing links of one HTML document, each with its notebook cell, if any."""
-    soup = BeautifulSoup(text, "html.parser")
-    ids = {tag["id"] for tag in soup.find_all(id=True)}
-    names = {a["name"] for a in soup.find_all("a", attrs={"name": True})}
-    parsed = Parsed(ids | names)
-    for tag in soup.find_all(list(URL_ATTRS)):
+    parsed = Parsed()
+    for element in read_html(text).iter():
+        # comments and processing instructions have a function for a tag
+        if not isinstance(element.tag, str):
+            continue
+        if element.get("id") is not None:
+            parsed.ids.add(element.get("id"))
+        if element.tag == "a" and element.get("name") is not None:
+            parsed.ids.add(element.get("name"))
+        if element.tag not in URL_ATTRS:
+            continue
         cell = None
         in_output = False
-        holder = tag.find_parent(class_="jp-Cell")
-        number = holder and _CELL_ID.fullmatch(holder.get("id", ""))
+        holder = _ancestor(element, {"jp-Cell"})
+        number = holder is not None and _CELL_ID.fullmatch(holder.get("id", ""))
         if number:
             cell = int(number[1])
-            output = tag.find_parent(class_=["jp-OutputArea", "jp-Cell-outputWrapper"])
+            output = _ancestor(element, {"jp-OutputArea", "jp-Cell-outputWrapper"})
             in_output = output is not None
-        for attr in URL_ATTRS[tag.name]:
-            for url in _urls(attr, tag.get(attr, "")):
-                parsed.links.append(Link(tag.name, attr, url, cell, in_output))
+        for attr in URL_ATTRS[element.tag]:
+            for url in _urls(attr, element.get(attr, "")):
+                parsed.links.append(Link(element.tag, attr, url, cell, in_output))
     return parsed
 
 

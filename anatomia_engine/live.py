@@ -40,14 +40,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from bs4 import BeautifulSoup
-
-from anatomia_engine import mathml
+from anatomia_engine import links, mathml
 from anatomia_engine.errors import EngineError
 from anatomia_engine.placeholders import FigureRef, names_of_tag
 
 # the browser's selector of the elements it recomputes, in document order
 ITEMS = ".num, .live-word, [data-claim], .arithmatex"
+# the same elements as this module finds them: by class, or by attribute
+_ITEM_CLASSES = {"num", "live-word", "arithmatex"}
+_ITEM_ATTRIBUTE = "data-claim"
 # what the browser recomputes an element with; moved to the sidecar, needed only after "Zmień liczby"
 MOVED = ("data-expr", "data-fmt", "data-claim-expr", "data-tex")
 ROOT_ID = "live-example"
@@ -218,13 +219,20 @@ def element_id(raw_tag: str) -> str | None:
 
 # --- the sidecar ---------------------------------------------------------------------------
 
+def _is_item(element) -> bool:
+    """Is `element` one the browser recomputes (one `ITEMS` selects)?"""
+    if element.get(_ITEM_ATTRIBUTE) is not None:
+        return True
+    return not _ITEM_CLASSES.isdisjoint(links.classes(element))
+
+
 def _moved(element) -> dict:
     """The recomputation data `element` carries, by attribute name without `data-`."""
     held = {}
     for attribute in MOVED:
-        if not element.has_attr(attribute):
+        value = element.get(attribute)
+        if value is None:
             continue
-        value = element[attribute]
         # a format ("dec:2") is text; every other attribute holds JSON
         if attribute != "data-fmt":
             value = json.loads(value)
@@ -239,16 +247,19 @@ def split(output: str, dest_uri: str) -> tuple[str, bytes]:
     if root is None:
         raise EngineError("live_without_root", where=dest_uri, root=ROOT_ID)
     # only the article is recomputed: the navigation and the table of contents keep their text
-    article = BeautifulSoup(output, "html.parser").article
-    elements = article.select(ITEMS)
+    article = next(links.read_html(output).iter("article"))
+    # elements only: a comment's tag is a function
+    inside = [element for element in article.iterdescendants() if isinstance(element.tag, str)]
+    elements = [element for element in inside if _is_item(element)]
     items = []
     for position, element in enumerate(elements):
         held = _moved(element)
         # the text lets the browser check that the sidecar belongs to the page it loaded with
         if held:
-            items.append([position, element.get_text(), held])
+            items.append([position, "".join(element.itertext()), held])
     inputs = {}
-    for attribute, value in article.find(id=ROOT_ID).attrs.items():
+    live_root = next(element for element in inside if element.get("id") == ROOT_ID)
+    for attribute, value in live_root.attrib.items():
         if attribute.startswith("data-"):
             inputs[attribute.removeprefix("data-")] = json.loads(value)
     data = {

@@ -35,6 +35,7 @@ from anatomia_engine import (
     incremental,
     links,
     live,
+    made_files,
     markdown,
     notebooks,
     runner,
@@ -123,6 +124,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.differential = incremental.Differential()
         # the executed notebooks' folder (kept between serve's builds)
         self.executed_copies = None
+        # the files this plugin makes (under serve: kept between builds, see on_startup)
+        self.made = made_files.MadeFiles(kept=False)
         # under serve: the last good pages while a failure is shown
         self.shown = served.Shown()
         self.problems = served.Problems()
@@ -136,14 +139,18 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_startup(self, *, command, dirty):
         self.serving = command == "serve"
         self.dirty = dirty
+        # under serve a made file is written again only when it changed: a --dirty build copies
+        # only those into the site (made_files.py)
+        self.made = made_files.MadeFiles(kept=self.serving)
         # MkDocs warns that a --dirty build leaves navigation stale; this plugin renders again
         # every page whose navigation or inputs changed (incremental.py), so the warning would
         # only fail --strict. (Material's projects plugin filters it the same way.)
         logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
-    # Stop the module worker that serve kept warm
+    # Stop the module worker that serve kept warm; remove the made files' folder
     def on_shutdown(self):
         runner.stop_worker()
+        self.made.close()
 
     # Make this build's state and register the Markdown extension with it
     def on_config(self, config):
@@ -222,7 +229,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
         for name, result in self.results.items():
             for filename, text in result.contents.items():
                 path = f"{markdown.FIGURE_DIR}/{name}/{filename}"
-                files.append(File.generated(config, path, content=text))
+                files.append(self.made.file(config, path, text))
         if runs and self.executed_copies is None:
             self.executed_copies = tempfile.TemporaryDirectory(prefix="anatomia-notebooks-")
         # what each page is made from, for the differential build
@@ -248,12 +255,12 @@ class AnatomiaPlugin(BasePlugin[Config]):
         file.abs_src_path = str(page)
         self.executed[file.src_uri] = str(page)
         download = file.src_uri[:-3] + ".ipynb"
-        files.append(File.generated(config, download, content=built.download))
+        files.append(self.made.file(config, download, built.download))
         folder = posixpath.dirname(file.src_uri)
         if config.use_directory_urls:
             folder = file.src_uri[:-3]
         for name, data in built.figures.items():
-            files.append(File.generated(config, f"{folder}/{name}", content=data))
+            files.append(self.made.file(config, f"{folder}/{name}", data))
         self.notebook_inputs += deps.inputs(built.deps, self.root)
 
     def _is_notebook(self, src_uri: str) -> bool:

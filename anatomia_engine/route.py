@@ -30,8 +30,8 @@ Three jobs, each on its own MkDocs event:
 
 import math
 import re
-from html.parser import HTMLParser
 
+import lxml.html
 from material.plugins.blog.structure import Post
 from mkdocs.config import base
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
@@ -46,10 +46,6 @@ WORDS_PER_MINUTE = 265
 # figures, "Dla dociekliwych", self-check answers), formulas, scripts and drawings
 HIDDEN = {"details", "math", "script", "style", "svg", "object", "template"}
 
-# HTML void elements (no closing tag), as in the HTML standard
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}
-
 MARKER = re.compile(r'<span data-readtime="([^"]+)"></span>')
 
 
@@ -57,38 +53,29 @@ MARKER = re.compile(r'<span data-readtime="([^"]+)"></span>')
 # Reading time
 # -------------------------------------------------------------------------------------------------
 
-class _VisibleText(HTMLParser):
-    """Collects the text outside HIDDEN elements and counts the images shown."""
+class _VisibleText:
+    """The text outside HIDDEN elements of an HTML fragment, run by run, and the images shown."""
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.stack: list[str] = []
-        self.hidden_depth = 0
+    def __init__(self, html: str):
         self.text: list[str] = []
         self.images = 0
+        fragment = lxml.html.fragment_fromstring(html, create_parent="div")
+        self._read(fragment)
 
-    def handle_starttag(self, tag, attrs):
-        if tag == "img" and not self.hidden_depth:
-            self.images += 1
-        if tag in VOID:
-            return
-        self.stack.append(tag)
-        if tag in HIDDEN:
-            self.hidden_depth += 1
-
-    def handle_endtag(self, tag):
-        if tag not in self.stack:
-            return
-        while self.stack:   # close whatever the HTML left open inside this element
-            top = self.stack.pop()
-            if top in HIDDEN:
-                self.hidden_depth -= 1
-            if top == tag:
-                break
-
-    def handle_data(self, data):
-        if not self.hidden_depth:
-            self.text.append(data)
+    def _read(self, element) -> None:
+        if element.text:
+            self.text.append(element.text)
+        for child in element:
+            # a comment's tag is a function: its text is not shown
+            shown = isinstance(child.tag, str)
+            shown = shown and child.tag not in HIDDEN
+            if shown and child.tag == "img":
+                self.images += 1
+            if shown:
+                self._read(child)
+            # the text after an element (or a comment) is its parent's
+            if child.tail:
+                self.text.append(child.tail)
 
 
 def reading_minutes(html: str) -> int:
@@ -97,9 +84,7 @@ def reading_minutes(html: str) -> int:
     Material (material/plugins/blog/readtime): words / words-per-minute, plus 12 s for the first
     image, 11 s for the second, … down to 3 s per image; rounded up to whole minutes.
     """
-    parser = _VisibleText()
-    parser.feed(html)
-    parser.close()
+    parser = _VisibleText(html)
     words = len([w for w in re.split(r"\W+", " ".join(parser.text)) if w])
     seconds = math.ceil(words / WORDS_PER_MINUTE * 60)
     delta = 12

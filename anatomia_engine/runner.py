@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from anatomia_engine import codec, deps, store, worker
+from anatomia_engine import codec, deps, figure_cache, store, worker
 from anatomia_engine import messages as M
 from anatomia_engine.errors import EngineError
 from anatomia_engine.worker import CURRENT, ENTRY, ERROR, OUTPUT
@@ -61,6 +61,8 @@ class ModuleResult:
     meta: dict
     # name -> {"files": {style or "csv": filename}, "alt", "caption", "table": encoded}
     figures: dict
+    # the keys of its figures' kept SVGs (figure_cache): kept while this result is used
+    drawn: tuple[str, ...] = ()
 
 
 def module_names(root: Path = ROOT) -> list[str]:
@@ -252,7 +254,10 @@ def entry_name(name: str, root: Path) -> str:
 
 def _result(body: dict, root: Path) -> ModuleResult:
     """The result in a store entry's `body`; EngineError if it does not decode."""
-    return ModuleResult(body["files"], deps.inputs(body["deps"], root), *codec.decode(body["result"]))
+    decoded = codec.decode(body["result"])
+    # an entry written before figures were kept names none
+    drawn = tuple(body.get("drawn", ()))
+    return ModuleResult(body["files"], deps.inputs(body["deps"], root), *decoded, drawn=drawn)
 
 
 @dataclass
@@ -308,17 +313,41 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
         return None
 
 
-def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> dict:
-    """Run `names` in the worker; keep each successful result in the store."""
+def _last_seconds(name: str, root: Path) -> float | None:
+    """The CPU seconds of module `name`'s last run this process read or made, if any."""
+    read = _read.get((name, root))
+    if read is None:
+        return None
+    seconds = read.body.get("seconds")
+    if not isinstance(seconds, (int, float)):
+        return None
+    return float(seconds)
+
+
+def run_order(names: list[str], root: Path) -> list[str]:
+    """`names` longest run first, so the others fill the cores beside it: by what each one's last run
+    took; a module with no run on record (new, or its source changed) first of all, the longest
+    source first among those."""
+
+    def longest_first(name: str) -> tuple:
+        seconds = _last_seconds(name, root)
+        if seconds is None:
+            return (0, -len(_source(name, root)))
+        return (1, -seconds)
+
+    return sorted(names, key=longest_first)
+
+
+def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
+         figures: Path | None) -> dict:
+    """Run `names` in the worker; keep each successful result in the store. `figures`: the folder of
+    the figures' kept SVGs (None: every figure drawn)."""
     limits = {n: time_limit(n, root) for n in names}
-    sizes = {n: len(_source(n, root)) for n in names}
-    # the longest source first: a guess at the longest run, so the others fill the cores beside it
-    order = sorted(names, key=sizes.get, reverse=True)
     with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
         requests = []
-        for n in order:
+        for n in run_order(names, root):
             requests.append({"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
-                             "env": worker_environment(root)})
+                             "env": worker_environment(root), "figures": figures and str(figures)})
         try:
             if _kept and not (keep_worker and _kept[0].usable(root)):
                 stop_worker()
@@ -361,9 +390,13 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool) -> 
 def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
             keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
     """Results for `names` (default: every module, then the store drops what none used) and the names
-    that ran. `keep_worker` (`mkdocs serve`): keep the worker between calls."""
+    that ran. `keep_worker` (`mkdocs serve`): keep the worker between calls. `cache`: a store of
+    the results' own, and then no figure's SVGs are kept (a run by hand, a test's)."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
+    figures = None
+    if cache is None:
+        figures = store.folder(root, figure_cache.KIND)
     # only a build of every module knows which entries no module needs any more
     every = names is None
     if every:
@@ -372,9 +405,12 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
-        results.update(_run(stale, root, kept, keep_worker))
+        results.update(_run(stale, root, kept, keep_worker, figures))
     if every:
         kept.prune()
+    # the figures' SVGs that no module's result names any more
+    if every and figures is not None:
+        figure_cache.prune(figures, {key for result in results.values() for key in result.drawn})
     return {n: results[n] for n in names}, stale
 
 

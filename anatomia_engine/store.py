@@ -26,7 +26,7 @@ from anatomia_engine.errors import EngineError
 # Not under "mkdocs.": a damaged entry is worked out again, which is no reason for `--strict` to fail.
 log = logging.getLogger("anatomia_engine.store")
 # the folders of this format: prune_others keeps them
-KINDS = ("computed", "notebooks", "pages", "search", "templates")
+KINDS = ("computed", "figures", "notebooks", "pages", "search", "templates")
 # How old a temporary file must be before prune removes it (seconds): a younger one may be
 # another build's, written now.
 STALE_TMP = 3600
@@ -156,13 +156,25 @@ class Store:
         """Drop the entries unused since the last prune (if any was used) and the temporaries of killed
         builds: those older than an hour (STALE_TMP), since a younger one may be a running build's."""
         # a build that used nothing (it failed early) says nothing about what is still needed
-        if self.used and self.folder.is_dir():
-            for path in self.folder.iterdir():
-                # another build may remove it first
-                with contextlib.suppress(OSError):
-                    if self._stale(path):
-                        path.unlink(missing_ok=True)
+        if self.used:
+            self._drop_unused()
         self.used.clear()
+
+    def keep_only(self, keys: set[str]) -> None:
+        """Drop every entry but those of `keys` (what another store's entries name, none at all
+        if it is empty) and the temporaries of killed builds, as `prune` does."""
+        self.used = set(keys)
+        self._drop_unused()
+        self.used.clear()
+
+    def _drop_unused(self) -> None:
+        if not self.folder.is_dir():
+            return
+        for path in self.folder.iterdir():
+            # another build may remove it first
+            with contextlib.suppress(OSError):
+                if self._stale(path):
+                    path.unlink(missing_ok=True)
 
     def _stale(self, path: Path) -> bool:
         if path.name.endswith(".tmp"):

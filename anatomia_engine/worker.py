@@ -10,13 +10,16 @@ import importlib
 import json
 import os
 import pickle
+import resource
 import signal
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from anatomia_engine import codec, deps, hermetic
+from anatomia_engine import codec, deps, figure_cache, hermetic
 from anatomia_engine import messages as M
 from anatomia_engine.errors import EngineError
 
@@ -57,14 +60,21 @@ def _values(module, declared: list, now_running) -> dict:
     return values
 
 
-def _draw(fn, style, salt: str, layouts):
-    """Call the @figure function `fn` in `style`; (its Plot, the SVG text).
+@dataclass
+class _Built:
+    """One theme of a figure as its function returned it: the Plot, the rcParams in force when it
+    returned (what it is drawn with), and its fingerprint (figure_cache; None: not kept)."""
 
-    `layouts` (plot.Layouts) keeps each figure's layout from its first theme: the themes differ
-    only in colour, so the next theme reuses it instead of working it out again.
-    """
+    style: Any
+    plot: Any
+    rc: dict
+    fingerprint: str | None
+
+
+def _build(fn, style, salt: str, root: Path) -> _Built:
+    """Call the @figure function `fn` in `style`, give its figure the decimal comma and take its
+    fingerprint; not drawn yet."""
     import matplotlib
-    import matplotlib.pyplot as plt
 
     from anatomia_engine.kit import Plot
     from anatomia_engine.plot import use_decimal_comma
@@ -75,19 +85,36 @@ def _draw(fn, style, salt: str, layouts):
         if not isinstance(plot, Plot):
             raise EngineError("figure_not_plot", type=type(plot).__name__)
         use_decimal_comma(plot.fig)
-        svg = layouts.svg(plot.fig, fn.__name__)
-        plt.close(plot.fig)
-    return plot, svg
+        # what the function left in force (an rcParam it set itself) is what it is drawn with
+        rc = dict(matplotlib.rcParams)
+        return _Built(style, plot, rc, figure_cache.fingerprint(plot.fig, root))
 
 
-def _figures(module, declared: list, values: dict, now_running) -> tuple[dict, dict]:
-    """The figures of the module's @figure functions: (their entries, the files' contents)."""
+def _draw(built: _Built, name: str, layouts) -> str:
+    """The SVG of a built figure, in the rcParams it was built with.
+
+    `layouts` (plot.Layouts) keeps each figure's layout from its first theme: the themes differ
+    only in colour, so the next theme reuses it instead of working it out again.
+    """
+    import matplotlib
+
+    with matplotlib.rc_context(built.rc):
+        return layouts.svg(built.plot.fig, name)
+
+
+def _figures(module, declared: list, values: dict, now_running, root: Path,
+             drawings: "figure_cache.Drawings | None") -> tuple[dict, dict, dict]:
+    """The figures of the module's @figure functions: (their entries, the files' contents, the key
+    each one's SVGs are kept under in `drawings`)."""
+    import matplotlib.pyplot as plt
+
     from anatomia_engine.kit import KIND
     from anatomia_engine.plot import STYLES, Layouts
 
     short = module.__name__.split(".")[-1]
     figures = {}
     contents = {}
+    keys = {}
     # The themes differ only in colour: each figure's layout, worked out in the first theme, is
     # replayed in the next one (plot.Layouts checks that the result is the same drawing).
     layouts = Layouts()
@@ -97,21 +124,47 @@ def _figures(module, declared: list, values: dict, now_running) -> tuple[dict, d
         name = fn.__name__
         if name in values:
             raise EngineError("value_and_figure", name=name, module=module.__name__)
-        files = {"csv": f"{name}.csv"}
+        # every theme built before any is drawn: the key is made of them all
+        built = []
         for style in STYLES:
             now_running(f"{module.__name__}.{name}(style={style.name!r})")
-            plot, svg = _draw(fn, style, f"{short}.{name}.{style.name}", layouts)
-            files[style.name] = f"{name}-{style.name}.svg"
-            contents[files[style.name]] = svg
+            built.append(_build(fn, style, f"{short}.{name}.{style.name}", root))
+        svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings)
+        files = {"csv": f"{name}.csv"}
+        for one in built:
+            files[one.style.name] = f"{name}-{one.style.name}.svg"
+            contents[files[one.style.name]] = svgs[one.style.name]
+            plt.close(one.plot.fig)
         # the data table is the same in every style: the last one's is kept
+        plot = built[-1].plot
         contents[files["csv"]] = plot.table.to_csv()
         table = codec.encode_value(plot.table, codec.table_where(module.__name__, name))
         figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
-    return figures, contents
+    return figures, contents, keys
 
 
-def run_module(module_name: str, out: Path, root: Path) -> None:
-    """Import one module with its inputs recorded, call its functions, write its entry into `out`."""
+def _svgs(built: list[_Built], qualified: str, layouts, drawings) -> tuple[dict[str, str], str | None]:
+    """({theme: SVG} of one figure, the key they are kept under): kept ones if `drawings` has them,
+    else drawn now (and kept)."""
+    name = qualified.rsplit(".", 1)[1]
+    prints = [one.fingerprint for one in built]
+    key = None
+    if drawings is not None and None not in prints:
+        key = figure_cache.key(qualified, prints)
+        kept = drawings.get(key, qualified)
+        if kept is not None and set(kept) == {one.style.name for one in built}:
+            return kept, key
+    svgs = {one.style.name: _draw(one, name, layouts) for one in built}
+    if key is not None:
+        drawings.put(key, svgs)
+    return svgs, key
+
+
+def run_module(module_name: str, out: Path, root: Path, figures: Path | None = None) -> None:
+    """Import one module with its inputs recorded, call its functions, write its entry into `out`.
+
+    `figures`: the folder of the figures' kept SVGs (figure_cache), None to draw every figure.
+    """
 
     def now_running(what: str) -> None:
         (out / CURRENT).write_text(what, encoding="utf-8")
@@ -119,17 +172,25 @@ def run_module(module_name: str, out: Path, root: Path) -> None:
     short = module_name.split(".")[-1]
     # what it writes into `out` (its figures' files) is its output, not an input
     deps.start(root, skip=(out,))
+    # (the kept SVGs are the engine's store, which deps never records: checked by their own keys)
+    drawings = None
+    if figures is not None:
+        drawings = figure_cache.Drawings(figures)
     hermetic.start(root, f"figures_src/{short}.py")
     module = importlib.import_module(module_name)
     # the functions the module defines itself (not those it imports)
     declared = [f for f in vars(module).values() if getattr(f, "__module__", None) == module_name]
     values = _values(module, declared, now_running)
-    figures, contents = _figures(module, declared, values, now_running)
+    produced, contents, drawn = _figures(module, declared, values, now_running, root, drawings)
     if hermetic.errors:   # the module caught a refusal: it still fails
         raise hermetic.errors[0]
     now_running(f"{module_name} (writing the result)")
-    result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": figures}
-    entry = {"deps": deps.snapshot(root), "result": result, "files": contents}
+    result = {"format": codec.FORMAT, "module": module_name, "values": values, "figures": produced}
+    # `drawn`: the keys of its figures' kept SVGs (what the store keeps while this entry is used);
+    # `seconds`: the CPU this run took since the fork, what the next runs are ordered by
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    entry = {"deps": deps.snapshot(root), "result": result, "files": contents,
+             "drawn": sorted(k for k in drawn.values() if k), "seconds": usage.ru_utime + usage.ru_stime}
     (out / ENTRY).write_text(json.dumps(entry, sort_keys=True), encoding="utf-8")
 
 
@@ -168,7 +229,10 @@ def _child(request: dict, root: str) -> None:
         # the build's environment now, not the one the worker started with
         deps.use_environment(request["env"])
         (out / CURRENT).write_text(f"{request['module']} (import)", encoding="utf-8")
-        run_module(request["module"], out, Path(root))
+        figures = request.get("figures")
+        if figures is not None:
+            figures = Path(figures)
+        run_module(request["module"], out, Path(root), figures)
         code = 0
     except BaseException as exc:
         current = (out / CURRENT).read_text(encoding="utf-8")
@@ -193,6 +257,8 @@ def _warm_up() -> None:
     fig.text(0.5, 0.5, "0,5")
     fig.savefig(os.devnull, format="svg")
     plt.close(fig)
+    # what every figure's key holds besides the figure, worked out once for every child
+    figure_cache.environment()
 
 
 def serve(root: str) -> int:

@@ -7,9 +7,11 @@ like the page, not like its markup.
 """
 
 import re
+from dataclasses import dataclass, field
 
-from bs4 import BeautifulSoup, NavigableString
+import lxml.html
 
+from anatomia_engine.links import classes
 from anatomia_engine.search_pl.words import tokenize
 
 # What a snippet should not show: code, controls, hidden text (KaTeX's HTML: its MathML is
@@ -25,12 +27,14 @@ _SKIP_CLASSES = {
     "md-post--excerpt",
 }
 # Elements whose text is not run together with their neighbours' ("zdanie.Koniec").
-_BLOCKS = [
+_BLOCKS = {
     "p", "div", "li", "tr", "td", "th",
     "h1", "h2", "h3", "h4", "h5", "h6",
     "figcaption", "summary", "dt", "dd", "blockquote",
     "table", "section", "details", "br",
-]
+}
+# The headings that start a section of their own (those with an id)
+_SECTION_HEADINGS = {"h2", "h3", "h4", "h5", "h6"}
 CONTENT_RE = re.compile(r'<(?:article|div) class="md-content__inner[^"]*"[^>]*>(.*)</main>', re.S)
 
 
@@ -61,21 +65,37 @@ def _wrap(text: str) -> str:
     return f"({text})"
 
 
+def _elements(el):
+    """The child elements of an lxml element, each with the text that follows it (its tail)."""
+    for child in el:
+        # a comment's tag is a function: its text is no part of the page
+        if isinstance(child.tag, str):
+            yield child, child.tail
+        elif child.tail:
+            yield None, child.tail
+
+
 def math_text(el) -> str:
-    """A MathML formula as one line of text (`QKᵀ/(√d_k)`), its TeX annotation left out."""
-    if isinstance(el, NavigableString):
-        return str(el)
-    parts = [math_text(c) for c in el.children if c.name != "annotation"]
-    if el.name in _SCRIPTS and len(parts) > 1:
+    """A MathML formula (an lxml element) as one line of text (`QKᵀ/(√d_k)`), its TeX
+    annotation left out."""
+    parts = []
+    if el.text:
+        parts.append(el.text)
+    for child, tail in _elements(el):
+        if child is not None and child.tag != "annotation":
+            parts.append(math_text(child))
+        if tail:
+            parts.append(tail)
+    if el.tag in _SCRIPTS and len(parts) > 1:
         return _scripted(el, parts)
-    text = _JOINERS.get(el.name, "").join(parts)
+    text = _JOINERS.get(el.tag, "").join(parts)
     # An operator or a word (`softmax`) stands apart from its neighbours; a bracket does not.
-    spaced = el.name in ("mo", "mtext") or (el.name == "mi" and len(text) > 1)
+    spaced = el.tag in ("mo", "mtext") or (el.tag == "mi" and len(text) > 1)
     if spaced and text not in _BRACKETS:
         return f" {text} "
-    if el.name == "msqrt":
+    if el.tag == "msqrt":
         return "√" + _wrap(text)
-    if el.name == "mspace":
+    if el.tag == "mspace":
         return " "
     return text
 
@@ -87,9 +107,9 @@ def _scripted(el, parts: list[str]) -> str:
         return parts[0]
     parts = [p.strip() for p in parts]
     text = parts[0]
-    if el.name == "mfrac":
+    if el.tag == "mfrac":
         text = _wrap(text)
-    for mark, part in zip(_SCRIPTS[el.name], parts[1:], strict=False):
+    for mark, part in zip(_SCRIPTS[el.tag], parts[1:], strict=False):
         # A transpose is read as the letter a reader would type for it.
         if mark == "^" and part in ("⊤", "T"):
             text += "ᵀ"
@@ -105,11 +125,11 @@ def _scripted(el, parts: list[str]) -> str:
 
 def _skipped(el) -> bool:
     """Whether `el` is left out of the page's text (see _SKIP_TAGS)."""
-    if el.name in _SKIP_TAGS:
+    if el.tag in _SKIP_TAGS:
         return True
-    if not _SKIP_CLASSES.isdisjoint(el.get("class", ())):
+    if not _SKIP_CLASSES.isdisjoint(classes(el)):
         return True
-    if el.has_attr("hidden") or el.has_attr("data-search-exclude"):
+    if el.get("hidden") is not None or el.get("data-search-exclude") is not None:
         return True
     if el.get("aria-hidden") == "true" or el.get("role") == "tooltip":
         return True
@@ -118,9 +138,12 @@ def _skipped(el) -> bool:
 
 def _is_figure_data(el) -> bool:
     # A figure's data table: its numbers are no words a reader searches for.
-    if el.name != "details" or el.summary is None:
+    if el.tag != "details":
         return False
-    return el.summary.get_text().strip().startswith("Dane do rysunku")
+    summary = next(el.iter("summary"), None)
+    if summary is None:
+        return False
+    return "".join(summary.itertext()).strip().startswith("Dane do rysunku")
 
 
 def _clean(text: str) -> str:
@@ -129,30 +152,73 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+([,.;:!?)”])", r"\1", text).strip()
 
 
+@dataclass
+class _Text:
+    """A page's text as it is read out, in pieces; each section heading is a marker piece
+    (\\0 location \\1 heading \\0), at which the text is later cut into sections."""
+
+    url: str
+    pieces: list[str] = field(default_factory=list)
+    # the text of the page's first h1, once read
+    h1: str | None = None
+
+    def element(self, el) -> None:
+        """The text of `el` and all it holds."""
+        if _skipped(el):
+            return
+        if el.tag == "math":
+            self.pieces.append(math_text(_without_skipped(el)))
+            return
+        # a block's text is not run together with what stands beside it
+        block = el.tag in _BLOCKS
+        if block:
+            self.pieces.append(" ")
+        if el.tag == "h1" and self.h1 is None:
+            # the page's title, not part of its text
+            self.h1 = self.inner_text(el)
+            self.pieces.append(" ")
+        elif el.tag in _SECTION_HEADINGS and el.get("id") is not None:
+            heading = self.inner_text(el)
+            self.pieces.append(f"\0{self.url}#{el.get('id')}\1{heading}\0")
+        else:
+            self.children(el)
+        if block:
+            self.pieces.append(" ")
+
+    def children(self, el) -> None:
+        if el.text:
+            self.pieces.append(el.text)
+        for child, tail in _elements(el):
+            if child is not None:
+                self.element(child)
+            if tail:
+                self.pieces.append(tail)
+
+    def inner_text(self, el) -> str:
+        """The text inside `el`, read as the page's is, kept apart from it."""
+        inner = _Text(self.url)
+        inner.children(el)
+        return "".join(inner.pieces)
+
+
+def _without_skipped(el):
+    """`el` with every element the page's text leaves out taken away (their tails stay)."""
+    for skipped in [child for child in el.iterdescendants() if _skipped(child)]:
+        skipped.drop_tree()
+    return el
+
+
 def page_docs(url: str, title: str, html: str) -> list[dict]:
     """Search documents of one rendered page: the page and one per heading with an id."""
     title = re.sub(r"<[^>]+>", "", title)
     content = CONTENT_RE.search(html)
     if content:
         html = content.group(1)
-    soup = BeautifulSoup(html, "html.parser")
-    # A predicate, not a CSS selector: many times faster than soup.select.
-    for el in soup.find_all(_skipped):
-        el.decompose()
-    for el in soup.find_all("math"):
-        el.replace_with(math_text(el))
-    for el in soup.find_all(_BLOCKS):
-        el.insert_before(" ")
-        el.insert_after(" ")
-    h1 = soup.find("h1")
-    if h1 is not None:
-        title = _clean(h1.get_text()) or title
-        h1.replace_with(" ")
-    # Each heading becomes a marker (\0 location \1 heading \0) in the page's one text, which
-    # is then cut at the markers: the text between two headings is the first one's section.
-    for el in soup.find_all(["h2", "h3", "h4", "h5", "h6"], id=True):
-        el.replace_with(f"\0{url}#{el['id']}\1{el.get_text()}\0")
-    first, *rest = soup.get_text().split("\0")
+    text = _Text(url)
+    text.children(lxml.html.fragment_fromstring(html, create_parent="div"))
+    if text.h1 is not None:
+        title = _clean(text.h1) or title
+    first, *rest = "".join(text.pieces).split("\0")
     docs = [{"location": url, "title": title, "text": _clean(first)}]
     for head, body in zip(rest[::2], rest[1::2], strict=True):
         location, heading = head.split("\1")

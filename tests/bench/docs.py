@@ -2,8 +2,12 @@
 
 All builds run in one copy of the project, in this run, so the ratios compare like with like:
 
-- plain:     the same pages as ordinary Markdown (placeholders already expanded, figures and
-             KaTeX as static files), built by mkdocs-material without our plugin — the baseline;
+- plain:     the same pages as ordinary Markdown (every placeholder written out as the extension
+             fills it: numbers as their spans, figures and tables as their Markdown, by
+             plain_pages.py; figures as static files, math left as TeX), built by
+             mkdocs-material without our plugin — the baseline. Each page of it must hold as
+             many figures and tables as ours (`same_content`); the last column of the page
+             table compares their computed numbers;
 - cold:      our build with an empty computation cache (every figures_src module runs), and
              its CPU time (every process it waited for) spread over all cores;
 - warm:      our build again, nothing changed (warm and plain: the median of 5 builds each,
@@ -68,7 +72,10 @@ copy_project = helpers.copy_project
 PAGES = ["/", "/krok-po-kroku/", "/posty/", "/posty/llm-mechanizm-uwagi/",
          "/posty/glowy-indukcyjne/", "/laby/lab-3/", "/llm/anatomia/", "/jak-dodac-wartosc/"]
 TRAINING_MODULE = "figures_src.induction_training"
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_MKDOCS_2_WARNING": "1"}
+# Python as a contributor runs it: no PYTHONPATH, and bytecode written (a shell that sets
+# PYTHONDONTWRITEBYTECODE would make every warm build compile the engine again)
+_UNSET = ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+ENV = {k: v for k, v in os.environ.items() if k not in _UNSET} | {"NO_MKDOCS_2_WARNING": "1"}
 
 
 def build(project: Path, site: Path, config: str = "mkdocs.yml",
@@ -130,33 +137,14 @@ def make_plain(project: Path, site: Path) -> str:
         (plain / "laby" / "lab-3" / name).write_bytes(base64.b64decode(data))
     for md in plain.rglob("*.md"):
         md.write_text(md.read_text().replace("lab-3.py", "lab-3.ipynb"))
-    # Placeholders expanded by the engine's own rendering function (what the plugin calls),
-    # from the cache the cold build filled; any error stops the benchmark (check=True).
-    code = f"""
-from pathlib import Path
-from anatomia_engine import frontmatter, markdown, runner
-root, plain = Path({str(project)!r}), Path({str(plain)!r})
-results, ran = runner.compute(root=root)
-assert not ran, f"the cold build left modules uncached: {{ran}}"
-rendered = 0
-for path in sorted(plain.rglob('*.md')):
-    raw = path.read_text(encoding='utf-8')
-    fm = frontmatter.front_matter(raw, str(path))
-    lines = raw.splitlines(keepends=True)
-    head, body = ''.join(lines[:fm.first_line - 1]), ''.join(lines[fm.first_line - 1:])
-    if '{{{{' not in body and '{{%' not in body:
-        continue
-    page = markdown.Page(path.relative_to(plain).as_posix(), raw, 'docs')
-    text = markdown.render_page(body, page, results, markdown.PageRegistry())
-    path.write_text(head + text, encoding='utf-8')
-    rendered += 1
-assert rendered, "no page had a placeholder: the plain build would not be comparable"
-print(rendered)
-"""
-    proc = subprocess.run([sys.executable, "-c", code], cwd=project, env=ENV, check=True,
-                          stdout=subprocess.PIPE, text=True)
+    # Placeholders written out as ordinary Markdown from the store the cold build filled
+    # (plain_pages.py); any error stops the benchmark (check=True).
+    script = project / "tests" / "bench" / "plain_pages.py"
+    proc = subprocess.run([sys.executable, str(script), str(plain)], cwd=project,
+                          env=ENV | {"PYTHONPATH": str(project)}, check=True, stdout=subprocess.PIPE,
+                          text=True)
     if int(proc.stdout.split()[-1]) < 3:
-        raise SystemExit(f"make_plain rendered only {proc.stdout.strip()} page(s)")
+        raise SystemExit(f"plain_pages wrote only {proc.stdout.strip()} page(s)")
     config = (project / "mkdocs.yml").read_text()
     # our plugins (anatomia, anatomia-route) are not plain Material's
     config, unplugged = re.subn(r"\n  - anatomia(?:-route)?(?=\s)[^\n]*", "", config)
@@ -169,6 +157,27 @@ print(rendered)
     config = re.sub(r"(\n      include: )\[[^\]]*\]", r'\1["*.ipynb"]', config)   # mkdocs-jupyter
     (project / "mkdocs-plain.yml").write_text(config)
     return "mkdocs-plain.yml"
+
+
+# What the plain pages must hold as ours do: a figure, a table, a computed number
+_CONTENT = {"figures": "<figure", "tables": "<table", "numbers": 'class="num'}
+
+
+def same_content(site: Path, plain_site: Path) -> dict[str, tuple[int, int]]:
+    """Stop unless every page of the plain site has as many figures and tables as ours (the
+    baseline converts the same content, not bare tokens); (ours, plain) computed numbers a page."""
+    numbers = {}
+    for path in PAGES:
+        relative = Path(path.strip("/"), "index.html")
+        ours = (site / relative).read_text(encoding="utf-8")
+        plain = (plain_site / relative).read_text(encoding="utf-8")
+        counts = {what: (ours.count(mark), plain.count(mark)) for what, mark in _CONTENT.items()}
+        for what in ("figures", "tables"):
+            if counts[what][0] != counts[what][1]:
+                raise SystemExit(f"the plain build of {path} has {counts[what][1]} {what}, ours "
+                                 f"{counts[what][0]}: update tests/bench/plain_pages.py")
+        numbers[path] = counts["numbers"]
+    return numbers
 
 
 def free_port() -> int:
@@ -391,6 +400,7 @@ def main() -> None:
         cold, cold_log, cold_cpu = measured_build(project, site)
         plain_config = make_plain(project, site)
         warm, plain = median_builds(project, [(site, "mkdocs.yml"), (tmp / "plain-site", plain_config)])
+        numbers = same_content(site, tmp / "plain-site")
         add_library_marker(project)
         md_edits, md_rebuilds, library_edits, softmax_edits = serve_edit_seconds(project)
         module = project / "figures_src" / "quadratic_cost.py"
@@ -445,9 +455,10 @@ def main() -> None:
         verdict = "met" if value <= goal else "NOT met"
         print(f"{label:<42}{value:>9.2f}{value / plain:>10.2f}{goal:>9.2f}  <= {words}: {verdict}")
     print()
-    print(f"{'page':<32}{'transfer (KiB)':>15}{'gzipped (KiB)':>15}")
+    print(f"{'page':<32}{'transfer (KiB)':>15}{'gzipped (KiB)':>15}{'numbers ours/plain':>20}")
     for path, (size, packed) in weights.items():
-        print(f"{path:<32}{size / 1024:>15.1f}{packed / 1024:>15.1f}")
+        ours, plain_numbers = numbers[path]
+        print(f"{path:<32}{size / 1024:>15.1f}{packed / 1024:>15.1f}{ours:>14}/{plain_numbers}")
 
 
 if __name__ == "__main__":
