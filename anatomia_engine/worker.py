@@ -71,9 +71,9 @@ class _Built:
     fingerprint: str | None
 
 
-def _build(fn, style, salt: str, root: Path) -> _Built:
-    """Call the @figure function `fn` in `style`, give its figure the decimal comma and take its
-    fingerprint; not drawn yet."""
+def _build(fn, style, salt: str, root: Path, kept: bool) -> _Built:
+    """Call the @figure function `fn` in `style`, give its figure the decimal comma and, if its SVGs
+    are `kept`, take its fingerprint; not drawn yet."""
     import matplotlib
 
     from anatomia_engine.kit import Plot
@@ -87,7 +87,10 @@ def _build(fn, style, salt: str, root: Path) -> _Built:
         use_decimal_comma(plot.fig)
         # what the function left in force (an rcParam it set itself) is what it is drawn with
         rc = dict(matplotlib.rcParams)
-        return _Built(style, plot, rc, figure_cache.fingerprint(plot.fig, root))
+        fingerprint = None
+        if kept:
+            fingerprint = figure_cache.fingerprint(plot.fig, root)
+        return _Built(style, plot, rc, fingerprint)
 
 
 def _draw(built: _Built, name: str, layouts) -> str:
@@ -128,8 +131,8 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
         built = []
         for style in STYLES:
             now_running(f"{module.__name__}.{name}(style={style.name!r})")
-            built.append(_build(fn, style, f"{short}.{name}.{style.name}", root))
-        svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings)
+            built.append(_build(fn, style, f"{short}.{name}.{style.name}", root, drawings is not None))
+        svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings, now_running)
         files = {"csv": f"{name}.csv"}
         for one in built:
             files[one.style.name] = f"{name}-{one.style.name}.svg"
@@ -143,18 +146,22 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
     return figures, contents, keys
 
 
-def _svgs(built: list[_Built], qualified: str, layouts, drawings) -> tuple[dict[str, str], str | None]:
+def _svgs(built: list[_Built], qualified: str, layouts, drawings,
+          now_running) -> tuple[dict[str, str], str | None]:
     """({theme: SVG} of one figure, the key they are kept under): kept ones if `drawings` has them,
     else drawn now (and kept)."""
     name = qualified.rsplit(".", 1)[1]
     prints = [one.fingerprint for one in built]
     key = None
     if drawings is not None and None not in prints:
-        key = figure_cache.key(qualified, prints)
+        key = figure_cache.key(qualified, prints, drawings.root)
         kept = drawings.get(key, qualified)
         if kept is not None and set(kept) == {one.style.name for one in built}:
             return kept, key
-    svgs = {one.style.name: _draw(one, name, layouts) for one in built}
+    svgs = {}
+    for one in built:
+        now_running(f"{qualified}(style={one.style.name!r})")
+        svgs[one.style.name] = _draw(one, name, layouts)
     if key is not None:
         drawings.put(key, svgs)
     return svgs, key
@@ -175,7 +182,7 @@ def run_module(module_name: str, out: Path, root: Path, figures: Path | None = N
     # (the kept SVGs are the engine's store, which deps never records: checked by their own keys)
     drawings = None
     if figures is not None:
-        drawings = figure_cache.Drawings(figures)
+        drawings = figure_cache.Drawings(figures, root)
     hermetic.start(root, f"figures_src/{short}.py")
     module = importlib.import_module(module_name)
     # the functions the module defines itself (not those it imports)
@@ -246,26 +253,28 @@ def _child(request: dict, root: str) -> None:
             os._exit(code)
 
 
-def _warm_up() -> None:
-    """Import what every module needs once, before forking ($MPLBACKEND is Agg), and load the fonts."""
+def _warm_up(root: Path) -> None:
+    """Import what every module needs once, before forking ($MPLBACKEND is Agg), load the fonts, and
+    fill what every figure's key needs (figure_cache.warm_up)."""
     import matplotlib.pyplot as plt
 
     import anatomia_engine.kit  # noqa: F401
-    import anatomia_engine.plot  # noqa: F401
+    from anatomia_engine import plot
 
-    fig = plt.figure()
-    fig.text(0.5, 0.5, "0,5")
+    fig, ax = plot.new_figure(plot.LIGHT)
+    ax.plot([0.0, 0.5], [0.5, 1.0])
+    ax.set_title("0,5")
+    plot.use_decimal_comma(fig)
     fig.savefig(os.devnull, format="svg")
+    figure_cache.warm_up(fig, root)
     plt.close(fig)
-    # what every figure's key holds besides the figure, worked out once for every child
-    figure_cache.environment()
 
 
 def serve(root: str) -> int:
     """Answer requests from the build on stdin until it closes it; 0 then."""
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)   # anything printed by accident goes to the log, not into the replies
-    _warm_up()
+    _warm_up(Path(root))
     replies.write(json.dumps(deps.snapshot(Path(root))).encode() + b"\n")
     for line in sys.stdin.buffer:
         waiting = json.loads(line)

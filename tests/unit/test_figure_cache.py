@@ -6,6 +6,7 @@ the modules' results name. The runs' order follows what the last runs took."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -130,10 +131,36 @@ def test_the_drawing_code_is_part_of_every_key(tmp_path, monkeypatch):
         importlib.import_module("fc_drawing")
         monkeypatch.setattr(figure_cache, "DRAWING_MODULES", (*figure_cache.DRAWING_MODULES, "fc_drawing"))
         figure_cache.environment.cache_clear()
-        keys.append(figure_cache.key("m.f", ["a", "b"]))
+        keys.append(figure_cache.key("m.f", ["a", "b"], REPO))
     sys.modules.pop("fc_drawing", None)
     figure_cache.environment.cache_clear()
     assert keys[0] != keys[1]
+
+
+def test_a_font_file_of_the_project_is_part_of_every_key_by_its_content(tmp_path, monkeypatch):
+    """A module may add a font of its own (font_manager.fontManager.addfont): a new version of the
+    file under the same name draws every figure again."""
+    from matplotlib import font_manager
+
+    known = font_manager.fontManager
+    dejavu = next(font for font in known.ttflist if font.name == "DejaVu Sans")
+    font = tmp_path / "fonts" / "own.ttf"
+    font.parent.mkdir()
+    font.write_bytes(Path(dejavu.fname).read_bytes())
+    # the module's font among the known ones, for this test only
+    monkeypatch.setattr(known, "ttflist", [*known.ttflist, dataclasses.replace(dejavu, fname=str(font))])
+    before = figure_cache.key("m.f", ["a", "b"], tmp_path)
+    font.write_bytes(font.read_bytes() + b"\0")
+    assert figure_cache.key("m.f", ["a", "b"], tmp_path) != before
+
+
+def test_a_figure_that_cannot_be_pickled_has_no_fingerprint():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    # a generator: no pickle can hold it, so nothing can say the figure is the same as before
+    ax.lines[0].numbers = (n for n in range(3))
+    plt.close(fig)
+    assert figure_cache.fingerprint(fig, REPO) is None
 
 
 # --- kept between runs --------------------------------------------------------------------------
@@ -162,7 +189,7 @@ def test_a_module_run_again_publishes_its_kept_figures_and_draws_a_changed_one(m
     module(mini, "plots", "COLOUR = 'tab:blue'\n" + textwrap.dedent(FIGURE_MODULE))
     first = compute(mini, ["plots"])[0]["plots"]
     assert len(first.drawn) == 1
-    drawings = figure_cache.Drawings(figures_folder(mini))
+    drawings = figure_cache.Drawings(figures_folder(mini), mini)
     # the kept SVGs marked: a run that publishes the mark took them from the store
     [key] = first.drawn
     svgs = drawings.get(key, "test")
@@ -185,6 +212,26 @@ def test_a_module_run_again_publishes_its_kept_figures_and_draws_a_changed_one(m
     assert changed.drawn != first.drawn
     assert "<!-- kept -->" not in changed.contents["bars-light.svg"]
     assert changed.contents["bars-light.svg"] != first.contents["bars-light.svg"]
+
+
+UNPICKLABLE_MODULE = """
+    import matplotlib.pyplot as plt
+
+    @figure
+    def line(style):
+        fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+        ax.plot([0, 1], [1, 0])
+        ax.lines[0].numbers = (n for n in range(3))
+        return Plot(fig=fig, alt="Linia", caption="Linia", table=Table(["x"], [["a"]]))
+    """
+
+
+def test_a_figure_without_a_fingerprint_is_drawn_every_time_and_published(mini):
+    module(mini, "unkept", UNPICKLABLE_MODULE)
+    result = compute(mini, ["unkept"])[0]["unkept"]
+    assert result.drawn == ()
+    assert result.contents["line-light.svg"].startswith("<?xml")
+    assert not list(figures_folder(mini).glob("*.json"))
 
 
 def test_the_store_keeps_the_figures_of_the_results_in_use(mini):

@@ -1,5 +1,8 @@
 """plot.Layouts: a figure's second theme reuses the constrained layout of its first, and publishes
-exactly the SVG constrained layout would have given it; a figure whose themes differ is laid out anew."""
+exactly the SVG constrained layout would have given it; a figure whose themes differ is laid out anew.
+plot.to_svg draws a figure once and writes what savefig (which draws it twice) writes."""
+
+import io
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -66,3 +69,42 @@ def test_geometry_sets_aside_colours_ids_and_pixels_only():
     assert plot.geometry(moved) != plot.geometry(light)
     assert plot.geometry(light.replace(">kot<", ">pies<")) != plot.geometry(light)
     assert plot.geometry(light.replace("font-size: 9px", "font-size: 8px")) != plot.geometry(light)
+
+
+def shared_colour_bar(style, title="Wagi"):
+    """Two heatmaps of fixed aspect and one colour bar for both: where they sit depends on each axes
+    being put at its aspect before the layout is worked out."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.6, 7.0), layout="constrained")
+    image = heatmap(top, WEIGHTS, TOKENS, TOKENS, style=style, quantity="weights", colorbar=False,
+                    title=title, blocked=np.triu(np.ones((3, 3), bool), 1))
+    heatmap(bottom, WEIGHTS.T, TOKENS, TOKENS, style=style, quantity="weights", colorbar=False,
+            title="bez maski")
+    bar = fig.colorbar(image, ax=[top, bottom], shrink=0.6, pad=0.03)
+    bar.set_label("waga uwagi")
+    fig.align_ylabels([top, bottom])
+    return fig
+
+
+def savefig_svg(fig) -> str:
+    """matplotlib's own SVG of `fig` (savefig lays it out in a draw without output, then draws it)."""
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("draw", [weights_figure, two_panels, shared_colour_bar])
+@pytest.mark.parametrize("style", plot.STYLES, ids=lambda style: style.name)
+def test_to_svg_lays_out_once_and_writes_what_savefig_writes(draw, style):
+    made = []
+    for save in (savefig_svg, plot.to_svg):
+        with matplotlib.rc_context({**style.rc(), "svg.hashsalt": "test"}):
+            fig = draw(style)
+            plot.use_decimal_comma(fig)
+            draws = []
+            fig.canvas.mpl_connect("draw_event", draws.append)
+            made.append((save(fig), len(draws), fig.get_layout_engine()))
+            plt.close(fig)
+    (expected, savefig_draws, _), (svg, draws, engine) = made
+    assert svg == expected
+    assert (savefig_draws, draws) == (2, 1)
+    assert isinstance(engine, matplotlib.layout_engine.ConstrainedLayoutEngine)   # kept for a next save

@@ -96,7 +96,8 @@ def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp
 
 def test_serve_watches_every_module_input(tmp_path):
     """`mkdocs serve` calls on_serve after its first build: the server then watches figures_src,
-    attn_core and every file a module run read (not the engine: `make serve` restarts on that)."""
+    attn_core and every file a module run read (not the engine: `make serve` restarts on that);
+    a file inside a folder it watches is seen by that folder's watch."""
     import types
 
     import anatomia_engine
@@ -105,8 +106,10 @@ def test_serve_watches_every_module_input(tmp_path):
     for folder in ("figures_src", "attn_core", "data"):
         (tmp_path / folder).mkdir()
     (tmp_path / "data" / "table.csv").write_text("a,b\n")
+    (tmp_path / "attn_core" / "softmax.py").write_text("")
     engine = Path(anatomia_engine.__file__)
-    plugin.results = {"m": types.SimpleNamespace(inputs=[tmp_path / "data" / "table.csv", engine])}
+    inputs = [tmp_path / "data" / "table.csv", tmp_path / "attn_core" / "softmax.py", engine]
+    plugin.results = {"m": types.SimpleNamespace(inputs=inputs)}
     plugin.notebook_inputs = []
     server = types.SimpleNamespace(watched=[])
     server.watch = server.watched.append
