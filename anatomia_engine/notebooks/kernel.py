@@ -77,6 +77,13 @@ def is_running() -> bool:
     return bool(_running)
 
 
+def _end_kernel(client) -> None:
+    """End the kernel of `client` now: its execution fails as the kernel dies."""
+    pid = _kernel_pid(client)
+    if pid:
+        _kill(pid)
+
+
 def _kernel_pid(client) -> int | None:
     # jupyter_client's provisioner knows the kernel's process; before the start, nothing does.
     manager = getattr(client, "km", None)
@@ -172,7 +179,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     # kernel binds it (notebooks build side by side).
     sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
     ipc = Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")})
-    client = outputs.bounded_client()(
+    client = outputs.bounded_client(_end_kernel)(
         nb,
         config=ipc,
         kernel_name=KERNEL,
@@ -200,7 +207,7 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
         finally:
             _running.pop(id(client), None)
     _remove_added_cells(nb)
-    # The interrupt may have reached a later cell, or none: the bound still stops the build.
+    # The kernel may have ended after the last cell's reply: the bound still stops the build.
     if client.too_much is not None:
         raise _too_much(client, nb, source, where)
     record = _read_report(report, where)

@@ -27,22 +27,29 @@ def material_html(html_text: str, where: str) -> str:
     if start < 0:
         raise EngineError("no_wrapper", where=where)
     soup = BeautifulSoup(html_text[start:], "html.parser")
-    wrapper = soup.select_one("div.jupyter-wrapper")
-    for cell in wrapper.select("div.jp-Cell[id]"):
+    # Elements are found by tag and class with find_all, not CSS selectors: soupsieve's
+    # matching took half of this function's time, for selectors this simple.
+    wrapper = soup.find("div", class_="jupyter-wrapper")
+    for cell in wrapper.find_all("div", class_="jp-Cell", id=True):
         _keep_cell(soup, cell)
-    wrapper.select_one("div.jp-Notebook").unwrap()
-    for block in wrapper.select("div.highlight-ipynb"):
+    wrapper.find("div", class_="jp-Notebook").unwrap()
+    for block in wrapper.find_all("div", class_="highlight-ipynb"):
         block["class"] = ["highlight"]
+    blocks = wrapper.find_all("div", class_="highlight")
     # Code cells and code in Markdown cells: <pre><code>, as Material styles it.
-    for pre in wrapper.select("div.highlight > pre"):
-        code = soup.new_tag("code")
-        code.extend([c for c in list(pre.contents) if _kept_in_code(c)])
-        pre.clear()
-        pre.append(code)
+    for block in blocks:
+        for pre in block.find_all("pre", recursive=False):
+            code = soup.new_tag("code")
+            code.extend([c for c in list(pre.contents) if _kept_in_code(c)])
+            pre.clear()
+            pre.append(code)
     # Pygments' spans of names and white space colour nothing in Material's theme.
-    for span in wrapper.select("div.highlight span.n, div.highlight span.w"):
-        span.unwrap()
-    for link in wrapper.select("a.anchor-link"):
+    for block in blocks:
+        for span in block.find_all("span", class_=["n", "w"]):
+            # a block inside another block has its spans listed twice
+            if span.parent is not None:
+                span.unwrap()
+    for link in wrapper.find_all("a", class_="anchor-link"):
         link["class"] = ["headerlink"]
         link["title"] = "Odnośnik do tej sekcji"
     return _MATH.sub(_arithmatex, str(wrapper))
@@ -57,14 +64,14 @@ def _keep_cell(soup, cell) -> None:
     if "jp-CodeCell" in cell["class"]:
         attrs = {"class": "jp-Cell jp-CodeCell", "id": cell["id"]}
         kept = soup.new_tag("div", attrs=attrs)
-        kept.extend(cell.select("div.highlight-ipynb"))
-        shown = cell.select(".jp-OutputArea-output")
+        kept.extend(cell.find_all("div", class_="highlight-ipynb"))
+        shown = cell.find_all(class_="jp-OutputArea-output")
         if shown:
             wrapper = soup.new_tag("div", attrs={"class": "jp-Cell-outputWrapper"})
             wrapper.extend(shown)
             kept.append(wrapper)
     else:
-        kept = cell.select_one(".jp-RenderedMarkdown")
+        kept = cell.find(class_="jp-RenderedMarkdown")
         classes = "jp-Cell jp-MarkdownCell jp-RenderedMarkdown"
         kept.attrs = {"class": classes, "id": cell["id"]}
     outer.replace_with(kept)

@@ -8,7 +8,6 @@ nbclient joins anything. The lab's cells show at most a few hundred characters.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 
@@ -53,12 +52,13 @@ def _texts(msg: dict) -> list[str]:
     return texts
 
 
-def bounded_client():
+def bounded_client(end_kernel):
     """The NotebookClient class that keeps each cell's text output within the bounds.
 
-    Past MAX_OUTPUT characters or a line of MAX_LINE it keeps no more and interrupts the kernel;
-    the cell then fails, and `too_much` holds (cell index, characters shown, longest line).
-    Made on use: nbclient is imported only by a build with a notebook.
+    Past MAX_OUTPUT characters or a line of MAX_LINE it keeps no more and calls
+    `end_kernel(client)`, which ends its kernel; the execution then fails, and `too_much` holds
+    (cell index, characters shown, longest line). Made on use: nbclient is imported only by a
+    build with a notebook.
     """
     from nbclient import NotebookClient
 
@@ -71,7 +71,7 @@ def bounded_client():
             self.shown_by_cell: dict[int, Shown] = {}
 
         def output(self, outs, msg, display_id, cell_index):
-            # The kernel is being interrupted: what still arrives is not kept.
+            # The kernel is being ended: what still arrives is not kept.
             if self.too_much is not None:
                 return None
             shown = self.shown_by_cell.setdefault(cell_index, Shown())
@@ -79,7 +79,10 @@ def bounded_client():
                 longest = shown.add(text)
                 if shown.total > MAX_OUTPUT or longest > MAX_LINE:
                     self.too_much = (cell_index, shown.total, longest)
-                    asyncio.ensure_future(self.km.interrupt_kernel())
+                    # Ended, not interrupted: an interrupt that reached the kernel as the cell
+                    # finished left the client waiting for a reply the cell's whole time limit
+                    # (CELL_TIMEOUT); the build stops here either way.
+                    end_kernel(self)
                     return None
                 # A display ends its line; a stream may go on with the next piece.
                 if msg["msg_type"] != "stream":
