@@ -127,6 +127,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.differential = incremental.Differential()
         # the executed notebooks' folder (kept between serve's builds)
         self.executed_copies = None
+        # the search documents of every page, as the last good build indexed them
+        self.indexed: dict[str, list[dict]] = {}
         # the files this plugin makes (under serve: kept between builds, see on_startup)
         self.made = made_files.MadeFiles(kept=False)
         # under serve: the last good pages while a failure is shown
@@ -467,6 +469,7 @@ class AnatomiaPlugin(BasePlugin[Config]):
                     sections[kept.url] = kept.sections
             sections.update(self.sections)
             search_pl.write_index(site, sections, self.state.search)
+            self.indexed = sections
         problems = self.links.check(site)
         # a --dirty build renders only some notebook pages: the conversions of the others stay
         self.state.prune(every_notebook=not self.dirty)
@@ -496,6 +499,10 @@ class AnatomiaPlugin(BasePlugin[Config]):
     def on_serve(self, server, *, config, builder):
         self.server = server
         self._watch_inputs()
+        # the first build found the search's form table stored; the first save with a new word
+        # would make it from nothing: it is made now, while the author reads the page
+        if self.uses_search:
+            search_pl.keep_table(self.indexed, self.state.search)
         server.builder = functools.partial(self._build_showing_failure, builder)
         return server
 

@@ -27,7 +27,7 @@ from anatomia_engine.search_pl.documents import (
 
 # Once per build, after every page:
 from anatomia_engine.search_pl.forms import build_table, encode_table, paradigm, readings
-from anatomia_engine.search_pl.index import write_index
+from anatomia_engine.search_pl.index import keep_table, write_index
 
 # What the worker mirrors letter for letter (the tests run both on the same words):
 from anatomia_engine.search_pl.words import PREFIXES, fold, normalise, tokenize
@@ -37,6 +37,7 @@ __all__ = [
     "build_table",
     "encode_table",
     "fold",
+    "keep_table",
     "math_text",
     "normalise",
     "own_docs",

@@ -268,6 +268,11 @@ class FormTable:
         if self.holders is not None:
             self._hold(key, old, forms)
 
+    def index_forms(self) -> None:
+        """Make `holders` now rather than in the first update that needs it (serve, after its
+        first build: the author's first save then costs only its own words' work)."""
+        self._group(set())
+
     def _hold(self, key: str, old: Iterable[str], new: Iterable[str]) -> None:
         """`holders` once the forms of `key` are `new` instead of `old`."""
         for form in set(old) - set(new):

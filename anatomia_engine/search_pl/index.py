@@ -58,24 +58,19 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
 _kept: dict[str, forms.FormTable] = {}
 
 
-def _form_table(site: list[str], cache: store.Store) -> bytes:
-    """The shipped form table of the site's words: stored, or built and stored.
-
-    Keyed by the code that builds it and the dictionary's version; the dictionary's answers
-    (the memo) are kept apart, so that a new word looks up only itself. Within one process
-    the table itself is kept too, so that a new word costs its own lexemes' work.
-    """
+def _keys(counts) -> tuple[str, str, str]:
+    """The store keys of the form table: the code that builds it, the dictionary's answers (the
+    memo), and the table of `counts`."""
     code_key = store.code_key(forms, words)
     code = store.key(code_key, f"morfeusz2-{version('morfeusz2')}")
     memo_key = store.key(code, "morphology")
-    counts = forms.word_counts(site)
     # by what the table is built from: an edited number leaves it as it was
     table_key = store.key(code, _json(sorted(counts.items())))
-    # Read even when the table is stored, so that pruning keeps it for the next new word.
-    memo = cache.get(memo_key, "search/morphology")
-    shipped = cache.get(table_key, "search/pl-forms")
-    if shipped is not None:
-        return shipped
+    return code, memo_key, table_key
+
+
+def _kept_table(code: str, memo: bytes | None) -> forms.FormTable:
+    """This process's table for `code`, or a new one that starts from the stored memo."""
     table = _kept.get(code)
     if table is None:
         lookups = None
@@ -84,6 +79,24 @@ def _form_table(site: list[str], cache: store.Store) -> bytes:
         table = forms.FormTable(forms.Morphology(lookups))
         _kept.clear()
         _kept[code] = table
+    return table
+
+
+def _form_table(site: list[str], cache: store.Store) -> bytes:
+    """The shipped form table of the site's words: stored, or built and stored.
+
+    Keyed by the code that builds it and the dictionary's version; the dictionary's answers
+    (the memo) are kept apart, so that a new word looks up only itself. Within one process
+    the table itself is kept too, so that a new word costs its own lexemes' work.
+    """
+    counts = forms.word_counts(site)
+    code, memo_key, table_key = _keys(counts)
+    # Read even when the table is stored, so that pruning keeps it for the next new word.
+    memo = cache.get(memo_key, "search/morphology")
+    shipped = cache.get(table_key, "search/pl-forms")
+    if shipped is not None:
+        return shipped
+    table = _kept_table(code, memo)
     table.update(counts)
     shipped = _json(table.encoded()).encode("utf-8")
     # the dictionary's answers as this process knows them, once they have grown
@@ -92,3 +105,17 @@ def _form_table(site: list[str], cache: store.Store) -> bytes:
         table.morphology.grown = False
     cache.put(table_key, shipped)
     return shipped
+
+
+def keep_table(docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
+    """Under serve, after the first build: this process's form table of the site's words, made
+    now with its index of shared forms, for the first save that brings a new word. (The first
+    build found the table stored: without this, that save would build it from nothing.)"""
+    docs = []
+    for url in sorted(docs_by_page):
+        docs += docs_by_page[url]
+    counts = forms.word_counts(site_words(docs))
+    code, memo_key, _ = _keys(counts)
+    table = _kept_table(code, cache.get(memo_key, "search/morphology"))
+    table.update(counts)
+    table.index_forms()

@@ -221,9 +221,7 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     times, library, softmax = [], [], []
     try:
         wait_for(url, "Znacznik biblioteki: 100.", 600)
-        # After its first build serve loads the lemma dictionary in the background (~1.6 s of
-        # CPU, the plugin's on_serve), while an author reads the page; an edit saved
-        # within that time waits for it. Give it that time, as an author does.
+        # an author reads the page before the first edit
         time.sleep(3.0)
         page = project / "docs" / f"{MARKER_PAGE}.md"
         original = page.read_text()

@@ -116,3 +116,48 @@ def test_serve_watches_every_module_input(tmp_path):
     assert plugin.on_serve(server, config=None, builder=None) is server
     assert sorted(server.watched) == sorted(str(tmp_path / n) for n in ("attn_core", "data/table.csv",
                                                                       "figures_src"))
+
+
+# One build in a process of its own: the search files of DOCS (with WORD, if given) into SITE,
+# the form table from the store CACHE; with KEEP, first what on_serve does. A new form table made
+# after that is refused.
+_SERVE = """
+import json, sys
+from pathlib import Path
+from anatomia_engine import search_pl, store
+site, cache, keep, word = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "keep", sys.argv[4]
+docs = {"a/": [{"location": "a/", "title": "Zapytania", "text": "Softmax i klucze."}]}
+(site / "search").mkdir(parents=True)
+stub = {"config": {"separator": "[\\\\s\\\\-]+"}, "docs": []}
+(site / "search" / "search_index.json").write_text(json.dumps(stub))
+kept = store.Store(cache, ".json")
+if keep:
+    search_pl.keep_table(docs, kept)
+    def made_from_nothing(*args, **kwargs):
+        raise SystemExit("a new form table")
+    search_pl.forms.FormTable.__init__ = made_from_nothing
+docs["a/"][0]["text"] += " " + word
+search_pl.write_index(site, docs, kept)
+"""
+
+
+def test_serve_keeps_the_form_table_made_after_its_first_build(tmp_path):
+    """keep_table (on_serve, after the first build found the table stored) makes this process's
+    form table: the first save with a new word updates it instead of making one from nothing,
+    and ships what a build from nothing ships."""
+    import subprocess
+    import sys
+
+    def build(site: str, cache: str, keep: str, word: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-c", _SERVE, str(tmp_path / site), str(tmp_path / cache), keep, word]
+        return subprocess.run(command, capture_output=True, text=True)
+
+    assert build("first", "cache", "-", "").returncode == 0
+    served = build("served", "cache", "keep", "Ananas.")
+    assert served.returncode == 0, served.stderr
+    assert build("afresh", "other", "-", "Ananas.").returncode == 0
+
+    def files(site: str) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in (tmp_path / site / "search").iterdir()}
+
+    assert files("served") == files("afresh")
