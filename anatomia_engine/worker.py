@@ -1,9 +1,12 @@
 """The module runs' process: imports NumPy, matplotlib and the kit once, then forks a fresh child per
-module, one per core at a time. `python -c BOOT ROOT` prints the record of what it read, then reads JSON
-lists of requests ({"id", "module", "out", "limit", "env"}) and prints {"id", "status"} as each ends.
+module, one per core at a time. `python -c BOOT ROOT` prints the record of what it read, then reads
+JSON lists of requests ({"id", "module", "out", "limit", "env", "figures"}) and prints
+{"id", "status"} as each ends.
 A child records what its module reads (deps.py), refuses what no record reproduces (hermetic.py:
 unseeded generators, the clock, the network, writes into docs/), and writes its store entry into `out`;
 a run that fails writes its EngineError there instead (pickled: the build raises it as it was made).
+A figure built the same as in an earlier run is not drawn again: its SVGs come from the figures'
+store (figure_cache.py), named in the request's "figures".
 """
 
 import importlib
