@@ -16,6 +16,8 @@ the worker builds a figure in every theme, then looks up its `key`:
   (keyed by `id()`, another in every process) are left out: what a
   figure draws is reached from its artists downwards. Sets of axes
   (ordered by `id()`) are written in the figure's order;
+- the functions called when it is drawn (draw_event callbacks, held
+  by its canvas, which a figure's pickle leaves out);
 - the engine code that draws (plot.py, numfmt.py, worker.py, this
   file), the Python version, every installed distribution's version
   (`environment`) and the fonts matplotlib knows when the figure is
@@ -362,12 +364,16 @@ def fingerprint(fig, root: Path) -> str | None:
     be pickled (it is then drawn every time)."""
     import matplotlib
 
+    from anatomia_engine.plot import draw_callbacks
+
     # read while drawing, not when the figure is made (the minus sign,
     # the SVG's font type, its ids' salt)
     rc = sorted(matplotlib.rcParams.items())
+    # called while drawing; the figure's pickle leaves its canvas out
+    called = draw_callbacks(fig)
     out = io.BytesIO()
     try:
-        _Fingerprint(out, os.path.realpath(root)).dump((fig, rc))
+        _Fingerprint(out, os.path.realpath(root)).dump((fig, rc, called))
     except _UNPICKLABLE:
         return None
     return hashlib.sha256(out.getvalue()).hexdigest()

@@ -200,6 +200,13 @@ def _lay_out(fig: Figure, engine: LayoutEngine) -> None:
         fig.set_canvas(canvas)
 
 
+def draw_callbacks(fig: Figure) -> list:
+    """The functions matplotlib calls when `fig` is drawn (`mpl_connect("draw_event", …)`)."""
+    connected = fig.canvas.callbacks.callbacks.get("draw_event", {})
+    # each held by a reference that gives the function when called
+    return [reference() for reference in connected.values()]
+
+
 def to_svg(fig: Figure) -> str:
     """The SVG of `fig`: no date or creator, ids from the salt (rcParams' svg.hashsalt), so the same
     bytes on every machine and build.
@@ -210,6 +217,10 @@ def to_svg(fig: Figure) -> str:
     """
     out = io.StringIO()
     engine = fig.get_layout_engine()
+    # a function called when the figure is drawn may change it: savefig's first draw then changes
+    # what its second one writes, so such a figure is saved as savefig saves it
+    if draw_callbacks(fig):
+        engine = None
     if engine is not None:
         _lay_out(fig, engine)
         # (no engine at all: 'none' would leave a placeholder engine, and savefig's first draw)

@@ -89,6 +89,18 @@ def test_what_a_figure_is_drawn_with_changes_its_fingerprint(change):
     assert build(**change) != build()
 
 
+def test_a_function_called_when_the_figure_is_drawn_is_part_of_the_fingerprint():
+    prints = []
+    for size in (9, 10):
+        fig, ax = plt.subplots()
+        title = ax.set_title("Wagi")
+        fig.canvas.mpl_connect("draw_event", lambda _event, size=size, title=title: title.set_fontsize(size))
+        prints.append(figure_cache.fingerprint(fig, REPO))
+        plt.close(fig)
+    assert None not in prints
+    assert prints[0] != prints[1]
+
+
 def test_a_function_a_formatter_calls_is_part_of_the_fingerprint(tmp_path, monkeypatch):
     """A formatter is pickled by its code and what it reads: a helper it calls that changes (its
     module edited and run again) changes the figure's key, though the formatter's own code did not."""

@@ -92,16 +92,42 @@ def savefig_svg(fig) -> str:
     return out.getvalue()
 
 
+def resized_when_drawn(style, title="Wagi"):
+    """A figure that changes itself when drawn: savefig's first draw changes what it writes."""
+    fig = weights_figure(style, title)
+    heading = fig.axes[0].title
+    fig.canvas.mpl_connect("draw_event", lambda _event: heading.set_fontsize(heading.get_fontsize() + 1))
+    return fig
+
+
+def test_a_figure_that_changes_when_drawn_is_saved_as_savefig_saves_it():
+    made = []
+    for save in (savefig_svg, plot.to_svg):
+        with matplotlib.rc_context({**plot.LIGHT.rc(), "svg.hashsalt": "test"}):
+            fig = resized_when_drawn(plot.LIGHT)
+            made.append(save(fig))
+            plt.close(fig)
+    assert made[0] == made[1]
+
+
 @pytest.mark.parametrize("draw", [weights_figure, two_panels, shared_colour_bar])
 @pytest.mark.parametrize("style", plot.STYLES, ids=lambda style: style.name)
-def test_to_svg_lays_out_once_and_writes_what_savefig_writes(draw, style):
+def test_to_svg_lays_out_once_and_writes_what_savefig_writes(draw, style, monkeypatch):
+    # the figure's draws counted (a draw_event callback would make to_svg save as savefig does)
+    draws = []
+    real_draw = matplotlib.figure.Figure.draw
+
+    def counted(fig, renderer):
+        draws.append(fig)
+        return real_draw(fig, renderer)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "draw", counted)
     made = []
     for save in (savefig_svg, plot.to_svg):
         with matplotlib.rc_context({**style.rc(), "svg.hashsalt": "test"}):
             fig = draw(style)
             plot.use_decimal_comma(fig)
-            draws = []
-            fig.canvas.mpl_connect("draw_event", draws.append)
+            draws.clear()
             made.append((save(fig), len(draws), fig.get_layout_engine()))
             plt.close(fig)
     (expected, savefig_draws, _), (svg, draws, engine) = made
