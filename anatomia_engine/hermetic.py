@@ -82,8 +82,15 @@ def _own(filename: str) -> bool:
         return True
     if not filename.startswith("/"):
         return False   # <frozen …>, <string>: no file of the project
+    return _own_file(filename, _state["root"])
+
+
+# Asked for every frame of every guarded call (each random draw, each file opened): a file's
+# answer is worked out once per run (a run's files do not move while it runs)
+@functools.lru_cache(maxsize=4096)
+def _own_file(filename: str, root) -> bool:
     path = os.path.realpath(filename)
-    if not deps.inside(path, _state["root"]) or deps.inside(path, deps.ENGINE):
+    if not deps.inside(path, root) or deps.inside(path, deps.ENGINE):
         return False
     return not any(deps.inside(path, p) for p in deps.PYTHON)
 
