@@ -508,14 +508,25 @@ def _now(read, path: str) -> str | None:
     return None
 
 
-def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]) -> str | None:
-    """None if `record` still holds for the project at `root` and the environment `environ`, else why not."""
+def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str],
+            digests: dict[str, str | None] | None = None) -> str | None:
+    """None if `record` still holds for the project at `root` and the environment `environ`, else why not.
+
+    `digests`: the files' digests as this pass over several records found them (path -> SHA-256,
+    None for no file), filled here. The modules' records name many of the same files (the engine,
+    attn_core, every font matplotlib knows): one pass reads each of them once.
+    """
     base = str(root)
+    if digests is None:
+        digests = {}
     try:
         if record["python"] != sys.version:
             return "the Python version changed"
         for name, sha in record["files"].items():
-            if _now(_file_digest, os.path.join(base, name)) == sha:
+            path = os.path.join(base, name)
+            if path not in digests:
+                digests[path] = _now(_file_digest, path)
+            if digests[path] == sha:
                 continue
             if os.path.isfile(os.path.join(base, name)):
                 return f"{name} changed"

@@ -290,8 +290,10 @@ def _entry(name: str, root: Path, data: bytes) -> _Read:
     return _remember(name, root, data, json.loads(data), None)
 
 
-def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
-    """The kept result of module `name` if its record of inputs still holds, else None."""
+def lookup(name: str, root: Path, kept: store.Store,
+           digests: dict[str, str | None] | None = None) -> ModuleResult | None:
+    """The kept result of module `name` if its record of inputs still holds, else None.
+    `digests`: the files' digests of this pass over the modules (deps.problem)."""
     key = entry_name(name, root)
     where = f"{PACKAGE}/{name}.py"
     data = kept.get(key, where)
@@ -300,7 +302,7 @@ def lookup(name: str, root: Path, kept: store.Store) -> ModuleResult | None:
     try:
         read = _entry(name, root, data)
         # the record is checked on every build: a file it names may have changed since
-        changed = deps.problem(read.body["deps"], root, worker_environment(root))
+        changed = deps.problem(read.body["deps"], root, worker_environment(root), digests)
         if changed:
             log.info("%s: runs again: %s", where, changed)
             return None
@@ -407,7 +409,9 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     if every:
         names = module_names(root)
     names = list(names)
-    results = {n: found for n in names if (found := lookup(n, root, kept)) is not None}
+    # one pass over the records: a file several of them name is read once
+    digests: dict[str, str | None] = {}
+    results = {n: found for n in names if (found := lookup(n, root, kept, digests)) is not None}
     stale = [n for n in names if n not in results]
     if stale:
         results.update(_run(stale, root, kept, keep_worker, figures))
