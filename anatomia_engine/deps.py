@@ -528,7 +528,7 @@ def problem(record: dict, root: Path, environ: collections.abc.Mapping[str, str]
                 digests[path] = _now(_file_digest, path)
             if digests[path] == sha:
                 continue
-            if os.path.isfile(os.path.join(base, name)):
+            if os.path.isfile(path):
                 return f"{name} changed"
             return f"{name} is gone"
         for name, sha in record["folders"].items():

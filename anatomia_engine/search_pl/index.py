@@ -22,6 +22,15 @@ def _json(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+def _in_order(docs_by_page: dict[str, list[dict]]) -> list[dict]:
+    """Every page's documents, in the order of the pages' addresses, whichever order they were
+    rendered in."""
+    docs = []
+    for url in sorted(docs_by_page):
+        docs += docs_by_page[url]
+    return docs
+
+
 def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
     """Write the documents and the form table and turn Material's `search_index.json` into a
     stub naming them; the form table comes from `cache` while the site's words stay the same."""
@@ -31,10 +40,7 @@ def write_index(site_dir: Path, docs_by_page: dict[str, list[dict]], cache: stor
     if not stub.exists():
         raise EngineError("search_disabled", path=stub)
     config = json.loads(stub.read_text(encoding="utf-8"))["config"]
-    # In the order of the pages' addresses, whichever order they were rendered in.
-    docs = []
-    for url in sorted(docs_by_page):
-        docs += docs_by_page[url]
+    docs = _in_order(docs_by_page)
     shipped_forms = _form_table(site_words(docs), cache)
     # An earlier --dirty build's files, under other hashes.
     for old in search.glob("pl-*.json"):
@@ -111,10 +117,7 @@ def keep_table(docs_by_page: dict[str, list[dict]], cache: store.Store) -> None:
     """Under serve, after the first build: this process's form table of the site's words, made
     now with its index of shared forms, for the first save that brings a new word. (The first
     build found the table stored: without this, that save would build it from nothing.)"""
-    docs = []
-    for url in sorted(docs_by_page):
-        docs += docs_by_page[url]
-    counts = forms.word_counts(site_words(docs))
+    counts = forms.word_counts(site_words(_in_order(docs_by_page)))
     code, memo_key, _ = _keys(counts)
     table = _kept_table(code, cache.get(memo_key, "search/morphology"))
     table.update(counts)

@@ -128,7 +128,7 @@ from anatomia_engine import search_pl, store
 site, cache, keep, word = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "keep", sys.argv[4]
 docs = {"a/": [{"location": "a/", "title": "Zapytania", "text": "Softmax i klucze."}]}
 (site / "search").mkdir(parents=True)
-stub = {"config": {"separator": "[\\\\s\\\\-]+"}, "docs": []}
+stub = {"config": {"separator": " "}, "docs": []}
 (site / "search" / "search_index.json").write_text(json.dumps(stub))
 kept = store.Store(cache, ".json")
 if keep:
