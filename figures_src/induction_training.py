@@ -82,7 +82,7 @@ class Settings:
     n_layers: int = 2
     batch: int = 16
     lr: float = 5e-3
-    steps: int = 1300
+    steps: int = 1100
     every: int = 20               # record the curves every `every` steps
     min_period: int = 3           # training segments repeat with a period min_period..L
     random_fraction: float = 0.3  # share of training sequences with no repetition at all
