@@ -134,6 +134,8 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # under serve: the last good pages while a failure is shown
         self.shown = served.Shown()
         self.problems = served.Problems()
+        # under serve: SIGTERM and SIGHUP end the server as Ctrl-C does (on_startup)
+        self.ending = served.EndLikeCtrlC()
         self.failure: Exception | None = None
 
     # ---------------------------------------------------------------------------------------------
@@ -147,15 +149,23 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # under serve a made file is written again only when it changed: a --dirty build copies
         # only those into the site (made_files.py)
         self.made = made_files.MadeFiles(kept=self.serving)
+        # a server ended by `kill` or a closed terminal cleans up as after Ctrl-C (served.py)
+        if self.serving:
+            self.ending.install()
         # MkDocs warns that a --dirty build leaves navigation stale; this plugin renders again
         # every page whose navigation or inputs changed (incremental.py), so the warning would
         # only fail --strict. (Material's projects plugin filters it the same way.)
         logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
-    # Stop the module worker that serve kept warm; remove the made files' folder
+    # Stop the module worker that serve kept warm; remove the made files' and the notebooks'
+    # folders
     def on_shutdown(self):
         runner.stop_worker()
         self.made.close()
+        if self.executed_copies is not None:
+            self.executed_copies.cleanup()
+            self.executed_copies = None
+        self.ending.restore()
 
     # Make this build's state and register the Markdown extension with it
     def on_config(self, config):

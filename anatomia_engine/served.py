@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import logging
 import os
+import signal
+import threading
 from pathlib import Path
 
 from anatomia_engine import messages as M
@@ -65,6 +67,44 @@ def _body_start(data: bytes) -> int:
     if b"<body" not in data:
         return 0
     return data.find(b">", data.find(b"<body")) + 1
+
+
+class EndLikeCtrlC:
+    """Under `mkdocs serve`, SIGTERM and SIGHUP end the server as Ctrl-C does.
+
+    MkDocs cleans up only when serving ends with KeyboardInterrupt: it stops the server, calls
+    every plugin's on_shutdown and removes the site's temporary folder. By default the two signals a
+    server commonly gets besides Ctrl-C (`kill`, a closed terminal) end Python at once, and every
+    temporary folder of the server (MkDocs' site, the made files, the notebook's copies) stays
+    behind. Here they raise KeyboardInterrupt in the main thread instead, the path MkDocs handles.
+    SIGKILL cannot be caught: what it leaves is the operating system's to clean.
+    """
+
+    SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        # signal -> the handler it had (put back by `restore`)
+        self.previous: dict[int, object] = {}
+
+    def install(self) -> None:
+        """Catch the signals; only the main thread may (a plugin driven from a test thread may not)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for number in self.SIGNALS:
+            self.previous[number] = signal.signal(number, _interrupt)
+
+    def restore(self) -> None:
+        """Put the handlers back (the server has stopped)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        self.previous = {}
+
+
+def _interrupt(number, frame) -> None:
+    """A signal handler: end what the main thread runs as Ctrl-C would."""
+    raise KeyboardInterrupt(signal.Signals(number).name)
 
 
 class Shown:

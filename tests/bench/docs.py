@@ -336,8 +336,11 @@ def module_seconds(project: Path, name: str) -> tuple[float, float]:
     """Wall-clock and CPU seconds (user + system) of one module run cold by the runner."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "anatomia_engine.runner", name], cwd=project, env=ENV,
-                   check=True, capture_output=True)
+    # the run writes its figures into a new folder of TMPDIR: the copy's own, removed with it
+    temporary = project / ".bench-tmp"
+    temporary.mkdir(exist_ok=True)
+    subprocess.run([sys.executable, "-m", "anatomia_engine.runner", name], cwd=project,
+                   env=ENV | {"TMPDIR": str(temporary)}, check=True, capture_output=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -1,5 +1,6 @@
 """`make serve` when a save breaks the build: the terminal says the error, the open page shows it with
-file:line above its last good content, and the next good save shows the fixed page without it."""
+file:line above its last good content, and the next good save shows the fixed page without it. A
+server ended by `kill` (SIGTERM) leaves no temporary folder behind."""
 
 from __future__ import annotations
 
@@ -15,10 +16,14 @@ BANNER = "anatomia-build-error"
 
 def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers(tmp_path):
     project = fixture_project(tmp_path / "proj")
+    # the server's temporary folders (MkDocs' site, the made files, ...): all in one place to check
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TMPDIR": str(temporary)}
     port = free_port()
     server = subprocess.Popen(
         core("serve", "--dirty", "--strict", "--dev-addr", f"127.0.0.1:{port}"),   # as `make serve`
-        cwd=project, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        cwd=project, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     output: list[str] = []
     reader = threading.Thread(target=lambda: output.extend(server.stdout), daemon=True)
@@ -38,8 +43,11 @@ def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers
         page.write_text("# Inna strona\n\nPoprawiony tekst.\n")
         assert wait_for(lambda: "Poprawiony tekst." in http_get(base + "inne/"), 120), "".join(output)
         assert BANNER not in http_get(base + "inne/") and BANNER not in http_get(base)
+        assert any(temporary.iterdir())                              # the served site, at least
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         reader.join(timeout=30)
         server.stdout.close()
+    # ended as by Ctrl-C: every temporary folder removed (MkDocs' on_shutdown ran)
+    assert not list(temporary.iterdir()), "".join(output)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -398,8 +399,12 @@ def test_command_line_runs_one_module_and_prints_its_values(mini):
             import matplotlib.pyplot as plt
             return Plot(fig=plt.figure(), alt="Pusty", caption="Pusty", table=Table(["x"], [["a"]]))
         """)
+    # the figures' new folder is made in TMPDIR: the test's own
+    temporary = mini / "tmp"
+    temporary.mkdir()
     proc = subprocess.run([sys.executable, "-m", "anatomia_engine.runner", "figures_src.demo"],
-                          cwd=mini, capture_output=True, text=True, timeout=300)
+                          cwd=mini, capture_output=True, text=True, timeout=300,
+                          env=os.environ | {"TMPDIR": str(temporary)})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "demo_n = 3" in proc.stdout
     assert "figures: chart ->" in proc.stdout
