@@ -82,7 +82,7 @@ class Settings:
     n_layers: int = 2
     batch: int = 16
     lr: float = 5e-3
-    steps: int = 1300
+    steps: int = 1100
     every: int = 20               # record the curves every `every` steps
     min_period: int = 3           # training segments repeat with a period min_period..L
     random_fraction: float = 0.3  # share of training sequences with no repetition at all
@@ -341,13 +341,16 @@ def training_loss_curves(style) -> Plot:
                 xytext=(4, 0), textcoords="offset points", ha="left", va="center", color=style.muted,
                 annotation_clip=False)
     ax.axvline(h.steps[k], color=style.fg, linestyle=":", linewidth=1)
-    ax.annotate(f"zmiana fazowa\n(krok {fmt_int(h.steps[k])})", (h.steps[k], h.repeated[k]),
-                xytext=(8, 0), textcoords="offset points", va="center", color=style.fg)
+    # top left of the dotted line: only the first steps' losses reach that high, far to the left
+    ax.annotate(f"zmiana fazowa\n(krok {fmt_int(h.steps[k])})", (h.steps[k], 1.0),
+                xycoords=ax.get_xaxis_transform(), xytext=(-4, -4), textcoords="offset points",
+                ha="right", va="top", color=style.fg)
     ax.set_xlabel("krok treningu")
     ax.set_ylabel("strata (entropia krzyżowa, nat)")
     ax.set_ylim(0, max(h.first.max(), h.repeated.max()) * 1.05)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="upper right")   # above both curves (lower left, the phase line crossed it)
+    # above the axes: inside, every corner is crossed by a curve or the phase line
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
     return Plot(
         fig=fig,
         alt=(f"Wykres liniowy straty w funkcji kroku treningu, od 0 do {fmt_int(s.steps)}. "

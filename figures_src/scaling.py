@@ -6,7 +6,9 @@ się pierwiastek z wymiaru").
 Inputs: `D_K_VALUES` (powers of two), `N_SAMPLES` (dot products per d_k), `N_TOKENS` and
 `SAT_SAMPLES` for the saturation experiment, `SEED`. The d_k singled out in the text is the
 per-head width of the base Transformer, taken from figures_src.multi_head (64).
-q and k have independent N(0, 1) entries, as in footnote 4 of Vaswani et al. (2017).
+q and k have independent N(0, 1) entries, as in footnote 4 of Vaswani et al. (2017); each
+experiment draws them once, at the largest d_k, and a smaller d_k takes their first coordinates
+(attn_core.experiments).
 
 Values:
 - `focus_d_k` (int, the base Transformer's d_k), `var_d_k_values` (D,), `var_n_samples`;
@@ -162,7 +164,8 @@ def variance_vs_dk(style) -> Plot:
              "na prostej Var = dₖ. Po podzieleniu przez pierwiastek z dₖ punkty układają się "
              "poziomo na wysokości 1, a po podzieleniu przez dₖ opadają wzdłuż prostej 1/dₖ."),
         caption=(f"Wariancja q·k zmierzona metodą Monte Carlo ({fmt_int(N_SAMPLES)} par wektorów "
-                 "na każde dₖ) na tle teorii."),
+                 f"o {fmt_int(D_K_VALUES.max())} współrzędnych; dla danego dₖ q·k z ich "
+                 "pierwszych dₖ współrzędnych) na tle teorii."),
         table=Table(header=["dₖ", "Var(q·k)", "Var(q·k/√dₖ)", "Var(q·k/dₖ)"], rows=rows,
                     formats=["int", "dec:2", "dec:3", "dec:5"]),
     )

@@ -225,13 +225,14 @@ def test_saturation_series_share_draws_and_coincide_at_d_k_1():
     unscaled, scaled = softmax_saturation_pair(rng_a, [1, 4], 8, 50)
     assert unscaled.max_weight[0] == scaled.max_weight[0]
     assert unscaled.jacobian_norm[0] == scaled.jacobian_norm[0]
-    # Independently: the same draws, by hand.
-    q = rng_b.standard_normal((50, 1))
-    k = rng_b.standard_normal((50, 8, 1))
-    s = np.einsum("sd,snd->sn", q, k)
+    # Independently: the same draws, by hand (drawn in float32 at the largest d_k, 4; d_k = 1
+    # takes the first coordinate).
+    q = rng_b.standard_normal((50, 4), dtype=np.float32).astype(np.float64)
+    k = rng_b.standard_normal((50, 8, 4), dtype=np.float32).astype(np.float64)
+    s = np.einsum("sd,snd->sn", q[:, :1], k[:, :, :1])
     p = np.exp(s - s.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
-    assert_allclose(unscaled.max_weight[0], p.max(1).mean(), rtol=1e-12)
+    assert_allclose(unscaled.max_weight[0], p.max(1).mean(), rtol=1e-6)
     v = values_of(scaling)
     assert v["sat_first_gap"] == 0
 
