@@ -157,10 +157,11 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # only fail --strict. (Material's projects plugin filters it the same way.)
         logging.getLogger(mkdocs_build.__name__).addFilter(_NoDirtyWarning())
 
-    # Stop the module worker that serve kept warm; remove the made files' and the notebooks'
-    # folders
+    # Stop the module worker and the notebook's kernel that serve kept warm; remove the made
+    # files' and the notebooks' folders
     def on_shutdown(self):
         runner.stop_worker()
+        notebooks.end_spare()
         self.made.close()
         if self.executed_copies is not None:
             self.executed_copies.cleanup()
@@ -489,6 +490,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         self.differential.done(site, {file.dest_uri for file in self.files})
         # a good build: its pages stay
         self.shown.kept = {}
+        # under serve: the next execution's kernel starts while the author reads (launch.py)
+        if self.serving and self.executed:
+            notebooks.keep_spare(self.root, f"{self.docs_name}/{min(self.executed)}")
         if self.server is not None:
             self._watch_inputs()
 
@@ -496,11 +500,14 @@ class AnatomiaPlugin(BasePlugin[Config]):
     # Serve
     # ---------------------------------------------------------------------------------------------
 
-    # Kept for the page that shows the failure under `mkdocs serve` (served.py)
+    # Kept for the page that shows the failure under `mkdocs serve` (served.py); the spare kernel
+    # ended
     def on_build_error(self, *, error):
         self.failure = error
         if self.state is not None:
             self.state.math.close()
+        # a kernel warmed up beside a failed build is not kept
+        notebooks.end_spare()
 
     # Watch every file a module run or the notebook read, and show a failed build on the open
     # page. MkDocs' server answers the open tab again only after a good build; the builder it

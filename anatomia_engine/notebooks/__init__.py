@@ -5,6 +5,7 @@ The plugin's notebook step, in the order it runs:
 - `stored`: the copies from the store while the kernel's record holds, else executed;
 - `kernel`: executing it in a Jupyter kernel held to the modules' rules (deps.py records,
   hermetic.py refuses), every failure with file:line; `stop()` ends every kernel at once;
+- `launch`: the kernel started and warmed up; under serve, one kept spare between builds;
 - `outputs`: what a cell may show (bounded size and line length, no NaN);
 - `copies`: the page's copy (cell tags applied, figures as files with alt text) and the
   download;
@@ -22,6 +23,9 @@ from anatomia_engine.notebooks.copies import figure_html
 
 # The kernel is started and stopped by the build as a whole (a failed module stops it too).
 from anatomia_engine.notebooks.kernel import KERNEL, execute, executing, is_running, stop
+
+# Under serve: one kernel started and warmed up while the author reads (the plugin's hooks).
+from anatomia_engine.notebooks.launch import end_spare, keep_spare
 from anatomia_engine.notebooks.material import material_html
 
 # The one call per notebook page, run in the pool of `executing()` beside the modules.
@@ -38,10 +42,12 @@ __all__ = [
     "conversion_key",
     "converter_versions",
     "execute",
+    "end_spare",
     "executing",
     "figure_html",
     "is_running",
     "keep_conversion",
+    "keep_spare",
     "material_html",
     "stop",
 ]

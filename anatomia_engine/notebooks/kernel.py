@@ -10,11 +10,11 @@ every kernel at once (Ctrl-C, or another part of the build failed).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import signal
 import sys
-import tempfile
 import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -22,20 +22,27 @@ from pathlib import Path
 
 import nbformat
 
-from anatomia_engine import lines, runner
+from anatomia_engine import lines
+from anatomia_engine import messages as M
 from anatomia_engine.errors import EngineError
-from anatomia_engine.notebooks import outputs
+from anatomia_engine.notebooks import launch, outputs
 
-KERNEL = "python3"
-# Run in the kernel before the first cell: deps.py records in that process, and
-# hermetic.py refuses there what no record reproduces, as in a module's run.
+# (re-exported: the stored entries' check and the package's users name them here)
+from anatomia_engine.notebooks.launch import (
+    KERNEL,
+    LOG_TAIL,
+    STARTUP_TIMEOUT,
+    kernel_environment,
+)
+
+log = logging.getLogger("anatomia_engine.notebooks")
+
+# The notebook's first cell, its execution count 1, after the kernel's warm-up (launch.py): the
+# files every execution depends on, noted now, not at the warm-up (a spare kernel is warmed up
+# while the author may still edit them).
 _START = (
-    "from pathlib import Path as _Path\n"
-    "from anatomia_engine import deps as _deps, hermetic as _hermetic\n"
-    "_deps.start(_Path({root!r}))\n"
     "for _p in {noted!r}:\n"
     "    _deps.note(_Path(_p))\n"
-    "_hermetic.start(_Path({root!r}), {where!r})\n"
 )
 # Run after the last cell: the record and the refusals, as one JSON output to read back.
 _REPORT = (
@@ -43,11 +50,8 @@ _REPORT = (
     "_display({{'application/json': {{'deps': _deps.snapshot(_Path({root!r})),\n"
     "    'refused': _hermetic.refused, 'cells': _hermetic.cells}}}}, raw=True)\n"
 )
-# Seconds a cell may run, and a kernel may take to start.
+# Seconds a cell may run.
 CELL_TIMEOUT = 180
-STARTUP_TIMEOUT = 120
-# The end of a kernel's log a message shows: its last words say why it died.
-LOG_TAIL = 3000
 
 # id -> the NotebookClient executing (stop() ends their kernels)
 _running: dict[int, object] = {}
@@ -119,14 +123,6 @@ def executing():
         _stopping.clear()
 
 
-def kernel_environment(root: Path) -> dict[str, str]:
-    """The kernel's environment: the modules' one, with the inline backend ipykernel would set."""
-    env = runner.worker_environment(root)
-    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    env["SOURCE_DATE_EPOCH"] = "0"
-    return env
-
-
 def engine_files() -> list[str]:
     """The files of this package: their code makes what a build keeps of an execution, so the
     kernel's record names them, and an edit of any executes the notebook again."""
@@ -162,50 +158,70 @@ def cell_place(where: str, source: Path, nb, index: int, offset: int = 0) -> str
 
 def execute(nb, source: Path, where: str, root: Path) -> dict:
     """Run every cell of `nb` in place, recording in the kernel; return the kernel's record."""
-    from traitlets.config import Config
+    env = kernel_environment(root)
+    # the spare kernel serve keeps ready, if it fits; else one started now, warmed up the same way
+    spare = launch.take(root, where, env, _stopping)
+    if spare is not None:
+        try:
+            return _execute_in(spare, nb, source, where, root, spare=True)
+        except _DiedFirst as died:
+            log.warning(M.text("spare_kernel_failed", where=where, problem=died))
+    return _execute_in(_start(root, where, env), nb, source, where, root)
 
-    start = _START.format(root=str(root), noted=[str(source), *engine_files()], where=where)
+
+class _DiedFirst(Exception):
+    """The spare kernel died after it was taken, before the notebook's first cell started (it may
+    die at any moment, and a dying process still answers `poll()` as alive for a while)."""
+
+
+def _execute_in(started: launch.Started, nb, source: Path, where: str, root: Path,
+                spare: bool = False) -> dict:
+    """Run the cells of `nb` in the kernel `started`, and end it; its record."""
+    start = _START.format(noted=[str(source), *engine_files()])
     nb.cells.insert(0, nbformat.v4.new_code_cell(start, id="start"))
     report = nbformat.v4.new_code_cell(_REPORT.format(root=str(root)), id="report")
     nb.cells.append(report)
-    running = {"index": 0}
+    # the index of the cell running (None: none started yet)
+    running = {"index": None}
 
     def on_cell_start(cell, cell_index):
         running["index"] = cell_index
         if _stopping.is_set():
             raise KeyboardInterrupt
 
-    # Unix sockets of this build's own: a free TCP port picked here may be taken before the
-    # kernel binds it (notebooks build side by side).
-    sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
-    ipc = Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")})
+    # nbclient runs the cells in a kernel it was given (`km`), and ends it (`cleanup_kc`) at once
+    # when done: it was warmed up, and is read no more after the report
     client = outputs.bounded_client(_end_kernel)(
         nb,
-        config=ipc,
+        km=started.km,
         kernel_name=KERNEL,
         timeout=CELL_TIMEOUT,
         startup_timeout=STARTUP_TIMEOUT,
+        shutdown_kernel="immediate",
         # Neither timings nor split streams: the same page every build.
         record_timing=False,
         coalesce_streams=True,
         on_cell_start=on_cell_start,
-        resources={"metadata": {"path": str(root)}},
     )
     _running[id(client)] = client
-    with sockets, tempfile.TemporaryFile(mode="w+", encoding="utf-8") as kernel_log:
-        try:
-            if _stopping.is_set():
-                raise KeyboardInterrupt
-            client.execute(env=kernel_environment(root), stderr=kernel_log)
-        except BaseException as exc:
-            _remove_added_cells(nb)
-            # The start cell is no cell of the notebook: its cells count from the next one.
-            failure = _failure(exc, client, running["index"] - 1, kernel_log, nb, source, where)
-            if failure is None:
-                raise
-            raise failure from None
-        finally:
-            _running.pop(id(client), None)
+    try:
+        if _stopping.is_set():
+            raise KeyboardInterrupt
+        client.execute(cleanup_kc=True)
+    except BaseException as exc:
+        _remove_added_cells(nb)
+        stopped = _stopping.is_set() or not isinstance(exc, Exception)
+        if spare and running["index"] is None and not stopped and not started.alive():
+            raise _DiedFirst(started.said(f"{type(exc).__name__}: {exc}")) from None
+        # The start cell is no cell of the notebook: its cells count from the next one.
+        index = (running["index"] or 0) - 1
+        failure = _failure(exc, client, index, started.log, nb, source, where)
+        if failure is None:
+            raise
+        raise failure from None
+    finally:
+        _running.pop(id(client), None)
+        started.end()
     _remove_added_cells(nb)
     # The kernel may have ended after the last cell's reply: the bound still stops the build.
     if client.too_much is not None:
@@ -219,6 +235,30 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
         raise EngineError("cell_nan", where=cell_place(where, source, nb, index),
                           cell=index + 1, shown=shown)
     return dict(record["deps"])
+
+
+def _start(root: Path, where: str, env: dict[str, str]) -> launch.Started:
+    """A kernel started and warmed up now; `notebook_stopped` or `kernel_failed` if it could not."""
+    started = launch.Started(root, where, env)
+    # stop() ends it while it starts
+    _running[id(started)] = started
+    try:
+        if _stopping.is_set():
+            raise KeyboardInterrupt
+        started.start()
+    except BaseException as exc:
+        stopped = _stopping.is_set() or isinstance(exc, KeyboardInterrupt)
+        problem = started.said(f"{type(exc).__name__}: {exc}")
+        started.end()
+        if stopped:
+            raise EngineError("notebook_stopped", where=where) from None
+        if not isinstance(exc, Exception):
+            raise
+        raise EngineError("kernel_failed", where=where, kernel=KERNEL, python=sys.executable,
+                          problem=problem) from None
+    finally:
+        _running.pop(id(started), None)
+    return started
 
 
 def _remove_added_cells(nb) -> None:

@@ -1,0 +1,217 @@
+"""The spare kernel `make serve` keeps warmed up (anatomia_engine/notebooks/launch.py): the next execution
+takes it only when it fits (the project, the notebook, the environment, alive, its warm-up's inputs
+unchanged) and then publishes what a fresh kernel does; otherwise a fresh kernel runs and the log says
+why. No kernel process or socket folder outlives its end: end_spare, the process's exit, SIGTERM."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from anatomia_engine import notebooks
+from anatomia_engine.errors import EngineError
+from anatomia_engine.notebooks import launch
+from tests.unit.lab_kernel import execute_cells, lab_project
+
+WHERE = "docs/laby/lab.py"
+# The first cell says which kernel ran it; the others are what is compared.
+PID = "import os\nprint(os.getpid())"
+CELLS = (
+    PID,
+    "import numpy as np\nimport matplotlib.pyplot as plt\nprint(np.linspace(0, 1, 5))",
+    "from pathlib import Path\nprint(Path('attn_core/__init__.py').exists())",
+    "fig, ax = plt.subplots(figsize=(2, 1))\nax.plot([0, 1], [1, 0])\nplt.show()",
+)
+
+
+def alive(pid: int | None) -> bool:
+    """Whether process `pid` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, TypeError):
+        return False
+
+
+def gone(pid: int | None, seconds: float = 10) -> bool:
+    end = time.monotonic() + seconds
+    while alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    return not alive(pid)
+
+
+def run(root) -> tuple[int, str, dict]:
+    """Execute CELLS: the kernel's pid, the other cells as published, the record."""
+    nb, record = execute_cells(root, *CELLS)
+    pid = int(nb.cells[0].outputs[0]["text"])
+    rest = nbformat.writes(nbformat.v4.new_notebook(cells=nb.cells[1:]))
+    return pid, rest, record
+
+
+def spare_ready(root, where: str = WHERE) -> int:
+    launch.keep_spare(root, where)
+    assert launch.wait_for_spare(120)
+    pid = launch.spare_pid()
+    assert alive(pid)
+    return pid
+
+
+def short_folder():
+    """A temporary folder of the test's own, with a short path: a Unix socket's path has at most
+    107 bytes, and pytest's own folders are longer."""
+    return Path(tempfile.mkdtemp(prefix="spare-", dir="/tmp"))
+
+
+@pytest.fixture
+def own_tmp(monkeypatch):
+    """The temporary folder the kernels' sockets go to, the test's own; no spare left after."""
+    folder = short_folder()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+    notebooks.end_spare()
+    monkeypatch.undo()
+    shutil.rmtree(folder)
+
+
+def test_the_spare_kernel_publishes_what_a_fresh_one_does_and_ends(tmp_path, own_tmp):
+    root = lab_project(tmp_path)
+    fresh_pid, fresh, fresh_record = run(root)
+    pid = spare_ready(root)
+    used_pid, used, used_record = run(root)
+    assert used_pid == pid != fresh_pid
+    assert used == fresh            # outputs, figures, execution counts
+    assert used_record == fresh_record
+    assert "docs/laby/lab.py" in used_record["files"]
+    assert gone(pid)
+    assert launch.spare_pid() is None
+    assert not list(own_tmp.iterdir())
+
+
+@pytest.mark.parametrize("change", ["environment", "notebook", "project"])
+def test_a_spare_started_for_something_else_is_not_used(tmp_path, own_tmp, monkeypatch, caplog,
+                                                         change):
+    root = lab_project(tmp_path)
+    if change == "project":
+        spare_root = lab_project(tmp_path / "other")
+        pid = spare_ready(spare_root)
+    elif change == "notebook":
+        pid = spare_ready(root, "docs/laby/other.py")
+    else:
+        pid = spare_ready(root)
+        monkeypatch.setenv("ANATOMIA_TEST_CHANGED", "1")
+    with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
+        used_pid, _, _ = run(root)
+    assert used_pid != pid
+    assert gone(pid)
+    said = [r for r in caplog.records if r.name == "anatomia_engine.notebooks"]
+    assert [r.levelno for r in said] == [logging.INFO]
+    assert said[0].getMessage().startswith(f"{WHERE}: ")
+
+
+def test_a_spare_whose_warm_up_inputs_changed_is_not_used(tmp_path, own_tmp, caplog):
+    root = lab_project(tmp_path)
+    pid = spare_ready(root)
+    # read by the warm-up (deps.start notes what is installed)
+    (root / "requirements.lock").write_text("numpy\nmatplotlib\n")
+    with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
+        used_pid, _, _ = run(root)
+    assert used_pid != pid and gone(pid)
+    said = [r.getMessage() for r in caplog.records if r.name == "anatomia_engine.notebooks"]
+    assert len(said) == 1 and "requirements.lock" in said[0]
+
+
+def test_a_spare_that_died_is_not_used_and_the_log_says_so(tmp_path, own_tmp, caplog):
+    root = lab_project(tmp_path)
+    pid = spare_ready(root)
+    os.kill(pid, signal.SIGKILL)
+    assert gone(pid)
+    with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
+        used_pid, _, _ = run(root)
+    assert used_pid != pid
+    said = [r for r in caplog.records if r.name == "anatomia_engine.notebooks"]
+    assert [r.levelno for r in said] == [logging.WARNING]
+    assert not list(own_tmp.iterdir())
+
+
+def test_a_failed_warm_up_falls_back_to_a_fresh_kernel_and_says_why(tmp_path, own_tmp, caplog):
+    root = lab_project(tmp_path)
+    # the kernel's working folder comes first on its path: this "numpy" breaks the warm-up
+    shadow = root / "numpy.py"
+    shadow.write_text("raise RuntimeError('numpy shadowed on purpose')\n")
+    pid = spare_ready(root)
+    with pytest.raises(EngineError) as info:
+        execute_cells(root, "x = 1")
+    assert info.value.id == "kernel_failed"
+    assert "numpy shadowed on purpose" in info.value.fields["problem"]
+    pid = spare_ready(root)
+    shadow.unlink()
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
+        used_pid, _, _ = run(root)
+    assert used_pid != pid and gone(pid)
+    said = [r for r in caplog.records if r.name == "anatomia_engine.notebooks"]
+    assert [r.levelno for r in said] == [logging.WARNING]
+    assert "numpy shadowed on purpose" in said[0].getMessage()
+
+
+def test_ending_the_spare_while_it_starts_leaves_nothing(tmp_path, own_tmp):
+    root = lab_project(tmp_path)
+    launch.keep_spare(root, WHERE)
+    time.sleep(0.3)
+    pid = launch.spare_pid()
+    notebooks.end_spare()
+    assert gone(pid)
+    assert launch.spare_pid() is None
+    assert not list(own_tmp.iterdir())
+
+
+# Run in a process of its own, ended as a server is: the spare's kernel and folder must not outlive it.
+SERVER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from anatomia_engine.notebooks import launch
+    from anatomia_engine.served import EndLikeCtrlC
+    EndLikeCtrlC().install()
+    launch.keep_spare(Path(sys.argv[1]), "docs/laby/lab.py")
+    launch.wait_for_spare(120)
+    print(launch.spare_pid(), flush=True)
+    # until the test closes its input (then the process exits), or a signal ends it
+    sys.stdin.read()
+""")
+
+
+@pytest.mark.parametrize("ending", ["exit", "SIGTERM", "SIGKILL"])
+def test_the_spare_ends_with_the_process_that_kept_it(tmp_path, ending):
+    root = lab_project(tmp_path)
+    folder = short_folder()
+    env = {**os.environ, "TMPDIR": str(folder)}
+    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(root)], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    pid = int(proc.stdout.readline())
+    assert alive(pid)
+    if ending == "exit":
+        proc.stdin.close()
+    else:
+        proc.send_signal(getattr(signal, ending))
+    proc.wait(timeout=60)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        stream.close()
+    # a killed server runs nothing: ipykernel ends itself once its parent is gone (it polls
+    # every second), and only the sockets' folder is left
+    assert gone(pid, 10)
+    left = list(folder.iterdir())
+    shutil.rmtree(folder)
+    if ending != "SIGKILL":
+        assert not left
