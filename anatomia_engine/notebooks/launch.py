@@ -313,7 +313,7 @@ def take(root: Path, where: str, env: dict[str, str], stopping: threading.Event)
         spare.end()
         log.info(M.text("spare_kernel_unused", where=where, why=why))
         return None
-    log.debug("%s: the kernel kept ready is used", where)
+    log.info("%s: runs in the kernel kept ready", where)
     return spare.started
 
 

@@ -119,16 +119,28 @@ def test_a_spare_started_for_something_else_is_not_used(tmp_path, own_tmp, monke
     assert said[0].getMessage().startswith(f"{WHERE}: ")
 
 
-def test_a_spare_whose_warm_up_inputs_changed_is_not_used(tmp_path, own_tmp, caplog):
+# Files the warm-up reads: deps.start notes what is installed; importing matplotlib looks for a
+# matplotlibrc in the working folder (the project), and would keep the settings it found.
+WARM_UP_INPUTS = {
+    "requirements.lock": ("numpy\nmatplotlib\n", "requirements.lock"),
+    "matplotlibrc": ("figure.dpi: 42\n", "matplotlibrc"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WARM_UP_INPUTS))
+def test_a_spare_whose_warm_up_inputs_changed_is_not_used(tmp_path, own_tmp, caplog, name):
     root = lab_project(tmp_path)
     pid = spare_ready(root)
-    # read by the warm-up (deps.start notes what is installed)
-    (root / "requirements.lock").write_text("numpy\nmatplotlib\n")
+    text, named = WARM_UP_INPUTS[name]
+    (root / name).write_text(text)
     with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
-        used_pid, _, _ = run(root)
-    assert used_pid != pid and gone(pid)
+        nb, record = execute_cells(root, PID, "import matplotlib\nprint(matplotlib.rcParams['figure.dpi'])")
+    assert int(nb.cells[0].outputs[0]["text"]) != pid and gone(pid)
     said = [r.getMessage() for r in caplog.records if r.name == "anatomia_engine.notebooks"]
-    assert len(said) == 1 and "requirements.lock" in said[0]
+    assert len(said) == 1 and named in said[0]
+    assert name in record["files"]
+    dpi = float(nb.cells[1].outputs[0]["text"])
+    assert (dpi == 42) == (name == "matplotlibrc")
 
 
 def test_a_spare_that_died_is_not_used_and_the_log_says_so(tmp_path, own_tmp, caplog):
