@@ -211,19 +211,25 @@ def test_the_spare_ends_with_the_process_that_kept_it(tmp_path, ending):
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(root)], env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    pid = int(proc.stdout.readline())
-    assert alive(pid)
-    if ending == "exit":
-        proc.stdin.close()
-    else:
-        proc.send_signal(getattr(signal, ending))
-    proc.wait(timeout=60)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        stream.close()
-    # a killed server runs nothing: ipykernel ends itself once its parent is gone (it polls
-    # every second), and only the sockets' folder is left
-    assert gone(pid, 10)
-    left = list(folder.iterdir())
-    shutil.rmtree(folder)
+    try:
+        pid = int(proc.stdout.readline())
+        assert alive(pid)
+        if ending == "exit":
+            proc.stdin.close()
+        else:
+            proc.send_signal(getattr(signal, ending))
+        proc.wait(timeout=60)
+        # a killed server runs nothing: ipykernel ends itself once its parent is gone (it polls
+        # every second), and only the sockets' folder is left
+        assert gone(pid, 10)
+        left = list(folder.iterdir())
+    finally:
+        # (a failed assertion above leaves no process of the test's behind either)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        shutil.rmtree(folder)
     if ending != "SIGKILL":
         assert not left
