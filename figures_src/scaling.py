@@ -163,9 +163,9 @@ def variance_vs_dk(style) -> Plot:
              f"losowych wektorów w funkcji wymiaru dₖ {_d_k_range()}. Zmierzone punkty leżą "
              "na prostej Var = dₖ. Po podzieleniu przez pierwiastek z dₖ punkty układają się "
              "poziomo na wysokości 1, a po podzieleniu przez dₖ opadają wzdłuż prostej 1/dₖ."),
-        caption=(f"Wariancja q·k zmierzona metodą Monte Carlo ({fmt_int(N_SAMPLES)} par wektorów "
-                 f"o {fmt_int(D_K_VALUES.max())} współrzędnych; dla danego dₖ q·k z ich "
-                 "pierwszych dₖ współrzędnych) na tle teorii."),
+        caption=(f"Wariancja q·k zmierzona metodą Monte Carlo na tle teorii: {fmt_int(N_SAMPLES)} "
+                 f"par wektorów o {fmt_int(D_K_VALUES.max())} współrzędnych, dla każdego dₖ "
+                 "iloczyn z ich pierwszych dₖ współrzędnych."),
         table=Table(header=["dₖ", "Var(q·k)", "Var(q·k/√dₖ)", "Var(q·k/dₖ)"], rows=rows,
                     formats=["int", "dec:2", "dec:3", "dec:5"]),
     )

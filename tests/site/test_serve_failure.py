@@ -1,6 +1,6 @@
 """`make serve` when a save breaks the build: the terminal says the error, the open page shows it with
 file:line above its last good content, and the next good save shows the fixed page without it. A
-server ended by `kill` (SIGTERM) leaves no temporary folder behind."""
+server ended by `kill` (SIGTERM) leaves no temporary folder and no kernel behind."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ BANNER = "anatomia-build-error"
 
 
 def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers(tmp_path):
-    project = fixture_project(tmp_path / "proj")
+    # with the lab: serve keeps a spare kernel for it, which must end with the server
+    project = fixture_project(tmp_path / "proj", lab=True)
     # the server's temporary folders (MkDocs' site, the made files, ...): all in one place to check
     temporary = tmp_path / "tmp"
     temporary.mkdir()
@@ -44,10 +45,28 @@ def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers
         assert wait_for(lambda: "Poprawiony tekst." in http_get(base + "inne/"), 120), "".join(output)
         assert BANNER not in http_get(base + "inne/") and BANNER not in http_get(base)
         assert any(temporary.iterdir())                              # the served site, at least
+        assert wait_for(lambda: kernels_in(temporary), 120), "".join(output)   # the spare kernel
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         reader.join(timeout=30)
         server.stdout.close()
-    # ended as by Ctrl-C: every temporary folder removed (MkDocs' on_shutdown ran)
+    # ended as by Ctrl-C: every temporary folder removed (MkDocs' on_shutdown ran), the kernel ended
     assert not list(temporary.iterdir()), "".join(output)
+    assert wait_for(lambda: not kernels_in(temporary), 30), kernels_in(temporary)
+
+
+def kernels_in(temporary) -> list[int]:
+    """The processes of kernels whose connection file is in `temporary`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        if "ipykernel" in command and str(temporary) in command:
+            found.append(int(entry))
+    return found
