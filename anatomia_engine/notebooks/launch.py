@@ -39,6 +39,10 @@ KERNEL = "python3"
 STARTUP_TIMEOUT = 120
 # The end of a kernel's log a message shows.
 LOG_TAIL = 3000
+# The longest path a kernel's Unix socket is given (the system allows 107 bytes), and where its
+# sockets go when the temporary folder's path is too long for that.
+SOCKET_PATH_MOST = 100
+SHORT_TMP = "/tmp"
 # What every execution of the lab imports first; a spare imports it while nobody waits.
 WARM_IMPORTS = ("numpy", "matplotlib.pyplot", "IPython.display")
 # Run in every kernel before the notebook. The modules are imported, not named: a cell that uses
@@ -86,7 +90,7 @@ class Started:
     `km`: its jupyter_client manager, which nbclient's NotebookClient takes (`km=`); `log`: its
     stderr, read when it fails; `record`: what its warm-up read (deps.py). Its Unix sockets and
     connection file are in a folder of its own (kernels started at once never race for a TCP
-    port), removed by `end`.
+    port), removed by `end`; its sockets in another with a short path if that one's is long.
     """
 
     def __init__(self, root: Path, where: str, env: dict[str, str]) -> None:
@@ -94,7 +98,12 @@ class Started:
         self.root = root
         self.where = where
         self.env = env
-        self.sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
+        self.folder = tempfile.TemporaryDirectory(prefix="anatomia-kernel-")
+        self.sockets = self.folder
+        # A Unix socket's path has at most 107 bytes: a long $TMPDIR (a test's folder) leaves
+        # the sockets no room, so they go to a folder of their own with a short path.
+        if len(os.path.join(self.folder.name, "kernel-99")) > SOCKET_PATH_MOST:
+            self.sockets = tempfile.TemporaryDirectory(prefix="anatomia-kernel-", dir=SHORT_TMP)
         self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
         self.km = None
         self.record: dict | None = None
@@ -108,11 +117,10 @@ class Started:
         from nbformat import v4
         from traitlets.config import Config
 
-        folder = self.sockets.name
         config = Config(KernelManager={
             "transport": "ipc",
-            "ip": os.path.join(folder, "kernel"),
-            "connection_file": os.path.join(folder, "kernel.json"),
+            "ip": os.path.join(self.sockets.name, "kernel"),
+            "connection_file": os.path.join(self.folder.name, "kernel.json"),
         })
         # nbclient starts the kernel as it starts one for a notebook (its arguments, its
         # working folder); the cells run later in a client of the executing thread's own
@@ -182,6 +190,7 @@ class Started:
                 run_sync(self.km.cleanup_resources)()
         self.log.close()
         self.sockets.cleanup()
+        self.folder.cleanup()
 
 
 def _warm_up(starter, root: Path, where: str) -> dict:
@@ -313,7 +322,7 @@ def take(root: Path, where: str, env: dict[str, str], stopping: threading.Event)
         spare.end()
         log.info(M.text("spare_kernel_unused", where=where, why=why))
         return None
-    log.debug("%s: the kernel kept ready is used", where)
+    log.info("%s: runs in the kernel kept ready", where)
     return spare.started
 
 

@@ -119,16 +119,28 @@ def test_a_spare_started_for_something_else_is_not_used(tmp_path, own_tmp, monke
     assert said[0].getMessage().startswith(f"{WHERE}: ")
 
 
-def test_a_spare_whose_warm_up_inputs_changed_is_not_used(tmp_path, own_tmp, caplog):
+# Files the warm-up reads: deps.start notes what is installed; importing matplotlib looks for a
+# matplotlibrc in the working folder (the project), and would keep the settings it found.
+WARM_UP_INPUTS = {
+    "requirements.lock": ("numpy\nmatplotlib\n", "requirements.lock"),
+    "matplotlibrc": ("figure.dpi: 42\n", "matplotlibrc"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WARM_UP_INPUTS))
+def test_a_spare_whose_warm_up_inputs_changed_is_not_used(tmp_path, own_tmp, caplog, name):
     root = lab_project(tmp_path)
     pid = spare_ready(root)
-    # read by the warm-up (deps.start notes what is installed)
-    (root / "requirements.lock").write_text("numpy\nmatplotlib\n")
+    text, named = WARM_UP_INPUTS[name]
+    (root / name).write_text(text)
     with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
-        used_pid, _, _ = run(root)
-    assert used_pid != pid and gone(pid)
+        nb, record = execute_cells(root, PID, "import matplotlib\nprint(matplotlib.rcParams['figure.dpi'])")
+    assert int(nb.cells[0].outputs[0]["text"]) != pid and gone(pid)
     said = [r.getMessage() for r in caplog.records if r.name == "anatomia_engine.notebooks"]
-    assert len(said) == 1 and "requirements.lock" in said[0]
+    assert len(said) == 1 and named in said[0]
+    assert name in record["files"]
+    dpi = float(nb.cells[1].outputs[0]["text"])
+    assert (dpi == 42) == (name == "matplotlibrc")
 
 
 def test_a_spare_that_died_is_not_used_and_the_log_says_so(tmp_path, own_tmp, caplog):
@@ -139,8 +151,9 @@ def test_a_spare_that_died_is_not_used_and_the_log_says_so(tmp_path, own_tmp, ca
     with caplog.at_level(logging.INFO, logger="anatomia_engine.notebooks"):
         used_pid, _, _ = run(root)
     assert used_pid != pid
+    # (said when it is taken, or when it turns out dead right after: it may die at any moment)
     said = [r for r in caplog.records if r.name == "anatomia_engine.notebooks"]
-    assert [r.levelno for r in said] == [logging.WARNING]
+    assert [r.levelno for r in said if r.levelno > logging.INFO] == [logging.WARNING]
     assert not list(own_tmp.iterdir())
 
 
@@ -199,19 +212,45 @@ def test_the_spare_ends_with_the_process_that_kept_it(tmp_path, ending):
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(root)], env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    pid = int(proc.stdout.readline())
-    assert alive(pid)
-    if ending == "exit":
-        proc.stdin.close()
-    else:
-        proc.send_signal(getattr(signal, ending))
-    proc.wait(timeout=60)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        stream.close()
-    # a killed server runs nothing: ipykernel ends itself once its parent is gone (it polls
-    # every second), and only the sockets' folder is left
-    assert gone(pid, 10)
-    left = list(folder.iterdir())
-    shutil.rmtree(folder)
+    try:
+        pid = int(proc.stdout.readline())
+        assert alive(pid)
+        if ending == "exit":
+            proc.stdin.close()
+        else:
+            proc.send_signal(getattr(signal, ending))
+        proc.wait(timeout=60)
+        # a killed server runs nothing: ipykernel ends itself once its parent is gone (it polls
+        # every second), and only the sockets' folder is left
+        assert gone(pid, 10)
+        left = list(folder.iterdir())
+    finally:
+        # (a failed assertion above leaves no process of the test's behind either)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        shutil.rmtree(folder)
     if ending != "SIGKILL":
         assert not left
+
+
+def test_a_long_temporary_folder_leaves_the_sockets_room(tmp_path, monkeypatch):
+    root = lab_project(tmp_path)
+    # pytest's own folder, longer still: no Unix socket path fits under it
+    long = tmp_path / ("t" * 60)
+    long.mkdir()
+    short = short_folder()
+    monkeypatch.setattr(tempfile, "tempdir", str(long))
+    monkeypatch.setattr(launch, "SHORT_TMP", str(short))
+    try:
+        pid, _, _ = run(root)
+        spare = spare_ready(root)
+        used_pid, _, _ = run(root)
+        assert used_pid == spare != pid
+        left = [*long.iterdir(), *short.iterdir()]
+    finally:
+        notebooks.end_spare()
+        shutil.rmtree(short)
+    assert not left
