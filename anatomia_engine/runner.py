@@ -22,7 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,18 +161,19 @@ class _Worker:
             raise EngineError("worker_no_start", status=status, detail=said)
         return json.loads(line)
 
-    def run(self, requests: list[dict], patience: float) -> dict[str, dict]:
-        """{id: {"status": exit status, "peak_kib": its peak memory}} for every request; the children
-        enforce their time limits."""
+    def run(self, requests: list[dict], patience: float) -> Iterator[dict]:
+        """Each request's reply, {"id", "status": exit status, "peak_kib": its peak memory}, as its
+        run ends (the caller reads one result while the others still run); the children enforce
+        their time limits."""
         # a worker that died says so in _reply below, with its log
         with contextlib.suppress(BrokenPipeError):
             self.proc.stdin.write(json.dumps(requests).encode() + b"\n")
-        replies: dict[str, dict] = {}
-        while len(replies) < len(requests):
-            waiting = ", ".join(r["id"] for r in requests if r["id"] not in replies)
+        answered: set[str] = set()
+        while len(answered) < len(requests):
+            waiting = ", ".join(r["id"] for r in requests if r["id"] not in answered)
             reply = self._reply(patience, waiting)
-            replies[reply["id"]] = reply
-        return replies
+            answered.add(reply["id"])
+            yield reply
 
     def usable(self, root: Path) -> bool:
         """Still running, for this project, and what it read while starting unchanged."""
@@ -350,48 +351,59 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
         for n in run_order(names, root):
             requests.append({"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
                              "env": worker_environment(root), "figures": figures and str(figures)})
+        results = {}
+        # in the order the runs ended; said in the order of `names`
+        failed: dict[str, EngineError] = {}
+        # what the runs' stores said, once each (every run may find the same unwritable folder)
+        said: dict[str, None] = {}
         try:
             if _kept and not (keep_worker and _kept[0].usable(root)):
                 stop_worker()
             if not _kept:
                 _kept.append(_Worker(root))
-            replies = _kept[0].run(requests, max(limits.values()) + 120)
+            # each result read as its run ends, while the others still run: after the last one,
+            # only its own is left to read
+            for reply in _kept[0].run(requests, max(limits.values()) + 120):
+                n = reply["id"]
+                read = _read_run(n, Path(tmp, n), reply, limits[n], root)
+                if isinstance(read, EngineError):
+                    failed[n] = read
+                    continue
+                data, body, results[n] = read
+                said.update(dict.fromkeys(body.get("said", ())))
+                # kept only once it decodes: a result the build cannot read is never stored
+                kept.put(entry_name(n, root), data)
+                # the next build of this process (serve) looks it up as read
+                _remember(n, root, data, body, results[n])
         except BaseException:
             stop_worker()
             raise
         if not keep_worker:
             stop_worker()
-        results = {}
-        errors = []
-        # what the runs' stores said, once each (every run may find the same unwritable folder)
-        said: dict[str, None] = {}
-        for n in names:
-            work = Path(tmp, n)
-            reply = replies[n]
-            # an exit status of 0 without an entry: the module ended the process itself (os._exit(0))
-            if reply["status"] != 0 or not (work / ENTRY).exists():
-                errors.append(_failure(n, work, reply["status"], limits[n], reply.get("peak_kib", 0)))
-                continue
-            try:
-                data = (work / ENTRY).read_bytes()
-                body = json.loads(data)
-                said.update(dict.fromkeys(body.get("said", ())))
-                results[n] = _result(body, root)
-            except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
-                errors.append(EngineError("unreadable_result", where=f"{PACKAGE}/{n}.py", problem=exc))
-                continue
-            # kept only once it decodes: a result the build cannot read is never stored
-            kept.put(entry_name(n, root), data)
-            # the next build of this process (serve) looks it up as read
-            _remember(n, root, data, body, results[n])
     for message in said:
         store.log.warning(message)
+    errors = [failed[n] for n in names if n in failed]
     # one failing module is said as it is; several at once under one heading
     if len(errors) == 1:
         raise errors[0]
     if errors:
         raise EngineError("modules_failed", count=len(errors), causes=errors)
     return results
+
+
+def _read_run(name: str, work: Path, reply: dict, limit: float,
+              root: Path) -> tuple[bytes, dict, ModuleResult] | EngineError:
+    """(the entry's bytes, its body, its result) of the run of module `name` that wrote into `work`,
+    or the EngineError that says why it has none."""
+    # an exit status of 0 without an entry: the module ended the process itself (os._exit(0))
+    if reply["status"] != 0 or not (work / ENTRY).exists():
+        return _failure(name, work, reply["status"], limit, reply.get("peak_kib", 0))
+    try:
+        data = (work / ENTRY).read_bytes()
+        body = json.loads(data)
+        return data, body, _result(body, root)
+    except (EngineError, OSError, ValueError, KeyError, TypeError) as exc:
+        return EngineError("unreadable_result", where=f"{PACKAGE}/{name}.py", problem=exc)
 
 
 def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,

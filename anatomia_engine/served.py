@@ -91,6 +91,8 @@ class EndLikeCtrlC:
         if threading.current_thread() is not threading.main_thread():
             return
         for number in self.SIGNALS:
+            # kept to put back: a process that goes on after serving (a test, a wrapper) gets its
+            # own handling again
             self.previous[number] = signal.signal(number, _interrupt)
 
     def restore(self) -> None:
@@ -104,6 +106,8 @@ class EndLikeCtrlC:
 
 def _interrupt(number, frame) -> None:
     """A signal handler: end what the main thread runs as Ctrl-C would."""
+    # Python runs handlers in the main thread, where MkDocs' serve loop waits: the exception
+    # reaches its `except KeyboardInterrupt`, and the signal's name says what ended it
     raise KeyboardInterrupt(signal.Signals(number).name)
 
 

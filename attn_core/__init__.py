@@ -8,15 +8,13 @@ ValueError naming the argument and its shape.
 imported on first use (PEP 562): `from attn_core import rope` loads attn_core/position.py
 (and what it imports), not the whole package. The computation cache records the files a
 figures_src module actually loaded, so an edit to a file it never imports does not make it
-run again. `softmax` is imported at once: its name is also a submodule's, and every other
-module imports it anyway.
+run again. (softmax and log_softmax live in stable_softmax.py: a submodule named `softmax`,
+once imported, would take the place of the function `softmax` in this package.)
 """
 
 from __future__ import annotations
 
 import importlib
-
-from attn_core.softmax import softmax as softmax  # re-exported (the alias says so)
 
 _PUBLIC = {
     "attention": ("AttentionResult", "scaled_dot_product_attention"),
@@ -34,7 +32,7 @@ _PUBLIC = {
                "kv_cache_bytes_per_token"),
     "position": ("embedding_lookup", "learned_positions", "rope", "sinusoidal_positions"),
     "scores": ("attend", "bahdanau_additive", "luong_concat", "luong_dot", "luong_general"),
-    "softmax": ("log_softmax", "softmax"),
+    "stable_softmax": ("log_softmax", "softmax"),
     "tiled": ("TiledStats", "naive_attention_peak_bytes", "tiled_attention"),
     "transformer": ("Adam", "AttnOnlyConfig", "AttnOnlyTrace", "cross_entropy", "induction_scores",
                     "induction_targets", "init_params", "next_token_loss", "previous_token_scores"),

@@ -9,7 +9,7 @@ import numpy as np
 
 from attn_core._checks import as_float_array, check_positive_number, compute_dtype
 from attn_core.masks import additive_mask
-from attn_core.softmax import softmax
+from attn_core.stable_softmax import softmax
 
 
 @dataclass(frozen=True, eq=False)

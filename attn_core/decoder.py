@@ -11,7 +11,7 @@ from attn_core._checks import as_float_array, compute_dtype
 from attn_core.attention import AttentionResult, scaled_dot_product_attention
 from attn_core.masks import causal_mask
 from attn_core.position import embedding_lookup
-from attn_core.softmax import softmax
+from attn_core.stable_softmax import softmax
 
 
 @dataclass(frozen=True, eq=False)

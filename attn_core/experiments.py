@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_core._checks import as_float_array, as_real_array, check_positive_int
-from attn_core.softmax import softmax
+from attn_core.stable_softmax import softmax
 
 _CHUNK_ELEMENTS = 1 << 21    # random numbers drawn per chunk, bounds memory for large d_k
 # Drawing the vectors is most of an experiment's cost, so each is drawn once, at the largest

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_core._checks import as_float_array, check_positive_number
-from attn_core.softmax import softmax
+from attn_core.stable_softmax import softmax
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_core._checks import as_real_array, check_positive_int
-from attn_core.softmax import softmax
+from attn_core.stable_softmax import softmax
 
 
 def future_mask(n: int) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_core._checks import as_float_array, compute_dtype
-from attn_core.softmax import softmax
+from attn_core.stable_softmax import softmax
 
 
 def _vector_and_states(h_t, h_s, t_name: str = "h_t", s_name: str = "h_s"):

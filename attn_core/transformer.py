@@ -7,7 +7,7 @@ attention-only models of Elhage et al. (2021) and Olsson et al. (2022). Each lay
 `split_heads`, scaled dot-product attention and `merge_heads`, every product batched over
 all sequences and heads; `backward` applies the chain rule to the same steps in reverse. The
 public functions check their input once; the steps inside (`_forward`, `_backward`) call the
-unchecked kernels of attn_core.softmax and attn_core.heads, so a training step does not
+unchecked kernels of attn_core.stable_softmax and attn_core.heads, so a training step does not
 re-check the same arrays a dozen times.
 Parameters live in a dict of arrays of one float dtype (float64 by default, float32 for
 speed; every output follows it): 'embed' (V, d), 'pos' (n_ctx, d), 'unembed' (d, V) and,
@@ -30,7 +30,7 @@ from attn_core._checks import (
 )
 from attn_core.heads import merge_heads_unchecked, split_heads_unchecked
 from attn_core.masks import causal_mask
-from attn_core.softmax import log_softmax, log_softmax_unchecked, softmax_unchecked
+from attn_core.stable_softmax import log_softmax, log_softmax_unchecked, softmax_unchecked
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 

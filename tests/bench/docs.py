@@ -18,15 +18,15 @@ All builds run in one copy of the project, in this run, so the ratios compare li
              benchmark's marker module imports: the cache re-runs that module alone, in the
              warm worker kept by serve); seconds until the served page shows the new value, and
              the re-run module's own time from serve's log;
-- softmax edit: `mkdocs serve` running; attn_core/softmax.py edited (every module uses it, so
-             all of them run again); seconds until serve reports the rebuild done;
+- softmax edit: `mkdocs serve` running; attn_core/stable_softmax.py (softmax) edited: every module
+             that uses it runs again; seconds until serve reports the rebuild done;
 - module edit: one figures_src module edited; our build; which modules re-ran;
 - training:  the costliest module alone, figures_src.induction_training (it trains a model),
              run cold by the runner: wall-clock and CPU seconds; and the CPU of its own run,
              as the worker runs it (imports done, then a forked child).
 
 Then the goals, each row in seconds, as a ratio to plain and against its limit: a Markdown edit
-under serve <= 1 s; an attn_core edit <= 1 s + its re-run modules' own time; a softmax.py edit <=
+under serve <= 1 s; an attn_core edit <= 1 s + its re-run modules' own time; a softmax edit <=
 the training's own CPU + 1 s; warm <= 1,15 x plain; the cold build's CPU <= 20 s.
 
 Then the transfer size of each page (HTML + everything it loads) measured in headless
@@ -207,7 +207,7 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
     the rebuild times serve itself reports for those (the rest: the next poll of the files,
     MkDocs' build delay, loading the config), (seconds from saving an attn_core edit to the page
     showing its new value, the re-run modules' own seconds, their names), and seconds from an edit
-    of attn_core/softmax.py (which every module uses: all of them run again) to serve's log
+    of attn_core/stable_softmax.py (softmax: every module that uses it runs again) to serve's log
     reporting the rebuild done, with how many ran."""
     port = free_port()
     log = project / "serve.log"
@@ -246,7 +246,7 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
             runs = re.findall(r"figures_src: ran (.*?) in ([0-9.]+) s", log.read_text()[len(before):])
             library.append((seconds, sum(float(s) for _, s in runs), ", ".join(n for n, _ in runs)))
             time.sleep(2.0)
-        source = project / "attn_core" / "softmax.py"
+        source = project / "attn_core" / "stable_softmax.py"
         original = source.read_text()
         for i in range(3):   # the third puts the file back, as the builds after this expect it
             settle(log)
@@ -257,7 +257,7 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
             while not re.search(r"figures_src: ran (.*?) in [\s\S]*Documentation built in",
                                 after := log.read_text()[len(before):]):
                 if time.monotonic() > deadline:
-                    raise SystemExit("serve never ran the modules after attn_core/softmax.py was edited")
+                    raise SystemExit(f"serve never ran the modules after {source} was edited")
                 time.sleep(0.05)
             if i < 2:
                 ran = re.search(r"figures_src: ran (.*?) in ", after)[1]
@@ -434,7 +434,7 @@ def main() -> None:
     print(f"{'attn_core edit under serve (median)':<34}{lib:>9.2f}{lib / plain:>10.2f}"
           f"   runs: {', '.join(f'{t:.2f} ({names} ran {own:.2f} s)' for t, own, names in library_edits)}")
     edit = statistics.median(t for t, _ in softmax_edits)
-    print(f"{'attn_core/softmax.py edited under serve':<34}{edit:>9.2f}{edit / plain:>10.2f}"
+    print(f"{'softmax edited under serve':<34}{edit:>9.2f}{edit / plain:>10.2f}"
           f"   runs: {', '.join(f'{t:.2f} ({n} modules ran)' for t, n in softmax_edits)}")
     print(f"modules re-run after editing quadratic_cost.py: {ran[0] if ran else '(none)'}")
     print(f"{TRAINING_MODULE} alone, cold: {training_wall:.2f} s wall-clock, "
@@ -446,7 +446,7 @@ def main() -> None:
         ("Markdown edit under serve (median of 5)", md, 1.0, "1 s"),
         ("narrow attn_core edit under serve", lib, 1.0 + lib_own,
          f"1 s + its re-run modules' {lib_own:.2f} s"),
-        ("attn_core/softmax.py edit under serve", edit, training_own + 1.0,
+        ("softmax edit under serve", edit, training_own + 1.0,
          f"the training's {training_own:.2f} s CPU + 1 s"),
         ("warm build, nothing changed", warm, 1.15 * plain, "1,15 × plain"),
         ("cold build, CPU", cold_cpu, 20.0, "20 s"),
