@@ -317,10 +317,16 @@ def take(root: Path, where: str, env: dict[str, str], stopping: threading.Event)
         if not _spare:
             return None
         spare = _spare.pop()
+    # the start and the warm-up are each bounded by STARTUP_TIMEOUT: past both, it is given up
+    waited = 0.0
     while not spare.ready.wait(0.05):
+        waited += 0.05
         if stopping.is_set():
             spare.end()
             raise KeyboardInterrupt
+        if waited > 2 * STARTUP_TIMEOUT + 10:
+            spare.failure = TimeoutError(f"not ready after {waited:.0f} s")
+            break
     failed = spare.failed()
     if failed is not None:
         spare.end()
