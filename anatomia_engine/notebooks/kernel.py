@@ -160,7 +160,11 @@ def execute(nb, source: Path, where: str, root: Path) -> dict:
     """Run every cell of `nb` in place, recording in the kernel; return the kernel's record."""
     env = kernel_environment(root)
     # the spare kernel serve keeps ready, if it fits; else one started now, warmed up the same way
-    spare = launch.take(root, where, env, _stopping)
+    try:
+        spare = launch.take(root, where, env, _stopping)
+    except KeyboardInterrupt:
+        # stopped while the spare still warmed up: it was ended
+        raise EngineError("notebook_stopped", where=where) from None
     if spare is not None:
         try:
             return _execute_in(spare, nb, source, where, root, spare=True)

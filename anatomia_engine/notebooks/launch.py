@@ -18,6 +18,7 @@ when this process ends (atexit). A kernel also ends by itself within a second of
 from __future__ import annotations
 
 import ast
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -179,18 +180,26 @@ class Started:
             self.ended = True
         self.kill()
         if self.km is not None:
-            from jupyter_core.utils import run_sync
-
-            # waits for the killed process (no zombie) and removes the connection file; the
-            # manager's methods are coroutines (nbclient's AsyncKernelManager)
+            # waits for the killed process (no zombie) and removes the connection file
             with contextlib.suppress(Exception):
                 if self.km.has_kernel:
-                    run_sync(self.km.shutdown_kernel)(now=True)
+                    _run(self.km.shutdown_kernel(now=True))
             with contextlib.suppress(Exception):
-                run_sync(self.km.cleanup_resources)()
+                _run(self.km.cleanup_resources())
         self.log.close()
         self.sockets.cleanup()
         self.folder.cleanup()
+
+
+def _run(coroutine):
+    """Run `coroutine` of the kernel's manager (nbclient's AsyncKernelManager) to its end, in an
+    event loop of its own, closed after: `end` may run on any thread, and a loop left to a
+    thread that ends is never closed."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
 
 
 def _warm_up(starter, root: Path, where: str) -> dict:
@@ -308,10 +317,16 @@ def take(root: Path, where: str, env: dict[str, str], stopping: threading.Event)
         if not _spare:
             return None
         spare = _spare.pop()
+    # the start and the warm-up are each bounded by STARTUP_TIMEOUT: past both, it is given up
+    waited = 0.0
     while not spare.ready.wait(0.05):
+        waited += 0.05
         if stopping.is_set():
             spare.end()
             raise KeyboardInterrupt
+        if waited > 2 * STARTUP_TIMEOUT + 10:
+            spare.failure = TimeoutError(f"not ready after {waited:.0f} s")
+            break
     failed = spare.failed()
     if failed is not None:
         spare.end()

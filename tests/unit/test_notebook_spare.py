@@ -254,3 +254,36 @@ def test_a_long_temporary_folder_leaves_the_sockets_room(tmp_path, monkeypatch):
         notebooks.end_spare()
         shutil.rmtree(short)
     assert not left
+
+
+def kernels_of_this_process() -> list[int]:
+    """The running kernels this process started."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"ipykernel" in command:
+            found.append(int(entry))
+    return found
+
+
+def test_stopping_the_build_while_the_spare_warms_up_ends_it(tmp_path, own_tmp):
+    root = lab_project(tmp_path)
+    launch.keep_spare(root, WHERE)
+    with pytest.raises(EngineError) as info:
+        with notebooks.executing() as pool:
+            run = pool.submit(execute_cells, root, "x = 1")
+            notebooks.stop()
+            run.result()
+    assert info.value.id == "notebook_stopped"
+    assert launch.spare_pid() is None
+    end = time.monotonic() + 10
+    while kernels_of_this_process() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not kernels_of_this_process()
+    assert not list(own_tmp.iterdir())
