@@ -39,8 +39,11 @@ def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers
         assert "docs/inne.md:3" in shown and "nie_ma_takiej_wartosci" in shown
         assert "Zwykły tekst bez obliczeń" in shown                 # the last good page, under the error
         assert BANNER in http_get(base)                              # every page of the site shows it
-        terminal = "".join(output)
-        assert "docs/inne.md:3" in terminal and "the open page shows the error" in terminal
+        # the terminal says it too (read by another thread: its last lines may still be on the way)
+        def said() -> bool:
+            terminal = "".join(output)
+            return "docs/inne.md:3" in terminal and "the open page shows the error" in terminal
+        assert wait_for(said, 60), "".join(output)
         page.write_text("# Inna strona\n\nPoprawiony tekst.\n")
         assert wait_for(lambda: "Poprawiony tekst." in http_get(base + "inne/"), 120), "".join(output)
         assert BANNER not in http_get(base + "inne/") and BANNER not in http_get(base)
