@@ -193,13 +193,27 @@ class Started:
 
 def _run(coroutine):
     """Run `coroutine` of the kernel's manager (nbclient's AsyncKernelManager) to its end, in an
-    event loop of its own, closed after: `end` may run on any thread, and a loop left to a
-    thread that ends is never closed."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        loop.close()
+    event loop of its own on a thread of its own, both closed after: `end` may run on any
+    thread, a loop left to a thread that ends is never closed, and a thread whose own loop is
+    running (an asyncio caller's) cannot run another one: the coroutine would never be awaited
+    and the kernel never ended."""
+    outcome: dict = {}
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            outcome["value"] = loop.run_until_complete(coroutine)
+        except BaseException as exc:  # noqa: BLE001 - raised again on the caller's thread
+            outcome["error"] = exc
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=run, name="anatomia-kernel-end")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
 
 
 def _warm_up(starter, root: Path, where: str) -> dict:

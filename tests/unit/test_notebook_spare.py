@@ -287,3 +287,25 @@ def test_stopping_the_build_while_the_spare_warms_up_ends_it(tmp_path, own_tmp):
         time.sleep(0.05)
     assert not kernels_of_this_process()
     assert not list(own_tmp.iterdir())
+
+
+def test_a_spare_ended_where_an_event_loop_runs_still_ends_its_kernel(tmp_path, own_tmp):
+    """end_spare from asyncio code (a test driver, a caller of its own loop): the kernel's manager
+    runs its shutdown on a loop of its own, so the kernel ends and no coroutine is left unawaited."""
+    import asyncio
+    import warnings
+
+    pid = spare_ready(lab_project(tmp_path))
+
+    async def end_here() -> None:
+        notebooks.end_spare()
+
+    with warnings.catch_warnings():
+        # a coroutine never awaited would warn when collected
+        warnings.simplefilter("error", RuntimeWarning)
+        asyncio.run(end_here())
+        import gc
+
+        gc.collect()
+    assert gone(pid)
+    assert not list(own_tmp.iterdir())
