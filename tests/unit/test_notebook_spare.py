@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -300,10 +301,20 @@ def test_a_spare_ended_where_an_event_loop_runs_still_ends_its_kernel(tmp_path, 
     async def end_here() -> None:
         notebooks.end_spare()
 
+    def in_a_running_loop() -> None:
+        # a thread of the test's own: the test process's main thread may have a loop of its own
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(end_here())
+        finally:
+            loop.close()
+
     with warnings.catch_warnings():
         # a coroutine never awaited would warn when collected
         warnings.simplefilter("error", RuntimeWarning)
-        asyncio.run(end_here())
+        thread = threading.Thread(target=in_a_running_loop)
+        thread.start()
+        thread.join()
         import gc
 
         gc.collect()
