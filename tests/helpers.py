@@ -187,14 +187,16 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:
 
 
 @contextlib.contextmanager
-def mkdocs_serve(project: Path):
+def mkdocs_serve(project: Path, as_make_serve: bool = False, env: dict[str, str] | None = None):
     """`mkdocs serve` of `project` on a free port in its own process group; yields (process, page
     URL, its output lines so far: a thread reads them as they come, so a test waits for a line
-    instead of sleeping). Complete once the block is left (the server is stopped)."""
+    instead of sleeping). Complete once the block is left (the server is stopped with SIGTERM).
+    `as_make_serve`: with `make serve`'s --dirty and --strict; `env`: variables set for it."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    options = ["--dirty", "--strict"] if as_make_serve else []
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | (env or {})
     server = subprocess.Popen(
-        core("serve", "--dev-addr", f"127.0.0.1:{port}"),
+        core("serve", *options, "--dev-addr", f"127.0.0.1:{port}"),
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
     output: list[str] = []
@@ -323,3 +325,19 @@ def convert_page(body: str, raw: str, results, *, uri: str = "x.md", meta: dict 
     names, configs = markdown_extensions()
     md = pymd.Markdown(extensions=[state.extension(), *names], extension_configs=configs)
     return md.convert(text), md
+
+
+def kernels_in(folder: Path) -> list[int]:
+    """The running Jupyter kernels whose connection file is in `folder` (a zombie does not run)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"ipykernel" in command and str(folder).encode() in command and state != "Z":
+            pids.append(int(entry))
+    return pids

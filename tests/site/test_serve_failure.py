@@ -4,12 +4,7 @@ server ended by `kill` (SIGTERM) leaves no temporary folder and no kernel behind
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import threading
-
-from helpers import core, fixture_project, free_port, http_get, wait_for
+from helpers import fixture_project, http_get, kernels_in, mkdocs_serve, wait_for
 
 BANNER = "anatomia-build-error"
 
@@ -20,18 +15,9 @@ def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers
     # the server's temporary folders (MkDocs' site, the made files, ...): all in one place to check
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TMPDIR": str(temporary)}
-    port = free_port()
-    server = subprocess.Popen(
-        core("serve", "--dirty", "--strict", "--dev-addr", f"127.0.0.1:{port}"),   # as `make serve`
-        cwd=project, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    output: list[str] = []
-    reader = threading.Thread(target=lambda: output.extend(server.stdout), daemon=True)
-    reader.start()
-    base = f"http://127.0.0.1:{port}/"
-    page = project / "docs" / "inne.md"
-    try:
+    with mkdocs_serve(project, as_make_serve=True, env={"TMPDIR": str(temporary)}) as served:
+        _, base, output = served
+        page = project / "docs" / "inne.md"
         assert wait_for(lambda: "Zwykły tekst bez obliczeń" in http_get(base + "inne/"), 300), "".join(output)
         page.write_text("# Inna strona\n\nZwykły tekst, a tu {{ nie_ma_takiej_wartosci }}.\n")
         assert wait_for(lambda: BANNER in http_get(base + "inne/"), 120), "".join(output)
@@ -49,27 +35,6 @@ def test_a_broken_save_is_shown_on_the_open_page_and_the_next_good_save_recovers
         assert BANNER not in http_get(base + "inne/") and BANNER not in http_get(base)
         assert any(temporary.iterdir())                              # the served site, at least
         assert wait_for(lambda: kernels_in(temporary), 120), "".join(output)   # the spare kernel
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-        reader.join(timeout=30)
-        server.stdout.close()
     # ended as by Ctrl-C: every temporary folder removed (MkDocs' on_shutdown ran), the kernel ended
     assert not list(temporary.iterdir()), "".join(output)
     assert wait_for(lambda: not kernels_in(temporary), 30), kernels_in(temporary)
-
-
-def kernels_in(temporary) -> list[int]:
-    """The processes of kernels whose connection file is in `temporary`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                command = f.read().decode(errors="replace")
-        except OSError:
-            continue
-        if "ipykernel" in command and str(temporary) in command:
-            found.append(int(entry))
-    return found
