@@ -195,8 +195,8 @@ def _run(coroutine):
     """Run `coroutine` of the kernel's manager (nbclient's AsyncKernelManager) to its end, in an
     event loop of its own on a thread of its own, both closed after: `end` may run on any
     thread, a loop left to a thread that ends is never closed, and a thread whose own loop is
-    running (an asyncio caller's) cannot run another one: the coroutine would never be awaited
-    and the kernel never ended."""
+    running (an asyncio caller's) cannot run another one: the coroutine would never be awaited,
+    the killed kernel never reaped and its connection file never removed."""
     outcome: dict = {}
 
     def run() -> None:
