@@ -21,6 +21,7 @@ its title, front matter, links and search sections from the build that rendered 
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import re
@@ -56,12 +57,20 @@ def results_digest(result) -> str:
 _WORD = re.compile(r"\w+")
 
 
+# A save under serve changes one page: the others' words are those of the last build. Keyed by
+# the text itself, so nothing kept can be out of date; a notebook page's text holds its executed
+# copy, images included, so only the last few texts are kept.
+@functools.lru_cache(maxsize=64)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text))
+
+
 def _mentioned(text: str, digests: Mapping[str, str]) -> list[str]:
     """The digests of the modules whose names `text` mentions (a placeholder names its module, or the
     front matter's `computed:` lists it): a superset of those whose values the page shows."""
     # the module's name as a word: `masking` names masking, not `masking_extra` (the text is read
-    # once, not once per module: a notebook page's text holds its executed copy, images included)
-    words = set(_WORD.findall(text))
+    # once, not once per module)
+    words = _words(text)
     found = []
     for name, digest in sorted(digests.items()):
         if name in words:
