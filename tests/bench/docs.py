@@ -193,7 +193,8 @@ MARKER_PAGE = "jak-dodac-wartosc"
 # waits for the next look: 0 to 0,5 s, by where in that period it falls. Saves a fixed pause
 # apart fall at nearly the same point of it each time (the period drifts by a few ms an edit),
 # so five of them would measure one draw of that wait five times; a pause random within one
-# period makes each save's wait a draw of its own, as an author's saves are.
+# period makes each save's wait a draw of its own, as an author's saves are. Every timed save
+# below (Markdown, attn_core, softmax) is placed so.
 POLL_SECONDS = 0.5
 # Polish words the site does not use, one per Markdown edit of the benchmark
 NEW_WORDS = ("ananas", "bursztyn", "cynamon", "daktyl", "estragon")
@@ -255,11 +256,12 @@ def serve_edit_seconds(project: Path, repeat: int = 5) -> tuple[list[float], lis
             # the modules that re-ran and their own time, as serve's log reports them
             runs = re.findall(r"figures_src: ran (.*?) in ([0-9.]+) s", log.read_text()[len(before):])
             library.append((seconds, sum(float(s) for _, s in runs), ", ".join(n for n, _ in runs)))
-            time.sleep(2.0)
+            time.sleep(2.0 + pauses.uniform(0.0, POLL_SECONDS))
         source = project / "attn_core" / "stable_softmax.py"
         original = source.read_text()
         for i in range(3):   # the third puts the file back, as the builds after this expect it
             settle(log)
+            time.sleep(pauses.uniform(0.0, POLL_SECONDS))
             before = log.read_text()
             started = time.perf_counter()
             source.write_text(original + f"\n_BENCH_EDIT = {i}\n" if i < 2 else original)
