@@ -9,6 +9,7 @@ every kernel at once (Ctrl-C, or another part of the build failed).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -226,6 +227,12 @@ def _execute_in(started: launch.Started, nb, source: Path, where: str, root: Pat
     finally:
         _running.pop(id(client), None)
         started.end()
+        # nbclient registers an atexit clean-up of the kernel before it connects to it, and when
+        # the connection fails (a spare that died) it clears the kernel but leaves the clean-up
+        # registered: at exit that fails an assertion and prints its traceback after a good build
+        # (jupyter/nbclient#126). started.end() has ended the kernel in every case; unregistering
+        # a clean-up nbclient already unregistered does nothing.
+        atexit.unregister(client._cleanup_kernel)
     _remove_added_cells(nb)
     # The kernel may have ended after the last cell's reply: the bound still stops the build.
     if client.too_much is not None:

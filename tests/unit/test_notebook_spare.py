@@ -26,6 +26,8 @@ from anatomia_engine.notebooks import launch
 from tests.unit.lab_kernel import execute_cells, lab_project
 
 WHERE = "docs/laby/lab.py"
+# the repository: a script run with `python -c` from it imports the tests' helpers
+REPO = Path(__file__).resolve().parents[2]
 # The first cell says which kernel ran it; the others are what is compared.
 PID = "import os\nprint(os.getpid())"
 CELLS = (
@@ -156,6 +158,43 @@ def test_a_spare_that_died_is_not_used_and_the_log_says_so(tmp_path, own_tmp, ca
     said = [r for r in caplog.records if r.name == "anatomia_engine.notebooks"]
     assert [r.levelno for r in said if r.levelno > logging.INFO] == [logging.WARNING]
     assert not list(own_tmp.iterdir())
+
+
+
+# A spare that died before the run, in a process of its own: what it prints as it exits is read.
+DIED_SPARE = textwrap.dedent("""
+    import os, signal, sys, time
+    from pathlib import Path
+    from anatomia_engine.notebooks import launch
+    from tests.unit.lab_kernel import execute_cells
+    root = Path(sys.argv[1])
+    launch.keep_spare(root, "docs/laby/lab.py")
+    assert launch.wait_for_spare(120)
+    pid = launch.spare_pid()
+    os.kill(pid, signal.SIGKILL)
+    # dead (a zombie), not yet reaped: the spare is still taken, and nbclient finds it dead
+    while open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.01)
+    nb, _ = execute_cells(root, "print(6 * 7)")
+    print(nb.cells[0].outputs[0]["text"].strip())
+""")
+
+
+def test_a_spare_that_died_leaves_nothing_to_say_at_exit(tmp_path):
+    # nbclient, given the dead spare, leaves its atexit clean-up registered (jupyter/nbclient#126):
+    # at exit it failed an assertion and printed a traceback after a good run
+    root = lab_project(tmp_path)
+    folder = short_folder()
+    try:
+        done = subprocess.run([sys.executable, "-c", DIED_SPARE, str(root)], cwd=REPO,
+                              env={**os.environ, "TMPDIR": str(folder)}, capture_output=True,
+                              text=True, timeout=300)
+    finally:
+        shutil.rmtree(folder)
+    assert done.returncode == 0, done.stderr
+    # the run went on in a fresh kernel
+    assert done.stdout.strip() == "42"
+    assert "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_failed_warm_up_falls_back_to_a_fresh_kernel_and_says_why(tmp_path, own_tmp, caplog):
