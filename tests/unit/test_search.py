@@ -120,7 +120,7 @@ def test_serve_watches_every_module_input(tmp_path):
 
 # One build in a process of its own: the search files of DOCS (with WORD, if given) into SITE,
 # the form table from the store CACHE; with KEEP, first what on_serve does. A new form table made
-# after that is refused.
+# after that is refused, and so is loading the dictionary (the save's new word is asked of it).
 _SERVE = """
 import json, sys
 from pathlib import Path
@@ -136,6 +136,10 @@ if keep:
     def made_from_nothing(*args, **kwargs):
         raise SystemExit("a new form table")
     search_pl.forms.FormTable.__init__ = made_from_nothing
+    import morfeusz2
+    def loaded_by_the_save(*args, **kwargs):
+        raise SystemExit("the dictionary loaded by the save")
+    morfeusz2.Morfeusz = loaded_by_the_save
 docs["a/"][0]["text"] += " " + word
 search_pl.write_index(site, docs, kept)
 """
@@ -143,8 +147,9 @@ search_pl.write_index(site, docs, kept)
 
 def test_serve_keeps_the_form_table_made_after_its_first_build(tmp_path):
     """keep_table (on_serve, after the first build found the table stored) makes this process's
-    form table: the first save with a new word updates it instead of making one from nothing,
-    and ships what a build from nothing ships."""
+    form table and loads the dictionary: the first save with a new word updates the table
+    instead of making one from nothing, asks the loaded dictionary, and ships what a build from
+    nothing ships."""
     import subprocess
     import sys
 
