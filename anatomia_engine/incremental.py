@@ -58,9 +58,10 @@ _WORD = re.compile(r"\w+")
 
 
 # A save under serve changes one page: the others' words are those of the last build. Keyed by
-# the text itself, so nothing kept can be out of date; a notebook page's text holds its executed
-# copy, images included, so only the last few texts are kept.
-@functools.lru_cache(maxsize=64)
+# the text itself, so nothing kept can be out of date. A notebook page's text holds its executed
+# copy, images included: only about three builds' texts are kept (each build asks for its nine
+# pages and the titles that hold a placeholder).
+@functools.lru_cache(maxsize=32)
 def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text))
 

@@ -28,6 +28,7 @@ import signal
 import tempfile
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 from anatomia_engine import deps, runner
@@ -332,14 +333,14 @@ def take(root: Path, where: str, env: dict[str, str], stopping: threading.Event)
             return None
         spare = _spare.pop()
     # the start and the warm-up are each bounded by STARTUP_TIMEOUT: past both, it is given up
-    waited = 0.0
+    patience = 2 * STARTUP_TIMEOUT + 10
+    deadline = time.monotonic() + patience
     while not spare.ready.wait(0.05):
-        waited += 0.05
         if stopping.is_set():
             spare.end()
             raise KeyboardInterrupt
-        if waited > 2 * STARTUP_TIMEOUT + 10:
-            spare.failure = TimeoutError(f"not ready after {waited:.0f} s")
+        if time.monotonic() > deadline:
+            spare.failure = TimeoutError(f"not ready after {patience} s")
             break
     failed = spare.failed()
     if failed is not None:
