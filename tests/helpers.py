@@ -327,17 +327,38 @@ def convert_page(body: str, raw: str, results, *, uri: str = "x.md", meta: dict 
     return md.convert(text), md
 
 
-def kernels_in(folder: Path) -> list[int]:
-    """The running Jupyter kernels whose connection file is in `folder` (a zombie does not run)."""
-    pids = []
+def process_fields(pid: int | str | None) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (its state first, then its
+    parent's pid), or None when there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def running(pid: int | str | None) -> bool:
+    """Whether process `pid` runs (a zombie, dead but not yet reaped, does not)."""
+    fields = process_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def running_kernels() -> list[tuple[int, int, bytes]]:
+    """(pid, parent's pid, command line) of every running Jupyter kernel."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             command = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"ipykernel" in command and str(folder).encode() in command and state != "Z":
-            pids.append(int(entry))
-    return pids
+        fields = process_fields(entry)
+        if b"ipykernel" in command and fields is not None and fields[0] != "Z":
+            found.append((int(entry), int(fields[1]), command))
+    return found
+
+
+def kernels_in(folder: Path) -> list[int]:
+    """The running Jupyter kernels whose connection file is in `folder`."""
+    return [pid for pid, _, command in running_kernels() if str(folder).encode() in command]

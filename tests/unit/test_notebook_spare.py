@@ -23,6 +23,7 @@ import pytest
 from anatomia_engine import notebooks
 from anatomia_engine.errors import EngineError
 from anatomia_engine.notebooks import launch
+from tests.helpers import running, running_kernels
 from tests.unit.lab_kernel import execute_cells, lab_project
 
 WHERE = "docs/laby/lab.py"
@@ -38,20 +39,11 @@ CELLS = (
 )
 
 
-def alive(pid: int | None) -> bool:
-    """Whether process `pid` runs (a zombie does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, TypeError):
-        return False
-
-
 def gone(pid: int | None, seconds: float = 10) -> bool:
     end = time.monotonic() + seconds
-    while alive(pid) and time.monotonic() < end:
+    while running(pid) and time.monotonic() < end:
         time.sleep(0.05)
-    return not alive(pid)
+    return not running(pid)
 
 
 def run(root) -> tuple[int, str, dict]:
@@ -66,7 +58,7 @@ def spare_ready(root, where: str = WHERE) -> int:
     launch.keep_spare(root, where)
     assert launch.wait_for_spare(120)
     pid = launch.spare_pid()
-    assert alive(pid)
+    assert running(pid)
     return pid
 
 
@@ -166,6 +158,7 @@ DIED_SPARE = textwrap.dedent("""
     import os, signal, sys, time
     from pathlib import Path
     from anatomia_engine.notebooks import launch
+    from tests.helpers import running
     from tests.unit.lab_kernel import execute_cells
     root = Path(sys.argv[1])
     launch.keep_spare(root, "docs/laby/lab.py")
@@ -173,7 +166,7 @@ DIED_SPARE = textwrap.dedent("""
     pid = launch.spare_pid()
     os.kill(pid, signal.SIGKILL)
     # dead (a zombie), not yet reaped: the spare is still taken, and nbclient finds it dead
-    while open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+    while running(pid):
         time.sleep(0.01)
     nb, _ = execute_cells(root, "print(6 * 7)")
     print(nb.cells[0].outputs[0]["text"].strip())
@@ -254,7 +247,7 @@ def test_the_spare_ends_with_the_process_that_kept_it(tmp_path, ending):
                             text=True)
     try:
         pid = int(proc.stdout.readline())
-        assert alive(pid)
+        assert running(pid)
         if ending == "exit":
             proc.stdin.close()
         else:
@@ -298,18 +291,7 @@ def test_a_long_temporary_folder_leaves_the_sockets_room(tmp_path, monkeypatch):
 
 def kernels_of_this_process() -> list[int]:
     """The running kernels this process started."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                command = cmdline.read()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"ipykernel" in command:
-            found.append(int(entry))
-    return found
+    return [pid for pid, parent, _ in running_kernels() if parent == os.getpid()]
 
 
 def test_stopping_the_build_while_the_spare_warms_up_ends_it(tmp_path, own_tmp):
