@@ -184,8 +184,8 @@ def run_module(module_name: str, out: Path, root: Path, figures: Path | None = N
     short = module_name.split(".")[-1]
     # A run is a process of its own (hermetic.start below changes it for good), and its garbage
     # ends with it: the cyclic collector runs every 50 000 new objects, not CPython's 700. A
-    # figure makes tens of thousands; collecting took 0,39 s of all the modules' CPU in a cold
-    # build, 0,15-0,18 s with this; a loop making cycles is still collected.
+    # module's figures make about a hundred thousand; collecting took 0,39 s of all the modules'
+    # CPU in a cold build, 0,15-0,18 s with this; a loop making cycles is still collected.
     gc.set_threshold(50_000, 10, 10)
     # what it writes into `out` (its figures' files) is its output, not an input
     deps.start(root, skip=(out,))
