@@ -19,18 +19,22 @@ the worker builds a figure in every theme, then looks up its `key`:
 - the functions called when it is drawn (draw_event callbacks, held
   by its canvas, which a figure's pickle leaves out);
 - the engine code that draws (plot.py, numfmt.py, worker.py, this
-  file), the Python version, every installed distribution's version
-  (`environment`) and the fonts matplotlib knows when the figure is
-  drawn, a font file of the project by its content.
+  file, themes.py), the Python version, every installed distribution's
+  version (`environment`) and the fonts matplotlib knows when the
+  figure is drawn, a font file of the project by its content.
 
-Both themes are one entry: the dark theme replays the light theme's
-layout (plot.Layouts), so its SVG depends on both figures. A figure
-that cannot be pickled (a library's local function in it) has no key
-and is drawn every time.
+Both themes are one entry. A neutral figure (themes.py) is keyed by
+its one build in the neutral style, both SVGs made from its drawing;
+an entry there may instead say it is not neutral. A figure built in
+each theme is keyed by both builds: the dark theme replays the light
+theme's layout (plot.Layouts), so its SVG depends on both figures. A
+figure that cannot be pickled (a library's local function in it) has
+no key and is drawn every time.
 """
 
 import functools
 import hashlib
+import importlib
 import importlib.metadata
 import io
 import json
@@ -46,13 +50,14 @@ from anatomia_engine import deps, store
 # the store kind of the figures' entries (store.KINDS)
 KIND = "figures"
 # the entries' format: another one is never read as this one
-FORMAT = "1"
+FORMAT = "2"
 # the engine modules whose code draws a figure or makes its key
 DRAWING_MODULES = (
     "anatomia_engine.plot",
     "anatomia_engine.numfmt",
     "anatomia_engine.worker",
     "anatomia_engine.figure_cache",
+    "anatomia_engine.themes",
 )
 # what pickling a figure may raise: then it has no key
 _UNPICKLABLE = (
@@ -135,7 +140,8 @@ def environment() -> str:
     """The key of what draws besides the figure and its fonts: the
     drawing code, Python and the installed distributions. Worked out
     once per process (the worker, before it forks)."""
-    modules = [sys.modules[name] for name in DRAWING_MODULES]
+    # (imported here if this process has not yet: a key made outside the worker)
+    modules = [importlib.import_module(name) for name in DRAWING_MODULES]
     code = store.code_key(*modules)
     # zlib compresses the PNG of an image embedded in the SVG
     zlib_version = zlib.ZLIB_RUNTIME_VERSION

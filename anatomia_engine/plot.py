@@ -1,7 +1,10 @@
 """Plot machinery: the light and dark styles, a figure factory, the decimal comma of tick labels, and
 the SVG of a figure (`Layouts`: a figure's layout worked out in its first theme, reused in the next).
 
-The worker calls each figure function once per `Style`, inside `matplotlib.rc_context(style.rc())`.
+The worker calls each figure function once in the neutral style (themes.py) and, if the figure is not
+neutral, once per `Style`, inside `matplotlib.rc_context(style.rc())`. A figure function takes its
+colours from the style it is given: its attributes, its colour maps (`cmap`, `cmap_scores`), `tint`
+and `ink_on`.
 """
 
 import io
@@ -10,8 +13,10 @@ from dataclasses import dataclass
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib import ticker
 from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine, LayoutEngine
 from matplotlib.transforms import Bbox
@@ -49,6 +54,19 @@ class Style:
             "axes.prop_cycle": matplotlib.cycler(color=[self.accent, self.accent2, self.muted]),
             "path.simplify": False,
         }
+
+    @property
+    def tint(self) -> str:
+        """The opaque face of a cell a mask blocks: the blocked colour faded into the background."""
+        mixed = 0.35 * np.array(to_rgb(self.blocked)) + 0.65 * np.array(to_rgb(self.bg))
+        return to_hex(mixed)
+
+    def ink_on(self, rgba) -> str:
+        """The text colour that reads on a cell of colour `rgba`: black on light cells, else white."""
+        r, g, b = to_rgb(rgba)
+        if 0.299 * r + 0.587 * g + 0.114 * b > 0.55:
+            return "#000000"
+        return "#ffffff"
 
 
 LIGHT = Style("light", fg="#1f2328", bg="#ffffff", muted="#6e7781", grid="#d0d7de",

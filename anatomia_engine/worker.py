@@ -5,8 +5,10 @@ JSON lists of requests ({"id", "module", "out", "limit", "env", "figures"}) and 
 A child records what its module reads (deps.py), refuses what no record reproduces (hermetic.py:
 unseeded generators, the clock, the network, writes into docs/), and writes its store entry into `out`;
 a run that fails writes its EngineError there instead (pickled: the build raises it as it was made).
-A figure built the same as in an earlier run is not drawn again: its SVGs come from the figures'
-store (figure_cache.py), named in the request's "figures".
+A figure is built and drawn once, in the neutral style, and each theme's SVG made from that drawing
+(themes.py); a figure that is not neutral is built in each theme. A figure built the same as in an
+earlier run is not drawn again: its SVGs come from the figures' store (figure_cache.py), named in the
+request's "figures".
 """
 
 import gc
@@ -112,10 +114,8 @@ def _draw(built: _Built, name: str, layouts) -> str:
 
 def _figures(module, declared: list, values: dict, now_running, root: Path,
              drawings: "figure_cache.Drawings | None") -> tuple[dict, dict, dict]:
-    """The figures of the module's @figure functions: (their entries, the files' contents, the key
+    """The figures of the module's @figure functions: (their entries, the files' contents, the keys
     each one's SVGs are kept under in `drawings`)."""
-    import matplotlib.pyplot as plt
-
     from anatomia_engine.kit import KIND
     from anatomia_engine.plot import STYLES, Layouts
 
@@ -123,8 +123,8 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
     figures = {}
     contents = {}
     keys = {}
-    # The themes differ only in colour: each figure's layout, worked out in the first theme, is
-    # replayed in the next one (plot.Layouts checks that the result is the same drawing).
+    # A figure that is not neutral is built in each theme: its layout, worked out in the first
+    # theme, is replayed in the next one (plot.Layouts checks that the result is the same drawing).
     layouts = Layouts()
     for fn in declared:
         if getattr(fn, KIND, None) != "figure":
@@ -132,23 +132,91 @@ def _figures(module, declared: list, values: dict, now_running, root: Path,
         name = fn.__name__
         if name in values:
             raise EngineError("value_and_figure", name=name, module=module.__name__)
-        # every theme built before any is drawn: the key is made of them all
-        built = []
-        for style in STYLES:
-            now_running(f"{module.__name__}.{name}(style={style.name!r})")
-            built.append(_build(fn, style, f"{short}.{name}.{style.name}", root, drawings is not None))
-        svgs, keys[name] = _svgs(built, f"{module.__name__}.{name}", layouts, drawings, now_running)
+        qualified = f"{module.__name__}.{name}"
+        # drawn once in neutral colours, each theme's SVG made from that one (themes.py)
+        svgs, plot, keys[name] = _neutral_figure(fn, short, qualified, root, drawings, now_running)
+        if svgs is None:
+            svgs, plot, themed_keys = _themed_figure(fn, short, qualified, root, drawings, layouts,
+                                                     now_running)
+            keys[name] += themed_keys
         files = {"csv": f"{name}.csv"}
-        for one in built:
-            files[one.style.name] = f"{name}-{one.style.name}.svg"
-            contents[files[one.style.name]] = svgs[one.style.name]
-            plt.close(one.plot.fig)
-        # the data table is the same in every style: the last one's is kept
-        plot = built[-1].plot
+        for style in STYLES:
+            files[style.name] = f"{name}-{style.name}.svg"
+            contents[files[style.name]] = svgs[style.name]
         contents[files["csv"]] = plot.table.to_csv()
         table = codec.encode_value(plot.table, codec.table_where(module.__name__, name))
         figures[name] = {"files": files, "alt": plot.alt, "caption": plot.caption, "table": table}
     return figures, contents, keys
+
+
+# What the figures' store keeps for a figure that is not neutral, under its neutral key: the next
+# run builds it in each theme without drawing it in neutral colours first.
+_NOT_NEUTRAL = {"not neutral": ""}
+
+
+def _neutral_figure(fn, short: str, qualified: str, root: Path, drawings, now_running):
+    """({theme: SVG}, its Plot, [the key they are kept under]) of a figure built and drawn once in
+    the neutral style (themes.NEUTRAL); (None, None, [its key]) when the figure is not neutral: its
+    function reads the theme's name, or its SVG holds a colour of its own."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from anatomia_engine import themes
+    from anatomia_engine.plot import STYLES, to_svg
+
+    now_running(f"{qualified}(style=neutral)")
+    opened = set(plt.get_fignums())
+    try:
+        built = _build(fn, themes.NEUTRAL, f"{short}.{fn.__name__}", root, drawings is not None)
+    except themes.ThemeDependent:
+        # what the function drew before it asked
+        for number in set(plt.get_fignums()) - opened:
+            plt.close(number)
+        return None, None, []
+    key = None
+    if drawings is not None and built.fingerprint is not None:
+        key = figure_cache.key(qualified, ["neutral", built.fingerprint], drawings.root)
+    kept_under = [key] if key is not None else []
+    try:
+        kept = drawings.get(key, qualified) if key is not None else None
+        if kept == _NOT_NEUTRAL:
+            return None, None, kept_under
+        if kept is not None and set(kept) == {style.name for style in STYLES}:
+            return kept, built.plot, kept_under
+        # drawn in the rcParams it was built with, as every theme's figure is (_draw)
+        with matplotlib.rc_context(built.rc):
+            svg = to_svg(built.plot.fig)
+        try:
+            svgs = {style.name: themes.themed(svg, style) for style in STYLES}
+        except themes.NotNeutral:
+            svgs = _NOT_NEUTRAL
+        if key is not None:
+            drawings.put(key, svgs)
+        if svgs is _NOT_NEUTRAL:
+            return None, None, kept_under
+        return svgs, built.plot, kept_under
+    finally:
+        plt.close(built.plot.fig)
+
+
+def _themed_figure(fn, short: str, qualified: str, root: Path, drawings, layouts, now_running):
+    """({theme: SVG}, the last theme's Plot, [the key they are kept under]) of a figure built in
+    each theme."""
+    import matplotlib.pyplot as plt
+
+    from anatomia_engine.plot import STYLES
+
+    name = fn.__name__
+    # every theme built before any is drawn: the key is made of them all
+    built = []
+    for style in STYLES:
+        now_running(f"{qualified}(style={style.name!r})")
+        built.append(_build(fn, style, f"{short}.{name}.{style.name}", root, drawings is not None))
+    svgs, key = _svgs(built, qualified, layouts, drawings, now_running)
+    for one in built:
+        plt.close(one.plot.fig)
+    # the data table is the same in every style: the last one's is kept
+    return svgs, built[-1].plot, [key] if key else []
 
 
 def _svgs(built: list[_Built], qualified: str, layouts, drawings,
@@ -209,9 +277,9 @@ def run_module(module_name: str, out: Path, root: Path, figures: Path | None = N
     # `drawn`: the keys of its figures' kept SVGs (what the store keeps while this entry is used);
     # `seconds`: the CPU this run took since the fork, what the next runs are ordered by
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    entry = {"deps": deps.snapshot(root), "result": result, "files": contents,
-             "drawn": sorted(k for k in drawn.values() if k), "seconds": usage.ru_utime + usage.ru_stime,
-             "said": said.messages}
+    kept_under = sorted(key for figure_keys in drawn.values() for key in figure_keys)
+    entry = {"deps": deps.snapshot(root), "result": result, "files": contents, "drawn": kept_under,
+             "seconds": usage.ru_utime + usage.ru_stime, "said": said.messages}
     (out / ENTRY).write_text(json.dumps(entry, sort_keys=True), encoding="utf-8")
 
 
@@ -289,7 +357,9 @@ def _warm_up(root: Path) -> None:
     import numpy.random  # noqa: F401
 
     import anatomia_engine.kit  # noqa: F401
-    from anatomia_engine import plot
+    from anatomia_engine import plot, themes
+
+    themes.prepare(plot.STYLES)
 
     fig, ax = plot.new_figure(plot.LIGHT)
     ax.plot([0.0, 0.5], [0.5, 1.0])

@@ -13,18 +13,11 @@ Values: none (a module of chart helpers only; the article modules publish the fi
 import matplotlib
 import numpy as np
 from matplotlib.collections import PatchCollection
-from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
 from anatomia_engine import messages as M
 from anatomia_engine.numfmt import fmt_dec, fmt_pct
 from anatomia_engine.plot import Style
-
-
-def _text_colour(rgba) -> str:
-    r, g, b = to_rgb(rgba)
-    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#ffffff"
-
 
 # The one colour policy per quantity: (colour-map attribute of Style, colour-bar label).
 QUANTITIES = {"weights": ("cmap", "waga uwagi"), "scores": ("cmap_scores", "ocena dopasowania")}
@@ -75,13 +68,13 @@ def heatmap(ax, matrix, row_labels, col_labels, *, style: Style, decimals: int =
     # add_artist keeps the data limits; an opaque tint (a translucent face fades its hatch in print),
     # also behind the cell's number, which the hatch would cross. One collection for every blocked
     # cell: a 20 x 20 causal mask as 190 patches cost 0,1 s of CPU per figure and theme.
-    tint = 0.35 * np.array(to_rgb(style.blocked)) + 0.65 * np.array(to_rgb(style.bg))
+    tint = style.tint
     cells = [Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in zip(*np.nonzero(mask), strict=True)]
     if cells:
         ax.add_artist(PatchCollection(cells, facecolor=tint, hatch="///", hatchcolor=style.hatch,
                                       edgecolor="none", linewidth=0))
     for i, j in np.ndindex(m.shape if annotate else (0, 0)):
-        colour = style.fg if mask[i, j] else _text_colour(image.cmap(image.norm(shown[i, j])))
+        colour = style.fg if mask[i, j] else style.ink_on(image.cmap(image.norm(shown[i, j])))
         ax.text(j, i, fmt_dec(m[i, j], decimals, allow_inf=True), ha="center", va="center", color=colour,
                 fontsize=9, bbox={"facecolor": tint, "edgecolor": "none", "pad": 1.5} if mask[i, j] else None)
     ax.set_xticks(range(len(col_labels)), labels=list(col_labels))

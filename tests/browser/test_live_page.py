@@ -409,7 +409,7 @@ def _check_colours(page, testid, m, quantity, *, k=0, reach=None, blocked=None) 
         for (fill, ink), (x, colour) in zip(got, want, strict=True):
             assert np.abs(np.array(fill) - 255 * colour).max() <= COLOUR_TOLERANCE, (testid, name, x, fill)
             luminance = float(np.dot([0.299, 0.587, 0.114], colour))
-            if abs(luminance - 0.55) > 0.03:   # black on light cells, else white (charts._text_colour)
+            if abs(luminance - 0.55) > 0.03:   # black on light cells, else white (plot.Style.ink_on)
                 assert ink == ((0, 0, 0) if luminance > 0.55 else (255, 255, 255)), (testid, x, ink)
             # a diverging map: red for a positive number, blue for a negative one, in both themes
             if name == style.cmap_scores and abs(x) > 0.1 * np.abs(np.asarray(m, float)).max():

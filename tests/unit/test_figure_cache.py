@@ -188,9 +188,12 @@ FIGURE_MODULE = """
     @figure
     def bars(style):
         fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
-        ax.bar([0, 1], [1, 2], color=COLOUR)
+        ax.bar([0, 1], [1, 2], color=getattr(style, COLOUR, COLOUR))
         return Plot(fig=fig, alt="Dwa słupki", caption="Słupki", table=Table(["x"], [["a"]]))
     """
+# the bars in a colour of the style (a neutral figure, drawn once), or in one of their own
+NEUTRAL_BARS = "COLOUR = 'accent'\n" + textwrap.dedent(FIGURE_MODULE)
+OWN_COLOUR_BARS = "COLOUR = 'tab:blue'\n" + textwrap.dedent(FIGURE_MODULE)
 
 
 def figures_folder(root: Path) -> Path:
@@ -198,7 +201,7 @@ def figures_folder(root: Path) -> Path:
 
 
 def test_a_module_run_again_publishes_its_kept_figures_and_draws_a_changed_one(mini):
-    module(mini, "plots", "COLOUR = 'tab:blue'\n" + textwrap.dedent(FIGURE_MODULE))
+    module(mini, "plots", NEUTRAL_BARS)
     first = compute(mini, ["plots"])[0]["plots"]
     assert len(first.drawn) == 1
     drawings = figure_cache.Drawings(figures_folder(mini), mini)
@@ -219,7 +222,7 @@ def test_a_module_run_again_publishes_its_kept_figures_and_draws_a_changed_one(m
     # the kept SVGs are the engine's store: not an input of the run, which is now up to date
     assert compute(mini, ["plots"])[1] == []
 
-    module(mini, "plots", "COLOUR = 'tab:red'\n" + textwrap.dedent(FIGURE_MODULE))
+    module(mini, "plots", "COLOUR = 'accent2'\n" + textwrap.dedent(FIGURE_MODULE))
     changed = compute(mini, ["plots"])[0]["plots"]
     assert changed.drawn != first.drawn
     assert "<!-- kept -->" not in changed.contents["bars-light.svg"]
@@ -246,13 +249,56 @@ def test_a_figure_without_a_fingerprint_is_drawn_every_time_and_published(mini):
     assert not list(figures_folder(mini).glob("*.json"))
 
 
+def test_a_figure_in_a_colour_of_its_own_is_drawn_in_each_theme_and_kept(mini):
+    """Bars in a colour of their own are no neutral figure: each theme's SVG is drawn from its own
+    build, and kept; the store remembers that the figure is not neutral, so a run that finds
+    both publishes the kept SVGs."""
+    module(mini, "plots", OWN_COLOUR_BARS)
+    first = compute(mini, ["plots"])[0]["plots"]
+    light, dark = first.contents["bars-light.svg"], first.contents["bars-dark.svg"]
+    assert "#1f77b4" in light and "#1f77b4" in dark
+    assert plot.LIGHT.fg in light and plot.DARK.fg in dark
+    assert plot.DARK.fg not in light
+    drawings = figure_cache.Drawings(figures_folder(mini), mini)
+    entries = {key: drawings.get(key, "test") for key in first.drawn}
+    # one entry says "not neutral", the other holds the themes' SVGs
+    [themed_key] = [key for key, svgs in entries.items() if set(svgs) == {"light", "dark"}]
+    drawings.put(themed_key, {theme: svg.replace("</svg>", "<!-- kept --></svg>")
+                              for theme, svg in entries[themed_key].items()})
+    (mini / "attn_core" / "__init__.py").write_text("SCALE = 5\n")
+    again = compute(mini, ["plots"])[0]["plots"]
+    assert again.drawn == first.drawn
+    assert all("<!-- kept -->" in again.contents[f"bars-{theme}.svg"] for theme in ("light", "dark"))
+
+
+THEME_NAME_MODULE = """
+    import matplotlib.pyplot as plt
+
+    @figure
+    def bars(style):
+        fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+        # a width that depends on the theme: no SVG drawn once could show both
+        ax.bar([0, 1], [1, 2], color=style.accent, width=0.3 if style.name == "dark" else 0.8)
+        return Plot(fig=fig, alt="Dwa słupki", caption="Słupki", table=Table(["x"], [["a"]]))
+    """
+
+
+def test_a_figure_that_reads_the_theme_s_name_is_built_in_each_theme(mini):
+    module(mini, "plots", THEME_NAME_MODULE)
+    result = compute(mini, ["plots"])[0]["plots"]
+    light, dark = result.contents["bars-light.svg"], result.contents["bars-dark.svg"]
+    assert plot.LIGHT.accent in light and plot.DARK.accent in dark
+    # each theme's own bar widths: the dark ones narrower
+    assert plot.geometry(light) != plot.geometry(dark)
+
+
 def test_the_store_keeps_the_figures_of_the_results_in_use(mini):
     # a build of every module: this one alone
     for other in (mini / "figures_src").glob("[!_]*.py"):
         other.unlink()
-    module(mini, "plots", "COLOUR = 'tab:blue'\n" + textwrap.dedent(FIGURE_MODULE))
+    module(mini, "plots", NEUTRAL_BARS)
     blue = runner.compute(root=mini)[0]["plots"].drawn
-    module(mini, "plots", "COLOUR = 'tab:red'\n" + textwrap.dedent(FIGURE_MODULE))
+    module(mini, "plots", OWN_COLOUR_BARS)
     red = runner.compute(root=mini)[0]["plots"].drawn
     kept_keys = {path.stem for path in figures_folder(mini).glob("*.json")}
     assert kept_keys == set(red)
@@ -260,7 +306,7 @@ def test_the_store_keeps_the_figures_of_the_results_in_use(mini):
 
 
 def test_a_damaged_kept_figure_is_drawn_again(mini):
-    module(mini, "plots", "COLOUR = 'tab:blue'\n" + textwrap.dedent(FIGURE_MODULE))
+    module(mini, "plots", NEUTRAL_BARS)
     first = compute(mini, ["plots"])[0]["plots"]
     [key] = first.drawn
     path = figures_folder(mini) / f"{key}.json"
