@@ -164,7 +164,7 @@ def _neutral_figure(fn, short: str, qualified: str, root: Path, drawings, now_ru
     from anatomia_engine import themes
     from anatomia_engine.plot import STYLES, to_svg
 
-    now_running(f"{qualified}(style=neutral)")
+    now_running(f"{qualified}(style='neutral')")
     opened = set(plt.get_fignums())
     try:
         built = _build(fn, themes.NEUTRAL, f"{short}.{fn.__name__}", root, drawings is not None)

@@ -110,7 +110,7 @@ def test_page_errors_stop_the_build_naming_the_place(project, tmp_path, edit, ex
 
 MODULE_ERRORS = [   # (module, its source from demo.py's, the message); each a module of its own
     ("zero", lambda s: s.replace("ax.bar(", "1 / 0\n    ax.bar("),
-     r"figures_src/zero\.py failed:\nin figures_src\.zero\.bars\(style='light'\):\nTraceback.*"
+     r"figures_src/zero\.py failed:\nin figures_src\.zero\.bars\(style='neutral'\):\nTraceback.*"
      r"ZeroDivisionError"),
     ("nan", lambda s: s.replace('"weight": WEIGHTS[1] * scale()', '"weight": float("nan")'),
      r"figures_src/nan\.py: numbers\(\) returned 'weight' with NaN: a published number must be finite"),
