@@ -1,26 +1,37 @@
-"""A figure drawn once, in every theme: built and drawn in the neutral style (`NEUTRAL`), whose
-colours are markers, then each theme's SVG made by putting that theme's colours for the markers
-(`themed`).
+"""A figure drawn once, in every theme.
 
-Building a figure and drawing it is most of a module's run; the themes differ only in colour, so
-drawing each theme's figure again was half the work. The markers (`#rrggbb` values no theme uses):
+The worker builds a figure and draws it once, in the neutral style
+(`NEUTRAL`), whose colours are markers; each theme's SVG is then that
+drawing with the theme's colour put for each marker (`themed`).
+Building and drawing a figure is most of a module's run, and the
+themes differ only in colour: drawing each theme's figure again was
+half the work.
 
-- each colour of a Style (fg, bg, muted, grid, accent, accent2, blocked, hatch and the blocked
-  cells' tint): `#01kk01`, k its place in `_COLOURS`;
-- each colour map of a Style (cmap, cmap_scores): a map of 256 entries, entry i `(i, 255 - i, B)`
-  with the map's own B. A pixel that blends two entries (an image resampled, a colour bar drawn
-  by Agg) stays on that line, so a pixel of an embedded image is read back as its entry;
-- the text colour on a cell of entry i (`Style.ink_on`): `(i, 255 - i, B)` with a B of its own.
+The markers, `#rrggbb` values no theme uses:
 
-A figure whose SVG holds any other colour (a colour of its own, one computed from the markers, a
-colour map by name) or whose function reads the style's `name` is not neutral: `themed` raises
-`NotNeutral`, the function raises `ThemeDependent`, and the worker builds and draws the figure in
-each theme instead, as before. Nothing is guessed: every colour of a themed SVG is a theme's.
+- each colour of a Style (fg, bg, muted, grid, accent, accent2,
+  blocked, hatch, and the tint of a blocked cell): `#01kk01`, k its
+  place in `_COLOURS`;
+- each colour map of a Style (cmap, cmap_scores): a map of 256
+  entries, entry i `(i, 255 - i, B)` with the map's own B. A pixel
+  that blends two entries (an image resampled, a colour bar drawn by
+  Agg) stays on that line, so each pixel of an embedded image is read
+  back as its entry;
+- the text colour on a cell of entry i (`Style.ink_on`):
+  `(i, 255 - i, B)` with a B of its own.
+
+A figure is not neutral when its SVG holds any other colour (one of
+its own, one computed from a marker, a colour map named by the
+figure) or when its function reads the style's `name`: `themed`
+raises `NotNeutral`, the style raises `ThemeDependent`, and the worker
+builds and draws the figure in each theme instead. Nothing is
+guessed: every colour of a themed SVG is the theme's.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import re
 from dataclasses import dataclass
@@ -170,8 +181,8 @@ def themed(svg: str, style: Style) -> str:
     """The SVG drawn in NEUTRAL, in `style`'s colours; NotNeutral if it holds a colour that is no
     marker."""
     palette = _palette_of(style)
-    svg = _IMAGE.sub(lambda image: _recoloured_image(palette, image), svg)
-    return _PAINT.sub(lambda paint: _recoloured_paint(palette, paint), svg)
+    svg = _IMAGE.sub(functools.partial(_recoloured_image, palette), svg)
+    return _PAINT.sub(functools.partial(_recoloured_paint, palette), svg)
 
 
 # each theme's palette, made once per process (the worker makes them before it forks: `prepare`)
