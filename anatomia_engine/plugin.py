@@ -556,13 +556,40 @@ class AnatomiaPlugin(BasePlugin[Config]):
         if self.docs_dir is not None:
             folders.append(self.docs_dir)
         engine = Path(__file__).parent
+        # A file in a watched folder is seen by the folder's watch. Each watch is a thread that
+        # polls its path twice a second, and they all wait for the build's turn on the interpreter
+        # (MkDocs counts a path watched twice once).
+        alone = []
         for path in sorted(paths):
             # an engine edit restarts `make serve` instead
             if not path.exists() or path.is_relative_to(engine):
                 continue
-            # A file in a watched folder is seen by the folder's watch. Each watch is a thread
-            # that polls its path twice a second, and they all wait for the build's turn on the
-            # interpreter (MkDocs counts a path watched twice once).
             inside = [folder for folder in folders if path != folder and path.is_relative_to(folder)]
             if not inside:
-                self.server.watch(str(path))
+                alone.append(path)
+        for path, recursive in _watches(alone):
+            self.server.watch(str(path), recursive=recursive)
+
+
+def _watches(paths: list[Path]) -> list[tuple[Path, bool]]:
+    """(path, recursive) to watch for `paths`: a folder whose every file is one of them (the fonts
+    matplotlib knows, a folder of them) by one watch of the folder alone, else each path itself."""
+    files_in: dict[Path, list[Path]] = {}
+    for path in paths:
+        if path.is_file():
+            files_in.setdefault(path.parent, []).append(path)
+    shared = set()
+    for folder, files in files_in.items():
+        try:
+            others = [entry for entry in folder.iterdir() if entry.is_file() and entry not in files]
+        except OSError:
+            # a folder it may not list: its files are watched one by one
+            continue
+        # a file the folder gains (a font installed) is seen too: matplotlib's font list changes
+        if len(files) > 1 and not others:
+            shared.add(folder)
+    watches = [(folder, False) for folder in sorted(shared)]
+    for path in paths:
+        if not (path.is_file() and path.parent in shared):
+            watches.append((path, True))
+    return watches

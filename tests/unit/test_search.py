@@ -97,25 +97,33 @@ def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp
 def test_serve_watches_every_module_input(tmp_path):
     """`mkdocs serve` calls on_serve after its first build: the server then watches figures_src,
     attn_core and every file a module run read (not the engine: `make serve` restarts on that);
-    a file inside a folder it watches is seen by that folder's watch."""
+    a file inside a folder it watches is seen by that folder's watch, and a folder whose every
+    file was read (the fonts matplotlib knows) is watched as one folder, without its subfolders."""
     import types
 
     import anatomia_engine
 
     plugin = _plugin(tmp_path)
-    for folder in ("figures_src", "attn_core", "data"):
-        (tmp_path / folder).mkdir()
+    for folder in ("figures_src", "attn_core", "data", "fonts/old"):
+        (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "data" / "table.csv").write_text("a,b\n")
+    (tmp_path / "data" / "notes.txt").write_text("not read\n")
+    (tmp_path / "data" / "labels.csv").write_text("a\n")
     (tmp_path / "attn_core" / "softmax.py").write_text("")
+    fonts = [tmp_path / "fonts" / name for name in ("sans.ttf", "serif.ttf")]
+    for font in fonts:
+        font.write_bytes(b"\0")
     engine = Path(anatomia_engine.__file__)
-    inputs = [tmp_path / "data" / "table.csv", tmp_path / "attn_core" / "softmax.py", engine]
+    inputs = [tmp_path / "data" / "table.csv", tmp_path / "data" / "labels.csv",
+              tmp_path / "attn_core" / "softmax.py", engine, *fonts]
     plugin.results = {"m": types.SimpleNamespace(inputs=inputs)}
     plugin.notebook_inputs = []
     server = types.SimpleNamespace(watched=[])
-    server.watch = server.watched.append
+    server.watch = lambda path, recursive=True: server.watched.append((path, recursive))
     assert plugin.on_serve(server, config=None, builder=None) is server
-    assert sorted(server.watched) == sorted(str(tmp_path / n) for n in ("attn_core", "data/table.csv",
-                                                                      "figures_src"))
+    expected = [("attn_core", True), ("data/labels.csv", True), ("data/table.csv", True),
+                ("figures_src", True), ("fonts", False)]
+    assert sorted(server.watched) == sorted((str(tmp_path / n), r) for n, r in expected)
 
 
 # One build in a process of its own: the search files of DOCS (with WORD, if given) into SITE,
