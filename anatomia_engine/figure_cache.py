@@ -4,9 +4,10 @@ A module that runs again and builds the same figure does not draw it
 again: `.cache/anatomia/figures/`, one entry per figure holding the SVG
 of each theme. Drawing is most of a module's run (constrained layout,
 text layout, writing the SVG); building the figure is a small part. So
-the worker builds a figure in every theme, then looks up its `key`:
+the worker builds a figure (in the neutral style, or in every theme),
+then looks up its `key`:
 
-- each theme's matplotlib Figure as the figure function returned it
+- each build's matplotlib Figure as the figure function returned it
   (after the decimal comma), pickled with the rcParams in force, the
   SVG ids' salt among them (`fingerprint`). What a pickle names without
   its content is taken in by content: a function of the project (a
