@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
 
-from anatomia_engine import plot, themes, worker
+from anatomia_engine import plot
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,12 +26,18 @@ _BLACK_FILL = re.compile(r";?\s*fill: #000000")
 BLEND_STEP = 1
 
 
+# an image embedded in an SVG, as matplotlib writes it
+_IMAGE = re.compile(r"(data:image/png;base64,\s*)([A-Za-z0-9+/=]+)")
+
+
 def svg_of(fn, style, salt: str) -> str:
-    """The SVG of figure function `fn` built in `style` and drawn with the ids of `salt`."""
-    built = worker._build(fn, style, salt, REPO, kept=False)
-    with matplotlib.rc_context(built.rc):
-        svg = plot.to_svg(built.plot.fig)
-    plt.close(built.plot.fig)
+    """The SVG of figure function `fn` built in `style` and drawn with the ids of `salt`, as the
+    worker builds and draws a figure (its rcParams, the decimal comma)."""
+    with matplotlib.rc_context({**style.rc(), "svg.hashsalt": salt}):
+        built = fn(style)
+        plot.use_decimal_comma(built.fig)
+        svg = plot.to_svg(built.fig)
+    plt.close(built.fig)
     return svg
 
 
@@ -44,7 +50,7 @@ def _normalised(svg: str) -> tuple[str, list[np.ndarray]]:
             images.append(np.asarray(png.convert("RGBA")).astype(int))
         return image[1] + "IMAGE"
 
-    svg = themes._IMAGE.sub(take, svg)
+    svg = _IMAGE.sub(take, svg)
     order: dict[str, str] = {}
     svg = _HASHED_ID.sub(lambda found: order.setdefault(found[0], f"id{len(order)}"), svg)
     svg = _BLACK_FILL.sub("", svg)
