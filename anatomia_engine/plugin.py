@@ -493,6 +493,9 @@ class AnatomiaPlugin(BasePlugin[Config]):
         # under serve: the next execution's kernel starts while the author reads (launch.py)
         if self.serving and self.executed:
             notebooks.keep_spare(self.root, f"{self.docs_name}/{min(self.executed)}")
+        # and the modules' worker, when this build found every result stored and started none
+        if self.serving:
+            runner.prepare_worker(self.root)
         if self.server is not None:
             self._watch_inputs()
 

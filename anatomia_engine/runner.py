@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,11 +197,42 @@ class _Worker:
 
 # the worker kept between builds (compute's keep_worker): `make serve` pays its start-up once
 _kept: list[_Worker] = []
+# the thread starting a worker while the author reads (prepare_worker), while it runs
+_starting: list[threading.Thread] = []
+
+
+def prepare_worker(root: Path) -> None:
+    """Under `mkdocs serve`: start the worker in the background unless one is kept, so the first
+    save that runs a module does not wait for its start-up (NumPy, matplotlib, the fonts: ~1,5 s).
+    The next run takes it (`_run` waits for a start still under way) or, if what it read has
+    changed since, ends it and starts another. A start that fails is not said here: the build
+    that needs a worker starts its own and says why that one failed."""
+    if _kept or _starting:
+        return
+
+    def start() -> None:
+        try:
+            _kept.append(_Worker(root))
+        except EngineError as exc:
+            log.debug("the worker started in the background failed: %s", exc)
+
+    # not a daemon: the interpreter waits for it at exit, and stop_worker then ends the worker
+    thread = threading.Thread(target=start, name="anatomia-worker-start")
+    _starting.append(thread)
+    thread.start()
+
+
+def _await_start() -> None:
+    """Wait for the worker prepare_worker is starting, if it is."""
+    while _starting:
+        _starting[0].join()
+        _starting.pop(0)
 
 
 @atexit.register
 def stop_worker() -> None:
-    """End the worker kept between builds, if any."""
+    """End the worker kept between builds, if any (one still starting once it has started)."""
+    _await_start()
     while _kept:
         _kept.pop().end()
 
@@ -357,6 +389,7 @@ def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
         # what the runs' stores said, once each (every run may find the same unwritable folder)
         said: dict[str, None] = {}
         try:
+            _await_start()
             if _kept and not (keep_worker and _kept[0].usable(root)):
                 stop_worker()
             if not _kept:

@@ -9,6 +9,7 @@ test_runner_exits.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -442,3 +444,59 @@ def test_a_kept_worker_is_restarted_only_when_a_variable_it_read_while_starting_
     assert worker_pid("unread variable") == first
     monkeypatch.setenv("MATPLOTLIBRC", str(mini / "no-such-matplotlibrc"))
     assert worker_pid("variable the worker read") != first
+
+
+def _worker_processes() -> set[int]:
+    """The pids of this process's children that run the worker (worker.BOOT)."""
+    pids = set()
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            for pid in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):
+                    if b"worker.serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        pids.add(int(pid))
+    return pids
+
+
+def _started_worker() -> set[int]:
+    """The worker prepare_worker started in the background, once its process exists."""
+    deadline = time.monotonic() + 60
+    while not (pids := _worker_processes()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return pids
+
+
+def test_a_worker_prepared_while_the_author_reads_runs_the_next_save(mini, monkeypatch):
+    """Under serve, a build that ran no module leaves no worker: one is started in the background
+    then, and the next save's runs use it instead of waiting for another's start-up."""
+    runner.stop_worker()
+    probe = module(mini, "probe", "import os\n\n@values\ndef worker():\n    return {'pid': os.getppid()}\n")
+    runner.prepare_worker(mini)
+    started = _started_worker()
+    assert len(started) == 1
+    # one being started is not started again, nor one kept
+    runner.prepare_worker(mini)
+    found, names = compute(mini, ["probe"])
+    assert names == ["probe"] and {found["probe"].values["pid"]} == started
+    runner.prepare_worker(mini)
+    assert _worker_processes() == started
+    # one prepared that no longer fits (a variable it read while starting changed) is ended and
+    # another one runs the save
+    runner.stop_worker()
+    runner.prepare_worker(mini)
+    stale = _started_worker()
+    monkeypatch.setenv("MATPLOTLIBRC", str(mini / "no-such-matplotlibrc"))
+    probe.write_text(probe.read_text() + "# again\n")
+    found, names = compute(mini, ["probe"])
+    assert names == ["probe"] and found["probe"].values["pid"] not in stale
+    assert not stale & _worker_processes()
+
+
+def test_a_worker_still_starting_ends_with_the_build(mini):
+    runner.stop_worker()
+    runner.prepare_worker(mini)
+    started = _started_worker()
+    runner.stop_worker()
+    for pid in started:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
