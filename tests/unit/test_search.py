@@ -94,18 +94,38 @@ def test_material_indexes_nothing_and_a_pages_own_search_switch_still_counts(tmp
     assert plugin.sections["wazna/"][0]["boost"] == 2.0
 
 
-def test_serve_watches_every_module_input(tmp_path):
+def _server(livereload: str, root: Path):
+    """MkDocs' (or ProperDocs') development server, as `serve` makes it, not yet serving."""
+    module = pytest.importorskip(livereload)
+    return module.LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(root))
+
+
+def _watched(server) -> list[tuple[str, bool]]:
+    """(path, recursive) of every path `server` watches, as its observer holds them."""
+    return sorted((emitter.watch.raw_path, emitter.watch.is_recursive)
+                  for emitter in server.observer.emitters)
+
+
+# The plugin runs under ProperDocs (`make serve`) and under MkDocs itself
+SERVERS = ("properdocs.livereload", "mkdocs.livereload")
+
+
+@pytest.mark.parametrize("livereload", SERVERS)
+def test_serve_watches_every_module_input(tmp_path, livereload):
     """`mkdocs serve` calls on_serve after its first build: the server then watches figures_src,
     attn_core and every file a module run read (not the engine: `make serve` restarts on that);
     a file inside a folder it watches is seen by that folder's watch, and a folder whose every
-    file was read (the fonts matplotlib knows) is watched as one folder, without its subfolders."""
+    file was read (the fonts matplotlib knows) is watched as one folder, without its subfolders.
+    What MkDocs watched itself stays watched, and every path is looked at every POLL_SECONDS."""
     import types
 
     import anatomia_engine
+    from anatomia_engine.plugin import POLL_SECONDS
 
     plugin = _plugin(tmp_path)
-    for folder in ("figures_src", "attn_core", "data", "fonts/old"):
+    for folder in ("docs", "figures_src", "attn_core", "data", "fonts/old"):
         (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
     (tmp_path / "data" / "table.csv").write_text("a,b\n")
     (tmp_path / "data" / "notes.txt").write_text("not read\n")
     (tmp_path / "data" / "labels.csv").write_text("a\n")
@@ -118,12 +138,53 @@ def test_serve_watches_every_module_input(tmp_path):
               tmp_path / "attn_core" / "softmax.py", engine, *fonts]
     plugin.results = {"m": types.SimpleNamespace(inputs=inputs)}
     plugin.notebook_inputs = []
-    server = types.SimpleNamespace(watched=[])
-    server.watch = lambda path, recursive=True: server.watched.append((path, recursive))
-    assert plugin.on_serve(server, config=None, builder=None) is server
-    expected = [("attn_core", True), ("data/labels.csv", True), ("data/table.csv", True),
-                ("figures_src", True), ("fonts", False)]
-    assert sorted(server.watched) == sorted((str(tmp_path / n), r) for n, r in expected)
+    server = _server(livereload, tmp_path / "site")
+    # what `serve` watches before on_serve
+    server.watch(str(tmp_path / "docs"))
+    server.watch(str(tmp_path / "mkdocs.yml"))
+    try:
+        assert plugin.on_serve(server, config=None, builder=None) is server
+    finally:
+        server.server_close()
+    # (watchdog watches a file as not recursive)
+    expected = [("attn_core", True), ("data/labels.csv", False), ("data/table.csv", False),
+                ("docs", True), ("figures_src", True), ("fonts", False), ("mkdocs.yml", False)]
+    assert _watched(server) == sorted((str(tmp_path / n), r) for n, r in expected)
+    assert server.observer.timeout == POLL_SECONDS
+
+
+@pytest.mark.parametrize("livereload", SERVERS)
+def test_serve_that_looks_more_often_sees_a_save_and_builds_once(tmp_path, livereload):
+    """The server's observer, replaced before it serves, is the one that runs: a save in a path
+    MkDocs watched before on_serve is seen and built, once."""
+    import threading
+    import time
+
+    from anatomia_engine.plugin import poll_sooner
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = docs / "index.md"
+    page.write_text("# A\n")
+    builds = []
+    server = _server(livereload, tmp_path)
+    server.builder = lambda: builds.append(page.read_text())
+    server.watch(str(docs))
+    poll_sooner(server)
+    serving = threading.Thread(target=server.serve)
+    serving.start()
+    try:
+        time.sleep(0.6)              # the observer's first look, before the save
+        page.write_text("# B\n")
+        deadline = time.monotonic() + 30
+        while not builds and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.6)              # a second build, had the save been seen twice
+    finally:
+        server.shutdown()
+        serving.join(timeout=30)
+        server.server_close()
+    assert builds == ["# B\n"]
 
 
 # One build in a process of its own: the search files of DOCS (with WORD, if given) into SITE,
