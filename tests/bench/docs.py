@@ -14,7 +14,7 @@ All builds run in one copy of the project, in this run, so the ratios compare li
              taken in turn: warm, plain, warm, plain, ...);
 - md edit:   `mkdocs serve --dirty` running (as `make serve`); one Markdown page edited;
              seconds until the served page shows the edit (the saves a random part of
-             MkDocs' file poll apart, see POLL_SECONDS);
+             the server's file poll apart, see POLL_SECONDS);
 - library edit: `mkdocs serve` running; one attn_core file edited (a file only the
              benchmark's marker module imports: the cache re-runs that module alone, in the
              warm worker kept by serve); seconds until the served page shows the new value, and
@@ -57,6 +57,8 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from anatomia_engine.plugin import POLL_SECONDS
 
 HERE = Path(__file__).resolve()
 
@@ -191,15 +193,14 @@ def free_port() -> int:
 
 
 MARKER_PAGE = "jak-dodac-wartosc"
-# MkDocs' server looks at the watched files every half second (its PollingObserver). A save
-# waits for the next look: 0 to 0,5 s, by where in that period it falls. Saves a fixed pause
-# apart fall at nearly the same point of it each time (the period drifts by a few ms an edit),
-# so five of them would measure one draw of that wait five times; a pause random within one
-# period makes each save's wait a draw of its own, as an author's saves are. Every timed save
+# The server looks at the watched files every POLL_SECONDS (its PollingObserver, plugin.py). A
+# save waits for the next look: from 0 to that period, by where in it the save falls. Saves a
+# fixed pause apart fall at nearly the same point of it each time (the period drifts by a few ms
+# an edit), so five of them would measure one draw of that wait five times; a pause random within
+# one period makes each save's wait a draw of its own, as an author's saves are. Every timed save
 # below (Markdown, attn_core, softmax) is placed so.
-POLL_SECONDS = 0.5
-# Saves of attn_core/stable_softmax.py timed: each waits 0-0,5 s for the poll, a draw as large as
-# the row's margin to its goal, so the row is the median of as many saves as the Markdown row's.
+# Saves of attn_core/stable_softmax.py timed: each waits for the poll, a draw as large as the
+# row's margin to its goal, so the row is the median of as many saves as the Markdown row's.
 SOFTMAX_EDITS = 5
 # Polish words the site does not use, one per Markdown edit of the benchmark
 NEW_WORDS = ("ananas", "bursztyn", "cynamon", "daktyl", "estragon")
