@@ -60,6 +60,9 @@ log = logging.getLogger("mkdocs.plugins.anatomia")
 # (mkdocs/mkdocs#2477), and so does this interval. This site's watched paths are few: serve idles
 # at 0,013 s of CPU a second polling every 0,5 s, 0,027 s every 0,25 s.
 POLL_SECONDS = 0.25
+# Seconds the server waits, after a look found a change, for more changes before it builds. What
+# one look finds reaches it within milliseconds; MkDocs waits 0,1 s.
+SETTLE_SECONDS = 0.02
 
 # The extensions this plugin registers itself, with the build's state: listed by name in
 # mkdocs.yml they would run a second time, on pages no plugin registered
@@ -585,14 +588,17 @@ class AnatomiaPlugin(BasePlugin[Config]):
 
 def poll_sooner(server) -> None:
     """Have `server` (MkDocs' LiveReloadServer, not yet serving) look at its watched paths every
-    POLL_SECONDS. Its PollingObserver's interval is fixed when the server is made and `serve` has
-    no option for it (ProperDocs/properdocs#73 proposed another observer; not merged), so the
-    server's observer is replaced by one of that interval, and the paths MkDocs watched so far
-    are moved to it through the server's own unwatch and watch. An observer of another kind, or
-    one that already looks as often, is left as it is."""
+    POLL_SECONDS, and build SETTLE_SECONDS after a look that found a change. Its PollingObserver's
+    interval is fixed when the server is made and `serve` has no option for it
+    (ProperDocs/properdocs#73 proposed another observer; not merged), so the server's observer is
+    replaced by one of that interval, and the paths MkDocs watched so far are moved to it through
+    the server's own unwatch and watch. A server whose observer is of another kind (one told of
+    each change as it happens) is left as it is, and so is one that already looks as often."""
     observer = server.observer
     if not isinstance(observer, PollingObserver) or observer.timeout <= POLL_SECONDS:
         return
+    # every change of one look is queued at once: waiting longer for more only delays the build
+    server.build_delay = min(server.build_delay, SETTLE_SECONDS)
     watched = []
     for emitter in observer.emitters:
         watch = emitter.watch

@@ -120,7 +120,7 @@ def test_serve_watches_every_module_input(tmp_path, livereload):
     import types
 
     import anatomia_engine
-    from anatomia_engine.plugin import POLL_SECONDS
+    from anatomia_engine.plugin import POLL_SECONDS, SETTLE_SECONDS
 
     plugin = _plugin(tmp_path)
     for folder in ("docs", "figures_src", "attn_core", "data", "fonts/old"):
@@ -151,12 +151,13 @@ def test_serve_watches_every_module_input(tmp_path, livereload):
                 ("docs", True), ("figures_src", True), ("fonts", False), ("mkdocs.yml", False)]
     assert _watched(server) == sorted((str(tmp_path / n), r) for n, r in expected)
     assert server.observer.timeout == POLL_SECONDS
+    assert server.build_delay == SETTLE_SECONDS
 
 
 @pytest.mark.parametrize("livereload", SERVERS)
 def test_serve_that_looks_more_often_sees_a_save_and_builds_once(tmp_path, livereload):
-    """The server's observer, replaced before it serves, is the one that runs: a save in a path
-    MkDocs watched before on_serve is seen and built, once."""
+    """The server's observer, replaced before it serves, is the one that runs: a save of two
+    pages in a folder MkDocs watched before on_serve is seen and built once, with both."""
     import threading
     import time
 
@@ -164,18 +165,20 @@ def test_serve_that_looks_more_often_sees_a_save_and_builds_once(tmp_path, liver
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    page = docs / "index.md"
-    page.write_text("# A\n")
+    pages = [docs / "a.md", docs / "b.md"]
+    for page in pages:
+        page.write_text("# A\n")
     builds = []
     server = _server(livereload, tmp_path)
-    server.builder = lambda: builds.append(page.read_text())
+    server.builder = lambda: builds.append([page.read_text() for page in pages])
     server.watch(str(docs))
     poll_sooner(server)
     serving = threading.Thread(target=server.serve)
     serving.start()
     try:
         time.sleep(0.6)              # the observer's first look, before the save
-        page.write_text("# B\n")
+        pages[0].write_text("# B\n")
+        pages[1].write_text("# C\n")
         deadline = time.monotonic() + 30
         while not builds and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -184,7 +187,7 @@ def test_serve_that_looks_more_often_sees_a_save_and_builds_once(tmp_path, liver
         server.shutdown()
         serving.join(timeout=30)
         server.server_close()
-    assert builds == ["# B\n"]
+    assert builds == [["# B\n", "# C\n"]]
 
 
 # One build in a process of its own: the search files of DOCS (with WORD, if given) into SITE,
