@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,13 +163,16 @@ class _Worker:
             raise EngineError("worker_no_start", status=status, detail=said)
         return json.loads(line)
 
-    def run(self, requests: list[dict], patience: float) -> Iterator[dict]:
-        """Each request's reply, {"id", "status": exit status, "peak_kib": its peak memory}, as its
-        run ends (the caller reads one result while the others still run); the children enforce
-        their time limits."""
-        # a worker that died says so in _reply below, with its log
+    def send(self, requests: list[dict]) -> None:
+        """Start the runs of `requests` (the worker forks their children at once, one per core)."""
+        # a worker that died says so in `replies`, with its log
         with contextlib.suppress(BrokenPipeError):
             self.proc.stdin.write(json.dumps(requests).encode() + b"\n")
+
+    def replies(self, requests: list[dict], patience: float) -> Iterator[dict]:
+        """Each sent request's reply, {"id", "status": exit status, "peak_kib": its peak memory},
+        as its run ends (the caller reads one result while the others still run); the children
+        enforce their time limits."""
         answered: set[str] = set()
         while len(answered) < len(requests):
             waiting = ", ".join(r["id"] for r in requests if r["id"] not in answered)
@@ -181,6 +185,15 @@ class _Worker:
         if self.key != _started_with(root) or self.proc.poll() is not None:
             return False
         return deps.problem(self.preloaded, root, worker_environment(root)) is None
+
+    def kill(self) -> None:
+        """End it now, with every run under way (its process group): runs nobody will read."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        self.log.close()
 
     def end(self) -> None:
         """Close its input (it ends once idle); kill it if it does not."""
@@ -199,6 +212,8 @@ class _Worker:
 _kept: list[_Worker] = []
 # the thread starting a worker while the author reads (prepare_worker), while it runs
 _starting: list[threading.Thread] = []
+# the runs sent to the worker and not yet read (Runs): the worker answers them in turn
+_in_flight: list["Runs"] = []
 
 
 def prepare_worker(root: Path) -> None:
@@ -373,55 +388,124 @@ def run_order(names: list[str], root: Path) -> list[str]:
     return sorted(names, key=longest_first)
 
 
-def _run(names: list[str], root: Path, kept: store.Store, keep_worker: bool,
-         figures: Path | None) -> dict:
-    """Run `names` in the worker; keep each successful result in the store. `figures`: the folder of
-    the figures' kept SVGs (None: every figure drawn)."""
-    limits = {n: time_limit(n, root) for n in names}
-    with tempfile.TemporaryDirectory(prefix="anatomia-runs-") as tmp:
-        requests = []
-        for n in run_order(names, root):
-            requests.append({"id": n, "module": f"{PACKAGE}.{n}", "out": f"{tmp}/{n}", "limit": limits[n],
-                             "env": worker_environment(root), "figures": figures and str(figures)})
-        results = {}
+class Runs:
+    """The runs `start` sent to the worker, under way while the build goes on; `finish` waits
+    for them and keeps each successful result in the store, `abandon` ends them."""
+
+    def __init__(self, names: list[str], found: dict[str, ModuleResult], stale: list[str],
+                 root: Path, kept: store.Store, keep_worker: bool, figures: Path | None,
+                 every: bool) -> None:
+        self.names = names
+        self.results = dict(found)
+        self.stale = stale
+        self.root = root
+        self.kept = kept
+        self.keep_worker = keep_worker
+        self.figures = figures
+        self.every = every
+        self.started = time.perf_counter()
+        self.limits = {n: time_limit(n, root) for n in stale}
+        self.requests: list[dict] = []
+        # each run writes its entry, output and error into a folder of its own here
+        self.tmp: tempfile.TemporaryDirectory | None = None
+        # the runs ended (read, or abandoned)
+        self.ended = False
+        if stale:
+            self._send()
+
+    def _send(self) -> None:
+        """Send the stale modules' runs, longest first, to the kept worker (started if none fits)."""
+        self.tmp = tempfile.TemporaryDirectory(prefix="anatomia-runs-")
+        for n in run_order(self.stale, self.root):
+            self.requests.append({"id": n, "module": f"{PACKAGE}.{n}", "out": f"{self.tmp.name}/{n}",
+                                  "limit": self.limits[n], "env": worker_environment(self.root),
+                                  "figures": self.figures and str(self.figures)})
+        # Runs sent before and never read (a build that failed before it needed them) are
+        # ended with their worker: its replies to them would be read as this call's.
+        for earlier in list(_in_flight):
+            earlier.abandon()
+        _in_flight.append(self)
+        try:
+            _await_start()
+            if _kept and not (self.keep_worker and _kept[0].usable(self.root)):
+                stop_worker()
+            if not _kept:
+                _kept.append(_Worker(self.root))
+            _kept[0].send(self.requests)
+        except BaseException:
+            self.abandon()
+            raise
+
+    @property
+    def seconds(self) -> float:
+        """Seconds since the runs were sent."""
+        return time.perf_counter() - self.started
+
+    def finish(self) -> tuple[dict[str, ModuleResult], list[str]]:
+        """Wait for the runs: what compute returns."""
+        if self.ended:
+            raise EngineError("runs_abandoned", modules=", ".join(self.stale))
+        if self.stale:
+            self._read()
+        if self.every:
+            self.kept.prune()
+        # the figures' SVGs that no module's result names any more
+        if self.every and self.figures is not None:
+            drawn = {key for result in self.results.values() for key in result.drawn}
+            figure_cache.prune(self.figures, drawn)
+        return {n: self.results[n] for n in self.names}, self.stale
+
+    def abandon(self) -> None:
+        """End the runs under way (the build failed before it needed them) and the worker with
+        them; nothing if none is (a worker kept between builds stays)."""
+        if self.ended or not self.requests:
+            return
+        self._end()
+        # not stop_worker: that waits for the runs under way to end
+        _await_start()
+        while _kept:
+            _kept.pop().kill()
+
+    def _end(self) -> None:
+        self.ended = True
+        _in_flight.remove(self)
+        self.tmp.cleanup()
+
+    def _read(self) -> None:
+        """Read each run's result as it ends; keep the good ones; raise what failed."""
         # in the order the runs ended; said in the order of `names`
         failed: dict[str, EngineError] = {}
         # what the runs' stores said, once each (every run may find the same unwritable folder)
         said: dict[str, None] = {}
         try:
-            _await_start()
-            if _kept and not (keep_worker and _kept[0].usable(root)):
-                stop_worker()
-            if not _kept:
-                _kept.append(_Worker(root))
             # each result read as its run ends, while the others still run: after the last one,
             # only its own is left to read
-            for reply in _kept[0].run(requests, max(limits.values()) + 120):
+            for reply in _kept[0].replies(self.requests, max(self.limits.values()) + 120):
                 n = reply["id"]
-                read = _read_run(n, Path(tmp, n), reply, limits[n], root)
+                read = _read_run(n, Path(self.tmp.name, n), reply, self.limits[n], self.root)
                 if isinstance(read, EngineError):
                     failed[n] = read
                     continue
-                data, body, results[n] = read
+                data, body, self.results[n] = read
                 said.update(dict.fromkeys(body.get("said", ())))
                 # kept only once it decodes: a result the build cannot read is never stored
-                kept.put(entry_name(n, root), data)
+                self.kept.put(entry_name(n, self.root), data)
                 # the next build of this process (serve) looks it up as read
-                _remember(n, root, data, body, results[n])
+                _remember(n, self.root, data, body, self.results[n])
         except BaseException:
-            stop_worker()
+            self.abandon()
             raise
-        if not keep_worker:
+        self._end()
+        if not self.keep_worker:
             stop_worker()
-    for message in said:
-        store.log.warning(message)
-    errors = [failed[n] for n in names if n in failed]
-    # one failing module is said as it is; several at once under one heading
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        raise EngineError("modules_failed", count=len(errors), causes=errors)
-    return results
+        for message in said:
+            store.log.warning(message)
+        errors = [failed[n] for n in self.stale if n in failed]
+        # one failing module is said as it is; several at once under one heading
+        if len(errors) == 1:
+            raise errors[0]
+        if errors:
+            raise EngineError("modules_failed", count=len(errors), causes=errors)
 
 
 def _read_run(name: str, work: Path, reply: dict, limit: float,
@@ -439,11 +523,13 @@ def _read_run(name: str, work: Path, reply: dict, limit: float,
         return EngineError("unreadable_result", where=f"{PACKAGE}/{name}.py", problem=exc)
 
 
-def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
-            keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
-    """Results for `names` (default: every module, then the store drops what none used) and the names
-    that ran. `keep_worker` (`mkdocs serve`): keep the worker between calls. `cache`: a store of
-    the results' own, and then no figure's SVGs are kept (a run by hand, a test's)."""
+def start(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
+          keep_worker: bool = False) -> Runs:
+    """Look up `names` (default: every module, then `finish` drops from the store what none used)
+    and send the ones whose inputs changed to the worker; they run while the caller goes on (a
+    build lists its theme's files meanwhile). `keep_worker` (`mkdocs serve`): keep the worker
+    between calls. `cache`: a store of the results' own, and then no figure's SVGs are kept (a
+    run by hand, a test's)."""
     root = Path(root).resolve()
     kept = store.Store(cache or store.folder(root, "computed"), ".json")
     figures = None
@@ -456,16 +542,16 @@ def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path |
     names = list(names)
     # one pass over the records: a file several of them name is read once
     digests: dict[str, str | None] = {}
-    results = {n: found for n in names if (found := lookup(n, root, kept, digests)) is not None}
-    stale = [n for n in names if n not in results]
-    if stale:
-        results.update(_run(stale, root, kept, keep_worker, figures))
-    if every:
-        kept.prune()
-    # the figures' SVGs that no module's result names any more
-    if every and figures is not None:
-        figure_cache.prune(figures, {key for result in results.values() for key in result.drawn})
-    return {n: results[n] for n in names}, stale
+    found = {n: result for n in names if (result := lookup(n, root, kept, digests)) is not None}
+    stale = [n for n in names if n not in found]
+    return Runs(names, found, stale, root, kept, keep_worker, figures, every)
+
+
+def compute(names: Iterable[str] | None = None, root: Path = ROOT, cache: Path | None = None,
+            keep_worker: bool = False) -> tuple[dict[str, ModuleResult], list[str]]:
+    """Results for `names` (default: every module, then the store drops what none used) and the
+    names that ran: `start`, then its `finish`."""
+    return start(names, root, cache, keep_worker).finish()
 
 
 def main(argv: list[str]) -> None:

@@ -500,3 +500,87 @@ def test_a_worker_still_starting_ends_with_the_build(mini):
     for pid in started:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+# --- runs started while the build goes on (runner.start) -------------------------------------------
+
+def _gated(mini: Path, name: str) -> tuple[Path, Path]:
+    """Module `name`, which says it started (a file) and then waits for a gate (another file)."""
+    started, gate = mini / f"{name}.started", mini / f"{name}.gate"
+    module(mini, name, f"""
+        import time
+        from pathlib import Path
+
+        @values
+        def gated():
+            Path({str(started)!r}).write_text("")
+            while not Path({str(gate)!r}).exists():
+                time.sleep(0.01)
+            return {{{name!r}: 1}}
+        """)
+    return started, gate
+
+
+def _appears(path: Path) -> bool:
+    deadline = time.monotonic() + 120
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return path.exists()
+
+
+def test_started_runs_go_on_while_the_caller_does_and_finish_with_their_results(mini):
+    started, gate = _gated(mini, "gated")
+    runs = runner.start(["gated"], root=mini, keep_worker=True)
+    # start returned while the run waits at its gate
+    assert _appears(started) and not gate.exists()
+    gate.write_text("")
+    found, ran = runs.finish()
+    assert ran == ["gated"] and found["gated"].values["gated"] == 1
+    assert kept(mini, "gated") is not None
+
+
+def test_runs_a_build_never_read_are_ended_and_not_read_as_the_next_ones(mini):
+    started, _gate = _gated(mini, "never")
+    abandoned = runner.start(["never"], root=mini, keep_worker=True)
+    assert _appears(started)
+    workers = _worker_processes()
+    # the next build starts its own runs without reading the first ones: those end, with the
+    # worker that ran them, and the new runs' results are their own
+    module(mini, "next", "@values\ndef numbers():\n    return {'next_value': 7}\n")
+    found, ran = runner.start(["next"], root=mini, keep_worker=True).finish()
+    assert ran == ["next"] and found["next"].values == {"next_value": 7}
+    assert not workers & _worker_processes()
+    assert kept(mini, "never") is None
+    with pytest.raises(EngineError) as info:
+        abandoned.finish()
+    assert info.value.id == "runs_abandoned"
+
+
+def test_abandoned_runs_end_their_worker_and_runs_with_nothing_to_run_leave_it(mini):
+    module(mini, "quick", "@values\ndef numbers():\n    return {'quick': 1}\n")
+    compute(mini, ["quick"])
+    kept_worker = _worker_processes()
+    # nothing stale: abandoning these (a build that failed on a page) keeps the warm worker
+    runner.start(["quick"], root=mini, keep_worker=True).abandon()
+    assert _worker_processes() == kept_worker
+    started, _gate = _gated(mini, "slow")
+    runs = runner.start(["slow"], root=mini, keep_worker=True)
+    assert _appears(started)
+    runs.abandon()
+    assert not kept_worker & _worker_processes()
+    assert kept(mini, "slow") is None
+
+
+def test_a_build_that_fails_before_it_reads_its_runs_ends_them(mini):
+    """A build fails between on_pre_build, which started the modules' runs, and on_files, which
+    reads them (another plugin's hook raised): its runs end with it, not at the next build."""
+    from anatomia_engine.plugin import AnatomiaPlugin
+
+    started, _gate = _gated(mini, "unread")
+    plugin = AnatomiaPlugin()
+    plugin.runs = runner.start(["unread"], root=mini, keep_worker=True)
+    assert _appears(started)
+    workers = _worker_processes()
+    plugin.on_build_error(error=RuntimeError("another plugin failed"))
+    assert not workers & _worker_processes()
+    assert plugin.runs is None
