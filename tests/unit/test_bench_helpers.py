@@ -35,3 +35,17 @@ def test_the_audit_runs_chromium_without_the_begin_frame_throttle_of_headless_ru
     audit = bench_script(monkeypatch, "audit")
     wanted = {"--headless=new", "--disable-gpu", "--disable-frame-rate-limit"}
     assert set(audit.CHROME_FLAGS.split()) >= wanted
+
+
+def test_serve_rebuild_times_are_read_per_build_and_a_dropped_line_is_no_other_builds(monkeypatch):
+    """MkDocs' DuplicateFilter drops a "Documentation built in" line its build logged before: that
+    build's time is unknown, and the next builds keep their own."""
+    docs = bench_script(monkeypatch, "docs")
+    log = ("INFO - config note\n"
+           "INFO - Building documentation...\nINFO - Documentation built in 3.85 seconds\n"
+           "INFO - Building documentation...\nINFO - Documentation built in 0.41 seconds\n"
+           "INFO - [22:28:39] Reloading browsers\n"
+           "INFO - Building documentation...\nINFO - rendering 1 of 9 page(s) again\n"
+           "INFO - [22:28:41] Reloading browsers\n"
+           "INFO - Building documentation...\nINFO - Documentation built in 0.35 seconds\n")
+    assert docs.rebuild_seconds(log) == [3.85, 0.41, None, 0.35]
