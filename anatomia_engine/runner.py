@@ -219,8 +219,8 @@ _in_flight: list["Runs"] = []
 def prepare_worker(root: Path) -> None:
     """Under `mkdocs serve`: start the worker in the background unless one is kept, so the first
     save that runs a module does not wait for its start-up (NumPy, matplotlib, the fonts: ~1,5 s).
-    The next run takes it (`_run` waits for a start still under way) or, if what it read has
-    changed since, ends it and starts another. A start that fails is not said here: the build
+    The next runs take it (Runs waits for a start still under way) or, if what it read has
+    changed since, end it and start another. A start that fails is not said here: the build
     that needs a worker starts its own and says why that one failed."""
     if _kept or _starting:
         return
@@ -246,7 +246,10 @@ def _await_start() -> None:
 
 @atexit.register
 def stop_worker() -> None:
-    """End the worker kept between builds, if any (one still starting once it has started)."""
+    """End the worker kept between builds, if any (one still starting once it has started); runs
+    still under way that nobody will read end at once (Ctrl-C while a build waits for them)."""
+    for runs in list(_in_flight):
+        runs.abandon()
     _await_start()
     while _kept:
         _kept.pop().end()
@@ -424,13 +427,13 @@ class Runs:
         # ended with their worker: its replies to them would be read as this call's.
         for earlier in list(_in_flight):
             earlier.abandon()
-        _in_flight.append(self)
         try:
             _await_start()
             if _kept and not (self.keep_worker and _kept[0].usable(self.root)):
                 stop_worker()
             if not _kept:
                 _kept.append(_Worker(self.root))
+            _in_flight.append(self)
             _kept[0].send(self.requests)
         except BaseException:
             self.abandon()
@@ -468,7 +471,9 @@ class Runs:
 
     def _end(self) -> None:
         self.ended = True
-        _in_flight.remove(self)
+        # (not yet in flight if the worker failed to start)
+        if self in _in_flight:
+            _in_flight.remove(self)
         self.tmp.cleanup()
 
     def _read(self) -> None:
