@@ -237,6 +237,12 @@ def prepare_worker(root: Path) -> None:
     thread.start()
 
 
+def _abandon_unread() -> None:
+    """End the runs sent to the worker that nobody read, and the worker with them."""
+    for runs in list(_in_flight):
+        runs.abandon()
+
+
 def _await_start() -> None:
     """Wait for the worker prepare_worker is starting, if it is."""
     while _starting:
@@ -248,8 +254,7 @@ def _await_start() -> None:
 def stop_worker() -> None:
     """End the worker kept between builds, if any (one still starting once it has started); runs
     still under way that nobody will read end at once (Ctrl-C while a build waits for them)."""
-    for runs in list(_in_flight):
-        runs.abandon()
+    _abandon_unread()
     _await_start()
     while _kept:
         _kept.pop().end()
@@ -419,14 +424,14 @@ class Runs:
     def _send(self) -> None:
         """Send the stale modules' runs, longest first, to the kept worker (started if none fits)."""
         self.tmp = tempfile.TemporaryDirectory(prefix="anatomia-runs-")
+        env = worker_environment(self.root)
         for n in run_order(self.stale, self.root):
             self.requests.append({"id": n, "module": f"{PACKAGE}.{n}", "out": f"{self.tmp.name}/{n}",
-                                  "limit": self.limits[n], "env": worker_environment(self.root),
+                                  "limit": self.limits[n], "env": env,
                                   "figures": self.figures and str(self.figures)})
-        # Runs sent before and never read (a build that failed before it needed them) are
-        # ended with their worker: its replies to them would be read as this call's.
-        for earlier in list(_in_flight):
-            earlier.abandon()
+        # Runs sent before and never read (a build that failed before it needed them) end with
+        # their worker: its replies to them would be read as this call's.
+        _abandon_unread()
         try:
             _await_start()
             if _kept and not (self.keep_worker and _kept[0].usable(self.root)):

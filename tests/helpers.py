@@ -359,6 +359,24 @@ def running_kernels() -> list[tuple[int, int, bytes]]:
     return found
 
 
+def worker_processes(parent: int) -> set[int]:
+    """The running module workers (anatomia_engine.worker) that process `parent` started."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        fields = process_fields(entry)
+        if fields is None or fields[0] == "Z" or fields[1] != str(parent):
+            continue
+        try:
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"worker.serve" in command:
+            found.add(int(entry))
+    return found
+
+
 def kernels_in(folder: Path) -> list[int]:
     """The running Jupyter kernels whose connection file is in `folder`."""
     return [pid for pid, _, command in running_kernels() if str(folder).encode() in command]

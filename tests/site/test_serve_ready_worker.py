@@ -5,32 +5,14 @@ worker instead of waiting for a new one to import NumPy and matplotlib."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from helpers import fixture_project, http_get, mkdocs_build, mkdocs_serve, process_fields, wait_for
+from helpers import fixture_project, http_get, mkdocs_build, mkdocs_serve, wait_for, worker_processes
 
 # A module that shows which process forked its run: the worker
 PROBE = ('"""Shows the worker\'s process. Page: docs/inne.md. Values: worker."""\nimport os\n\n'
          "from anatomia_engine.kit import values\n\n\n"
          "@values\ndef probe():\n    return {'worker': os.getppid()}\n")
 PAGE = "---\ncomputed: [probe]\n---\n# Inna strona\n\nProces roboczy: {{ worker }}.\n"
-
-
-def workers_of(server: int) -> set[int]:
-    """The running worker processes `server` started (worker.BOOT)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        fields = process_fields(entry.name)
-        if fields is None or fields[0] == "Z" or fields[1] != str(server):
-            continue
-        try:
-            if b"worker.serve" in (entry / "cmdline").read_bytes():
-                found.add(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 def shown_worker(url: str) -> int | None:
@@ -53,10 +35,10 @@ def test_a_save_runs_its_modules_in_the_worker_started_while_the_author_read(tmp
         assert wait_for(lambda: shown_worker(url) is not None, 300), "".join(output)
         # the first build took every result from the store: it started no worker itself
         assert "figures_src: ran" not in "".join(output)
-        assert wait_for(lambda: len(workers_of(server.pid)) == 1, 120), "".join(output)
-        ready = workers_of(server.pid)
+        assert wait_for(lambda: len(worker_processes(server.pid)) == 1, 120), "".join(output)
+        ready = worker_processes(server.pid)
         probe.write_text(probe.read_text() + "# zapisany znowu\n")
         assert wait_for(lambda: shown_worker(url) in ready, 120), "".join(output)
         # the save ran the module: serve says so, and started no other worker
         assert "figures_src: ran probe" in "".join(output)
-        assert workers_of(server.pid) == ready
+        assert worker_processes(server.pid) == ready

@@ -9,7 +9,6 @@ test_runner_exits.py.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -26,7 +25,7 @@ import pytest
 from anatomia_engine import codec, runner, store
 from anatomia_engine.errors import EngineError
 from anatomia_engine.kit import Table
-from helpers import message_pattern
+from helpers import message_pattern, worker_processes
 from tests.module_runs import (
     LAZY_INIT,
     compute,
@@ -447,15 +446,8 @@ def test_a_kept_worker_is_restarted_only_when_a_variable_it_read_while_starting_
 
 
 def _worker_processes() -> set[int]:
-    """The pids of this process's children that run the worker (worker.BOOT)."""
-    pids = set()
-    for task in Path("/proc/self/task").iterdir():
-        with contextlib.suppress(OSError):
-            for pid in (task / "children").read_text().split():
-                with contextlib.suppress(OSError):
-                    if b"worker.serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                        pids.add(int(pid))
-    return pids
+    """The workers this test process started."""
+    return worker_processes(os.getpid())
 
 
 def _started_worker() -> set[int]:
