@@ -5,12 +5,16 @@ entry is converted again."""
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 from mkdocs.structure.toc import get_toc
 
 from anatomia_engine import notebooks, store
+from tests.helpers import REPO
 
 EXECUTED = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
 OPTIONS = {"include": ["page.ipynb"], "execute": False, "no_prompt": True, "theme": ""}
@@ -119,3 +123,31 @@ def test_a_title_the_conversion_does_not_set_is_left_as_it_was(tmp_path):
         notebooks.keep_conversion(page, entries, "k", "docs/laby/lab.py")
         page.render(None, None)
         assert page.title == "Z nawigacji"
+
+
+# Loads the site's configuration (every plugin of mkdocs.yml imported, as a build starts) with
+# nbconvert's exporter lookup counted; prints how many lookups were made.
+COUNT_LOOKUPS = """
+import nbconvert.exporters.base as base
+looked_up = []
+original = base.get_exporter
+def counted(*args, **kwargs):
+    looked_up.append(args)
+    return original(*args, **kwargs)
+base.get_exporter = counted
+import properdocs.replacement
+from properdocs.config import load_config
+load_config(config_file="mkdocs.yml")
+import sys
+assert "mkdocs_jupyter.nbconvert2" in sys.modules, "mkdocs-jupyter was not loaded"
+print(len(looked_up))
+"""
+
+
+def test_loading_the_site_makes_no_nbconvert_exporter_to_list_the_formats():
+    # the build's environment, without the variable set for it
+    env = {k: v for k, v in os.environ.items() if k != "NBCONVERT_DISABLE_CONFIG_EXPORTERS"}
+    env |= {"PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run([sys.executable, "-c", COUNT_LOOKUPS], cwd=REPO, env=env,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0"], done.stderr
