@@ -49,3 +49,12 @@ def test_serve_rebuild_times_are_read_per_build_and_a_dropped_line_is_no_other_b
            "INFO - [22:28:41] Reloading browsers\n"
            "INFO - Building documentation...\nINFO - Documentation built in 0.35 seconds\n")
     assert docs.rebuild_seconds(log) == [3.85, 0.41, None, 0.35]
+
+
+def test_the_cold_goal_keeps_its_ratio_to_the_plain_build_of_the_same_run(monkeypatch):
+    docs = bench_script(monkeypatch, "docs")
+    # 20 s where the plain site builds as on the host the goal was set on
+    assert docs.cold_goal(docs.GOAL_HOST_PLAIN) == 20.0
+    # a host half as fast takes twice the CPU for both builds
+    assert docs.cold_goal(2 * docs.GOAL_HOST_PLAIN) == 40.0
+    assert docs.cold_goal(docs.GOAL_HOST_PLAIN / 2) == 10.0
