@@ -28,6 +28,8 @@ from anatomia_engine.placeholders.tags import TOKEN
 _FENCED = re.compile(r"^([ \t]*)(```|~~~).*?^\1\2", re.M | re.S)
 _CODE = re.compile(r"(`+)(?:(?!\n[ \t]*\n).)+?\1", re.S)
 _MATH = re.compile(r"\\\((?:(?!\n[ \t]*\n).)*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$", re.S)
+# a tag opened and not yet closed: `<span title="` up to where a token stands
+_OPEN_TAG = re.compile(r"<[A-Za-z][^<>]*")
 
 
 def _spans(pattern: re.Pattern, text: str) -> list[tuple[int, int]]:
@@ -38,10 +40,13 @@ def _inside(spans: list[tuple[int, int]], position: int) -> bool:
     return any(start < position < end for start, end in spans)
 
 
-def _in_html_tag(text: str, position: int) -> bool:
-    """Is `position` inside an HTML tag (an attribute's value)?"""
-    before = text[:position]
-    return before.rfind("<") > before.rfind(">")
+def in_html_tag(text: str, position: int) -> bool:
+    """Is `position` inside an HTML tag (an attribute's value)? A `<` that opens no tag (`a < b`
+    in a sentence) is none: the numbers after it are still the prose's."""
+    start = text.rfind("<", 0, position)
+    if start < 0:
+        return False
+    return _OPEN_TAG.fullmatch(text, start, position) is not None
 
 
 def _block(m: re.Match, registry: markdown.PageRegistry, shown: dict) -> str | None:
@@ -95,7 +100,7 @@ def written_out(path: Path, docs: Path, results: dict) -> str | None:
         block = _block(m, registry, shown)
         if block is not None:
             return block
-        if _in_html_tag(tokenized, m.start()):
+        if in_html_tag(tokenized, m.start()):
             return fill(tag, record.scope, context="plain").text
         return span_html(fill(tag, record.scope, context="prose"))
 

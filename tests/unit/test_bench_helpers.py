@@ -58,3 +58,16 @@ def test_the_cold_goal_keeps_its_ratio_to_the_plain_build_of_the_same_run(monkey
     # a host half as fast takes twice the CPU for both builds
     assert docs.cold_goal(2 * docs.GOAL_HOST_PLAIN) == 40.0
     assert docs.cold_goal(docs.GOAL_HOST_PLAIN / 2) == 10.0
+
+
+def test_the_plain_pages_take_a_less_than_sign_in_prose_for_no_tag(monkeypatch):
+    """A number after `a < b` in a sentence is written as the prose's span, as ours is; one in an
+    attribute's value as plain text."""
+    plain = bench_script(monkeypatch, "plain_pages")
+    prose = "gdy `a < b`: TOKEN i dalej"
+    assert not plain.in_html_tag(prose, prose.index("TOKEN"))
+    attribute = 'zob. <abbr title="TOKEN">'
+    assert plain.in_html_tag(attribute, attribute.index("TOKEN"))
+    # a tag closed before the token leaves it in the prose
+    closed = '<code>dec(2)</code> z TOKEN'
+    assert not plain.in_html_tag(closed, closed.index("TOKEN"))
