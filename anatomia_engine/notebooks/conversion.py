@@ -25,11 +25,12 @@ from anatomia_engine import store
 log = logging.getLogger("anatomia_engine.notebooks")
 
 # mkdocs-jupyter imports nbconvert's command-line application, whose class body lists the export
-# formats for its help text: nbconvert 6+ makes each exporter to ask whether it is enabled, and
-# searches every installed distribution's entry points twice for each (jupyter/nbconvert#1439):
-# 0,3 s of CPU in every build, for a help text no build shows. This variable, nbconvert's answer
-# to that issue, lists the formats by name alone. It has to be set before mkdocs-jupyter's plugin
-# is loaded: mkdocs.yml lists `anatomia` before it. A value the environment gives is kept.
+# formats for its help text: since nbconvert 6 it creates every exporter to ask whether it is
+# enabled, and searches every installed distribution's entry points twice for each
+# (jupyter/nbconvert#1439): 0,25 s of CPU in every build, for a help text no build shows. This
+# variable, nbconvert's answer to that issue, lists the formats by name alone. It has to be set
+# before mkdocs-jupyter's plugin is imported, which happens while MkDocs loads the configuration,
+# before any hook runs: mkdocs.yml lists `anatomia` before it. A value the environment gives is kept.
 os.environ.setdefault("NBCONVERT_DISABLE_CONFIG_EXPORTERS", "1")
 
 # The distribution whose code, and whose requirements' code, converts.
